@@ -1,0 +1,1 @@
+//! sgx535 blitter (under construction).

@@ -1,0 +1,1 @@
+//! sgx535 capi (under construction).

@@ -1,0 +1,1 @@
+//! sgx535 compiler (under construction).

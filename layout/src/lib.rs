@@ -1,0 +1,1 @@
+//! sgx535 layout (under construction).

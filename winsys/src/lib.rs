@@ -1,0 +1,1 @@
+//! sgx535 winsys (under construction).
