@@ -6,6 +6,7 @@
 //! with `pack()` / `unpack()`, enums with `name()`, register offsets and the evidence table
 //! [`ITEMS`]. The driver packs with these; the device model unpacks with them.
 
+pub mod example;
 pub mod gen;
 
 /// The generated code, one module per definition block.
@@ -14,8 +15,8 @@ pub mod generated {
     include!(concat!(env!("OUT_DIR"), "/hwdocs.rs"));
 }
 
-pub use generated::*;
 pub use generated::formats::{Format, FORMATS};
+pub use generated::*;
 
 /// How well a fact is known.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -260,4 +261,79 @@ pub fn blocks() -> Vec<&'static str> {
         }
     }
     v
+}
+
+/// One register (or register array) of registers.json.
+#[derive(Debug, Clone, Copy)]
+pub struct RegInfo {
+    /// Name, as the offset constant in [`regs`].
+    pub name: &'static str,
+    /// Byte offset of the first register.
+    pub offset: u32,
+    /// Registers in the array (1 for a plain register).
+    pub count: u32,
+    /// Byte distance between array members.
+    pub stride: u32,
+    /// How well the offset is known.
+    pub evidence: Evidence,
+}
+
+/// The name of the register at `offset`: `EVENT_STATUS`, or `PBE_STATE[2]` in an array.
+pub fn register_name(offset: u32) -> Option<String> {
+    REGISTERS.iter().find_map(|r| {
+        let rel = offset.checked_sub(r.offset)?;
+        let i = rel / r.stride;
+        if rel % r.stride != 0 || i >= r.count {
+            return None;
+        }
+        Some(if r.count == 1 {
+            r.name.to_string()
+        } else {
+            format!("{}[{i}]", r.name)
+        })
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn register_names_cover_arrays() {
+        assert_eq!(super::register_name(0x12C).as_deref(), Some("EVENT_STATUS"));
+        assert_eq!(super::register_name(0xF18).as_deref(), Some("PBE_STATE[2]"));
+        assert_eq!(
+            super::register_name(0xA0C + 15 * 4).as_deref(),
+            Some("USE_CODE_BASE[15]")
+        );
+        assert_eq!(super::register_name(0xA0C + 16 * 4), None);
+        assert_eq!(super::register_name(0x12E), None);
+    }
+
+    #[test]
+    fn the_worked_example_packs() {
+        let job = super::example::textured_quad_job().unwrap();
+        assert_eq!(job.ta_regs.last().unwrap().0, super::regs::VDM_START);
+        assert_eq!(job.td_regs.last().unwrap().0, super::regs::ISP_START_RENDER);
+        let l = super::example::listing().unwrap();
+        assert!(
+            l.contains("PBE_STATE[4]") && l.contains("0x0000f00f"),
+            "{l}"
+        );
+    }
+}
+
+#[cfg(test)]
+mod guide_tests {
+    /// The worked example in the field guide is the listing the code prints, word for word.
+    #[test]
+    fn the_guide_shows_the_current_listing() {
+        let page = include_str!("../guide/worked-example.md");
+        let head = "## The listing\n\n```\n";
+        let start = page.find(head).expect("listing heading") + head.len();
+        let end = start + page[start..].find("```").expect("closing fence");
+        assert_eq!(
+            &page[start..end],
+            super::example::listing().unwrap(),
+            "regenerate with: cargo run -p sgx-hwdocs --example worked_example"
+        );
+    }
 }
