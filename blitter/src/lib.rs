@@ -1,1 +1,18 @@
-//! sgx535 blitter (under construction).
+//! sgx535 blitter: internal draws on a context that leave the application's state and queries
+//! as they were — above all generate_mipmap through fenced per-level submissions, as the
+//! project's seed article describes. State handling after Mesa's u_blitter.
+
+mod admission;
+mod blit;
+mod blitter;
+mod error;
+mod mipgen;
+mod save;
+pub mod shaders;
+
+pub use admission::{Admission, AdmissionEntry, DeviceKind, MipRequest};
+pub use blit::BlitInfo;
+pub use blitter::Blitter;
+pub use error::{BlitError, Result};
+pub use mipgen::{MipgenReport, Pass, Route};
+pub use save::SavedState;

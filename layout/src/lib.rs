@@ -1,1 +1,36 @@
-//! sgx535 layout (under construction).
+//! sgx535 texture layout engine.
+//!
+//! - [`Layout`]: where every level and face of a texture lives (one plain struct, filled by
+//!   the pure [`Layout::new`] from a [`Template`]), with small queries: a level window's byte
+//!   ranges, a texel's address, a level's PBE clip and state.
+//! - [`copy`]: linear <-> twiddled copies, a per-texel [`copy::reference`] and a fast tile
+//!   walk, for whole levels and sub-rectangles; [`Layout::write_rect`] / [`Layout::read_rect`]
+//!   apply them to a level of an allocation.
+//! - [`mipgen`]: the CPU 2x2 box-filter mip generator over a level window.
+//! - [`level_table`] and [`bench`] for the `sgx535 layout` and `sgx535 bench twiddle` commands.
+//!
+//! Naming: sizes and offsets carry their unit as a suffix, `_px`, `_el`, `_tl` and `_B` for
+//! bytes, upper case as in the issue and DESIGN.md (hence `non_snake_case`); serialised field
+//! names keep the same spelling (`offset_B`).
+
+#![allow(non_snake_case)]
+#![warn(missing_docs)]
+
+pub mod bench;
+pub mod copy;
+mod error;
+mod layout;
+pub mod mipgen;
+pub mod morton;
+mod table;
+mod transfer;
+
+pub use bench::{bench_twiddle, format_bench, BenchRow};
+pub use copy::Rect;
+pub use error::LayoutError;
+pub use layout::{
+    chain_levels, Extent, Layout, LevelLayout, LevelWindow, PbeClip, Target, Template, Tiling,
+    CUBE_FACES, CUBE_FACE_NAMES,
+};
+pub use morton::Twiddle;
+pub use table::level_table;

@@ -1,1 +1,34 @@
-//! sgx535 pipe (under construction).
+//! sgx535 pipe: the Gallium-style screen and context.
+//!
+//! A [`Screen`] per winsys device and [`Context`]s that take state, resources and draws and
+//! turn them into SGX535 jobs, as a Mesa Gallium driver does for Mesa's state tracker. Models:
+//! Mesa's lima and v3d drivers, Gallium's p_screen.h and p_context.h.
+
+mod arena;
+mod batch;
+pub mod caps;
+mod clear;
+mod context;
+mod draw;
+mod error;
+mod program;
+mod query;
+mod query_ops;
+mod resource;
+mod screen;
+mod shader_cache;
+pub mod state;
+mod transfer;
+
+pub use caps::{Cap, ShaderCap, ShaderStage};
+pub use clear::clear_flags;
+pub use context::{Context, ContextStats, RenderCondition, DEFAULT_TIMEOUT, MAX_SAMPLERS, MAX_VERTEX_BUFFERS};
+pub use draw::{DrawInfo, PrimMode};
+pub use error::{PipeError, Result};
+pub use program::{Program, ShaderState};
+pub use query::{Query, QueryType};
+pub use resource::{bind, Resource, ResourceTarget, ResourceTemplate, Storage};
+pub use screen::Screen;
+pub use shader_cache::{CacheStats, ShaderCache};
+pub use sgx_hwdocs::Format;
+pub use transfer::{map_flags, PipeBox, Transfer};

@@ -1,1 +1,377 @@
-//! sgx535 sim (under construction).
+//! sgx535 sim: the SGX535 device model.
+//!
+//! It executes the jobs a kernel would hand the GPU, programmed as `hwdocs` describes: an MMU
+//! of 4 KiB pages, the TA (control stream, vertex fetch, vertex program, clip, viewport, cull,
+//! binning into parameter memory), the 3D phase (ISP rasterisation with the top-left rule,
+//! depth/stencil, TSP texturing, pixel program, blend, PBE store, ZLS), the 2D core, events,
+//! counters and fault injection. It decodes with hwdocs' unpackers and its own address
+//! arithmetic only (never `layout` or `compiler`), so it cross-checks them.
+
+use std::sync::Arc;
+
+use sgx_hwdocs::limits::CORE_CLOCK_HZ;
+
+mod bench;
+mod clock;
+mod mmu;
+mod pbe;
+mod raster;
+mod regs;
+mod render;
+mod ta;
+mod tsp;
+mod twod;
+pub mod usse;
+mod zls;
+
+mod kit;
+#[cfg(test)]
+mod tests;
+
+pub use bench::{bench_sim, format_bench, BenchRow};
+
+/// Memory shared with the winsys: a BO's storage, mapped into the GPU address space.
+pub trait Backing: Send + Sync {
+    /// Start of the storage; valid for len_b() bytes for the Backing's lifetime.
+    fn as_ptr(&self) -> *mut u8;
+    /// Storage length in bytes.
+    fn len_b(&self) -> usize;
+}
+
+/// Page permission of a mapping.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Perm {
+    /// Units may read.
+    pub read: bool,
+    /// Units may write.
+    pub write: bool,
+}
+
+impl Perm {
+    /// Read and write.
+    pub const RW: Perm = Perm { read: true, write: true };
+    /// Read only.
+    pub const RO: Perm = Perm { read: true, write: false };
+}
+
+/// Errors of the host-side API (mapping); job errors are [`JobStatus`] values.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SimError {
+    /// The GPU address is not page aligned.
+    #[error("GPU address {va:#x} is not 4 KiB aligned")]
+    Unaligned {
+        /// The address.
+        va: u32,
+    },
+    /// The backing has no bytes.
+    #[error("empty backing mapped at {va:#x}")]
+    EmptyBacking {
+        /// The address.
+        va: u32,
+    },
+    /// The mapping would run past the 32-bit address space.
+    #[error("mapping of {len_b} bytes at {va:#x} runs past 4 GiB")]
+    OutOfRange {
+        /// The address.
+        va: u32,
+        /// Backing length.
+        len_b: u64,
+    },
+    /// The range overlaps an existing mapping.
+    #[error("mapping at {va:#x} overlaps the page at {at:#x}, already mapped")]
+    Overlap {
+        /// The address.
+        va: u32,
+        /// First overlapping page.
+        at: u32,
+    },
+    /// No mapping starts at that address.
+    #[error("no mapping starts at {va:#x}")]
+    NotMapped {
+        /// The address.
+        va: u32,
+    },
+}
+
+/// A requester of memory accesses, in BIF_INT_STAT bit order (bit 1 + index).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Unit {
+    /// Cache.
+    Cache,
+    /// Tile accelerator.
+    Ta,
+    /// Vertex data master (control stream).
+    Vdm,
+    /// 2D core.
+    TwoD,
+    /// Pixel backend.
+    Pbe,
+    /// Texture and shading processor.
+    Tsp,
+    /// Image synthesis processor.
+    Isp,
+    /// USSE / PDS (program fetch).
+    UssePds,
+    /// Host.
+    Host,
+}
+
+impl Unit {
+    /// The BIF_INT_STAT requester bit of this unit.
+    pub fn bif_bit(self) -> u32 {
+        let i = match self {
+            Unit::Cache => 0,
+            Unit::Ta => 1,
+            Unit::Vdm => 2,
+            Unit::TwoD => 3,
+            Unit::Pbe => 4,
+            Unit::Tsp => 5,
+            Unit::Isp => 6,
+            Unit::UssePds => 7,
+            Unit::Host => 8,
+        };
+        1 << (1 + i)
+    }
+}
+
+/// An MMU fault: which unit, which address, read or write.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Fault {
+    /// The requester.
+    pub unit: Unit,
+    /// The faulting GPU address.
+    pub addr: u32,
+    /// A write (else a read).
+    pub write: bool,
+}
+
+/// One job for the model.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum JobDesc {
+    /// Register writes (offset, value) for the TA phase (ends with VDM_START) and the 3D phase
+    /// (ends with ISP_START_RENDER).
+    Render {
+        /// TA phase register writes.
+        ta_regs: Vec<(u32, u32)>,
+        /// 3D phase register writes.
+        td_regs: Vec<(u32, u32)>,
+    },
+    /// 2D core: register writes ending with TWOD_START.
+    TwoD {
+        /// Register writes.
+        regs: Vec<(u32, u32)>,
+    },
+}
+
+/// How a job ended.
+#[derive(Clone, Debug, PartialEq)]
+pub enum JobStatus {
+    /// Completed.
+    Done,
+    /// MMU fault: unit, address, write.
+    Fault(Fault),
+    /// Parameter memory exhausted (DPM OOM event raised).
+    OutOfMemory,
+    /// A USSE program was illegal or ran away.
+    IllegalInstruction {
+        /// The unit that ran it.
+        unit: Unit,
+        /// Instruction index.
+        pc: u32,
+        /// Why.
+        reason: String,
+    },
+    /// Undecodable state word, reserved bits, bad register, unsupported configuration.
+    BadState {
+        /// The unit that refused it.
+        unit: Unit,
+        /// Why.
+        reason: String,
+    },
+    /// Injected hang: the job never completes.
+    Hang,
+    /// Injected generic failure.
+    Failed(String),
+}
+
+/// Per-job counters.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Counters {
+    /// Tiles the 3D phase processed.
+    pub tiles_rendered: u64,
+    /// Tiles whose colour was loaded from the target.
+    pub tiles_loaded: u64,
+    /// Tiles stored through the PBE.
+    pub tiles_stored: u64,
+    /// Pixel-program invocations on covered pixels.
+    pub pixels_shaded: u64,
+    /// Texels read by the TSP.
+    pub texels_fetched: u64,
+    /// USSE instructions executed (per instance).
+    pub usse_instructions: u64,
+    /// Bytes the PBE wrote.
+    pub pbe_bytes_written: u64,
+    /// Primitives binned into at least one tile.
+    pub prims_binned: u64,
+    /// Parameter memory the TA used.
+    pub pb_bytes_used: u64,
+}
+
+/// The outcome of one job.
+#[derive(Clone, Debug, PartialEq)]
+pub struct JobResult {
+    /// How it ended.
+    pub status: JobStatus,
+    /// EVENT_STATUS bits raised (hwdocs regs::EventStatus layout).
+    pub events: u32,
+    /// EVENT_STATUS2 bits.
+    pub events2: u32,
+    /// BIF_INT_STAT as the fault set it (0 if none).
+    pub bif_int_stat: u32,
+    /// BIF_FAULT address.
+    pub bif_fault: u32,
+    /// Counters.
+    pub counters: Counters,
+    /// Model clock when the job started.
+    pub start_cycles: u64,
+    /// Model clock when it ended.
+    pub end_cycles: u64,
+}
+
+/// Fault injection for tests and host fixtures; `job` counts jobs run from the injection on
+/// (0 = the next).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Injection {
+    /// The job faults at `addr` in `unit` (a read) without touching memory.
+    Fault {
+        /// Which job.
+        job: u64,
+        /// Faulting unit.
+        unit: Unit,
+        /// Faulting address.
+        addr: u32,
+    },
+    /// The job never completes.
+    Hang {
+        /// Which job.
+        job: u64,
+    },
+    /// The job fails with `reason`.
+    Fail {
+        /// Which job.
+        job: u64,
+        /// The message.
+        reason: String,
+    },
+}
+
+/// EVENT_STATUS bits (hwdocs regs::EventStatus).
+pub mod event {
+    /// TA finished (bit 13).
+    pub const TA_FINISHED: u32 = 1 << 13;
+    /// PIXELBE end of render (bit 18).
+    pub const PIXELBE_END_RENDER: u32 = 1 << 18;
+    /// DPM 3D memory free (bit 0).
+    pub const DPM_3D_MEM_FREE: u32 = 1 << 0;
+    /// DPM out of memory, global (bit 2).
+    pub const DPM_OOM_GLOBAL: u32 = 1 << 2;
+    /// 2D complete (bit 27).
+    pub const TWOD_COMPLETE: u32 = 1 << 27;
+    /// EVENT_STATUS2: BIF requester fault (bit 4).
+    pub const BIF_REQUESTER_FAULT2: u32 = 1 << 4;
+    /// BIF_INT_STAT: page fault not RW (bit 14).
+    pub const BIF_PAGE_FAULT: u32 = 1 << 14;
+}
+
+/// The device model: an address space, a model clock, pending injections.
+pub struct Gpu {
+    mmu: mmu::Mmu,
+    clock_cycles: u64,
+    jobs_run: u64,
+    injections: Vec<(u64, Injection)>,
+}
+
+impl Default for Gpu {
+    fn default() -> Self {
+        Gpu::new()
+    }
+}
+
+/// What a job phase reports besides counters: status and events.
+pub(crate) struct Outcome {
+    pub status: JobStatus,
+    pub events: u32,
+}
+
+impl Gpu {
+    /// An empty address space at clock 0.
+    pub fn new() -> Gpu {
+        Gpu { mmu: mmu::Mmu::new(), clock_cycles: 0, jobs_run: 0, injections: Vec::new() }
+    }
+
+    /// Maps `backing` at GPU virtual address `va` (page aligned; backing len rounded up to
+    /// pages; mapped bytes past the backing's end read 0 and drop writes).
+    pub fn map(&mut self, va: u32, backing: Arc<dyn Backing>, perm: Perm) -> Result<(), SimError> {
+        self.mmu.map(va, backing, perm)
+    }
+
+    /// Removes the mapping that starts at `va`.
+    pub fn unmap(&mut self, va: u32) -> Result<(), SimError> {
+        self.mmu.unmap(va)
+    }
+
+    /// Fault injection: applies to the N-th job run from now (0 = next).
+    pub fn inject(&mut self, inj: Injection) {
+        let n = match &inj {
+            Injection::Fault { job, .. } | Injection::Hang { job } | Injection::Fail { job, .. } => *job,
+        };
+        self.injections.push((self.jobs_run.saturating_add(n), inj));
+    }
+
+    /// Model clock, in core cycles since creation.
+    pub fn clock_cycles(&self) -> u64 {
+        self.clock_cycles
+    }
+
+    /// The model clock's rate (hwdocs CORE_CLOCK_HZ).
+    pub fn clock_hz(&self) -> u64 {
+        CORE_CLOCK_HZ
+    }
+
+    /// Runs one job to completion on the caller's thread.
+    pub fn run(&mut self, job: &JobDesc) -> JobResult {
+        let index = self.jobs_run;
+        self.jobs_run += 1;
+        let start_cycles = self.clock_cycles;
+        let mut counters = Counters::default();
+        let injected = self.injections.iter().position(|(n, _)| *n == index).map(|i| self.injections.remove(i).1);
+        let outcome = match injected {
+            Some(Injection::Fault { unit, addr, .. }) => {
+                Outcome { status: JobStatus::Fault(Fault { unit, addr, write: false }), events: 0 }
+            }
+            Some(Injection::Hang { .. }) => Outcome { status: JobStatus::Hang, events: 0 },
+            Some(Injection::Fail { reason, .. }) => Outcome { status: JobStatus::Failed(reason), events: 0 },
+            None => match job {
+                JobDesc::Render { ta_regs, td_regs } => render::run(&self.mmu, ta_regs, td_regs, &mut counters),
+                JobDesc::TwoD { regs } => twod::run(&self.mmu, regs, &mut counters),
+            },
+        };
+        let (bif_int_stat, bif_fault, events2) = match &outcome.status {
+            JobStatus::Fault(f) => (f.unit.bif_bit() | event::BIF_PAGE_FAULT, f.addr, event::BIF_REQUESTER_FAULT2),
+            _ => (0, 0, 0),
+        };
+        let cycles = clock::job_cycles(job, &counters);
+        self.clock_cycles += cycles;
+        log::debug!("job {index}: {:?} in {cycles} cycles, {counters:?}", outcome.status);
+        JobResult {
+            status: outcome.status,
+            events: outcome.events,
+            events2,
+            bif_int_stat,
+            bif_fault,
+            counters,
+            start_cycles,
+            end_cycles: self.clock_cycles,
+        }
+    }
+}

@@ -1,1 +1,36 @@
-//! sgx535 winsys (under construction).
+//! sgx535 winsys: how the driver gets buffers, GPU addresses, submissions and fences from "the
+//! kernel": a real one through DRM ([`drm`]), the device model ([`sim`]), or the model with a
+//! host fixture's failures injected ([`replay`]).
+//!
+//! Every backend implements [`Device`]. Buffers ([`Bo`]) carry a [`Reservation`] with dma-resv
+//! rules: a job that reads a buffer runs after its writer, a job that writes it after everything;
+//! CPU maps wait the same way and time out rather than hang. Each submission returns a
+//! [`Fence`], signalled by the backend's worker thread, and is recorded in the [`Trace`].
+
+mod bo;
+mod submit;
+mod device;
+pub mod drm;
+mod error;
+mod fence;
+mod job;
+mod job_result;
+mod live;
+pub mod replay;
+mod reservation;
+pub mod sim;
+mod trace;
+pub mod twod;
+pub mod va;
+
+pub use bo::{Bo, BoDesc, BoFlags, Caching, Mapping};
+pub use device::{Backend, Device, DeviceInfo};
+pub use error::{Errno, JobError, Result, WinsysError};
+pub use fence::{Fence, FenceStatus, UserFence};
+pub use job::{Access, Job, JobKind};
+pub use job_result::{Counters, JobReport, Unit};
+pub use live::LiveCounts;
+pub use reservation::Reservation;
+pub use trace::{Trace, TraceBo, TraceEntry, TraceResult};
+pub use sim::{SimDevice, SimOptions, MODEL_CORE_REVISION};
+pub use crate::drm::DrmDevice;

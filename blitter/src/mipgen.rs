@@ -1,0 +1,176 @@
+//! generate_mipmap, as the seed article describes it: one fenced submission per generated
+//! level, each sampling level L-1 with linear filtering and drawing level L; the application's
+//! state saved and restored and its queries paused; a refusal before the first submission
+//! falls back to the CPU generator, a failure after it stops.
+
+use std::sync::Arc;
+
+use sgx_pipe::{map_flags, Context, PipeBox, Resource, ResourceTarget};
+use sgx_winsys::{Access, FenceStatus};
+
+use crate::admission::{DeviceKind, MipRequest};
+use crate::blitter::{Blitter, QuadDraw};
+use crate::error::{BlitError, Result};
+use crate::save::SavedState;
+
+/// Which route produced the levels.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Route {
+    /// GPU passes, one submission per level.
+    Gpu,
+    /// The CPU generator, after a refusal before any submission.
+    Cpu {
+        /// Why the GPU route refused.
+        reason: String,
+    },
+}
+
+/// One generation pass.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pass {
+    /// Level written.
+    pub level: u32,
+    /// Level sampled.
+    pub src_level: u32,
+    /// Out-fence of its submission.
+    pub fence: u64,
+}
+
+/// What generate_mipmap did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MipgenReport {
+    /// GPU or CPU.
+    pub route: Route,
+    /// GPU passes in submission order.
+    pub passes: Vec<Pass>,
+    /// The levels were generated into a private chain that the resource adopted.
+    pub private_chain: bool,
+}
+
+/// The first error among fences that have already ended (no waiting).
+fn first_error(fences: &[sgx_winsys::Fence]) -> Option<sgx_pipe::PipeError> {
+    fences.iter().find_map(|f| match f.status() {
+        FenceStatus::Error(error) => Some(sgx_pipe::PipeError::Winsys(sgx_winsys::WinsysError::Job { fence: f.id(), error })),
+        _ => None,
+    })
+}
+
+fn levels_mask(from: u32, to: u32) -> u32 {
+    (from..=to).fold(0, |m, l| m | (1 << l))
+}
+
+impl Blitter {
+    /// Generates levels `base+1..=last` of a texture from level `base`.
+    pub fn generate_mipmap(&self, ctx: &mut Context, res: &Arc<Resource>, base: u32, last: u32) -> Result<MipgenReport> {
+        if res.target() == ResourceTarget::Buffer {
+            return Err(BlitError::InvalidArgument("generate_mipmap of a buffer".into()));
+        }
+        if base > last || last > res.last_level() {
+            return Err(BlitError::InvalidArgument(format!(
+                "levels {base}..={last} of a resource with levels 0..={}",
+                res.last_level()
+            )));
+        }
+        if base == last {
+            return Ok(MipgenReport { route: Route::Gpu, passes: Vec::new(), private_chain: false });
+        }
+        let kind = if ctx.screen().device().info().is_model { DeviceKind::Model } else { DeviceKind::Hardware };
+        let req = MipRequest {
+            format: res.format(),
+            width_px: res.width(),
+            height_px: res.height(),
+            single_layer: res.target() == ResourceTarget::Texture2D,
+            samples: res.template().nr_samples.max(1),
+            base_level: base,
+        };
+        if let Err(reason) = self.admission.admits(kind, &req) {
+            return self.cpu_fallback(ctx, res, base, last, reason);
+        }
+        // A whole 2048 chain is generated into a private allocation the resource then adopts.
+        let private = if base == 0 && res.width() == 2048 {
+            match ctx.screen().resource_create(res.template()) {
+                Ok(p) => Some(p),
+                Err(e) => return self.cpu_fallback(ctx, res, base, last, format!("private chain allocation failed: {e}")),
+            }
+        } else {
+            None
+        };
+        if let Some(p) = &private {
+            // Level 0 into the private chain (CPU; this is not a generation submission).
+            let (w, h) = res.level_extent(0)?;
+            let t = ctx.transfer_map(res, 0, 0, map_flags::READ, PipeBox::new(0, 0, w, h))?;
+            ctx.texture_subdata(p, 0, 0, PipeBox::new(0, 0, w, h), &t.data, t.stride)?;
+        }
+        let target = private.as_ref().unwrap_or(res);
+
+        let saved = SavedState::save_and_pause(ctx);
+        let mut passes: Vec<Pass> = Vec::new();
+        let mut fences: Vec<sgx_winsys::Fence> = Vec::new();
+        let mut failure = None;
+        for level in base + 1..=last {
+            // A pass already failed on the GPU: stop rather than build on it.
+            if let Some(e) = first_error(&fences) {
+                failure = Some((level, e));
+                break;
+            }
+            let (w, h) = target.level_extent(level)?;
+            let q = QuadDraw {
+                src: target,
+                src_level: level - 1,
+                st: [0.0, 0.0, 1.0, 1.0],
+                dst: target,
+                dst_level: level,
+                rect: [0, 0, w, h],
+                linear: true,
+            };
+            let r = self.draw_quad(ctx, &q).and_then(|()| ctx.flush());
+            match r {
+                Ok(Some(f)) => {
+                    passes.push(Pass { level, src_level: level - 1, fence: f.id() });
+                    fences.push(f);
+                }
+                Ok(None) => {
+                    failure = Some((level, sgx_pipe::PipeError::InvalidArgument("a generation pass submitted nothing".into())));
+                    break;
+                }
+                Err(e) => {
+                    failure = Some((level, e));
+                    break;
+                }
+            }
+        }
+        let restored = saved.restore(ctx);
+        if let Some((level, source)) = failure {
+            // Ownership stays: a private chain is not adopted, so every generated level of the
+            // resource is stale; in place, the levels from the failed pass on are.
+            let first_stale = if private.is_some() { base + 1 } else { level };
+            res.mark_stale(levels_mask(first_stale, last));
+            return Err(BlitError::Stopped { level, first_stale, source });
+        }
+        restored?;
+        if let Some(p) = private {
+            let st = p.storage().clone();
+            let layout = st.layout.ok_or_else(|| BlitError::InvalidArgument("private chain has no layout".into()))?;
+            res.adopt_storage(st.bo, layout)?;
+        }
+        res.clear_stale(levels_mask(base + 1, last));
+        Ok(MipgenReport { route: Route::Gpu, passes, private_chain: res.width() == 2048 && base == 0 })
+    }
+
+    /// The CPU generator over the resource's storage, after a refusal before any submission.
+    fn cpu_fallback(&self, ctx: &mut Context, res: &Arc<Resource>, base: u32, last: u32, reason: String) -> Result<MipgenReport> {
+        log::info!("generate_mipmap: CPU route: {reason}");
+        ctx.flush_resource(res)?;
+        let (bo, layout) = {
+            let st = res.storage();
+            (st.bo.clone(), st.layout.clone())
+        };
+        let layout = layout.ok_or_else(|| BlitError::InvalidArgument("texture without layout".into()))?;
+        let map = bo.map(Access::ReadWrite, sgx_pipe::DEFAULT_TIMEOUT)?;
+        let mut alloc = map.to_vec();
+        sgx_layout::mipgen::generate_mipmaps(&layout, &mut alloc, base, last)?;
+        map.write_at(0, &alloc)?;
+        res.clear_stale(levels_mask(base + 1, last));
+        Ok(MipgenReport { route: Route::Cpu { reason }, passes: Vec::new(), private_chain: false })
+    }
+}

@@ -1,0 +1,193 @@
+//! Where a shader's TGSI inputs and outputs live in USSE registers: alone, or linked.
+//!
+//! The model's contract (hwdocs render.json `varying_link`): varying i of the pixel program is
+//! pa[i] and is vertex output o[i+1]; o0 is the clip position. Fragment position, face and
+//! point-coordinate inputs come in primary registers after the varyings (TspState slots).
+
+use std::collections::BTreeMap;
+
+use sgx_hwdocs::{limits, usse};
+
+use crate::error::{CompileError, Result};
+use crate::tgsi::{File, SemanticName, Shader, ShaderStage};
+
+/// Where a TGSI input (or system value) is read from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InputLoc {
+    /// Primary attribute pa[n].
+    Primary(u32),
+    /// Not delivered: reads as zero (an unmatched fragment input after linking).
+    Zero,
+}
+
+/// Where a TGSI output is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OutputLoc {
+    /// Vertex output o[n].
+    Output(u32),
+    /// The fragment colour (EMITPIX at the end).
+    Color,
+    /// Not consumed by the next stage: computed into a temporary that dead-code removal drops.
+    Discard,
+}
+
+/// The input/output assignment a shader is compiled with.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct IoLayout {
+    /// `IN[i]`.
+    pub inputs: BTreeMap<u32, InputLoc>,
+    /// `SV[i]`.
+    pub sysvals: BTreeMap<u32, InputLoc>,
+    /// `OUT[i]`.
+    pub outputs: BTreeMap<u32, OutputLoc>,
+}
+
+/// Declared registers of a file, with the declaration's semantic, in index order.
+pub fn declared(sh: &Shader, file: File) -> Vec<(u32, &crate::tgsi::Decl)> {
+    let mut v = Vec::new();
+    for d in sh.decls.iter().filter(|d| d.file == file) {
+        // Ranges of IN/OUT/SV are bounded by the register limits checked by callers; cap the
+        // walk so a hostile `DCL IN[0..4000000000]` cannot exhaust memory first.
+        let last = d.last.min(d.first.saturating_add(4096));
+        for i in d.first..=last {
+            v.push((i, d));
+        }
+    }
+    v.sort_by_key(|(i, _)| *i);
+    v.dedup_by_key(|(i, _)| *i);
+    v
+}
+
+fn unsupported(line: u32, what: String) -> CompileError {
+    CompileError::Unsupported { line, what }
+}
+
+/// True for fragment inputs that the TSP delivers itself rather than as varyings.
+pub fn is_special_fs_input(name: SemanticName) -> bool {
+    matches!(name, SemanticName::Position | SemanticName::Face | SemanticName::Pcoord)
+}
+
+/// Checks that `n` registers fit `max`, naming the limit.
+pub fn check_limit(limit: &'static str, need: u64, max: u64) -> Result<()> {
+    if need > max {
+        Err(CompileError::Limit { limit, need, max })
+    } else {
+        Ok(())
+    }
+}
+
+/// The layout of a shader compiled alone: vertex outputs and fragment varyings in
+/// ascending TGSI index order.
+pub fn standalone(sh: &Shader) -> Result<IoLayout> {
+    match sh.stage {
+        ShaderStage::Vertex => {
+            let mut l = IoLayout::default();
+            for (i, _) in declared(sh, File::Input) {
+                l.inputs.insert(i, InputLoc::Primary(i));
+            }
+            let outs = declared(sh, File::Output);
+            let mut next = 1;
+            for (i, d) in &outs {
+                match d.semantic.map(|s| s.name) {
+                    Some(SemanticName::Position) => {
+                        l.outputs.insert(*i, OutputLoc::Output(0));
+                    }
+                    Some(SemanticName::Psize) => {}
+                    _ => {
+                        l.outputs.insert(*i, OutputLoc::Output(next));
+                        next += 1;
+                    }
+                }
+            }
+            for (i, d) in &outs {
+                if d.semantic.map(|s| s.name) == Some(SemanticName::Psize) {
+                    l.outputs.insert(*i, OutputLoc::Output(next));
+                    next += 1;
+                }
+            }
+            vs_checks(sh, &l)?;
+            Ok(l)
+        }
+        ShaderStage::Fragment => fs_layout(sh, |_| true),
+    }
+}
+
+/// Vertex-shader limit checks shared by the standalone and linked layouts.
+pub fn vs_checks(sh: &Shader, l: &IoLayout) -> Result<()> {
+    let attrs = l
+        .inputs
+        .values()
+        .filter_map(|v| match v {
+            InputLoc::Primary(n) => Some(u64::from(*n) + 1),
+            InputLoc::Zero => None,
+        })
+        .max()
+        .unwrap_or(0);
+    check_limit("limits::MAX_VERTEX_ATTRIBS", attrs, limits::MAX_VERTEX_ATTRIBS)?;
+    let outs = l
+        .outputs
+        .values()
+        .filter_map(|v| match v {
+            OutputLoc::Output(n) => Some(u64::from(*n) + 1),
+            _ => None,
+        })
+        .max()
+        .unwrap_or(0);
+    check_limit("usse::OUTPUT_REGS", outs, usse::OUTPUT_REGS)?;
+    let varyings = declared(sh, File::Output)
+        .iter()
+        .filter(|(i, d)| {
+            !matches!(d.semantic.map(|s| s.name), Some(SemanticName::Position | SemanticName::Psize))
+                && matches!(l.outputs.get(i), Some(OutputLoc::Output(_)))
+        })
+        .count() as u64;
+    check_limit("limits::MAX_VARYINGS", varyings, limits::MAX_VARYINGS)?;
+    if let Some((_, d)) = declared(sh, File::SystemValue).first() {
+        return Err(unsupported(d.line, "system values in a vertex shader".into()));
+    }
+    Ok(())
+}
+
+/// The fragment layout; `delivered(semantic)` says whether the vertex shader provides a
+/// varying (unmatched ones read zero).
+pub fn fs_layout(sh: &Shader, delivered: impl Fn(crate::tgsi::Semantic) -> bool) -> Result<IoLayout> {
+    let mut l = IoLayout::default();
+    let mut next = 0u32;
+    let mut specials = Vec::new();
+    for (i, d) in declared(sh, File::Input) {
+        let Some(sem) = d.semantic else {
+            return Err(unsupported(d.line, format!("fragment input IN[{i}] without a semantic")));
+        };
+        if is_special_fs_input(sem.name) {
+            specials.push((File::Input, i));
+        } else if delivered(sem) {
+            l.inputs.insert(i, InputLoc::Primary(next));
+            next += 1;
+        } else {
+            l.inputs.insert(i, InputLoc::Zero);
+        }
+    }
+    check_limit("limits::MAX_VARYINGS", u64::from(next), limits::MAX_VARYINGS)?;
+    for (i, d) in declared(sh, File::SystemValue) {
+        match d.semantic.map(|s| s.name) {
+            Some(n) if is_special_fs_input(n) => specials.push((File::SystemValue, i)),
+            _ => return Err(unsupported(d.line, format!("system value SV[{i}]"))),
+        }
+    }
+    for (f, i) in specials {
+        let map = if f == File::Input { &mut l.inputs } else { &mut l.sysvals };
+        map.insert(i, InputLoc::Primary(next));
+        next += 1;
+    }
+    check_limit("usse::PRIMARY_REGS", u64::from(next), usse::PRIMARY_REGS)?;
+    for (i, d) in declared(sh, File::Output) {
+        match d.semantic {
+            Some(s) if s.name == SemanticName::Color && s.index == 0 => {
+                l.outputs.insert(i, OutputLoc::Color);
+            }
+            Some(s) => return Err(unsupported(d.line, format!("fragment output {s}"))),
+            None => return Err(unsupported(d.line, format!("fragment output OUT[{i}] without a semantic"))),
+        }
+    }
+    Ok(l)
+}

@@ -1,0 +1,106 @@
+//! Linking a vertex and a fragment shader: the varying remap.
+//!
+//! Fragment varyings are matched to vertex outputs by semantic and index. The k-th matched
+//! varying (in fragment input order) is pa[k] in the fragment program and o[k+1] in the
+//! vertex program (render.json `varying_link`); POSITION stays o0, apart from the varyings.
+//! Fragment inputs with no vertex output read zero; vertex outputs nobody reads are dropped.
+//! Both shaders are recompiled with the linked layout, as the layouts change the code.
+
+use std::collections::BTreeMap;
+
+use sgx_hwdocs::tsp;
+
+use crate::error::{CompileError, Result};
+use crate::io::{self, InputLoc, IoLayout, OutputLoc};
+use crate::shader::{compile_with, CompiledShader};
+use crate::tgsi::{self, File, Semantic, SemanticName, ShaderStage};
+
+/// One varying of a linked program.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LinkedVarying {
+    /// Its semantic.
+    pub semantic: Semantic,
+    /// Vertex output o[n] (n = varying + 1).
+    pub vs_output: u32,
+    /// Fragment input pa[n].
+    pub fs_input: u32,
+    /// TSP interpolation.
+    pub interp: tsp::Interp,
+}
+
+/// A linked vertex + fragment pair.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LinkedProgram {
+    /// The vertex program.
+    pub vs: CompiledShader,
+    /// The fragment program.
+    pub fs: CompiledShader,
+    /// The varyings, in pa order.
+    pub varyings: Vec<LinkedVarying>,
+    /// Fragment inputs that no vertex output feeds (they read zero).
+    pub unmatched_inputs: Vec<Semantic>,
+}
+
+/// Parses, links and compiles a vertex and a fragment shader.
+pub fn link(vs_text: &str, fs_text: &str) -> Result<LinkedProgram> {
+    let vs = tgsi::parse(vs_text)?;
+    let fs = tgsi::parse(fs_text)?;
+    if vs.stage != ShaderStage::Vertex || fs.stage != ShaderStage::Fragment {
+        return Err(CompileError::Link("expected a VERT shader then a FRAG shader".into()));
+    }
+    let vs_outs: BTreeMap<Semantic, u32> = io::declared(&vs, File::Output)
+        .into_iter()
+        .filter_map(|(i, d)| d.semantic.map(|s| (s, i)))
+        .filter(|(s, _)| !matches!(s.name, SemanticName::Position | SemanticName::Psize))
+        .collect();
+    let fs_layout = io::fs_layout(&fs, |s| vs_outs.contains_key(&s))?;
+    let mut vs_layout = IoLayout::default();
+    for (i, _) in io::declared(&vs, File::Input) {
+        vs_layout.inputs.insert(i, InputLoc::Primary(i));
+    }
+    let mut varyings = Vec::new();
+    let mut unmatched = Vec::new();
+    let mut feeds: BTreeMap<u32, u32> = BTreeMap::new(); // VS OUT index -> o slot
+    for (i, d) in io::declared(&fs, File::Input) {
+        let Some(sem) = d.semantic else { continue };
+        match fs_layout.inputs.get(&i) {
+            Some(InputLoc::Primary(k)) if !io::is_special_fs_input(sem.name) => {
+                let out = vs_outs[&sem];
+                if feeds.insert(out, k + 1).is_some() {
+                    return Err(CompileError::Link(format!("fragment input {sem} is declared twice")));
+                }
+                let interp = match d.interp {
+                    Some(tgsi::Interp::Constant) => tsp::Interp::FLAT,
+                    Some(tgsi::Interp::Linear) => tsp::Interp::LINEAR,
+                    _ => tsp::Interp::PERSPECTIVE,
+                };
+                varyings.push(LinkedVarying {
+                    semantic: sem,
+                    vs_output: k + 1,
+                    fs_input: *k,
+                    interp,
+                });
+            }
+            Some(InputLoc::Zero) => unmatched.push(sem),
+            _ => {}
+        }
+    }
+    let nvar = varyings.len() as u32;
+    for (i, d) in io::declared(&vs, File::Output) {
+        let loc = match d.semantic.map(|s| s.name) {
+            Some(SemanticName::Position) => OutputLoc::Output(0),
+            Some(SemanticName::Psize) => OutputLoc::Output(nvar + 1),
+            _ => feeds.get(&i).map_or(OutputLoc::Discard, |o| OutputLoc::Output(*o)),
+        };
+        vs_layout.outputs.insert(i, loc);
+    }
+    io::vs_checks(&vs, &vs_layout)?;
+    let vs_c = compile_with(&vs, &vs_layout)?;
+    let fs_c = compile_with(&fs, &fs_layout)?;
+    Ok(LinkedProgram {
+        vs: vs_c,
+        fs: fs_c,
+        varyings,
+        unmatched_inputs: unmatched,
+    })
+}

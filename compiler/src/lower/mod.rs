@@ -1,0 +1,495 @@
+//! TGSI syntax tree -> IR: registers, operands and control flow; opcodes are in `ops`.
+
+mod ops;
+
+use std::collections::{BTreeMap, HashMap};
+
+use sgx_hwdocs::usse::{self, Opcode, Pred, SrcMod};
+use sgx_hwdocs::limits;
+
+use crate::error::{CompileError, Result};
+use crate::io::{InputLoc, IoLayout, OutputLoc};
+use crate::ir::{Code, Dst, Item, MInst, Reg, RegFile, Src};
+use crate::tgsi::{DstOperand, File, Shader, ShaderStage, SrcOperand, TexTarget};
+
+/// What lowering learnt about the shader, for the compiled metadata.
+#[derive(Debug, Clone, Default)]
+pub struct LowerInfo {
+    /// Texture units sampled, with their targets.
+    pub samplers: BTreeMap<u32, TexTarget>,
+    /// KILL or KILL_IF present.
+    pub discards: bool,
+    /// Constant buffers: buffer -> (first, count, sa base).
+    pub const_ranges: Vec<(u32, u32, u32, u32)>,
+    /// Secondary registers the program may read (sa0..const_regs).
+    pub const_regs: u32,
+    /// Uses derivatives (DDX/DDY or implicit-LOD texturing).
+    pub derivatives: bool,
+}
+
+enum Flow {
+    If { else_label: u32, end_label: u32, has_else: bool },
+    Loop { top: u32, end: u32 },
+}
+
+/// The lowering state of one shader.
+pub struct Lower<'a> {
+    sh: &'a Shader,
+    io: &'a IoLayout,
+    code: Code,
+    temps: HashMap<u32, Reg>,
+    outs: HashMap<u32, Reg>,
+    color: Option<Reg>,
+    const_base: HashMap<u32, (u32, u32, u32)>,
+    flow: Vec<Flow>,
+    call_labels: HashMap<usize, u32>,
+    epilogue: u32,
+    in_sub: bool,
+    main_ended: bool,
+    line: u32,
+    info: LowerInfo,
+}
+
+/// Lowers a parsed shader with the given input/output layout.
+pub fn lower(sh: &Shader, io: &IoLayout) -> Result<(Code, LowerInfo)> {
+    let mut code = Code::default();
+    let epilogue = code.label();
+    let mut l = Lower {
+        sh,
+        io,
+        code,
+        temps: HashMap::new(),
+        outs: HashMap::new(),
+        color: None,
+        const_base: HashMap::new(),
+        flow: Vec::new(),
+        call_labels: HashMap::new(),
+        epilogue,
+        in_sub: false,
+        main_ended: false,
+        line: 0,
+        info: LowerInfo::default(),
+    };
+    l.declare()?;
+    for ins in &sh.instrs {
+        if ins.opcode == "CAL" {
+            let Some(t) = ins.label else {
+                return Err(CompileError::Semantic {
+                    line: ins.line,
+                    msg: "CAL without a :label".into(),
+                });
+            };
+            let t = t as usize;
+            if t >= sh.instrs.len() {
+                return Err(CompileError::Semantic {
+                    line: ins.line,
+                    msg: format!("CAL target {t} is past the last instruction"),
+                });
+            }
+            if !l.call_labels.contains_key(&t) {
+                let lab = l.code.label();
+                l.call_labels.insert(t, lab);
+            }
+        }
+    }
+    for (idx, ins) in sh.instrs.iter().enumerate() {
+        if let Some(lab) = l.call_labels.get(&idx) {
+            l.code.items.push(Item::Label(*lab));
+        }
+        l.line = ins.line;
+        l.instruction(ins)?;
+    }
+    if let Some(f) = l.flow.last() {
+        let what = match f {
+            Flow::If { .. } => "IF without ENDIF",
+            Flow::Loop { .. } => "BGNLOOP without ENDLOOP",
+        };
+        return Err(CompileError::Semantic {
+            line: l.line,
+            msg: what.into(),
+        });
+    }
+    if !l.main_ended {
+        l.epilogue_code();
+    }
+    Ok((l.code, l.info))
+}
+
+impl Lower<'_> {
+    fn semantic(&self, msg: String) -> CompileError {
+        CompileError::Semantic { line: self.line, msg }
+    }
+
+    fn unsupported(&self, what: impl Into<String>) -> CompileError {
+        CompileError::Unsupported {
+            line: self.line,
+            what: what.into(),
+        }
+    }
+
+    fn declare(&mut self) -> Result<()> {
+        let mut sa_next = 0u32;
+        let mut buffers: BTreeMap<u32, (u32, u32)> = BTreeMap::new();
+        for d in &self.sh.decls {
+            self.line = d.line;
+            match d.file {
+                File::Temp => {
+                    let n = u64::from(d.last) - u64::from(d.first) + 1 + self.temps.len() as u64;
+                    // Virtual temporaries are unbounded, but a declaration far past the
+                    // physical file cannot be a real shader.
+                    io_limit("usse::TEMP_REGS (declared)", n, 16 * usse::TEMP_REGS)?;
+                    for i in d.first..=d.last {
+                        let r = self.code.vreg();
+                        self.temps.entry(i).or_insert(r);
+                    }
+                }
+                File::Const => {
+                    let e = buffers.entry(d.dim).or_insert((d.first, d.last));
+                    e.0 = e.0.min(d.first);
+                    e.1 = e.1.max(d.last);
+                }
+                File::Addr => io_limit("usse::ADDRESS_REGS", u64::from(d.last) + 1, usse::ADDRESS_REGS)?,
+                File::Sampler => io_limit(
+                    "limits::MAX_TEXTURE_UNITS",
+                    u64::from(d.last) + 1,
+                    limits::MAX_TEXTURE_UNITS,
+                )?,
+                File::SamplerView => {
+                    if let Some(t) = d.target {
+                        if !matches!(t, TexTarget::D2 | TexTarget::Cube) {
+                            return Err(self.unsupported(format!("sampler view target {t:?}")));
+                        }
+                    }
+                }
+                File::Output => {
+                    for i in d.first..=d.last.min(d.first.saturating_add(64)) {
+                        let r = match self.io.outputs.get(&i) {
+                            Some(OutputLoc::Output(n)) => Reg {
+                                file: RegFile::Output,
+                                num: *n,
+                            },
+                            Some(OutputLoc::Color) => *self.color.get_or_insert_with(|| self.code.vreg()),
+                            Some(OutputLoc::Discard) | None => self.code.vreg(),
+                        };
+                        self.outs.insert(i, r);
+                    }
+                }
+                File::Input | File::SystemValue | File::Imm => {}
+            }
+        }
+        // Constant buffers are packed one after another into sa0.., in buffer order, each
+        // starting at its first declared register's offset from 0 (sa = base + index).
+        for (buf, (first, last)) in buffers {
+            let count = last - first + 1;
+            let base = sa_next;
+            sa_next = sa_next.saturating_add(last.saturating_add(1));
+            self.const_base.insert(buf, (base, first, last));
+            self.info.const_ranges.push((buf, first, count, base));
+        }
+        io_limit("usse::SECONDARY_REGS", u64::from(sa_next), usse::SECONDARY_REGS)?;
+        self.info.const_regs = sa_next;
+        Ok(())
+    }
+
+    fn epilogue_code(&mut self) {
+        self.code.items.push(Item::Label(self.epilogue));
+        match self.sh.stage {
+            ShaderStage::Vertex => self.code.push(MInst::new(Opcode::EMITVTX)),
+            ShaderStage::Fragment => {
+                if let Some(c) = self.color {
+                    let mut e = MInst::new(Opcode::EMITPIX);
+                    e.src[0] = Src::of(c);
+                    self.code.push(e);
+                }
+            }
+        }
+        self.code.push(MInst::new(Opcode::END));
+    }
+
+    /// A source operand; `int` selects integer semantics for `-` and `|..|`.
+    fn src(&mut self, s: &SrcOperand, int: bool) -> Result<Src> {
+        let reg = self.src_reg(s)?;
+        let mut out = match reg {
+            SrcReg::Reg(r) => Src {
+                reg: r,
+                swz: s.swz,
+                modi: SrcMod::NONE,
+            },
+            SrcReg::Imm(bits) => self.materialize(bits, s.swz),
+        };
+        if !int {
+            out.modi = match (s.neg, s.abs) {
+                (false, false) => SrcMod::NONE,
+                (true, false) => SrcMod::NEG,
+                (false, true) => SrcMod::ABS,
+                (true, true) => SrcMod::NEG_ABS,
+            };
+            return Ok(out);
+        }
+        if s.abs {
+            // |x| for integers: max(x, -x).
+            let n = self.code.vreg();
+            self.code
+                .push(MInst::alu(Opcode::INEG, Dst { reg: n, mask: 0xF }, out, out));
+            let a = self.code.vreg();
+            self.code.push(MInst::alu(
+                Opcode::IMAX,
+                Dst { reg: a, mask: 0xF },
+                out,
+                Src::of(n),
+            ));
+            out = Src::of(a);
+        }
+        if s.neg {
+            let n = self.code.vreg();
+            self.code
+                .push(MInst::alu(Opcode::INEG, Dst { reg: n, mask: 0xF }, out, out));
+            out = Src::of(n);
+        }
+        Ok(out)
+    }
+
+    /// LIMMs the lanes of an immediate that `swz` reads into a fresh temporary.
+    fn materialize(&mut self, bits: [u32; 4], swz: [u8; 4]) -> Src {
+        let t = self.code.vreg();
+        let mut done = 0u8;
+        for &c in &swz {
+            if done & (1 << c) != 0 {
+                continue;
+            }
+            let v = bits[usize::from(c)];
+            let mut mask = 0u8;
+            for &c2 in &swz {
+                if bits[usize::from(c2)] == v {
+                    mask |= 1 << c2;
+                }
+            }
+            done |= mask;
+            let mut i = MInst::new(Opcode::LIMM);
+            i.dst = Dst { reg: t, mask };
+            i.imm = v;
+            self.code.push(i);
+        }
+        Src {
+            reg: t,
+            swz,
+            modi: SrcMod::NONE,
+        }
+    }
+
+    fn src_reg(&mut self, s: &SrcOperand) -> Result<SrcReg> {
+        let r = &s.reg;
+        if r.indirect.is_some() && r.file != File::Const {
+            return Err(self.unsupported(format!("indirect addressing of {}", r.file.name())));
+        }
+        let idx = u32::try_from(r.index).ok();
+        let need = |me: &Self, what: &str| me.semantic(format!("{}[{}] is not declared {what}", r.file.name(), r.index));
+        Ok(match r.file {
+            File::Temp => SrcReg::Reg(*idx.and_then(|i| self.temps.get(&i)).ok_or_else(|| need(self, ""))?),
+            File::Output => SrcReg::Reg(*idx.and_then(|i| self.outs.get(&i)).ok_or_else(|| need(self, ""))?),
+            File::Input | File::SystemValue => {
+                let map = if r.file == File::Input { &self.io.inputs } else { &self.io.sysvals };
+                match idx.and_then(|i| map.get(&i)) {
+                    Some(InputLoc::Primary(n)) => SrcReg::Reg(Reg {
+                        file: RegFile::Primary,
+                        num: *n,
+                    }),
+                    Some(InputLoc::Zero) => SrcReg::Reg(Reg::imm(0)),
+                    None => return Err(need(self, "")),
+                }
+            }
+            File::Imm => {
+                let imm = idx
+                    .and_then(|i| self.sh.imms.get(i as usize))
+                    .ok_or_else(|| self.semantic(format!("IMM[{}] is not defined", r.index)))?;
+                SrcReg::Imm(imm.bits)
+            }
+            File::Const => {
+                let &(base, first, last) = self
+                    .const_base
+                    .get(&r.dim)
+                    .ok_or_else(|| self.semantic(format!("constant buffer {} is not declared", r.dim)))?;
+                match r.indirect {
+                    None => {
+                        let i = idx.filter(|i| (first..=last).contains(i)).ok_or_else(|| {
+                            self.semantic(format!("CONST[{}][{}] is outside the declared range", r.dim, r.index))
+                        })?;
+                        SrcReg::Reg(Reg {
+                            file: RegFile::Secondary,
+                            num: base + i,
+                        })
+                    }
+                    Some(ind) => {
+                        if ind.file != File::Addr || ind.index != 0 || ind.comp != 0 {
+                            return Err(self.unsupported(format!(
+                                "indirect index {}[{}].{} (only ADDR[0].x)",
+                                ind.file.name(),
+                                ind.index,
+                                ["x", "y", "z", "w"][usize::from(ind.comp & 3)]
+                            )));
+                        }
+                        let num = i64::from(base) + r.index;
+                        let num = u32::try_from(num)
+                            .ok()
+                            .filter(|n| u64::from(*n) < usse::SECONDARY_REGS)
+                            .ok_or_else(|| self.unsupported(format!("indirect constant offset {}", r.index)))?;
+                        SrcReg::Reg(Reg {
+                            file: RegFile::SecondaryIndexed,
+                            num,
+                        })
+                    }
+                }
+            }
+            File::Addr | File::Sampler | File::SamplerView => {
+                return Err(self.semantic(format!("{} cannot be a source here", r.file.name())))
+            }
+        })
+    }
+
+    /// A destination operand (TEMP or OUT; ADDR only for ARL/UARL).
+    fn dst(&mut self, d: &DstOperand, allow_addr: bool) -> Result<Dst> {
+        let r = &d.reg;
+        if r.indirect.is_some() {
+            return Err(self.unsupported(format!("indirect destination {}", r.file.name())));
+        }
+        let idx = u32::try_from(r.index).unwrap_or(u32::MAX);
+        let reg = match r.file {
+            File::Temp => self.temps.get(&idx).copied(),
+            File::Output => self.outs.get(&idx).copied(),
+            File::Addr if allow_addr && idx == 0 => Some(Reg {
+                file: RegFile::Address,
+                num: 0,
+            }),
+            _ => return Err(self.semantic(format!("{}[{}] cannot be a destination", r.file.name(), r.index))),
+        };
+        let reg = reg.ok_or_else(|| self.semantic(format!("{}[{}] is not declared", r.file.name(), r.index)))?;
+        Ok(Dst { reg, mask: d.mask })
+    }
+
+    fn branch(&mut self, op: Opcode, pred: Pred, label: u32) {
+        let mut i = MInst::new(op);
+        i.pred = pred;
+        i.target = label;
+        self.code.push(i);
+    }
+
+    /// Sets p0.x when lane x of `a` is zero (float or integer compare).
+    fn pred_zero(&mut self, a: Src, int: bool) {
+        let op = if int { Opcode::ICEQ } else { Opcode::FSEQ };
+        let p0 = Dst {
+            reg: Reg {
+                file: RegFile::Predicate,
+                num: 0,
+            },
+            mask: 0b0001,
+        };
+        self.code.push(MInst::alu(op, p0, a.splat(0), Src::of(Reg::imm(0))));
+    }
+
+    fn flow_instruction(&mut self, op: &str) -> Result<()> {
+        match op {
+            "IF" | "UIF" => unreachable!("handled with operands"),
+            "ELSE" => match self.flow.last_mut() {
+                Some(Flow::If {
+                    else_label,
+                    end_label,
+                    has_else,
+                }) if !*has_else => {
+                    *has_else = true;
+                    let (e, end) = (*else_label, *end_label);
+                    self.branch(Opcode::BR, Pred::ALWAYS, end);
+                    self.code.items.push(Item::Label(e));
+                }
+                _ => return Err(self.semantic("ELSE without IF".into())),
+            },
+            "ENDIF" => match self.flow.pop() {
+                Some(Flow::If {
+                    else_label,
+                    end_label,
+                    has_else,
+                }) => {
+                    self.code
+                        .items
+                        .push(Item::Label(if has_else { end_label } else { else_label }));
+                }
+                _ => return Err(self.semantic("ENDIF without IF".into())),
+            },
+            "BGNLOOP" => {
+                let top = self.code.label();
+                let end = self.code.label();
+                self.code.items.push(Item::Label(top));
+                self.flow.push(Flow::Loop { top, end });
+            }
+            "ENDLOOP" => match self.flow.pop() {
+                Some(Flow::Loop { top, end }) => {
+                    self.branch(Opcode::BR, Pred::ALWAYS, top);
+                    self.code.items.push(Item::Label(end));
+                }
+                _ => return Err(self.semantic("ENDLOOP without BGNLOOP".into())),
+            },
+            "BRK" | "CONT" => {
+                let target = self.flow.iter().rev().find_map(|f| match f {
+                    Flow::Loop { top, end } => Some(if op == "BRK" { *end } else { *top }),
+                    Flow::If { .. } => None,
+                });
+                let t = target.ok_or_else(|| self.semantic(format!("{op} outside a loop")))?;
+                self.branch(Opcode::BR, Pred::ALWAYS, t);
+            }
+            "BGNSUB" => self.in_sub = true,
+            "ENDSUB" => {
+                if !self.in_sub {
+                    return Err(self.semantic("ENDSUB without BGNSUB".into()));
+                }
+                self.code.push(MInst::new(Opcode::RET));
+                self.in_sub = false;
+            }
+            "RET" => {
+                if self.in_sub {
+                    self.code.push(MInst::new(Opcode::RET));
+                } else {
+                    // Returning from main ends the shader, through the epilogue that emits
+                    // the vertex or the colour.
+                    self.branch(Opcode::BR, Pred::ALWAYS, self.epilogue);
+                }
+            }
+            "END" => {
+                if self.in_sub || self.main_ended {
+                    self.branch(Opcode::BR, Pred::ALWAYS, self.epilogue);
+                } else {
+                    self.main_ended = true;
+                    self.epilogue_code();
+                }
+            }
+            "NOP" => {}
+            _ => return Err(self.unsupported(format!("opcode {op}"))),
+        }
+        Ok(())
+    }
+
+    fn push(&mut self, i: MInst) {
+        self.code.push(i);
+    }
+
+    fn scratch(&mut self) -> Reg {
+        self.code.vreg()
+    }
+}
+
+enum SrcReg {
+    Reg(Reg),
+    Imm([u32; 4]),
+}
+
+fn io_limit(limit: &'static str, need: u64, max: u64) -> Result<()> {
+    crate::io::check_limit(limit, need, max)
+}
+
+/// `Src` of the IMMEDIATE bank value `v` (0..=127).
+pub(crate) fn imm_src(v: u32) -> Src {
+    Src::of(Reg::imm(v))
+}
+
+/// All-lanes destination of a fresh temporary.
+pub(crate) fn full(reg: Reg) -> Dst {
+    Dst { reg, mask: 0xF }
+}

@@ -1,0 +1,91 @@
+//! Dead code: writes to temporaries nobody reads, identity moves, jumps to the next item.
+
+use sgx_hwdocs::usse::{Opcode, Pred, SrcMod};
+
+use super::live::liveness;
+use crate::ir::{Code, Item, RegFile, SWZ_ID};
+
+/// Removes dead writes and narrows write masks to live lanes; returns true on any change.
+pub fn dead_code(code: &mut Code) -> bool {
+    let mut any = false;
+    loop {
+        let live = liveness(code);
+        let mut changed = false;
+        let mut keep = Vec::with_capacity(code.items.len());
+        for (i, it) in code.items.iter().enumerate() {
+            let mut it = *it;
+            if let Item::I(m) = &mut it {
+                if m.has_dst() && m.dst.reg.file == RegFile::Temp {
+                    let lanes = live.live_out[i][m.dst.reg.num as usize] & m.dst.mask;
+                    if lanes == 0 {
+                        changed = true;
+                        continue;
+                    }
+                    if lanes != m.dst.mask {
+                        m.dst.mask = lanes;
+                        changed = true;
+                    }
+                }
+                if is_identity_move(m) {
+                    changed = true;
+                    continue;
+                }
+            }
+            keep.push(it);
+        }
+        code.items = keep;
+        changed |= jumps_to_next(code);
+        changed |= unused_labels(code);
+        if !changed {
+            return any;
+        }
+        any = true;
+    }
+}
+
+fn is_identity_move(m: &crate::ir::MInst) -> bool {
+    m.op == Opcode::MOV
+        && m.src[0].reg == m.dst.reg
+        && m.src[0].modi == SrcMod::NONE
+        && (0..4).all(|l| m.dst.mask & (1 << l) == 0 || m.src[0].swz[l] == SWZ_ID[l])
+}
+
+/// Drops unconditional BRs whose target label follows them directly.
+fn jumps_to_next(code: &mut Code) -> bool {
+    let mut changed = false;
+    let mut i = 0;
+    while i < code.items.len() {
+        if let Item::I(m) = code.items[i] {
+            if m.op == Opcode::BR && m.pred == Pred::ALWAYS {
+                let mut j = i + 1;
+                let mut hit = false;
+                while let Some(Item::Label(l)) = code.items.get(j) {
+                    hit |= *l == m.target;
+                    j += 1;
+                }
+                if hit {
+                    code.items.remove(i);
+                    changed = true;
+                    continue;
+                }
+            }
+        }
+        i += 1;
+    }
+    changed
+}
+
+/// Drops labels no branch or call targets, so blocks merge for the local passes.
+fn unused_labels(code: &mut Code) -> bool {
+    let targets: std::collections::HashSet<u32> = code
+        .items
+        .iter()
+        .filter_map(|it| match it {
+            Item::I(m) if matches!(m.op, Opcode::BR | Opcode::CALL) => Some(m.target),
+            _ => None,
+        })
+        .collect();
+    let before = code.items.len();
+    code.items.retain(|it| !matches!(it, Item::Label(l) if !targets.contains(l)));
+    code.items.len() != before
+}

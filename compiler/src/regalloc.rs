@@ -1,0 +1,115 @@
+//! Register allocation (linear scan over live ranges) and layout (labels to indices).
+
+use std::collections::HashMap;
+
+use sgx_hwdocs::usse::{self, Opcode};
+
+use crate::error::{CompileError, Result};
+use crate::io::check_limit;
+use crate::ir::{Code, Item, MInst, RegFile};
+use crate::opt::live::liveness;
+
+/// Maps virtual temporaries onto physical ones; returns how many physical ones are used.
+///
+/// A range is the hull of the points where a vreg is live or written: reads of item i sit at
+/// point 2i and writes at 2i+1, so an instruction may write the register its last read frees.
+pub fn allocate(code: &mut Code) -> Result<u32> {
+    let live = liveness(code);
+    let nv = code.next_vreg as usize;
+    let mut range: Vec<Option<(usize, usize)>> = vec![None; nv];
+    let mut touch = |v: usize, p: usize| {
+        let r = range[v].get_or_insert((p, p));
+        r.0 = r.0.min(p);
+        r.1 = r.1.max(p);
+    };
+    for (i, it) in code.items.iter().enumerate() {
+        for v in 0..nv {
+            if live.live_in[i][v] != 0 {
+                touch(v, 2 * i);
+            }
+            if live.live_out[i][v] != 0 {
+                touch(v, 2 * i + 1);
+            }
+        }
+        if let Item::I(m) = it {
+            if m.has_dst() && m.dst.reg.file == RegFile::Temp {
+                touch(m.dst.reg.num as usize, 2 * i + 1);
+            }
+        }
+    }
+    let mut order: Vec<usize> = (0..nv).filter(|v| range[*v].is_some()).collect();
+    order.sort_by_key(|v| range[*v].map(|r| r.0));
+    let mut phys: Vec<u32> = vec![u32::MAX; nv];
+    let mut free_at: Vec<usize> = Vec::new(); // per physical register: first point it is free
+    let mut used = 0u32;
+    for v in order {
+        let (start, end) = range[v].unwrap_or((0, 0));
+        let slot = free_at.iter().position(|f| *f <= start);
+        let p = match slot {
+            Some(p) => p,
+            None => {
+                free_at.push(0);
+                free_at.len() - 1
+            }
+        };
+        free_at[p] = end + 1;
+        phys[v] = p as u32;
+        used = used.max(p as u32 + 1);
+    }
+    check_limit("usse::TEMP_REGS", u64::from(used), usse::TEMP_REGS)?;
+    for it in &mut code.items {
+        if let Item::I(m) = it {
+            if m.dst.reg.file == RegFile::Temp && m.has_dst() {
+                m.dst.reg.num = phys[m.dst.reg.num as usize];
+            }
+            for j in 0..m.nsrc() {
+                if m.src[j].reg.file == RegFile::Temp {
+                    m.src[j].reg.num = phys.get(m.src[j].reg.num as usize).copied().unwrap_or(0);
+                }
+            }
+        }
+    }
+    // A vreg read but never live nor written cannot exist; unallocated reads (u32::MAX)
+    // would be a bug caught by the encoder's range check.
+    Ok(used)
+}
+
+/// Resolves labels into instruction indices and returns the instructions.
+pub fn layout(code: &Code) -> Result<Vec<MInst>> {
+    let mut at = HashMap::new();
+    let mut n = 0u32;
+    for it in &code.items {
+        match it {
+            Item::Label(l) => {
+                at.insert(*l, n);
+            }
+            Item::I(_) => n += 1,
+        }
+    }
+    let mut out: Vec<MInst> = code
+        .items
+        .iter()
+        .filter_map(|it| match it {
+            Item::I(m) => Some(*m),
+            Item::Label(_) => None,
+        })
+        .collect();
+    let mut past_end = false;
+    for m in &mut out {
+        if matches!(m.op, Opcode::BR | Opcode::CALL) {
+            let t = *at
+                .get(&m.target)
+                .ok_or_else(|| CompileError::Semantic {
+                    line: 0,
+                    msg: format!("internal: label {} not placed", m.target),
+                })?;
+            past_end |= t == n;
+            m.target = t;
+        }
+    }
+    if past_end {
+        out.push(MInst::new(Opcode::END));
+    }
+    check_limit("usse::MAX_INSTRUCTIONS", out.len() as u64, usse::MAX_INSTRUCTIONS)?;
+    Ok(out)
+}

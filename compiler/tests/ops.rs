@@ -1,0 +1,298 @@
+//! Differential tests of every opcode: random operand forms (swizzles, modifiers, masks,
+//! aliasing destination and sources, immediates, _SAT) and random inputs, compiled code on
+//! the sim's USSE interpreter against the reference interpreter.
+
+mod common;
+
+use std::collections::BTreeMap;
+
+use common::{check_fs, check_vs, FsInputs, Rng, V};
+use sgx_compiler::tgsi::File;
+
+#[derive(Clone, Copy, PartialEq)]
+enum Ty {
+    /// Float sources, float result (sat allowed).
+    F,
+    /// Float sources, integer result.
+    FtoI,
+    /// Integer sources and result.
+    I,
+}
+
+const OPS: &[(&str, usize, Ty)] = &[
+    ("MOV", 1, Ty::F),
+    ("FRC", 1, Ty::F),
+    ("FLR", 1, Ty::F),
+    ("CEIL", 1, Ty::F),
+    ("TRUNC", 1, Ty::F),
+    ("ROUND", 1, Ty::F),
+    ("SSG", 1, Ty::F),
+    ("RCP", 1, Ty::F),
+    ("RSQ", 1, Ty::F),
+    ("SQRT", 1, Ty::F),
+    ("EX2", 1, Ty::F),
+    ("LG2", 1, Ty::F),
+    ("SIN", 1, Ty::F),
+    ("COS", 1, Ty::F),
+    ("EXP", 1, Ty::F),
+    ("LOG", 1, Ty::F),
+    ("ADD", 2, Ty::F),
+    ("MUL", 2, Ty::F),
+    ("MIN", 2, Ty::F),
+    ("MAX", 2, Ty::F),
+    ("DP2", 2, Ty::F),
+    ("DP3", 2, Ty::F),
+    ("DP4", 2, Ty::F),
+    ("DPH", 2, Ty::F),
+    ("SLT", 2, Ty::F),
+    ("SGE", 2, Ty::F),
+    ("SEQ", 2, Ty::F),
+    ("SNE", 2, Ty::F),
+    ("SGT", 2, Ty::F),
+    ("SLE", 2, Ty::F),
+    ("POW", 2, Ty::F),
+    ("DIV", 2, Ty::F),
+    ("XPD", 2, Ty::F),
+    ("MAD", 3, Ty::F),
+    ("LRP", 3, Ty::F),
+    ("CMP", 3, Ty::F),
+    ("FSEQ", 2, Ty::FtoI),
+    ("FSNE", 2, Ty::FtoI),
+    ("FSLT", 2, Ty::FtoI),
+    ("FSGE", 2, Ty::FtoI),
+    ("F2I", 1, Ty::FtoI),
+    ("F2U", 1, Ty::FtoI),
+    ("I2F", 1, Ty::I),
+    ("U2F", 1, Ty::I),
+    ("NOT", 1, Ty::I),
+    ("INEG", 1, Ty::I),
+    ("AND", 2, Ty::I),
+    ("OR", 2, Ty::I),
+    ("XOR", 2, Ty::I),
+    ("SHL", 2, Ty::I),
+    ("ISHR", 2, Ty::I),
+    ("USHR", 2, Ty::I),
+    ("UADD", 2, Ty::I),
+    ("UMUL", 2, Ty::I),
+    ("IDIV", 2, Ty::I),
+    ("UDIV", 2, Ty::I),
+    ("UMOD", 2, Ty::I),
+    ("USEQ", 2, Ty::I),
+    ("USNE", 2, Ty::I),
+    ("ISLT", 2, Ty::I),
+    ("ISGE", 2, Ty::I),
+    ("USLT", 2, Ty::I),
+    ("USGE", 2, Ty::I),
+    ("IMAX", 2, Ty::I),
+    ("IMIN", 2, Ty::I),
+    ("UMAX", 2, Ty::I),
+    ("UMIN", 2, Ty::I),
+    ("UCMP", 3, Ty::I),
+];
+
+const SRC_REGS: [&str; 7] = ["IN[0]", "IN[1]", "IN[2]", "CONST[0][0]", "CONST[0][1]", "IMM[0]", "TEMP[0]"];
+
+fn swizzle(r: &mut Rng) -> String {
+    if r.below(3) == 0 {
+        return String::new();
+    }
+    let s: String = (0..4).map(|_| *r.pick(&['x', 'y', 'z', 'w'])).collect();
+    format!(".{s}")
+}
+
+fn mask(r: &mut Rng) -> String {
+    let m = (r.below(15) + 1) as u8;
+    if m == 15 {
+        return String::new();
+    }
+    let s: String = (0..4).filter(|l| m & (1 << l) != 0).map(|l| "xyzw".as_bytes()[l] as char).collect();
+    format!(".{s}")
+}
+
+fn operand(r: &mut Rng, ty: Ty) -> String {
+    let reg = *r.pick(&SRC_REGS);
+    let sw = swizzle(r);
+    let (neg, abs) = match ty {
+        Ty::I => (r.below(6) == 0, r.below(10) == 0),
+        _ => (r.below(3) == 0, r.below(4) == 0),
+    };
+    let body = if abs { format!("|{reg}{sw}|") } else { format!("{reg}{sw}") };
+    if neg {
+        format!("-{body}")
+    } else {
+        body
+    }
+}
+
+fn imm_line(r: &mut Rng, ty: Ty) -> String {
+    if ty == Ty::I {
+        let v: Vec<String> = (0..4).map(|_| r.uint().to_string()).collect();
+        format!("IMM[0] UINT32 {{{}}}", v.join(", "))
+    } else {
+        let v: Vec<String> = (0..4)
+            .map(|_| {
+                let f = match r.below(3) {
+                    0 => r.below(130) as f32,
+                    1 => -(r.below(5) as f32),
+                    _ => r.float(),
+                };
+                format!("{:#010x}", f.to_bits())
+            })
+            .collect();
+        format!("IMM[0] FLT32 {{{}}}", v.join(", "))
+    }
+}
+
+fn values(r: &mut Rng, ty: Ty) -> V {
+    if ty == Ty::I {
+        r.uvec()
+    } else {
+        r.fvec()
+    }
+}
+
+/// One random use of `op`: (shader text for the stage, destination is TEMP[0]).
+fn shader(r: &mut Rng, op: &str, nsrc: usize, ty: Ty, frag: bool) -> String {
+    let sat = ty == Ty::F && r.below(4) == 0;
+    let srcs: Vec<String> = (0..nsrc).map(|_| operand(r, ty)).collect();
+    let to_temp = r.below(2) == 0;
+    let out = if frag { "OUT[0]" } else { "OUT[1]" };
+    let dst = if to_temp {
+        format!("TEMP[0]{}", mask(r))
+    } else {
+        format!("{out}{}", mask(r))
+    };
+    let head = if frag {
+        "FRAG\nDCL IN[0], GENERIC[0], PERSPECTIVE\nDCL IN[1], GENERIC[1], PERSPECTIVE\nDCL IN[2], GENERIC[2], LINEAR\nDCL OUT[0], COLOR\n"
+    } else {
+        "VERT\nDCL IN[0]\nDCL IN[1]\nDCL IN[2]\nDCL OUT[0], POSITION\nDCL OUT[1], GENERIC[0]\n"
+    };
+    let mut t = format!(
+        "{head}DCL CONST[0][0..1]\nDCL TEMP[0..1]\n{}\n  0: MOV TEMP[0], IN[2]\n  1: {op}{} {dst}, {}\n",
+        imm_line(r, ty),
+        if sat { "_SAT" } else { "" },
+        srcs.join(", ")
+    );
+    if to_temp {
+        t.push_str(&format!("  2: MOV {out}, TEMP[0]\n"));
+    }
+    if !frag {
+        t.push_str("  3: MOV OUT[0], IN[0]\n");
+    }
+    t.push_str("  4: END\n");
+    t
+}
+
+fn consts(r: &mut Rng, ty: Ty) -> BTreeMap<(u32, u32), V> {
+    (0..2).map(|i| ((0, i), values(r, ty))).collect()
+}
+
+#[test]
+fn every_opcode_vertex() {
+    let mut r = Rng(0x5eed_0001);
+    for &(op, nsrc, ty) in OPS {
+        for _ in 0..24 {
+            let text = shader(&mut r, op, nsrc, ty, false);
+            for _ in 0..4 {
+                let attrs: BTreeMap<u32, V> = (0..3).map(|i| (i, values(&mut r, ty))).collect();
+                check_vs(&text, &attrs, &consts(&mut r, ty));
+            }
+        }
+    }
+}
+
+fn fs_inputs(r: &mut Rng, ty: Ty) -> FsInputs {
+    [0; 4].map(|_| (0..3).map(|i| ((File::Input, i), values(r, ty))).collect())
+}
+
+#[test]
+fn every_opcode_fragment() {
+    let mut r = Rng(0x5eed_0002);
+    let fs_only: &[(&str, usize, Ty)] = &[("DDX", 1, Ty::F), ("DDY", 1, Ty::F)];
+    for &(op, nsrc, ty) in OPS.iter().chain(fs_only) {
+        for _ in 0..8 {
+            let text = shader(&mut r, op, nsrc, ty, true);
+            for _ in 0..3 {
+                check_fs(&text, &fs_inputs(&mut r, ty), &consts(&mut r, ty));
+            }
+        }
+    }
+}
+
+#[test]
+fn kill_and_kill_if() {
+    let mut r = Rng(0x5eed_0003);
+    let mut killed_some = false;
+    let mut kept_some = false;
+    for _ in 0..40 {
+        let src = operand(&mut r, Ty::F);
+        let text = format!(
+            "FRAG\nDCL IN[0], GENERIC[0], PERSPECTIVE\nDCL IN[1], GENERIC[1], PERSPECTIVE\nDCL IN[2], GENERIC[2], PERSPECTIVE\nDCL OUT[0], COLOR\nDCL CONST[0][0..1]\nDCL TEMP[0..1]\n{}\n 0: MOV TEMP[0], IN[2]\n 1: KILL_IF {src}\n 2: MOV OUT[0], TEMP[0]\n 3: END\n",
+            imm_line(&mut r, Ty::F)
+        );
+        let res = check_fs(&text, &fs_inputs(&mut r, Ty::F), &consts(&mut r, Ty::F));
+        killed_some |= res.killed.iter().any(|k| *k);
+        kept_some |= res.killed.iter().any(|k| !*k);
+    }
+    assert!(killed_some && kept_some, "the random inputs must exercise both outcomes");
+    let text = "FRAG\nDCL IN[0], GENERIC[0], PERSPECTIVE\nDCL OUT[0], COLOR\n 0: MOV OUT[0], IN[0]\n 1: KILL\n 2: END\n";
+    let res = check_fs(text, &fs_inputs(&mut r, Ty::F), &BTreeMap::new());
+    assert_eq!(res.killed, [true; 4]);
+    assert!(sgx_compiler::compile(text).unwrap().discards);
+}
+
+#[test]
+fn texture_opcodes() {
+    let mut r = Rng(0x5eed_0004);
+    for op in ["TEX", "TXB", "TXL", "TXP"] {
+        for frag in [true, false] {
+            for _ in 0..12 {
+                let unit = r.below(8);
+                let coord = operand(&mut r, Ty::F);
+                let sat = if r.below(3) == 0 { "_SAT" } else { "" };
+                let (head, out) = if frag {
+                    ("FRAG\nDCL IN[0], GENERIC[0], PERSPECTIVE\nDCL IN[1], GENERIC[1], PERSPECTIVE\nDCL IN[2], GENERIC[2], PERSPECTIVE\nDCL OUT[0], COLOR\n", "OUT[0]")
+                } else {
+                    ("VERT\nDCL IN[0]\nDCL IN[1]\nDCL IN[2]\nDCL OUT[0], POSITION\nDCL OUT[1], GENERIC[0]\n", "OUT[1]")
+                };
+                let text = format!(
+                    "{head}DCL CONST[0][0..1]\nDCL SAMP[{unit}]\nDCL SVIEW[{unit}], 2D, FLOAT\nDCL TEMP[0..1]\n{}\n 0: MOV TEMP[0], IN[2]\n 1: {op}{sat} TEMP[0]{}, {coord}, SAMP[{unit}], 2D\n 2: MOV {out}, TEMP[0]\n 3: END\n",
+                    imm_line(&mut r, Ty::F),
+                    mask(&mut r)
+                );
+                let cs = sgx_compiler::compile(&text).unwrap();
+                assert_eq!(cs.samplers.len(), 1);
+                assert_eq!(cs.samplers[0].unit as u64, unit);
+                if frag {
+                    common::check_fs_compiled(&text, &cs, &fs_inputs(&mut r, Ty::F), &consts(&mut r, Ty::F));
+                } else {
+                    let attrs: BTreeMap<u32, V> = (0..3).map(|i| (i, r.fvec())).collect();
+                    common::check_vs_compiled(&text, &cs, &attrs, &consts(&mut r, Ty::F));
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn address_register_and_indirect_constants() {
+    let mut r = Rng(0x5eed_0005);
+    for op in ["ARL", "UARL"] {
+        for _ in 0..30 {
+            let k = r.below(4);
+            let text = format!(
+                "VERT\nDCL IN[0]\nDCL IN[1]\nDCL OUT[0], POSITION\nDCL OUT[1], GENERIC[0]\nDCL CONST[0][0..9]\nDCL ADDR[0]\nDCL TEMP[0]\n 0: {op} ADDR[0].x, IN[1].{}\n 1: MOV OUT[1], CONST[0][ADDR[0].x+{k}]\n 2: ADD OUT[1].y, CONST[0][ADDR[0].x+{k}].xxxx, IN[0]\n 3: MOV OUT[0], IN[0]\n 4: END\n",
+                r.pick(&["x", "y", "z", "w"])
+            );
+            let idx: Vec<u32> = (0..4).map(|_| r.below(6) as u32).collect();
+            let lane: [u32; 4] = if op == "ARL" {
+                [0, 1, 2, 3].map(|l| (idx[l] as f32 + 0.25 * r.below(4) as f32).to_bits())
+            } else {
+                [0, 1, 2, 3].map(|l| idx[l])
+            };
+            let attrs: BTreeMap<u32, V> = [(0, r.fvec()), (1, lane)].into_iter().collect();
+            let consts: BTreeMap<(u32, u32), V> = (0..10).map(|i| ((0, i), r.fvec())).collect();
+            check_vs(&text, &attrs, &consts);
+        }
+    }
+}

@@ -1,0 +1,185 @@
+//! `sgx535 bench twiddle`: memcpy, the reference copy and the fast copy, side by side in one
+//! process on the same buffers, in both directions. Timing is best-of-N wall time; it is a
+//! measurement to print, never a test.
+
+use std::fmt::Write as _;
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use crate::copy::{self, reference, Rect};
+use crate::morton::Twiddle;
+use crate::LayoutError;
+
+/// Bytes per element of the benchmarked format, B8G8R8A8_UNORM.
+const BENCH_BPE: usize = 4;
+
+/// Direction of a copy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub enum Direction {
+    /// Linear to twiddled (upload).
+    ToTwiddled,
+    /// Twiddled to linear (readback).
+    ToLinear,
+}
+
+impl Direction {
+    /// Short name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Direction::ToTwiddled => "linear->twiddled",
+            Direction::ToLinear => "twiddled->linear",
+        }
+    }
+}
+
+/// One measured size and direction.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct BenchRow {
+    /// Square side in pixels.
+    pub size_px: u32,
+    /// Direction.
+    pub direction: Direction,
+    /// Bytes moved per copy.
+    pub bytes: u64,
+    /// memcpy of the same bytes, GB/s (10^9 bytes per second).
+    pub memcpy_gbps: f64,
+    /// The reference copy, GB/s.
+    pub reference_gbps: f64,
+    /// The fast copy, GB/s.
+    pub fast_gbps: f64,
+    /// fast / memcpy.
+    pub fast_vs_memcpy: f64,
+    /// fast / reference.
+    pub fast_vs_reference: f64,
+}
+
+/// Best times of three copies (`run(0)`, `run(1)`, `run(2)`), measured in interleaved rounds
+/// after one warm-up each, so that load from other processes falls on all three alike.
+fn best_of_rounds(rounds: u32, mut run: impl FnMut(usize)) -> [Duration; 3] {
+    for which in 0..3 {
+        run(which);
+    }
+    let mut best = [Duration::MAX; 3];
+    for _ in 0..rounds {
+        for (which, b) in best.iter_mut().enumerate() {
+            let t = Instant::now();
+            run(which);
+            *b = (*b).min(t.elapsed());
+        }
+    }
+    best
+}
+
+fn gbps(bytes: u64, d: Duration) -> f64 {
+    bytes as f64 / d.as_secs_f64().max(1e-12) / 1e9
+}
+
+/// Measures B8G8R8A8 copies of each square size (a power of two, 4..=2048).
+pub fn bench_twiddle(sizes: &[u32]) -> Result<Vec<BenchRow>, LayoutError> {
+    let mut rows = Vec::new();
+    for &size_px in sizes {
+        let g = Twiddle::from_extent(size_px, size_px)?;
+        let bytes = g.len_el() * BENCH_BPE as u64;
+        let stride = size_px as usize * BENCH_BPE;
+        let rect = Rect::full(size_px, size_px);
+        let mut lin: Vec<u8> = (0..bytes).map(|i| (i * 7 + 3) as u8).collect();
+        let mut tw = vec![0u8; bytes as usize];
+        // About 128 MiB of fast copies per measurement, at least 5 rounds.
+        let rounds = ((128 << 20) / bytes).clamp(5, 100) as u32;
+        for direction in [Direction::ToTwiddled, Direction::ToLinear] {
+            let [memcpy, reference, fast] = best_of_rounds(rounds, |which| {
+                let r = match (direction, which) {
+                    (Direction::ToTwiddled, 0) => {
+                        tw.copy_from_slice(black_box(&lin));
+                        Ok(())
+                    }
+                    (Direction::ToTwiddled, 1) => reference::linear_to_twiddled(
+                        &mut tw,
+                        &g,
+                        rect,
+                        black_box(&lin),
+                        stride,
+                        BENCH_BPE,
+                    ),
+                    (Direction::ToTwiddled, _) => copy::linear_to_twiddled(
+                        &mut tw,
+                        &g,
+                        rect,
+                        black_box(&lin),
+                        stride,
+                        BENCH_BPE,
+                    ),
+                    (Direction::ToLinear, 0) => {
+                        lin.copy_from_slice(black_box(&tw));
+                        Ok(())
+                    }
+                    (Direction::ToLinear, 1) => reference::twiddled_to_linear(
+                        &mut lin,
+                        stride,
+                        black_box(&tw),
+                        &g,
+                        rect,
+                        BENCH_BPE,
+                    ),
+                    (Direction::ToLinear, _) => copy::twiddled_to_linear(
+                        &mut lin,
+                        stride,
+                        black_box(&tw),
+                        &g,
+                        rect,
+                        BENCH_BPE,
+                    ),
+                };
+                black_box(r).ok();
+            });
+            let (m, r, f) = (
+                gbps(bytes, memcpy),
+                gbps(bytes, reference),
+                gbps(bytes, fast),
+            );
+            rows.push(BenchRow {
+                size_px,
+                direction,
+                bytes,
+                memcpy_gbps: m,
+                reference_gbps: r,
+                fast_gbps: f,
+                fast_vs_memcpy: f / m,
+                fast_vs_reference: f / r,
+            });
+        }
+    }
+    Ok(rows)
+}
+
+/// Prints rows as a table.
+pub fn format_bench(rows: &[BenchRow]) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "{:<14} {:<17} {:>9} {:>9} {:>9} {:>9} {:>12} {:>14}",
+        "B8G8R8A8",
+        "direction",
+        "MiB",
+        "memcpy",
+        "reference",
+        "fast",
+        "fast/memcpy",
+        "fast/reference"
+    );
+    for r in rows {
+        let _ = writeln!(
+            s,
+            "{:<14} {:<17} {:>9.2} {:>7.2}GB/s {:>5.2}GB/s {:>5.2}GB/s {:>11.2}x {:>13.1}x",
+            format!("{0}x{0}", r.size_px),
+            r.direction.name(),
+            r.bytes as f64 / (1 << 20) as f64,
+            r.memcpy_gbps,
+            r.reference_gbps,
+            r.fast_gbps,
+            r.fast_vs_memcpy,
+            r.fast_vs_reference
+        );
+    }
+    s
+}

@@ -1,0 +1,224 @@
+//! The screen's capabilities, named like Gallium's `PIPE_CAP_*` and `PIPE_SHADER_CAP_*`.
+//!
+//! Chosen for the SGX535's class: what Mesa 22.3 needs to expose OpenGL 2.1 with GLSL 1.20 and
+//! OpenGL ES 2.0, with TGSI as the preferred shader IR. Limits come from hwdocs where it has
+//! them, so a change of the hardware data changes what the driver reports.
+
+use sgx_hwdocs::{limits, usse};
+
+/// Screen capabilities (a subset of Gallium's `pipe_cap`, by name).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[allow(missing_docs)]
+pub enum Cap {
+    NpotTextures,
+    MaxDualSourceRenderTargets,
+    AnisotropicFilter,
+    PointSprite,
+    MaxRenderTargets,
+    OcclusionQuery,
+    QueryTimeElapsed,
+    QueryTimestamp,
+    TextureSwizzle,
+    MaxTexture2dSize,
+    MaxTexture3dLevels,
+    MaxTextureCubeLevels,
+    TextureMirrorClamp,
+    BlendEquationSeparate,
+    TwoSidedStencil,
+    IndepBlendEnable,
+    FragmentShaderTextureLod,
+    FragmentShaderDerivatives,
+    VertexShaderSaturate,
+    TgsiFsCoordOriginUpperLeft,
+    TgsiFsCoordPixelCenterHalfInteger,
+    DepthClipDisable,
+    ConditionalRender,
+    PrimitiveRestart,
+    MaxVertexAttribStride,
+    GlslFeatureLevel,
+    GlslFeatureLevelCompatibility,
+    EsslFeatureLevel,
+    Integers,
+    ConstantBufferOffsetAlignment,
+    MinMapBufferAlignment,
+    TextureBorderColorQuirk,
+    AlphaTest,
+    MaxViewports,
+    Endianness,
+    VertexElementSrcOffset4ByteAligned,
+    TimerResolution,
+    TextureMultisample,
+    ShaderStencilExport,
+    UserVertexBuffers,
+    Accelerated,
+    Uma,
+    VideoMemory,
+    PreferBlitBasedTextureTransfer,
+    ClipHalfz,
+    QueryOcclusionPredicate,
+}
+
+impl Cap {
+    /// The Gallium name.
+    pub fn name(self) -> String {
+        let dbg = format!("{self:?}");
+        let mut s = String::from("PIPE_CAP_");
+        for (i, c) in dbg.chars().enumerate() {
+            if c.is_ascii_uppercase() && i > 0 {
+                s.push('_');
+            }
+            s.push(c.to_ascii_uppercase());
+        }
+        s.replace("2D_", "_2D_").replace("3D_", "_3D_").replace("__", "_")
+    }
+}
+
+fn level_count(size_px: u64) -> i64 {
+    64 - i64::from(size_px.leading_zeros())
+}
+
+/// The value of a screen capability.
+pub fn get_param(cap: Cap) -> i64 {
+    use Cap::*;
+    match cap {
+        NpotTextures => 1,
+        // One colour target: the PBE state words describe one target (hwdocs pbe.json).
+        MaxRenderTargets => 1,
+        MaxDualSourceRenderTargets => 0,
+        AnisotropicFilter => 0,
+        PointSprite => 1,
+        OcclusionQuery | QueryOcclusionPredicate => 1,
+        QueryTimeElapsed | QueryTimestamp => 1,
+        TextureSwizzle => 1,
+        MaxTexture2dSize => limits::MAX_TEXTURE_PX as i64,
+        // 3D textures are not in the model yet; Mesa then lowers the GL version it can offer.
+        MaxTexture3dLevels => 0,
+        MaxTextureCubeLevels => level_count(limits::MAX_TEXTURE_PX),
+        TextureMirrorClamp => 0,
+        BlendEquationSeparate => 1,
+        TwoSidedStencil => 1,
+        IndepBlendEnable => 0,
+        FragmentShaderTextureLod | FragmentShaderDerivatives => 1,
+        VertexShaderSaturate => 1,
+        TgsiFsCoordOriginUpperLeft | TgsiFsCoordPixelCenterHalfInteger => 1,
+        DepthClipDisable => 0,
+        ConditionalRender => 1,
+        PrimitiveRestart => 0,
+        MaxVertexAttribStride => 4095,
+        GlslFeatureLevel | GlslFeatureLevelCompatibility => 120,
+        EsslFeatureLevel => 100,
+        // The USSE model ISA has integer ops; the compiler takes both forms.
+        Integers => 0,
+        ConstantBufferOffsetAlignment => limits::CONST_ALIGN_B as i64,
+        MinMapBufferAlignment => 64,
+        TextureBorderColorQuirk => 0,
+        // Mesa lowers alpha test into the fragment shader when the driver lacks it.
+        AlphaTest => 0,
+        MaxViewports => 1,
+        Endianness => 0,
+        VertexElementSrcOffset4ByteAligned => 0,
+        // Nanoseconds per timestamp tick of the model clock.
+        TimerResolution => (1_000_000_000 / limits::CORE_CLOCK_HZ) as i64,
+        TextureMultisample => 0,
+        ShaderStencilExport => 0,
+        UserVertexBuffers => 1,
+        Accelerated => 1,
+        Uma => 1,
+        VideoMemory => 256,
+        PreferBlitBasedTextureTransfer => 0,
+        ClipHalfz => 1,
+    }
+}
+
+/// Shader stages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ShaderStage {
+    /// Vertex programs.
+    Vertex,
+    /// Pixel (fragment) programs.
+    Fragment,
+}
+
+/// Per-stage capabilities (a subset of Gallium's `pipe_shader_cap`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[allow(missing_docs)]
+pub enum ShaderCap {
+    MaxInstructions,
+    MaxControlFlowDepth,
+    MaxInputs,
+    MaxOutputs,
+    MaxConstBufferSize,
+    MaxConstBuffers,
+    MaxTemps,
+    CondCodes,
+    IndirectInputAddr,
+    IndirectTempAddr,
+    IndirectConstAddr,
+    Subroutines,
+    Integers,
+    MaxTextureSamplers,
+    MaxSamplerViews,
+    PreferredIr,
+    SupportedIrs,
+    TgsiSqrtSupported,
+}
+
+/// The IR a stage prefers: 0 = TGSI, as Gallium numbers `PIPE_SHADER_IR_TGSI`.
+pub const PIPE_SHADER_IR_TGSI: i64 = 0;
+
+/// The value of a per-stage capability.
+pub fn get_shader_param(stage: ShaderStage, cap: ShaderCap) -> i64 {
+    use ShaderCap::*;
+    match cap {
+        MaxInstructions => usse::MAX_INSTRUCTIONS as i64 / 4,
+        MaxControlFlowDepth => usse::CALL_STACK_DEPTH as i64,
+        MaxInputs => match stage {
+            ShaderStage::Vertex => limits::MAX_VERTEX_ATTRIBS as i64,
+            ShaderStage::Fragment => limits::MAX_VARYINGS as i64,
+        },
+        MaxOutputs => match stage {
+            ShaderStage::Vertex => 1 + limits::MAX_VARYINGS as i64,
+            ShaderStage::Fragment => 1,
+        },
+        MaxConstBufferSize => usse::SECONDARY_REGS as i64 * 16,
+        MaxConstBuffers => 1,
+        MaxTemps => usse::TEMP_REGS as i64,
+        CondCodes => 0,
+        IndirectInputAddr | IndirectTempAddr => 0,
+        IndirectConstAddr => 1,
+        Subroutines => 1,
+        Integers => 0,
+        MaxTextureSamplers | MaxSamplerViews => match stage {
+            ShaderStage::Vertex => 0,
+            ShaderStage::Fragment => limits::MAX_TEXTURE_UNITS as i64,
+        },
+        PreferredIr => PIPE_SHADER_IR_TGSI,
+        SupportedIrs => 1 << PIPE_SHADER_IR_TGSI,
+        TgsiSqrtSupported => 1,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_follow_gallium() {
+        assert_eq!(Cap::MaxTexture2dSize.name(), "PIPE_CAP_MAX_TEXTURE_2D_SIZE");
+        assert_eq!(Cap::NpotTextures.name(), "PIPE_CAP_NPOT_TEXTURES");
+        assert_eq!(Cap::GlslFeatureLevel.name(), "PIPE_CAP_GLSL_FEATURE_LEVEL");
+    }
+
+    #[test]
+    fn limits_come_from_hwdocs() {
+        assert_eq!(get_param(Cap::MaxTexture2dSize), 2048);
+        assert_eq!(get_param(Cap::MaxTextureCubeLevels), 12);
+        assert_eq!(get_param(Cap::GlslFeatureLevel), 120);
+        assert_eq!(
+            get_shader_param(ShaderStage::Fragment, ShaderCap::PreferredIr),
+            PIPE_SHADER_IR_TGSI
+        );
+        assert_eq!(get_shader_param(ShaderStage::Vertex, ShaderCap::MaxConstBufferSize), 2048);
+        assert_eq!(get_shader_param(ShaderStage::Vertex, ShaderCap::MaxTextureSamplers), 0);
+    }
+}

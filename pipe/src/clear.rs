@@ -1,0 +1,59 @@
+//! Clears. A clear of the whole framebuffer becomes the render's background: its tiles start
+//! from the clear values and load nothing. Anything drawn before it in the same batch is
+//! submitted first, so the order of work stays as the application gave it.
+
+use crate::context::Context;
+use crate::error::{invalid, PipeError, Result};
+
+/// `PIPE_CLEAR_*` flags.
+pub mod clear_flags {
+    /// Depth.
+    pub const DEPTH: u32 = 1 << 0;
+    /// Stencil.
+    pub const STENCIL: u32 = 1 << 1;
+    /// Colour buffer 0.
+    pub const COLOR0: u32 = 1 << 2;
+}
+
+impl Context {
+    /// `clear` of the whole framebuffer (`buffers`: [`clear_flags`]).
+    pub fn clear(&mut self, buffers: u32, color: [f32; 4], depth: f64, stencil: u8) -> Result<()> {
+        if buffers & !(clear_flags::DEPTH | clear_flags::STENCIL | clear_flags::COLOR0) != 0 {
+            return invalid(format!("clear flags {buffers:#x}"));
+        }
+        if color.iter().any(|c| !c.is_finite()) || !depth.is_finite() {
+            return invalid("clear values must be finite");
+        }
+        let colour = buffers & clear_flags::COLOR0 != 0 && self.fb.cbuf.is_some();
+        let ds = buffers & (clear_flags::DEPTH | clear_flags::STENCIL) != 0 && self.fb.zsbuf.is_some();
+        if !colour && !ds {
+            return Ok(());
+        }
+        if self.fb.cbuf.is_none() && self.fb.zsbuf.is_none() {
+            return Err(PipeError::NotBound("framebuffer"));
+        }
+        // Keeping stencil but clearing depth (or the reverse) needs the old values: load them.
+        if ds && self.fb.zsbuf.as_ref().is_some_and(|z| {
+            z.resource.format() == sgx_hwdocs::Format::Z24_UNORM_S8_UINT
+        }) && buffers & (clear_flags::DEPTH | clear_flags::STENCIL) != (clear_flags::DEPTH | clear_flags::STENCIL)
+        {
+            return Err(PipeError::Unsupported(
+                "clearing only depth or only stencil of a depth/stencil buffer".into(),
+            ));
+        }
+        if self.batch.as_ref().is_some_and(|b| b.draws > 0) {
+            self.flush_batch()?;
+        }
+        let b = self.batch();
+        if colour {
+            b.colour_cleared = true;
+            b.clear_colour = color;
+        }
+        if ds {
+            b.depth_cleared = true;
+            b.clear_depth = depth.clamp(0.0, 1.0) as f32;
+            b.clear_stencil = stencil;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,509 @@
+//! The context: bound state, CSOs and shaders, in Gallium's shape. Draws, clears, transfers,
+//! queries and flushes live in their own files as further `impl Context` blocks.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use sgx_winsys::{Device, Fence};
+
+use crate::batch::Batch;
+use crate::caps::ShaderStage;
+use crate::error::{invalid, Result};
+use crate::program::{Program, ShaderState};
+use crate::query::Query;
+use crate::screen::Screen;
+use crate::state::*;
+
+/// How long CPU waits for the GPU may take before they fail with a timeout error.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Texture units.
+pub const MAX_SAMPLERS: usize = sgx_hwdocs::limits::MAX_TEXTURE_UNITS as usize;
+/// Vertex buffer slots.
+pub const MAX_VERTEX_BUFFERS: usize = sgx_hwdocs::limits::MAX_VERTEX_ATTRIBS as usize;
+
+/// Counters of what the context did (for tests and benches).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ContextStats {
+    /// draw_vbo calls that drew.
+    pub draws: u64,
+    /// Draws skipped by the render condition.
+    pub draws_skipped: u64,
+    /// DrawState blocks written (a block is written only when its words change).
+    pub state_blocks_emitted: u64,
+    /// State dwords written into blocks and tables.
+    pub state_words_emitted: u64,
+    /// Jobs submitted.
+    pub submissions: u64,
+    /// Batches flushed early because parameter memory would run out.
+    pub pb_splits: u64,
+}
+
+/// Render condition: draws are skipped when the query's result is (non-zero) == condition.
+#[derive(Debug, Clone)]
+pub struct RenderCondition {
+    /// The predicate query.
+    pub query: Arc<Query>,
+    /// Skip on a true (non-zero) result when set, on a false one when clear.
+    pub condition: bool,
+    /// Wait for the result; without it, an unavailable result draws.
+    pub wait: bool,
+}
+
+static NEXT_SHADER_ID: AtomicU64 = AtomicU64::new(1);
+
+/// A rendering context.
+pub struct Context {
+    pub(crate) screen: Screen,
+    pub(crate) blend: Option<Arc<BlendState>>,
+    pub(crate) dsa: Option<Arc<DepthStencilAlphaState>>,
+    pub(crate) rast: Option<Arc<RasterizerState>>,
+    pub(crate) samplers: [Option<Arc<SamplerState>>; MAX_SAMPLERS],
+    pub(crate) views: [Option<SamplerView>; MAX_SAMPLERS],
+    pub(crate) vs: Option<Arc<ShaderState>>,
+    pub(crate) fs: Option<Arc<ShaderState>>,
+    pub(crate) velems: Option<Arc<Vec<VertexElement>>>,
+    pub(crate) vbufs: [Option<VertexBuffer>; MAX_VERTEX_BUFFERS],
+    pub(crate) constants: [Option<ConstantBuffer>; 2],
+    pub(crate) fb: FramebufferState,
+    pub(crate) viewport: ViewportState,
+    pub(crate) scissor: ScissorState,
+    pub(crate) stencil_ref: StencilRef,
+    pub(crate) blend_color: BlendColor,
+    pub(crate) sample_mask: u32,
+    pub(crate) render_cond: Option<RenderCondition>,
+    pub(crate) queries_enabled: bool,
+    pub(crate) active_queries: Vec<Arc<Query>>,
+    pub(crate) batch: Option<Batch>,
+    pub(crate) programs: HashMap<(u64, u64), Arc<Program>>,
+    pub(crate) last_fence: Option<Fence>,
+    pub(crate) stats: ContextStats,
+    pub(crate) timeout: Duration,
+}
+
+impl std::fmt::Debug for Context {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Context").field("stats", &self.stats).finish_non_exhaustive()
+    }
+}
+
+impl Context {
+    pub(crate) fn new(screen: Screen) -> Context {
+        Context {
+            screen,
+            blend: None,
+            dsa: None,
+            rast: None,
+            samplers: Default::default(),
+            views: Default::default(),
+            vs: None,
+            fs: None,
+            velems: None,
+            vbufs: Default::default(),
+            constants: Default::default(),
+            fb: FramebufferState::default(),
+            viewport: ViewportState::default(),
+            scissor: ScissorState::default(),
+            stencil_ref: StencilRef::default(),
+            blend_color: BlendColor::default(),
+            sample_mask: !0,
+            render_cond: None,
+            queries_enabled: true,
+            active_queries: Vec::new(),
+            batch: None,
+            programs: HashMap::new(),
+            last_fence: None,
+            stats: ContextStats::default(),
+            timeout: DEFAULT_TIMEOUT,
+        }
+    }
+
+    /// The screen.
+    pub fn screen(&self) -> &Screen {
+        &self.screen
+    }
+
+    pub(crate) fn dev(&self) -> Arc<dyn Device> {
+        self.screen.device().clone()
+    }
+
+    /// Counters so far.
+    pub fn stats(&self) -> ContextStats {
+        self.stats
+    }
+
+    /// Sets how long CPU waits on the GPU may take.
+    pub fn set_timeout(&mut self, t: Duration) {
+        self.timeout = t;
+    }
+
+    // ---- CSOs: create is a plain Arc, delete is a drop; binding keeps a reference.
+
+    /// `create_blend_state`.
+    pub fn create_blend_state(&self, s: &BlendState) -> Arc<BlendState> {
+        Arc::new(*s)
+    }
+    /// `bind_blend_state`.
+    pub fn bind_blend_state(&mut self, s: Option<&Arc<BlendState>>) {
+        self.blend = s.cloned();
+    }
+    /// `create_depth_stencil_alpha_state`.
+    pub fn create_depth_stencil_alpha_state(&self, s: &DepthStencilAlphaState) -> Arc<DepthStencilAlphaState> {
+        Arc::new(*s)
+    }
+    /// `bind_depth_stencil_alpha_state`.
+    pub fn bind_depth_stencil_alpha_state(&mut self, s: Option<&Arc<DepthStencilAlphaState>>) {
+        self.dsa = s.cloned();
+    }
+    /// `create_rasterizer_state`.
+    pub fn create_rasterizer_state(&self, s: &RasterizerState) -> Result<Arc<RasterizerState>> {
+        if !(s.point_size.is_finite() && s.point_size > 0.0 && s.line_width.is_finite() && s.line_width > 0.0) {
+            return invalid("point size and line width must be positive");
+        }
+        Ok(Arc::new(*s))
+    }
+    /// `bind_rasterizer_state`.
+    pub fn bind_rasterizer_state(&mut self, s: Option<&Arc<RasterizerState>>) {
+        self.rast = s.cloned();
+    }
+    /// `create_sampler_state`.
+    pub fn create_sampler_state(&self, s: &SamplerState) -> Result<Arc<SamplerState>> {
+        if !s.lod_bias.is_finite() {
+            return invalid("LOD bias must be finite");
+        }
+        Ok(Arc::new(*s))
+    }
+    /// `bind_sampler_states` for the fragment stage, from `start`.
+    pub fn bind_sampler_states(&mut self, start: usize, s: &[Option<Arc<SamplerState>>]) -> Result<()> {
+        if start + s.len() > MAX_SAMPLERS {
+            return invalid(format!("samplers {start}..{} of {MAX_SAMPLERS}", start + s.len()));
+        }
+        for (i, v) in s.iter().enumerate() {
+            self.samplers[start + i] = v.clone();
+        }
+        Ok(())
+    }
+    /// `set_sampler_views` for the fragment stage, from `start`.
+    pub fn set_sampler_views(&mut self, start: usize, v: &[Option<SamplerView>]) -> Result<()> {
+        if start + v.len() > MAX_SAMPLERS {
+            return invalid(format!("sampler views {start}..{} of {MAX_SAMPLERS}", start + v.len()));
+        }
+        for view in v.iter().flatten() {
+            check_view(view)?;
+        }
+        for (i, view) in v.iter().enumerate() {
+            self.views[start + i] = view.clone();
+        }
+        Ok(())
+    }
+    /// `create_vertex_elements_state`.
+    pub fn create_vertex_elements_state(&self, e: &[VertexElement]) -> Result<Arc<Vec<VertexElement>>> {
+        if e.len() > MAX_VERTEX_BUFFERS {
+            return invalid(format!("{} vertex elements, at most {MAX_VERTEX_BUFFERS}", e.len()));
+        }
+        if let Some(b) = e.iter().find(|x| x.vertex_buffer_index as usize >= MAX_VERTEX_BUFFERS) {
+            return invalid(format!("vertex buffer index {}", b.vertex_buffer_index));
+        }
+        Ok(Arc::new(e.to_vec()))
+    }
+    /// `bind_vertex_elements_state`.
+    pub fn bind_vertex_elements_state(&mut self, e: Option<&Arc<Vec<VertexElement>>>) {
+        self.velems = e.cloned();
+    }
+    /// `set_vertex_buffers` from `start`.
+    pub fn set_vertex_buffers(&mut self, start: usize, b: &[Option<VertexBuffer>]) -> Result<()> {
+        if start + b.len() > MAX_VERTEX_BUFFERS {
+            return invalid(format!("vertex buffers {start}..{}", start + b.len()));
+        }
+        for vb in b.iter().flatten() {
+            if vb.stride > 4095 {
+                return invalid(format!("vertex stride {} exceeds 4095", vb.stride));
+            }
+            if let BufferSource::Resource(r) = &vb.buffer {
+                if r.target() != crate::ResourceTarget::Buffer {
+                    return invalid("a vertex buffer must be a buffer resource");
+                }
+            }
+        }
+        for (i, vb) in b.iter().enumerate() {
+            self.vbufs[start + i] = vb.clone();
+        }
+        Ok(())
+    }
+
+    /// Creates a shader from TGSI text (compiled once, cached by content).
+    pub fn create_shader_state(&self, tgsi: &str) -> Result<Arc<ShaderState>> {
+        let compiled = self.screen.shader_cache().get_or_compile(tgsi)?;
+        let stage = crate::program::stage_of(&compiled);
+        Ok(Arc::new(ShaderState {
+            id: NEXT_SHADER_ID.fetch_add(1, Ordering::Relaxed),
+            stage,
+            tgsi: tgsi.into(),
+            compiled,
+        }))
+    }
+    /// `create_vs_state`: refuses fragment shaders.
+    pub fn create_vs_state(&self, tgsi: &str) -> Result<Arc<ShaderState>> {
+        let s = self.create_shader_state(tgsi)?;
+        if s.stage != ShaderStage::Vertex {
+            return invalid("create_vs_state was given a fragment shader");
+        }
+        Ok(s)
+    }
+    /// `create_fs_state`: refuses vertex shaders.
+    pub fn create_fs_state(&self, tgsi: &str) -> Result<Arc<ShaderState>> {
+        let s = self.create_shader_state(tgsi)?;
+        if s.stage != ShaderStage::Fragment {
+            return invalid("create_fs_state was given a vertex shader");
+        }
+        Ok(s)
+    }
+    /// `bind_vs_state`.
+    pub fn bind_vs_state(&mut self, s: Option<&Arc<ShaderState>>) -> Result<()> {
+        if s.is_some_and(|s| s.stage != ShaderStage::Vertex) {
+            return invalid("bind_vs_state was given a fragment shader");
+        }
+        self.vs = s.cloned();
+        Ok(())
+    }
+    /// `bind_fs_state`.
+    pub fn bind_fs_state(&mut self, s: Option<&Arc<ShaderState>>) -> Result<()> {
+        if s.is_some_and(|s| s.stage != ShaderStage::Fragment) {
+            return invalid("bind_fs_state was given a vertex shader");
+        }
+        self.fs = s.cloned();
+        Ok(())
+    }
+
+    /// `set_constant_buffer` for a stage (index 0 only: one constant buffer per stage).
+    pub fn set_constant_buffer(&mut self, stage: ShaderStage, index: u32, cb: Option<ConstantBuffer>) -> Result<()> {
+        if index != 0 {
+            return invalid(format!("constant buffer {index}: only buffer 0"));
+        }
+        if let Some(c) = &cb {
+            let max = sgx_hwdocs::usse::SECONDARY_REGS as usize * 4;
+            if c.data.len() > max {
+                return invalid(format!("{} constants, at most {max} dwords", c.data.len()));
+            }
+        }
+        self.constants[stage_index(stage)] = cb;
+        Ok(())
+    }
+
+    /// `set_framebuffer_state`: a different framebuffer submits the pending batch.
+    pub fn set_framebuffer_state(&mut self, fb: &FramebufferState) -> Result<()> {
+        check_framebuffer(fb)?;
+        if *fb != self.fb {
+            // The new framebuffer is bound even if submitting the old batch fails, so callers
+            // restoring state always get it back; the submission error is returned.
+            let r = self.flush_batch();
+            self.fb = fb.clone();
+            r?;
+        }
+        Ok(())
+    }
+    /// `set_viewport_states` (one viewport).
+    pub fn set_viewport_state(&mut self, v: &ViewportState) -> Result<()> {
+        if v.scale.iter().chain(&v.translate).any(|x| !x.is_finite()) {
+            return invalid("viewport values must be finite");
+        }
+        self.viewport = *v;
+        Ok(())
+    }
+    /// `set_scissor_states` (one scissor).
+    pub fn set_scissor_state(&mut self, s: &ScissorState) -> Result<()> {
+        if s.minx > s.maxx || s.miny > s.maxy || s.maxx > 4096 || s.maxy > 4096 {
+            return invalid(format!("scissor {s:?}"));
+        }
+        self.scissor = *s;
+        Ok(())
+    }
+    /// `set_stencil_ref`.
+    pub fn set_stencil_ref(&mut self, r: StencilRef) {
+        self.stencil_ref = r;
+    }
+    /// `set_blend_color`.
+    pub fn set_blend_color(&mut self, c: BlendColor) {
+        self.blend_color = c;
+    }
+    /// `set_sample_mask` (single-sampled: bit 0 decides whether anything is drawn).
+    pub fn set_sample_mask(&mut self, m: u32) {
+        self.sample_mask = m;
+    }
+    /// `render_condition`.
+    pub fn render_condition(&mut self, c: Option<RenderCondition>) -> Result<()> {
+        if let Some(rc) = &c {
+            if !rc.query.kind().is_occlusion() && rc.query.kind() != crate::QueryType::GpuFinished {
+                return invalid("a render condition needs an occlusion or GPU_FINISHED query");
+            }
+        }
+        self.render_cond = c;
+        Ok(())
+    }
+    /// `set_active_query_state`: pauses (false) or resumes (true) counting of active queries,
+    /// around internal draws.
+    pub fn set_active_query_state(&mut self, enable: bool) {
+        self.queries_enabled = enable;
+    }
+
+    // ---- Getters: what is bound (the blitter saves and restores through these).
+
+    /// Bound blend state.
+    pub fn blend_state(&self) -> Option<Arc<BlendState>> {
+        self.blend.clone()
+    }
+    /// Bound depth-stencil-alpha state.
+    pub fn depth_stencil_alpha_state(&self) -> Option<Arc<DepthStencilAlphaState>> {
+        self.dsa.clone()
+    }
+    /// Bound rasterizer state.
+    pub fn rasterizer_state(&self) -> Option<Arc<RasterizerState>> {
+        self.rast.clone()
+    }
+    /// Bound fragment samplers.
+    pub fn sampler_states(&self) -> Vec<Option<Arc<SamplerState>>> {
+        self.samplers.to_vec()
+    }
+    /// Bound fragment sampler views.
+    pub fn sampler_views(&self) -> Vec<Option<SamplerView>> {
+        self.views.to_vec()
+    }
+    /// Bound vertex shader.
+    pub fn vs_state(&self) -> Option<Arc<ShaderState>> {
+        self.vs.clone()
+    }
+    /// Bound fragment shader.
+    pub fn fs_state(&self) -> Option<Arc<ShaderState>> {
+        self.fs.clone()
+    }
+    /// Bound vertex elements.
+    pub fn vertex_elements_state(&self) -> Option<Arc<Vec<VertexElement>>> {
+        self.velems.clone()
+    }
+    /// Bound vertex buffers.
+    pub fn vertex_buffers(&self) -> Vec<Option<VertexBuffer>> {
+        self.vbufs.to_vec()
+    }
+    /// Constant buffer 0 of a stage.
+    pub fn constant_buffer(&self, stage: ShaderStage) -> Option<ConstantBuffer> {
+        self.constants[stage_index(stage)].clone()
+    }
+    /// Framebuffer.
+    pub fn framebuffer_state(&self) -> FramebufferState {
+        self.fb.clone()
+    }
+    /// Viewport.
+    pub fn viewport_state(&self) -> ViewportState {
+        self.viewport
+    }
+    /// Scissor.
+    pub fn scissor_state(&self) -> ScissorState {
+        self.scissor
+    }
+    /// Stencil reference.
+    pub fn stencil_ref(&self) -> StencilRef {
+        self.stencil_ref
+    }
+    /// Blend colour.
+    pub fn blend_color(&self) -> BlendColor {
+        self.blend_color
+    }
+    /// Sample mask.
+    pub fn sample_mask(&self) -> u32 {
+        self.sample_mask
+    }
+    /// Render condition.
+    pub fn render_condition_state(&self) -> Option<RenderCondition> {
+        self.render_cond.clone()
+    }
+    /// Whether active queries count (set_active_query_state).
+    pub fn active_query_state(&self) -> bool {
+        self.queries_enabled
+    }
+    /// The fence of the last submission.
+    pub fn last_fence(&self) -> Option<Fence> {
+        self.last_fence.clone()
+    }
+}
+
+pub(crate) fn stage_index(s: ShaderStage) -> usize {
+    match s {
+        ShaderStage::Vertex => 0,
+        ShaderStage::Fragment => 1,
+    }
+}
+
+fn check_view(v: &SamplerView) -> Result<()> {
+    let r = &v.resource;
+    if r.target() == crate::ResourceTarget::Buffer {
+        return invalid("a sampler view of a buffer");
+    }
+    if v.format != r.format() {
+        return invalid(format!(
+            "view format {} differs from the resource's {}",
+            v.format.name(),
+            r.format().name()
+        ));
+    }
+    if v.first_level > v.last_level || v.last_level > r.last_level() {
+        return invalid(format!(
+            "view levels {}..={} of a resource with 0..={}",
+            v.first_level,
+            v.last_level,
+            r.last_level()
+        ));
+    }
+    if !v.format.info().sampleable {
+        return Err(crate::PipeError::UnsupportedFormat {
+            format: v.format,
+            what: "for sampling",
+        });
+    }
+    Ok(())
+}
+
+fn check_surface(s: &Surface, what: &str) -> Result<(u32, u32)> {
+    let r = &s.resource;
+    if r.target() == crate::ResourceTarget::Buffer {
+        return invalid(format!("{what} is a buffer"));
+    }
+    if s.face >= r.faces() {
+        return invalid(format!("{what}: face {} of {}", s.face, r.faces()));
+    }
+    r.level_extent(s.level)
+}
+
+fn check_framebuffer(fb: &FramebufferState) -> Result<()> {
+    if fb.width == 0 || fb.height == 0 {
+        if fb.cbuf.is_some() || fb.zsbuf.is_some() {
+            return invalid("a framebuffer with surfaces has a size");
+        }
+        return Ok(());
+    }
+    let max = sgx_hwdocs::limits::MAX_TARGET_PX as u32;
+    if fb.width > max || fb.height > max {
+        return invalid(format!("framebuffer {}x{} exceeds {max}", fb.width, fb.height));
+    }
+    if let Some(c) = &fb.cbuf {
+        let (w, h) = check_surface(c, "colour buffer")?;
+        if w < fb.width || h < fb.height {
+            return invalid(format!("colour buffer {w}x{h} is smaller than the framebuffer"));
+        }
+        let f = c.resource.format();
+        if !f.info().renderable || matches!(f.info().kind, sgx_hwdocs::FormatKind::Depth | sgx_hwdocs::FormatKind::DepthStencil) {
+            return Err(crate::PipeError::UnsupportedFormat { format: f, what: "as a colour buffer" });
+        }
+    }
+    if let Some(z) = &fb.zsbuf {
+        let (w, h) = check_surface(z, "depth buffer")?;
+        if w < fb.width || h < fb.height {
+            return invalid(format!("depth buffer {w}x{h} is smaller than the framebuffer"));
+        }
+        if !matches!(z.resource.format().info().kind, sgx_hwdocs::FormatKind::Depth | sgx_hwdocs::FormatKind::DepthStencil) {
+            return Err(crate::PipeError::UnsupportedFormat { format: z.resource.format(), what: "as a depth buffer" });
+        }
+    }
+    Ok(())
+}

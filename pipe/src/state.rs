@@ -1,0 +1,385 @@
+//! Constant state objects and bound state, in Gallium's shape (`pipe_blend_state`,
+//! `pipe_depth_stencil_alpha_state`, ...). The hardware enums of hwdocs serve as the Gallium
+//! enums: their numbering follows GL's, as Gallium's `PIPE_FUNC_*` and `PIPE_STENCIL_OP_*` do.
+
+use std::sync::Arc;
+
+pub use sgx_hwdocs::isp::{CompareFunc, CullMode, StencilOp};
+pub use sgx_hwdocs::texture::{AddrMode, Filter, MipFilter, Swizzle};
+pub use sgx_hwdocs::tsp::{BlendFactor, BlendFunc};
+use sgx_hwdocs::Format;
+
+use crate::resource::Resource;
+
+/// `pipe_blend_state` for one render target.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct BlendState {
+    /// Blending on.
+    pub blend_enable: bool,
+    /// RGB equation.
+    pub rgb_func: BlendFunc,
+    /// RGB source factor.
+    pub rgb_src_factor: BlendFactor,
+    /// RGB destination factor.
+    pub rgb_dst_factor: BlendFactor,
+    /// Alpha equation.
+    pub alpha_func: BlendFunc,
+    /// Alpha source factor.
+    pub alpha_src_factor: BlendFactor,
+    /// Alpha destination factor.
+    pub alpha_dst_factor: BlendFactor,
+    /// Bit 0 red, 1 green, 2 blue, 3 alpha (`PIPE_MASK_*`).
+    pub colormask: u8,
+}
+
+impl Default for BlendState {
+    fn default() -> Self {
+        BlendState {
+            blend_enable: false,
+            rgb_func: BlendFunc::ADD,
+            rgb_src_factor: BlendFactor::ONE,
+            rgb_dst_factor: BlendFactor::ZERO,
+            alpha_func: BlendFunc::ADD,
+            alpha_src_factor: BlendFactor::ONE,
+            alpha_dst_factor: BlendFactor::ZERO,
+            colormask: 0xF,
+        }
+    }
+}
+
+/// One face's stencil state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct StencilState {
+    /// Test on.
+    pub enabled: bool,
+    /// Compare function.
+    pub func: CompareFunc,
+    /// On stencil fail.
+    pub fail_op: StencilOp,
+    /// On depth fail.
+    pub zfail_op: StencilOp,
+    /// On pass.
+    pub zpass_op: StencilOp,
+    /// Compare mask.
+    pub valuemask: u8,
+    /// Write mask.
+    pub writemask: u8,
+}
+
+impl Default for StencilState {
+    fn default() -> Self {
+        StencilState {
+            enabled: false,
+            func: CompareFunc::ALWAYS,
+            fail_op: StencilOp::KEEP,
+            zfail_op: StencilOp::KEEP,
+            zpass_op: StencilOp::KEEP,
+            valuemask: 0xFF,
+            writemask: 0xFF,
+        }
+    }
+}
+
+/// `pipe_depth_stencil_alpha_state` (alpha test is lowered into shaders by Mesa: no cap).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct DepthStencilAlphaState {
+    /// Depth test on.
+    pub depth_enabled: bool,
+    /// Depth writes on.
+    pub depth_writemask: bool,
+    /// Depth compare.
+    pub depth_func: CompareFunc,
+    /// Front [0] and back [1] stencil; back is used when its `enabled` is set.
+    pub stencil: [StencilState; 2],
+}
+
+impl Default for DepthStencilAlphaState {
+    fn default() -> Self {
+        DepthStencilAlphaState {
+            depth_enabled: false,
+            depth_writemask: false,
+            depth_func: CompareFunc::ALWAYS,
+            stencil: [StencilState::default(); 2],
+        }
+    }
+}
+
+/// `pipe_rasterizer_state`, the parts the SGX535 model has.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RasterizerState {
+    /// Which faces to drop.
+    pub cull_face: CullMode,
+    /// Counter-clockwise is front.
+    pub front_ccw: bool,
+    /// Scissor test on.
+    pub scissor: bool,
+    /// Flat shading of colour inputs.
+    pub flatshade: bool,
+    /// Point size when the vertex shader writes none.
+    pub point_size: f32,
+    /// Line width.
+    pub line_width: f32,
+    /// Point sprites: texture coordinates replaced by the point coordinate.
+    pub point_quad_rasterization: bool,
+}
+
+impl Default for RasterizerState {
+    fn default() -> Self {
+        RasterizerState {
+            cull_face: CullMode::NONE,
+            front_ccw: true,
+            scissor: false,
+            flatshade: false,
+            point_size: 1.0,
+            line_width: 1.0,
+            point_quad_rasterization: false,
+        }
+    }
+}
+
+/// `pipe_sampler_state`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SamplerState {
+    /// Wrap in s.
+    pub wrap_s: AddrMode,
+    /// Wrap in t.
+    pub wrap_t: AddrMode,
+    /// Minification filter.
+    pub min_img_filter: Filter,
+    /// Magnification filter.
+    pub mag_img_filter: Filter,
+    /// Mip filter.
+    pub min_mip_filter: MipFilter,
+    /// LOD bias.
+    pub lod_bias: f32,
+}
+
+impl Default for SamplerState {
+    fn default() -> Self {
+        SamplerState {
+            wrap_s: AddrMode::REPEAT,
+            wrap_t: AddrMode::REPEAT,
+            min_img_filter: Filter::NEAREST,
+            mag_img_filter: Filter::NEAREST,
+            min_mip_filter: MipFilter::NONE,
+            lod_bias: 0.0,
+        }
+    }
+}
+
+/// `pipe_sampler_view`: a resource seen through a level range and a swizzle.
+#[derive(Debug, Clone)]
+pub struct SamplerView {
+    /// The texture.
+    pub resource: Arc<Resource>,
+    /// Format it is read as (must equal the resource's here).
+    pub format: Format,
+    /// First level sampled.
+    pub first_level: u32,
+    /// Last level sampled.
+    pub last_level: u32,
+    /// Result channel sources.
+    pub swizzle: [Swizzle; 4],
+}
+
+impl SamplerView {
+    /// A view of every level, identity swizzle.
+    pub fn new(resource: &Arc<Resource>) -> SamplerView {
+        SamplerView {
+            resource: resource.clone(),
+            format: resource.format(),
+            first_level: 0,
+            last_level: resource.last_level(),
+            swizzle: [Swizzle::R, Swizzle::G, Swizzle::B, Swizzle::A],
+        }
+    }
+
+    /// The same view restricted to levels first..=last.
+    pub fn levels(mut self, first: u32, last: u32) -> SamplerView {
+        self.first_level = first;
+        self.last_level = last;
+        self
+    }
+}
+
+impl PartialEq for SamplerView {
+    fn eq(&self, o: &Self) -> bool {
+        Arc::ptr_eq(&self.resource, &o.resource)
+            && self.format == o.format
+            && self.first_level == o.first_level
+            && self.last_level == o.last_level
+            && self.swizzle == o.swizzle
+    }
+}
+
+/// Vertex attribute formats (`PIPE_FORMAT_*` names of vertex formats).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[allow(non_camel_case_types, missing_docs)]
+pub enum VertexFormat {
+    R32_FLOAT,
+    R32G32_FLOAT,
+    R32G32B32_FLOAT,
+    R32G32B32A32_FLOAT,
+    R8G8B8A8_UNORM,
+    R8G8B8A8_USCALED,
+    R16G16_SNORM,
+    R16G16B16A16_SNORM,
+    R16G16_SSCALED,
+    R16G16B16A16_SSCALED,
+    R16G16_UNORM,
+    R16G16B16A16_UNORM,
+    R32_UINT_SCALED,
+}
+
+impl VertexFormat {
+    /// Hardware component type, component count and bytes per vertex.
+    pub fn hw(self) -> (sgx_hwdocs::render::AttrType, u32, u32) {
+        use sgx_hwdocs::render::AttrType as T;
+        use VertexFormat::*;
+        match self {
+            R32_FLOAT => (T::FLOAT32, 1, 4),
+            R32G32_FLOAT => (T::FLOAT32, 2, 8),
+            R32G32B32_FLOAT => (T::FLOAT32, 3, 12),
+            R32G32B32A32_FLOAT => (T::FLOAT32, 4, 16),
+            R8G8B8A8_UNORM => (T::UNORM8, 4, 4),
+            R8G8B8A8_USCALED => (T::USCALED8, 4, 4),
+            R16G16_SNORM => (T::SNORM16, 2, 4),
+            R16G16B16A16_SNORM => (T::SNORM16, 4, 8),
+            R16G16_SSCALED => (T::SSCALED16, 2, 4),
+            R16G16B16A16_SSCALED => (T::SSCALED16, 4, 8),
+            R16G16_UNORM => (T::UNORM16, 2, 4),
+            R16G16B16A16_UNORM => (T::UNORM16, 4, 8),
+            R32_UINT_SCALED => (T::USCALED32, 1, 4),
+        }
+    }
+}
+
+/// `pipe_vertex_element`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct VertexElement {
+    /// Byte offset within a vertex.
+    pub src_offset: u32,
+    /// Which vertex buffer.
+    pub vertex_buffer_index: u32,
+    /// Format.
+    pub src_format: VertexFormat,
+}
+
+/// A vertex or index buffer binding: a buffer resource, or data the application owns.
+#[derive(Debug, Clone)]
+pub enum BufferSource {
+    /// A buffer resource.
+    Resource(Arc<Resource>),
+    /// User memory, copied into the batch at draw time.
+    User(Arc<[u8]>),
+}
+
+impl PartialEq for BufferSource {
+    fn eq(&self, o: &Self) -> bool {
+        match (self, o) {
+            (BufferSource::Resource(a), BufferSource::Resource(b)) => Arc::ptr_eq(a, b),
+            (BufferSource::User(a), BufferSource::User(b)) => Arc::ptr_eq(a, b),
+            _ => false,
+        }
+    }
+}
+
+/// `pipe_vertex_buffer`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct VertexBuffer {
+    /// Bytes between vertices.
+    pub stride: u32,
+    /// Byte offset of vertex 0.
+    pub buffer_offset: u32,
+    /// The data.
+    pub buffer: BufferSource,
+}
+
+/// `pipe_constant_buffer`: constants as f32/u32 bits, four per vec4.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConstantBuffer {
+    /// The constants; copied into each batch that draws with them.
+    pub data: Arc<[u32]>,
+}
+
+/// `pipe_surface`: one level (and cube face) of a texture as a render target.
+#[derive(Debug, Clone)]
+pub struct Surface {
+    /// The texture.
+    pub resource: Arc<Resource>,
+    /// Level.
+    pub level: u32,
+    /// Cube face (0 for 2D).
+    pub face: u32,
+}
+
+impl PartialEq for Surface {
+    fn eq(&self, o: &Self) -> bool {
+        Arc::ptr_eq(&self.resource, &o.resource) && self.level == o.level && self.face == o.face
+    }
+}
+
+/// `pipe_framebuffer_state`.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct FramebufferState {
+    /// Width in pixels.
+    pub width: u32,
+    /// Height in pixels.
+    pub height: u32,
+    /// Colour buffer (one target on this hardware).
+    pub cbuf: Option<Surface>,
+    /// Depth/stencil buffer.
+    pub zsbuf: Option<Surface>,
+}
+
+/// `pipe_viewport_state`: window = ndc * scale + translate.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ViewportState {
+    /// Scale x, y, z.
+    pub scale: [f32; 3],
+    /// Translate x, y, z.
+    pub translate: [f32; 3],
+}
+
+impl ViewportState {
+    /// The viewport mapping NDC onto the rectangle (x, y, w, h), depth 0..1, y down.
+    pub fn rect(x: f32, y: f32, w: f32, h: f32) -> ViewportState {
+        ViewportState {
+            scale: [w / 2.0, h / 2.0, 0.5],
+            translate: [x + w / 2.0, y + h / 2.0, 0.5],
+        }
+    }
+}
+
+impl Default for ViewportState {
+    fn default() -> Self {
+        ViewportState::rect(0.0, 0.0, 1.0, 1.0)
+    }
+}
+
+/// `pipe_scissor_state`: pixels minx..maxx, miny..maxy (max exclusive, as Gallium).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ScissorState {
+    /// First column.
+    pub minx: u32,
+    /// First row.
+    pub miny: u32,
+    /// One past the last column.
+    pub maxx: u32,
+    /// One past the last row.
+    pub maxy: u32,
+}
+
+/// `pipe_stencil_ref`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct StencilRef {
+    /// Front and back reference values.
+    pub ref_value: [u8; 2],
+}
+
+/// `pipe_blend_color`.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct BlendColor {
+    /// RGBA.
+    pub color: [f32; 4],
+}

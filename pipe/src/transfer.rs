@@ -1,0 +1,210 @@
+//! CPU access to resources: transfers, subdata, CPU copies.
+//!
+//! GPU-newer data is synchronised before any CPU read of it: pending work that uses the
+//! resource is submitted, then the buffer map waits by dma-resv rules (a read waits for the
+//! writer, a write for everyone). Never earlier, never skipped — except with UNSYNCHRONIZED,
+//! where the caller promised not to touch bytes in use.
+
+use std::sync::Arc;
+
+use sgx_layout::copy::Rect;
+use sgx_winsys::Access;
+
+use crate::context::Context;
+use crate::error::{invalid, Result};
+use crate::resource::{Resource, ResourceTarget};
+
+/// `PIPE_MAP_*` flags.
+pub mod map_flags {
+    /// The CPU reads.
+    pub const READ: u32 = 1 << 0;
+    /// The CPU writes.
+    pub const WRITE: u32 = 1 << 1;
+    /// The old contents of the box may be thrown away.
+    pub const DISCARD_RANGE: u32 = 1 << 8;
+    /// No waiting: the caller guarantees no conflict with GPU work.
+    pub const UNSYNCHRONIZED: u32 = 1 << 10;
+}
+
+/// A box: x, y, width, height in pixels (bytes for buffers), of one level and face.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PipeBox {
+    /// Left.
+    pub x: u32,
+    /// Top.
+    pub y: u32,
+    /// Width.
+    pub width: u32,
+    /// Height.
+    pub height: u32,
+}
+
+impl PipeBox {
+    /// A box.
+    pub fn new(x: u32, y: u32, width: u32, height: u32) -> PipeBox {
+        PipeBox { x, y, width, height }
+    }
+}
+
+/// A mapped region: a linear staging copy, written back at unmap when mapped for writing.
+#[derive(Debug)]
+pub struct Transfer {
+    resource: Arc<Resource>,
+    level: u32,
+    face: u32,
+    bbox: PipeBox,
+    usage: u32,
+    /// Bytes between rows of `data`.
+    pub stride: usize,
+    /// The pixels (or bytes) of the box.
+    pub data: Vec<u8>,
+}
+
+impl Context {
+    fn check_box(&self, r: &Resource, level: u32, face: u32, b: PipeBox) -> Result<()> {
+        if b.width == 0 || b.height == 0 {
+            return invalid("empty box");
+        }
+        if r.target() == ResourceTarget::Buffer {
+            if level != 0 || face != 0 || b.y != 0 || b.height != 1 {
+                return invalid("a buffer box is one row of level 0");
+            }
+            if u64::from(b.x) + u64::from(b.width) > u64::from(r.width()) {
+                return invalid(format!("bytes {}..{} of a {}-byte buffer", b.x, b.x + b.width, r.width()));
+            }
+            return Ok(());
+        }
+        if face >= r.faces() {
+            return invalid(format!("face {face} of {}", r.faces()));
+        }
+        let (w, h) = r.level_extent(level)?;
+        if u64::from(b.x) + u64::from(b.width) > u64::from(w) || u64::from(b.y) + u64::from(b.height) > u64::from(h) {
+            return invalid(format!("box {b:?} outside level {level} ({w}x{h})"));
+        }
+        Ok(())
+    }
+
+    /// `transfer_map`.
+    pub fn transfer_map(&mut self, r: &Arc<Resource>, level: u32, face: u32, usage: u32, b: PipeBox) -> Result<Transfer> {
+        if usage & (map_flags::READ | map_flags::WRITE) == 0 {
+            return invalid("a map reads, writes or both");
+        }
+        self.check_box(r, level, face, b)?;
+        let writes = usage & map_flags::WRITE != 0;
+        let reads = usage & map_flags::READ != 0 || (writes && usage & map_flags::DISCARD_RANGE == 0 && r.target() != ResourceTarget::Buffer);
+        let unsync = usage & map_flags::UNSYNCHRONIZED != 0;
+        if !unsync {
+            self.flush_for_cpu_access(r.id(), writes)?;
+        }
+        let bpe = if r.target() == ResourceTarget::Buffer { 1 } else { r.format().info().bytes_per_el as usize };
+        let stride = b.width as usize * bpe;
+        let mut data = vec![0u8; stride * b.height as usize];
+        if reads {
+            let (bo, layout) = {
+                let st = r.storage();
+                (st.bo.clone(), st.layout.clone())
+            };
+            let access = Access::Read;
+            let map = if unsync { bo.map_unsynchronized(access)? } else { bo.map(access, self.timeout)? };
+            match layout {
+                None => map.read_at(u64::from(b.x), &mut data)?,
+                Some(l) => {
+                    let all = map.to_vec();
+                    l.read_rect(&all, face, level, Rect::new(b.x, b.y, b.width, b.height), &mut data, stride)?;
+                }
+            }
+        }
+        Ok(Transfer {
+            resource: r.clone(),
+            level,
+            face,
+            bbox: b,
+            usage,
+            stride,
+            data,
+        })
+    }
+
+    /// `transfer_unmap`: writes the staging data back when mapped for writing.
+    pub fn transfer_unmap(&mut self, t: Transfer) -> Result<()> {
+        if t.usage & map_flags::WRITE == 0 {
+            return Ok(());
+        }
+        let r = &t.resource;
+        let unsync = t.usage & map_flags::UNSYNCHRONIZED != 0;
+        if !unsync {
+            self.flush_for_cpu_access(r.id(), true)?;
+        }
+        let (bo, layout) = {
+            let st = r.storage();
+            (st.bo.clone(), st.layout.clone())
+        };
+        let map = if unsync { bo.map_unsynchronized(Access::Write)? } else { bo.map(Access::Write, self.timeout)? };
+        match layout {
+            None => map.write_at(u64::from(t.bbox.x), &t.data)?,
+            Some(l) => {
+                let range = l.level_range_B(t.face, t.level)?;
+                let mut level_bytes = vec![0u8; (range.end - range.start) as usize];
+                map.read_at(range.start, &mut level_bytes)?;
+                // write_rect addresses the whole allocation; give it a window onto this level.
+                let mut alloc = vec![0u8; range.end as usize];
+                alloc[range.start as usize..].copy_from_slice(&level_bytes);
+                let b = t.bbox;
+                l.write_rect(&mut alloc, t.face, t.level, Rect::new(b.x, b.y, b.width, b.height), &t.data, t.stride)?;
+                map.write_at(range.start, &alloc[range.start as usize..])?;
+            }
+        }
+        Ok(())
+    }
+
+    /// `texture_subdata`: writes `data` (rows `stride` bytes apart) into a box of a level.
+    pub fn texture_subdata(&mut self, r: &Arc<Resource>, level: u32, face: u32, b: PipeBox, data: &[u8], stride: usize) -> Result<()> {
+        if r.target() == ResourceTarget::Buffer {
+            return invalid("texture_subdata of a buffer");
+        }
+        let bpe = r.format().info().bytes_per_el as usize;
+        let row = b.width as usize * bpe;
+        if stride < row || data.len() < stride * (b.height as usize - 1) + row {
+            return invalid(format!("{} bytes with stride {stride} for a {}x{} box", data.len(), b.width, b.height));
+        }
+        let mut t = self.transfer_map(r, level, face, map_flags::WRITE | map_flags::DISCARD_RANGE, b)?;
+        for y in 0..b.height as usize {
+            t.data[y * row..(y + 1) * row].copy_from_slice(&data[y * stride..y * stride + row]);
+        }
+        self.transfer_unmap(t)
+    }
+
+    /// `buffer_subdata`.
+    pub fn buffer_subdata(&mut self, r: &Arc<Resource>, offset: u32, data: &[u8]) -> Result<()> {
+        if r.target() != ResourceTarget::Buffer {
+            return invalid("buffer_subdata of a texture");
+        }
+        let len = u32::try_from(data.len()).map_err(|_| crate::PipeError::InvalidArgument("data too long".into()))?;
+        let mut t = self.transfer_map(r, 0, 0, map_flags::WRITE | map_flags::DISCARD_RANGE, PipeBox::new(offset, 0, len, 1))?;
+        t.data.copy_from_slice(data);
+        self.transfer_unmap(t)
+    }
+
+    /// Reads a whole level as linear rows (width * bytes per element apart).
+    pub fn read_level(&mut self, r: &Arc<Resource>, level: u32, face: u32) -> Result<Vec<u8>> {
+        let (w, h) = r.level_extent(level)?;
+        Ok(self.transfer_map(r, level, face, map_flags::READ, PipeBox::new(0, 0, w, h))?.data)
+    }
+
+    /// `resource_copy_region` on the CPU: same format, a box of one level into another.
+    pub fn resource_copy_region(&mut self, dst: &Arc<Resource>, dst_level: u32, dst_face: u32, dx: u32, dy: u32, src: &Arc<Resource>, src_level: u32, src_face: u32, b: PipeBox) -> Result<()> {
+        if dst.target() == ResourceTarget::Buffer || src.target() == ResourceTarget::Buffer {
+            if dst.target() != src.target() {
+                return invalid("copy between a buffer and a texture");
+            }
+            let mut t = self.transfer_map(src, 0, 0, map_flags::READ, b)?;
+            let data = std::mem::take(&mut t.data);
+            return self.buffer_subdata(dst, dx, &data);
+        }
+        if dst.format() != src.format() {
+            return invalid(format!("copy from {} to {}", src.format().name(), dst.format().name()));
+        }
+        let t = self.transfer_map(src, src_level, src_face, map_flags::READ, b)?;
+        self.texture_subdata(dst, dst_level, dst_face, PipeBox::new(dx, dy, b.width, b.height), &t.data, t.stride)
+    }
+}

@@ -1,0 +1,195 @@
+//! The pixel backend: colour target addressing (linear stride or twiddled with the surface's
+//! own log2 size), format conversion with round-to-nearest unorm, clip-limited tile stores
+//! and tile loads.
+
+use sgx_hwdocs::limits::TILE_W_PX;
+use sgx_hwdocs::pbe::{MemLayout, PbeState};
+use sgx_hwdocs::{Format, FormatKind};
+
+use crate::mmu::Mmu;
+use crate::render::JobErr;
+use crate::tsp::{twiddle, Decoder};
+use crate::{Fault, Unit};
+
+const T: u32 = TILE_W_PX as u32;
+
+/// Packs RGBA into an element: per channel (shift, width, source lane; 4 = constant ones).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Encoder {
+    ch: [(u32, u32, u8); 4],
+    nch: usize,
+}
+
+impl Encoder {
+    pub(crate) fn new(f: Format) -> Encoder {
+        let mut ch = [(0, 0, 0u8); 4];
+        let mut nch = 0;
+        for c in f.info().channels {
+            let src = match c.name {
+                "r" => 0,
+                "g" => 1,
+                "b" => 2,
+                "a" => 3,
+                _ => 4,
+            };
+            if nch < 4 {
+                ch[nch] = (c.lo, c.bits, src);
+                nch += 1;
+            }
+        }
+        Encoder { ch, nch }
+    }
+
+    /// Round-to-nearest unorm of clamped values (NaN as 0); padding channels all ones.
+    #[inline(always)]
+    pub(crate) fn encode(&self, c: [f32; 4]) -> u32 {
+        let mut v = 0u32;
+        for &(lo, bits, src) in &self.ch[..self.nch] {
+            let max = ((1u64 << bits) - 1) as f32;
+            let q = if src == 4 {
+                max as u32
+            } else {
+                let x = c[usize::from(src)];
+                let x = if x >= 1.0 {
+                    1.0
+                } else if x > 0.0 {
+                    x
+                } else {
+                    0.0
+                };
+                (x * max + 0.5) as u32
+            };
+            v |= q << lo;
+        }
+        v
+    }
+}
+
+/// A decoded colour target.
+pub(crate) struct Target {
+    st: PbeState,
+    bpe: u32,
+    enc: Encoder,
+    dec: Decoder,
+    /// Writable pixel rectangle, inclusive-exclusive.
+    x0: u32,
+    y0: u32,
+    x1: u32,
+    y1: u32,
+}
+
+impl Target {
+    pub(crate) fn new(st: PbeState) -> Result<Target, JobErr> {
+        let info = st.format.info();
+        let bad = |m: String| JobErr::bad(Unit::Pbe, format!("PbeState: {m}"));
+        if !info.renderable || info.kind != FormatKind::Unorm {
+            return Err(bad(format!("{} is not a colour target format", info.name)));
+        }
+        if st.extent_w_tl == 0 || st.extent_h_tl == 0 {
+            return Err(bad("target extent of zero tiles".into()));
+        }
+        let twiddled = st.layout == MemLayout::TWIDDLED;
+        if twiddled && !info.twiddlable {
+            return Err(bad(format!("{} cannot be twiddled", info.name)));
+        }
+        let mut x1 = (st.extent_w_tl * T).min(st.clip_xmax + 1);
+        let mut y1 = (st.extent_h_tl * T).min(st.clip_ymax + 1);
+        if twiddled {
+            x1 = x1.min(1 << st.log2_w);
+            y1 = y1.min(1 << st.log2_h);
+        }
+        Ok(Target {
+            st,
+            bpe: info.bytes_per_el,
+            enc: Encoder::new(st.format),
+            dec: Decoder::new(st.format),
+            x0: st.clip_xmin,
+            y0: st.clip_ymin,
+            x1,
+            y1,
+        })
+    }
+
+    /// The pixel rectangle the PBE writes (x0, y0, x1, y1), exclusive end.
+    pub(crate) fn rect(&self) -> (u32, u32, u32, u32) {
+        (self.x0, self.y0, self.x1, self.y1)
+    }
+
+    fn addr(&self, x: u32, y: u32) -> u32 {
+        let off = match self.st.layout {
+            MemLayout::LINEAR => y.wrapping_mul(self.st.stride_b).wrapping_add(x * self.bpe),
+            MemLayout::TWIDDLED => twiddle(x, y, self.st.log2_w, self.st.log2_h) * self.bpe,
+        };
+        self.st.base_addr.wrapping_add(off)
+    }
+
+    /// Tile (tx, ty)'s pixels inside the writable rectangle: (x range, y range).
+    fn span(&self, tx: u32, ty: u32) -> Option<(std::ops::Range<u32>, std::ops::Range<u32>)> {
+        let xs = (tx * T).max(self.x0)..((tx + 1) * T).min(self.x1);
+        let ys = (ty * T).max(self.y0)..((ty + 1) * T).min(self.y1);
+        (!xs.is_empty() && !ys.is_empty()).then_some((xs, ys))
+    }
+
+    /// Stores tile (tx, ty) from `colour` (row-major 16x16); returns bytes written.
+    pub(crate) fn store(&self, mmu: &Mmu, tx: u32, ty: u32, colour: &[[f32; 4]; 256]) -> Result<u64, Fault> {
+        let Some((xs, ys)) = self.span(tx, ty) else { return Ok(0) };
+        let bpe = self.bpe as usize;
+        let mut row = [0u8; 4 * T as usize];
+        let mut n = 0u64;
+        for y in ys {
+            let line = &colour[((y - ty * T) * T) as usize..];
+            match self.st.layout {
+                MemLayout::LINEAR => {
+                    let mut k = 0;
+                    for x in xs.clone() {
+                        let v = self.enc.encode(line[(x - tx * T) as usize]).to_le_bytes();
+                        row[k..k + bpe].copy_from_slice(&v[..bpe]);
+                        k += bpe;
+                    }
+                    mmu.write(Unit::Pbe, self.addr(xs.start, y), &row[..k])?;
+                    n += k as u64;
+                }
+                MemLayout::TWIDDLED => {
+                    for x in xs.clone() {
+                        let v = self.enc.encode(line[(x - tx * T) as usize]).to_le_bytes();
+                        mmu.write(Unit::Pbe, self.addr(x, y), &v[..bpe])?;
+                        n += bpe as u64;
+                    }
+                }
+            }
+        }
+        Ok(n)
+    }
+
+    /// Loads tile (tx, ty)'s pixels inside the writable rectangle into `colour`.
+    pub(crate) fn load(&self, mmu: &Mmu, tx: u32, ty: u32, colour: &mut [[f32; 4]; 256]) -> Result<(), Fault> {
+        let Some((xs, ys)) = self.span(tx, ty) else { return Ok(()) };
+        let bpe = self.bpe as usize;
+        for y in ys {
+            for x in xs.clone() {
+                let mut b = [0u8; 4];
+                mmu.read(Unit::Pbe, self.addr(x, y), &mut b[..bpe])?;
+                colour[((y - ty * T) * T + x - tx * T) as usize] = self.dec.decode(u32::from_le_bytes(b));
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn encode_rounds_to_nearest() {
+        let e = Encoder::new(Format::B8G8R8A8_UNORM);
+        assert_eq!(e.encode([1.0, 0.5, 0.0, 2.0]).to_le_bytes(), [0, 128, 255, 255]);
+        assert_eq!(e.encode([f32::NAN, 0.2, -1.0, 0.4]).to_le_bytes(), [0, 51, 0, 102]);
+        let e = Encoder::new(Format::B5G6R5_UNORM);
+        assert_eq!(e.encode([1.0, 0.0, 1.0, 0.0]), 0xf81f);
+        let e = Encoder::new(Format::B8G8R8X8_UNORM);
+        assert_eq!(e.encode([0.0; 4]), 0xff00_0000);
+        let e = Encoder::new(Format::B5G5R5A1_UNORM);
+        assert_eq!(e.encode([0.0, 0.0, 0.0, 0.6]), 0x8000);
+    }
+}

@@ -1,0 +1,503 @@
+//! The 3D phase: per tile of the render box, start from the background or the target, walk
+//! the tile's primitives from parameter memory, rasterise them at pixel centres with the
+//! top-left rule, depth/stencil test, shade quads on the USSE, blend, mask, count queries,
+//! then store through the PBE and ZLS.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use sgx_hwdocs::isp::{CompareFunc, StencilOp};
+use sgx_hwdocs::limits::TILE_W_PX;
+use sgx_hwdocs::pbe::PbeState;
+use sgx_hwdocs::regs as r;
+use sgx_hwdocs::render::TileCtrl;
+use sgx_hwdocs::tsp::{BlendFactor, BlendFunc, Interp};
+use sgx_hwdocs::usse::Opcode;
+
+use crate::mmu::Mmu;
+use crate::pbe::Target;
+use crate::regs::RegFile;
+use crate::render::{load_consts, load_draw_state, DrawState, JobErr, ProgramCache};
+use crate::ta::{KIND_POINT, MAX_VAR};
+use crate::tsp::{Sampler, TexTable};
+use crate::usse::{Machine, Program, QuadOut, Stage};
+use crate::zls::Zls;
+use crate::{Counters, Unit};
+
+const T: u32 = TILE_W_PX as u32;
+/// Sub-pixel precision of the rasteriser: 1/256 pixel.
+const SUB: f32 = 256.0;
+
+/// Per-draw state of the 3D phase.
+struct DrawCtx {
+    ds: DrawState,
+    fs: Arc<Program>,
+    consts: Vec<[u32; 4]>,
+    tex: TexTable,
+    interp: [Interp; MAX_VAR],
+    blend_const: [f32; 4],
+}
+
+fn load_ctx(mmu: &Mmu, addr: u32, progs: &mut ProgramCache) -> Result<DrawCtx, JobErr> {
+    let ds = load_draw_state(mmu, Unit::Isp, addr)?;
+    let ps = &ds.prog;
+    let fs = progs.get(mmu, ps.fs_code_addr, Stage::Pixel)?;
+    let consts = load_consts(mmu, Unit::Isp, ps.fs_const_addr, ps.fs_const_count)?;
+    let tex = TexTable::load(mmu, ps, Unit::Tsp)?;
+    for (pc, i) in fs.ins.iter().enumerate() {
+        if matches!(i.op, Opcode::TEX | Opcode::TEXB | Opcode::TEXL | Opcode::TEXD) && usize::from(i.sampler) >= tex.len() {
+            return Err(JobErr::Illegal {
+                unit: Unit::UssePds,
+                pc: pc as u32,
+                reason: format!("sampler {} past the draw's {} textures", i.sampler, tex.len()),
+            });
+        }
+    }
+    let t = &ds.tsp;
+    let interp = [
+        t.v0_interp, t.v1_interp, t.v2_interp, t.v3_interp, t.v4_interp, t.v5_interp, t.v6_interp, t.v7_interp,
+        t.v8_interp, t.v9_interp,
+    ];
+    let blend_const = [t.blend_r, t.blend_g, t.blend_b, t.blend_a].map(|v| v as f32 / 255.0);
+    Ok(DrawCtx { ds, fs, consts, tex, interp, blend_const })
+}
+
+/// One tile's on-chip buffers.
+struct Tile {
+    colour: [[f32; 4]; 256],
+    depth: [f32; 256],
+    stencil: [u8; 256],
+}
+
+#[inline(always)]
+fn compare(f: CompareFunc, a: f32, b: f32) -> bool {
+    match f {
+        CompareFunc::NEVER => false,
+        CompareFunc::LESS => a < b,
+        CompareFunc::EQUAL => a == b,
+        CompareFunc::LEQUAL => a <= b,
+        CompareFunc::GREATER => a > b,
+        CompareFunc::NOTEQUAL => a != b,
+        CompareFunc::GEQUAL => a >= b,
+        CompareFunc::ALWAYS => true,
+    }
+}
+
+fn stencil_op(op: StencilOp, s: u8, reference: u8) -> u8 {
+    match op {
+        StencilOp::KEEP => s,
+        StencilOp::ZERO => 0,
+        StencilOp::REPLACE => reference,
+        StencilOp::INCR => s.saturating_add(1),
+        StencilOp::DECR => s.saturating_sub(1),
+        StencilOp::INVERT => !s,
+        StencilOp::INCR_WRAP => s.wrapping_add(1),
+        StencilOp::DECR_WRAP => s.wrapping_sub(1),
+    }
+}
+
+fn clamp01(x: f32) -> f32 {
+    if x >= 1.0 {
+        1.0
+    } else if x > 0.0 {
+        x
+    } else {
+        0.0
+    }
+}
+
+fn factor(f: BlendFactor, s: [f32; 4], d: [f32; 4], k: [f32; 4], i: usize) -> f32 {
+    match f {
+        BlendFactor::ZERO => 0.0,
+        BlendFactor::ONE => 1.0,
+        BlendFactor::SRC_COLOR => s[i],
+        BlendFactor::INV_SRC_COLOR => 1.0 - s[i],
+        BlendFactor::SRC_ALPHA => s[3],
+        BlendFactor::INV_SRC_ALPHA => 1.0 - s[3],
+        BlendFactor::DST_ALPHA => d[3],
+        BlendFactor::INV_DST_ALPHA => 1.0 - d[3],
+        BlendFactor::DST_COLOR => d[i],
+        BlendFactor::INV_DST_COLOR => 1.0 - d[i],
+        BlendFactor::SRC_ALPHA_SATURATE => {
+            if i == 3 {
+                1.0
+            } else {
+                s[3].min(1.0 - d[3])
+            }
+        }
+        BlendFactor::CONST_COLOR => k[i],
+        BlendFactor::INV_CONST_COLOR => 1.0 - k[i],
+        BlendFactor::CONST_ALPHA => k[3],
+        BlendFactor::INV_CONST_ALPHA => 1.0 - k[3],
+    }
+}
+
+fn blend_eq(f: BlendFunc, s: f32, d: f32, fs: f32, fd: f32) -> f32 {
+    match f {
+        BlendFunc::ADD => s * fs + d * fd,
+        BlendFunc::SUBTRACT => s * fs - d * fd,
+        BlendFunc::REV_SUBTRACT => d * fd - s * fs,
+        BlendFunc::MIN => s.min(d),
+        BlendFunc::MAX => s.max(d),
+    }
+}
+
+fn blend(ctx: &DrawCtx, src: [f32; 4], dst: [f32; 4]) -> [f32; 4] {
+    let t = &ctx.ds.tsp;
+    let s = src.map(clamp01);
+    let mut out = if t.blend {
+        let k = ctx.blend_const;
+        let mut o = [0.0; 4];
+        for i in 0..4 {
+            let (func, sf, df) = if i < 3 { (t.rgb_func, t.rgb_src, t.rgb_dst) } else { (t.a_func, t.a_src, t.a_dst) };
+            o[i] = clamp01(blend_eq(func, s[i], dst[i], factor(sf, s, dst, k, i), factor(df, s, dst, k, i)));
+        }
+        o
+    } else {
+        s
+    };
+    for (i, o) in out.iter_mut().enumerate() {
+        if t.colour_mask & (1 << i) == 0 {
+            *o = dst[i];
+        }
+    }
+    out
+}
+
+/// A primitive read back from parameter memory, set up for one tile.
+struct Prim {
+    state: u32,
+    kind: u32,
+    back: bool,
+    nvar: usize,
+    /// (x, y, z, 1/w) of each vertex.
+    p: [[f32; 4]; 3],
+    var: [[[f32; 4]; MAX_VAR]; 3],
+}
+
+struct Raster<'a> {
+    mmu: &'a Mmu,
+    progs: &'a mut ProgramCache,
+    ctxs: HashMap<u32, Arc<DrawCtx>>,
+    machine: Box<Machine>,
+    pa: Box<[[[u32; 4]; 16]; 4]>,
+    qout: QuadOut,
+    queries: HashMap<u32, u32>,
+    rec: Vec<u32>,
+    c: &'a mut Counters,
+}
+
+impl Raster<'_> {
+    fn read_prim(&mut self, addr: u32) -> Result<Prim, JobErr> {
+        let mut h = [0u32; 4];
+        self.mmu.read_dwords(Unit::Isp, addr, &mut h)?;
+        let nvar = (h[1] & 15) as usize;
+        if nvar > MAX_VAR || h[1] >> 7 != 0 {
+            return Err(JobErr::bad(Unit::Isp, format!("primitive record at {addr:#x}: bad flags {:#x}", h[1])));
+        }
+        let per = 4 + 4 * nvar;
+        self.rec.resize(3 * per, 0);
+        self.mmu.read_dwords(Unit::Isp, addr.wrapping_add(16), &mut self.rec)?;
+        let mut p = Prim { state: h[0], kind: (h[1] >> 5) & 3, back: h[1] & 16 != 0, nvar, p: [[0.0; 4]; 3], var: [[[0.0; 4]; MAX_VAR]; 3] };
+        for v in 0..3 {
+            let d = &self.rec[v * per..];
+            for i in 0..4 {
+                p.p[v][i] = f32::from_bits(d[i]);
+            }
+            for k in 0..nvar {
+                for i in 0..4 {
+                    p.var[v][k][i] = f32::from_bits(d[4 + 4 * k + i]);
+                }
+            }
+        }
+        Ok(p)
+    }
+
+    fn ctx(&mut self, addr: u32) -> Result<Arc<DrawCtx>, JobErr> {
+        if let Some(c) = self.ctxs.get(&addr) {
+            return Ok(c.clone());
+        }
+        let c = Arc::new(load_ctx(self.mmu, addr, self.progs)?);
+        self.ctxs.insert(addr, c.clone());
+        Ok(c)
+    }
+
+    /// Rasterises `pr` into tile (tx, ty).
+    fn draw(&mut self, pr: &Prim, tile: &mut Tile, tx: u32, ty: u32) -> Result<(), JobErr> {
+        let ctx = self.ctx(pr.state)?;
+        let ds = &ctx.ds;
+        let fx = |v: f32| (f64::from(v) * f64::from(SUB)).round().clamp(-1e12, 1e12) as i64;
+        let mut vx = [0i64; 3];
+        let mut vy = [0i64; 3];
+        for i in 0..3 {
+            vx[i] = fx(pr.p[i][0]);
+            vy[i] = fx(pr.p[i][1]);
+        }
+        let area = (vx[1] - vx[0]) * (vy[2] - vy[0]) - (vx[2] - vx[0]) * (vy[1] - vy[0]);
+        if area == 0 {
+            return Ok(());
+        }
+        // Order the vertices so the interior is on the positive side of every edge.
+        let ord: [usize; 3] = if area > 0 { [0, 1, 2] } else { [0, 2, 1] };
+        let area = area.abs();
+        let (x, y) = (ord.map(|i| vx[i]), ord.map(|i| vy[i]));
+        // Edge k is opposite vertex k: from vertex k+1 to vertex k+2.
+        let mut ea = [(0i64, 0i64, 0i64, 0i64, 0i64); 3];
+        for k in 0..3 {
+            let (a, b) = ((k + 1) % 3, (k + 2) % 3);
+            let (dx, dy) = (x[b] - x[a], y[b] - y[a]);
+            let top_left = (dy == 0 && dx > 0) || dy < 0;
+            ea[k] = (dx, dy, x[a], y[a], if top_left { 0 } else { 1 });
+        }
+        let inv_area = 1.0 / area as f32;
+        // Pixel window: tile ∩ bbox ∩ scissor.
+        let (mut px0, mut py0) = ((tx * T) as i64, (ty * T) as i64);
+        let (mut px1, mut py1) = (px0 + T as i64 - 1, py0 + T as i64 - 1);
+        let minx = *x.iter().min().unwrap();
+        let maxx = *x.iter().max().unwrap();
+        let miny = *y.iter().min().unwrap();
+        let maxy = *y.iter().max().unwrap();
+        px0 = px0.max(minx.div_euclid(SUB as i64));
+        px1 = px1.min(maxx.div_euclid(SUB as i64));
+        py0 = py0.max(miny.div_euclid(SUB as i64));
+        py1 = py1.min(maxy.div_euclid(SUB as i64));
+        let isp = &ds.isp;
+        if isp.scissor {
+            px0 = px0.max(i64::from(ds.scissor.xmin));
+            py0 = py0.max(i64::from(ds.scissor.ymin));
+            px1 = px1.min(i64::from(ds.scissor.xmax));
+            py1 = py1.min(i64::from(ds.scissor.ymax));
+        }
+        if px0 > px1 || py0 > py1 {
+            return Ok(());
+        }
+        let pv: [[f32; 4]; 3] = ord.map(|i| pr.p[i]);
+        let vars: [&[[f32; 4]; MAX_VAR]; 3] = ord.map(|i| &pr.var[i]);
+        let prov = &pr.var[2];
+        let t = &ds.tsp;
+        let nvar = (t.varying_count as usize).min(pr.nvar);
+        let sprite = if pr.kind == KIND_POINT {
+            let (mx, my) = (pr.p.iter().map(|v| v[0]).fold(f32::MAX, f32::min), pr.p.iter().map(|v| v[1]).fold(f32::MAX, f32::min));
+            let (nx, ny) = (pr.p.iter().map(|v| v[0]).fold(f32::MIN, f32::max), pr.p.iter().map(|v| v[1]).fold(f32::MIN, f32::max));
+            Some((mx, my, 1.0 / (nx - mx), 1.0 / (ny - my)))
+        } else {
+            None
+        };
+        let (sfunc, sfail, szfail, szpass, sref, srmask, swmask) = if isp.two_sided && pr.back {
+            (isp.back_func, isp.back_fail, isp.back_zfail, isp.back_zpass, isp.back_ref as u8, isp.back_read_mask as u8, isp.back_write_mask as u8)
+        } else {
+            (isp.front_func, isp.front_fail, isp.front_zfail, isp.front_zpass, isp.front_ref as u8, isp.front_read_mask as u8, isp.front_write_mask as u8)
+        };
+        let has_kill = ctx.fs.has_kill;
+        let mut sampler = Sampler::new(self.mmu, &ctx.tex);
+        let mut passed = 0u32;
+        let qx0 = px0 & !1;
+        let qy0 = py0 & !1;
+        let mut qy = qy0;
+        while qy <= py1 {
+            let mut qx = qx0;
+            while qx <= px1 {
+                let mut cov = [false; 4];
+                let mut lam = [[0f32; 3]; 4];
+                for i in 0..4 {
+                    let (px, py) = (qx + (i & 1) as i64, qy + (i >> 1) as i64);
+                    let (cx, cy) = (px * SUB as i64 + SUB as i64 / 2, py * SUB as i64 + SUB as i64 / 2);
+                    let mut inside = px >= px0 && px <= px1 && py >= py0 && py <= py1;
+                    for k in 0..3 {
+                        let (dx, dy, ax, ay, th) = ea[k];
+                        let e = dx * (cy - ay) - dy * (cx - ax);
+                        inside &= e >= th;
+                        lam[i][k] = e as f32 * inv_area;
+                    }
+                    cov[i] = inside;
+                }
+                if cov == [false; 4] {
+                    qx += 2;
+                    continue;
+                }
+                // Interpolate z and the varyings for all four pixels (helpers too).
+                let mut z = [0f32; 4];
+                for i in 0..4 {
+                    let l = lam[i];
+                    z[i] = clamp01(l[0] * pv[0][2] + l[1] * pv[1][2] + l[2] * pv[2][2]);
+                }
+                // Depth/stencil tests (no writes yet).
+                let mut spass = [true; 4];
+                let mut dpass = [true; 4];
+                let mut live = [false; 4];
+                for i in 0..4 {
+                    if !cov[i] {
+                        continue;
+                    }
+                    let ti = ((qy + (i >> 1) as i64 - (ty * T) as i64) * T as i64 + qx + (i & 1) as i64 - (tx * T) as i64) as usize;
+                    if isp.stencil_test {
+                        spass[i] = compare(sfunc, f32::from(sref & srmask), f32::from(tile.stencil[ti] & srmask));
+                    }
+                    if isp.depth_test {
+                        dpass[i] = compare(isp.depth_func, z[i], tile.depth[ti]);
+                    }
+                    live[i] = has_kill || (spass[i] && dpass[i]);
+                }
+                let shade = live.iter().any(|&l| l);
+                if shade {
+                    let pa = &mut self.pa;
+                    for i in 0..4 {
+                        let l = lam[i];
+                        let q = [l[0] * pv[0][3], l[1] * pv[1][3], l[2] * pv[2][3]];
+                        let sum = q[0] + q[1] + q[2];
+                        let inv = 1.0 / sum;
+                        let w = [q[0] * inv, q[1] * inv, q[2] * inv];
+                        for k in 0..nvar {
+                            let v = match ctx.interp[k] {
+                                Interp::PERSPECTIVE => {
+                                    let (a, b, c) = (&vars[0][k], &vars[1][k], &vars[2][k]);
+                                    [0, 1, 2, 3].map(|j| w[0] * a[j] + w[1] * b[j] + w[2] * c[j])
+                                }
+                                Interp::LINEAR => {
+                                    let (a, b, c) = (&vars[0][k], &vars[1][k], &vars[2][k]);
+                                    [0, 1, 2, 3].map(|j| l[0] * a[j] + l[1] * b[j] + l[2] * c[j])
+                                }
+                                Interp::FLAT => prov[k],
+                            };
+                            pa[i][k] = v.map(f32::to_bits);
+                        }
+                        let (px, py) = ((qx + (i & 1) as i64) as f32 + 0.5, (qy + (i >> 1) as i64) as f32 + 0.5);
+                        if t.pos_enable {
+                            pa[i][t.pos_slot as usize] = [px, py, z[i], sum].map(f32::to_bits);
+                        }
+                        if t.face_enable {
+                            pa[i][t.face_slot as usize] = [if pr.back { -1.0 } else { 1.0 }, 0.0, 0.0, 1.0].map(f32::to_bits);
+                        }
+                        if t.pcoord_enable {
+                            let (s, tt) = match sprite {
+                                Some((mx, my, ix, iy)) => ((px - mx) * ix, (py - my) * iy),
+                                None => (0.0, 0.0),
+                            };
+                            pa[i][t.pcoord_slot as usize] = [s, tt, 0.0, 1.0].map(f32::to_bits);
+                        }
+                    }
+                    self.machine
+                        .run_quad(&ctx.fs, &self.pa, live, &ctx.consts, &mut sampler, &mut self.qout)
+                        .map_err(JobErr::usse)?;
+                    self.c.usse_instructions += self.qout.instructions;
+                    self.c.pixels_shaded += live.iter().filter(|&&l| l).count() as u64;
+                }
+                for i in 0..4 {
+                    if !cov[i] || (shade && live[i] && self.qout.killed[i]) {
+                        continue;
+                    }
+                    let ti = ((qy + (i >> 1) as i64 - (ty * T) as i64) * T as i64 + qx + (i & 1) as i64 - (tx * T) as i64) as usize;
+                    if isp.stencil_test {
+                        let op = if !spass[i] {
+                            sfail
+                        } else if !dpass[i] {
+                            szfail
+                        } else {
+                            szpass
+                        };
+                        let old = tile.stencil[ti];
+                        let new = stencil_op(op, old, sref);
+                        tile.stencil[ti] = (old & !swmask) | (new & swmask);
+                    }
+                    if !(spass[i] && dpass[i]) {
+                        continue;
+                    }
+                    if isp.depth_test && isp.depth_write {
+                        tile.depth[ti] = z[i];
+                    }
+                    tile.colour[ti] = blend(&ctx, self.qout.colour[i], tile.colour[ti]);
+                    passed += 1;
+                }
+                qx += 2;
+            }
+            qy += 2;
+        }
+        self.c.texels_fetched += sampler.texels;
+        if isp.query_enable {
+            *self.queries.entry(ds.raster.query_addr).or_insert(0) += passed;
+        }
+        Ok(())
+    }
+}
+
+/// Runs the 3D phase over the render box.
+pub(crate) fn run(
+    mmu: &Mmu,
+    regs: &RegFile,
+    headers_off: u32,
+    progs: &mut ProgramCache,
+    c: &mut Counters,
+) -> Result<(), JobErr> {
+    let bad = |e: sgx_hwdocs::DecodeError| JobErr::bad(Unit::Isp, e.to_string());
+    let screen = r::TeScreen::unpack(&[regs.get(r::TE_SCREEN)]).map_err(bad)?;
+    let pb_base = r::DpmPbBase::unpack(&[regs.get(r::DPM_PB_BASE)]).map_err(bad)?.addr;
+    let ctrl_base = r::TileCtrlBase::unpack(&[regs.get(r::TILE_CTRL_BASE)]).map_err(bad)?.addr;
+    let pbe_words: Vec<u32> = (0..r::PBE_STATE_COUNT).map(|i| regs.get(r::PBE_STATE + 4 * i)).collect();
+    let pbe = PbeState::unpack(&pbe_words).map_err(|e| JobErr::bad(Unit::Pbe, e.to_string()))?;
+    let target = Target::new(pbe)?;
+    let bg: [f32; 4] = [0, 1, 2, 3].map(|i| f32::from_bits(regs.get(r::BGOBJ_COLOUR + 4 * i)));
+    let bg_depth = r::IspBgobjdepth::unpack(&[regs.get(r::ISP_BGOBJDEPTH)]).map_err(bad)?.depth;
+    let bg_stencil = r::BgobjStencil::unpack(&[regs.get(r::BGOBJ_STENCIL)]).map_err(bad)?.value as u8;
+    let zls = Zls::from_regs(regs)?;
+    let rect = target.rect();
+    let mut rs = Raster {
+        mmu,
+        progs,
+        ctxs: HashMap::new(),
+        machine: Box::new(Machine::new()),
+        pa: Box::new([[[0; 4]; 16]; 4]),
+        qout: QuadOut { colour: [[0.0; 4]; 4], killed: [false; 4], instructions: 0 },
+        queries: HashMap::new(),
+        rec: Vec::new(),
+        c,
+    };
+    let mut tile = Box::new(Tile { colour: [[0.0; 4]; 256], depth: [0.0; 256], stencil: [0; 256] });
+    // Tile headers follow the primitive records; the DPM hands their offset from TA to 3D.
+    let headers_at = pb_base.wrapping_add(headers_off);
+    for ty in 0..screen.h_tl {
+        for tx in 0..screen.w_tl {
+            let t = ty * screen.w_tl + tx;
+            let ctrl = if ctrl_base == 0 {
+                TileCtrl { colour_load: false, colour_store: true, depth_load: false, depth_store: false }
+            } else {
+                let mut b = [0u8; 1];
+                mmu.read(Unit::Isp, ctrl_base.wrapping_add(t), &mut b)?;
+                TileCtrl::unpack(&[u32::from(b[0])]).map_err(|e| JobErr::bad(Unit::Isp, e.to_string()))?
+            };
+            let mut h = [0u32; 2];
+            mmu.read_dwords(Unit::Isp, headers_at.wrapping_add(8 * t), &mut h)?;
+            let (list, count) = (h[0], h[1]);
+            if count == 0 && !ctrl.colour_store && !ctrl.depth_store {
+                continue;
+            }
+            rs.c.tiles_rendered += 1;
+            tile.colour = [bg; 256];
+            if ctrl.colour_load {
+                target.load(mmu, tx, ty, &mut tile.colour)?;
+                rs.c.tiles_loaded += 1;
+            }
+            tile.depth = [bg_depth; 256];
+            tile.stencil = [bg_stencil; 256];
+            if let (true, Some(z)) = (ctrl.depth_load, &zls) {
+                z.load(mmu, tx, ty, rect, &mut tile.depth, &mut tile.stencil)?;
+            }
+            for k in 0..count {
+                let off = mmu.read_u32(Unit::Isp, pb_base.wrapping_add(list).wrapping_add(4 * k))?;
+                let pr = rs.read_prim(pb_base.wrapping_add(off))?;
+                rs.draw(&pr, &mut tile, tx, ty)?;
+            }
+            if ctrl.colour_store {
+                rs.c.pbe_bytes_written += target.store(mmu, tx, ty, &tile.colour)?;
+                rs.c.tiles_stored += 1;
+            }
+            if let (true, Some(z)) = (ctrl.depth_store, &zls) {
+                z.store(mmu, tx, ty, rect, &tile.depth, &tile.stencil)?;
+            }
+        }
+    }
+    for (addr, n) in rs.queries {
+        let v = mmu.read_u32(Unit::Isp, addr)?;
+        mmu.write_dwords(Unit::Isp, addr, &[v.wrapping_add(n)])?;
+    }
+    Ok(())
+}

@@ -1,0 +1,560 @@
+//! The TA phase: walk the control stream, fetch vertices, run the vertex program, clip,
+//! project, cull, and bin primitives into parameter memory.
+//!
+//! Parameter memory (hwdocs render.json `parameter_memory`, MODEL): primitive records, then
+//! one tile header per tile of the render box (row-major), then the tile reference lists.
+//! - record: dw0 DrawState address; dw1 bits 3:0 varyings, bit 4 back-facing, bits 6:5 kind
+//!   (0 triangle, 1 point sprite, 2 line quad); dw2 primitive number; dw3 0; then three
+//!   vertices of (x, y, z, 1/w) f32 in window space, each followed by its varyings (vec4 f32).
+//! - tile header: dw0 byte offset (from DPM_PB_BASE) of the tile's first reference, dw1 count.
+//! - reference: byte offset of a primitive record, in submission order.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use sgx_hwdocs::limits::{MAX_PRIMS_PER_RENDER, PB_PRIM_RECORD_B, PB_TILE_HEADER_B, PB_TILE_REF_B, PB_VARYING_B, PB_VERTEX_B, TILE_W_PX};
+use sgx_hwdocs::regs as r;
+use sgx_hwdocs::render::{AttrType, VertexAttr};
+use sgx_hwdocs::ta_stream::{CtrlObjType, CtrlPrim, CtrlState, CtrlTerminate, IndexType, Topology};
+use sgx_hwdocs::tsp::Interp;
+
+use crate::mmu::Mmu;
+use crate::regs::RegFile;
+use crate::render::{load_consts, load_draw_state, DrawState, JobErr, ProgramCache};
+use crate::tsp::{Sampler, TexTable};
+use crate::usse::{Machine, Program, Stage};
+use crate::{Counters, Unit};
+
+/// Varyings a primitive can carry (hwdocs MAX_VARYINGS).
+pub(crate) const MAX_VAR: usize = 10;
+const TILE: i64 = TILE_W_PX as i64;
+
+/// Primitive kinds in a record's dw1 bits 6:5.
+pub(crate) const KIND_TRI: u32 = 0;
+pub(crate) const KIND_POINT: u32 = 1;
+pub(crate) const KIND_LINE: u32 = 2;
+
+/// A clip-space vertex with its varyings.
+#[derive(Clone, Copy)]
+struct CVert {
+    pos: [f32; 4],
+    var: [[f32; 4]; MAX_VAR],
+    psize: f32,
+}
+
+/// A window-space vertex: (x, y, z, 1/w) and varyings.
+#[derive(Clone, Copy)]
+struct WVert {
+    p: [f32; 4],
+    var: [[f32; 4]; MAX_VAR],
+}
+
+/// The draw state of the primitives being processed.
+struct Draw {
+    state_addr: u32,
+    ds: DrawState,
+    vs: Arc<Program>,
+    consts: Vec<[u32; 4]>,
+    attrs: Vec<VertexAttr>,
+    tex: TexTable,
+    nvar: usize,
+    flat: [bool; MAX_VAR],
+}
+
+struct Binner {
+    w_tl: u32,
+    h_tl: u32,
+    pb_size: u64,
+    records: Vec<u32>,
+    tiles: Vec<Vec<u32>>,
+    refs: u64,
+    prims: u64,
+}
+
+impl Binner {
+    fn bytes(&self) -> u64 {
+        self.records.len() as u64 * 4 + u64::from(self.w_tl * self.h_tl) * PB_TILE_HEADER_B + self.refs * PB_TILE_REF_B
+    }
+
+    /// Bins one triangle of window-space vertices into the tiles its bounding box covers.
+    fn add(&mut self, d: &Draw, kind: u32, back: bool, v: [&WVert; 3]) -> Result<(), JobErr> {
+        let (mut x0, mut y0, mut x1, mut y1) = (f32::MAX, f32::MAX, f32::MIN, f32::MIN);
+        for w in &v {
+            x0 = x0.min(w.p[0]);
+            y0 = y0.min(w.p[1]);
+            x1 = x1.max(w.p[0]);
+            y1 = y1.max(w.p[1]);
+        }
+        if !(x0.is_finite() && y0.is_finite() && x1.is_finite() && y1.is_finite()) {
+            return Ok(());
+        }
+        // Pixels whose centres may be covered.
+        let clampi = |f: f32| (f as f64).clamp(-1e9, 1e9) as i64;
+        let mut px0 = clampi((x0 - 0.5).ceil()).max(0);
+        let mut py0 = clampi((y0 - 0.5).ceil()).max(0);
+        let mut px1 = clampi((x1 - 0.5).floor()).min(i64::from(self.w_tl) * TILE - 1);
+        let mut py1 = clampi((y1 - 0.5).floor()).min(i64::from(self.h_tl) * TILE - 1);
+        if d.ds.isp.scissor {
+            let s = &d.ds.scissor;
+            px0 = px0.max(i64::from(s.xmin));
+            py0 = py0.max(i64::from(s.ymin));
+            px1 = px1.min(i64::from(s.xmax));
+            py1 = py1.min(i64::from(s.ymax));
+        }
+        if px0 > px1 || py0 > py1 {
+            return Ok(());
+        }
+        if self.prims >= MAX_PRIMS_PER_RENDER {
+            return Err(JobErr::Oom);
+        }
+        let off = (self.records.len() * 4) as u32;
+        let flags = d.nvar as u32 | (u32::from(back) << 4) | (kind << 5);
+        self.records.extend_from_slice(&[d.state_addr, flags, self.prims as u32, 0]);
+        for w in &v {
+            self.records.extend(w.p.iter().map(|f| f.to_bits()));
+            for var in &w.var[..d.nvar] {
+                self.records.extend(var.iter().map(|f| f.to_bits()));
+            }
+        }
+        self.prims += 1;
+        for ty in py0 / TILE..=py1 / TILE {
+            for tx in px0 / TILE..=px1 / TILE {
+                self.tiles[(ty * i64::from(self.w_tl) + tx) as usize].push(off);
+                self.refs += 1;
+            }
+        }
+        debug_assert_eq!(
+            PB_PRIM_RECORD_B + 3 * (PB_VERTEX_B + d.nvar as u64 * PB_VARYING_B),
+            (self.records.len() * 4) as u64 - u64::from(off)
+        );
+        if self.bytes() > self.pb_size {
+            return Err(JobErr::Oom);
+        }
+        Ok(())
+    }
+
+    fn write(&self, mmu: &Mmu, base: u32) -> Result<(), JobErr> {
+        mmu.write_dwords(Unit::Ta, base, &self.records)?;
+        let rec_b = (self.records.len() * 4) as u32;
+        let ntiles = (self.w_tl * self.h_tl) as usize;
+        let mut headers = Vec::with_capacity(2 * ntiles);
+        let mut refs = Vec::with_capacity(self.refs as usize);
+        let refs_at = rec_b + ntiles as u32 * PB_TILE_HEADER_B as u32;
+        for t in &self.tiles {
+            headers.push(refs_at + refs.len() as u32 * PB_TILE_REF_B as u32);
+            headers.push(t.len() as u32);
+            refs.extend_from_slice(t);
+        }
+        mmu.write_dwords(Unit::Ta, base.wrapping_add(rec_b), &headers)?;
+        mmu.write_dwords(Unit::Ta, base.wrapping_add(refs_at), &refs)?;
+        Ok(())
+    }
+}
+
+fn attr_size(t: AttrType) -> u32 {
+    match t {
+        AttrType::FLOAT32 | AttrType::USCALED32 => 4,
+        AttrType::UNORM8 | AttrType::USCALED8 => 1,
+        _ => 2,
+    }
+}
+
+fn convert(t: AttrType, b: &[u8]) -> f32 {
+    let u16v = || u16::from_le_bytes([b[0], b[1]]);
+    match t {
+        AttrType::FLOAT32 => f32::from_le_bytes([b[0], b[1], b[2], b[3]]),
+        AttrType::USCALED32 => u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as f32,
+        AttrType::UNORM8 => f32::from(b[0]) / 255.0,
+        AttrType::USCALED8 => f32::from(b[0]),
+        AttrType::SNORM16 => (f32::from(u16v() as i16) / 32767.0).max(-1.0),
+        AttrType::SSCALED16 => f32::from(u16v() as i16),
+        AttrType::UNORM16 => f32::from(u16v()) / 65535.0,
+        AttrType::USCALED16 => f32::from(u16v()),
+    }
+}
+
+struct Ta<'a> {
+    mmu: &'a Mmu,
+    machine: Box<Machine>,
+    bin: Binner,
+    line_w: f32,
+    c: &'a mut Counters,
+}
+
+fn lerp(a: &CVert, b: &CVert, t: f32, nvar: usize) -> CVert {
+    let mut o = *a;
+    for i in 0..4 {
+        o.pos[i] = a.pos[i] + (b.pos[i] - a.pos[i]) * t;
+    }
+    for k in 0..nvar {
+        for i in 0..4 {
+            o.var[k][i] = a.var[k][i] + (b.var[k][i] - a.var[k][i]) * t;
+        }
+    }
+    o
+}
+
+const W_EPS: f32 = 1e-6;
+
+fn plane(v: &CVert, k: usize) -> f32 {
+    let [x, y, z, w] = v.pos;
+    match k {
+        0 => w - W_EPS,
+        1 => w + x,
+        2 => w - x,
+        3 => w + y,
+        4 => w - y,
+        5 => w + z,
+        _ => w - z,
+    }
+}
+
+impl Ta<'_> {
+    fn vertex(&mut self, d: &Draw, vtx: u32) -> Result<CVert, JobErr> {
+        let mut pa = [[0u32; 4]; 16];
+        for (slot, a) in pa.iter_mut().zip(&d.attrs) {
+            let n = a.comps_m1 + 1;
+            let sz = attr_size(a.ty);
+            let addr = a.addr.wrapping_add(vtx.wrapping_mul(a.stride_b));
+            let mut buf = [0u8; 16];
+            self.mmu.read(Unit::Ta, addr, &mut buf[..(n * sz) as usize])?;
+            let mut v = [0.0, 0.0, 0.0, 1.0f32];
+            for (i, c) in v.iter_mut().enumerate().take(n as usize) {
+                *c = convert(a.ty, &buf[i * sz as usize..]);
+            }
+            *slot = v.map(f32::to_bits);
+        }
+        let mut sampler = Sampler::new(self.mmu, &d.tex);
+        let out = self
+            .machine
+            .run_vertex(&d.vs, &pa[..d.attrs.len()], &d.consts, &mut sampler)
+            .map_err(JobErr::usse)?;
+        self.c.texels_fetched += sampler.texels;
+        self.c.usse_instructions += out.instructions;
+        let f = |v: [u32; 4]| v.map(f32::from_bits);
+        let mut cv = CVert { pos: f(out.out[0]), var: [[0.0; 4]; MAX_VAR], psize: d.ds.raster.point_size };
+        for k in 0..d.nvar {
+            cv.var[k] = f(out.out[k + 1]);
+        }
+        let pso = d.ds.raster.point_size_output as usize;
+        if pso != 0 {
+            cv.psize = f32::from_bits(out.out[pso][0]);
+        }
+        Ok(cv)
+    }
+
+    fn project(&self, d: &Draw, v: &CVert) -> WVert {
+        let inv = 1.0 / v.pos[3];
+        let vp = &d.ds.vp;
+        WVert {
+            p: [
+                v.pos[0] * inv * vp.scale_x + vp.trans_x,
+                v.pos[1] * inv * vp.scale_y + vp.trans_y,
+                v.pos[2] * inv * vp.scale_z + vp.trans_z,
+                inv,
+            ],
+            var: v.var,
+        }
+    }
+
+    fn triangle(&mut self, d: &Draw, v: [&CVert; 3]) -> Result<(), JobErr> {
+        let mut out = [0u32; 7];
+        for (k, o) in out.iter_mut().enumerate() {
+            for (i, vv) in v.iter().enumerate() {
+                if plane(vv, k) < 0.0 {
+                    *o |= 1 << i;
+                }
+            }
+        }
+        if out.iter().any(|&m| m == 7) {
+            return Ok(());
+        }
+        let mut poly: Vec<CVert> = v.iter().map(|x| **x).collect();
+        if out.iter().any(|&m| m != 0) {
+            for (k, &m) in out.iter().enumerate() {
+                if m == 0 {
+                    continue;
+                }
+                let mut next = Vec::with_capacity(poly.len() + 1);
+                for i in 0..poly.len() {
+                    let a = &poly[i];
+                    let b = &poly[(i + 1) % poly.len()];
+                    let (da, db) = (plane(a, k), plane(b, k));
+                    if da >= 0.0 {
+                        next.push(*a);
+                    }
+                    if (da >= 0.0) != (db >= 0.0) {
+                        next.push(lerp(a, b, da / (da - db), d.nvar));
+                    }
+                }
+                poly = next;
+                if poly.len() < 3 {
+                    return Ok(());
+                }
+            }
+            // Flat varyings keep the provoking (last) vertex's value.
+            for k in 0..d.nvar {
+                if d.flat[k] {
+                    for p in poly.iter_mut() {
+                        p.var[k] = v[2].var[k];
+                    }
+                }
+            }
+        }
+        let w: Vec<WVert> = poly.iter().map(|p| self.project(d, p)).collect();
+        for i in 1..w.len() - 1 {
+            let (a, b, c) = (&w[0], &w[i], &w[i + 1]);
+            let area = (b.p[0] - a.p[0]) * (c.p[1] - a.p[1]) - (c.p[0] - a.p[0]) * (b.p[1] - a.p[1]);
+            if area == 0.0 || area.is_nan() {
+                continue;
+            }
+            // Counter-clockwise on a y-down screen has a negative area here.
+            let back = if d.ds.isp.front_ccw { area > 0.0 } else { area < 0.0 };
+            use sgx_hwdocs::isp::CullMode;
+            let culled = match d.ds.isp.cull {
+                CullMode::NONE => false,
+                CullMode::FRONT => !back,
+                CullMode::BACK => back,
+                CullMode::FRONT_AND_BACK => true,
+            };
+            if !culled {
+                self.bin.add(d, KIND_TRI, back, [a, b, c])?;
+            }
+        }
+        Ok(())
+    }
+
+    fn point(&mut self, d: &Draw, v: &CVert) -> Result<(), JobErr> {
+        if (0..7).any(|k| plane(v, k) < 0.0) {
+            return Ok(());
+        }
+        let size = if v.psize.is_nan() { 1.0 } else { v.psize.clamp(1.0, 2048.0) };
+        let c = self.project(d, v);
+        let h = size / 2.0;
+        let corner = |dx: f32, dy: f32| {
+            let mut w = c;
+            w.p[0] += dx;
+            w.p[1] += dy;
+            w
+        };
+        let (tl, tr, bl, br) = (corner(-h, -h), corner(h, -h), corner(-h, h), corner(h, h));
+        self.bin.add(d, KIND_POINT, false, [&tl, &tr, &bl])?;
+        self.bin.add(d, KIND_POINT, false, [&tr, &br, &bl])
+    }
+
+    fn line(&mut self, d: &Draw, a: &CVert, b: &CVert) -> Result<(), JobErr> {
+        let (mut t0, mut t1) = (0.0f32, 1.0f32);
+        for k in 0..7 {
+            let (da, db) = (plane(a, k), plane(b, k));
+            if da < 0.0 && db < 0.0 {
+                return Ok(());
+            }
+            if da < 0.0 {
+                t0 = t0.max(da / (da - db));
+            } else if db < 0.0 {
+                t1 = t1.min(da / (da - db));
+            }
+        }
+        if t0 > t1 {
+            return Ok(());
+        }
+        let mut b2 = lerp(a, b, t1, d.nvar);
+        let a2 = lerp(a, b, t0, d.nvar);
+        for k in 0..d.nvar {
+            if d.flat[k] {
+                b2.var[k] = b.var[k];
+            }
+        }
+        let (p, q) = (self.project(d, &a2), self.project(d, &b2));
+        let (dx, dy) = (q.p[0] - p.p[0], q.p[1] - p.p[1]);
+        let len = (dx * dx + dy * dy).sqrt();
+        if len == 0.0 || len.is_nan() {
+            return Ok(());
+        }
+        let hw = self.line_w.max(1.0) / 2.0;
+        let (nx, ny) = (-dy / len * hw, dx / len * hw);
+        let off = |v: &WVert, s: f32| {
+            let mut w = *v;
+            w.p[0] += nx * s;
+            w.p[1] += ny * s;
+            w
+        };
+        let (p0, p1, q0, q1) = (off(&p, 1.0), off(&p, -1.0), off(&q, 1.0), off(&q, -1.0));
+        let mut pf = [p0, p1];
+        for w in pf.iter_mut() {
+            for k in 0..d.nvar {
+                if d.flat[k] {
+                    w.var[k] = q.var[k];
+                }
+            }
+        }
+        self.bin.add(d, KIND_LINE, false, [&pf[0], &pf[1], &q0])?;
+        self.bin.add(d, KIND_LINE, false, [&pf[1], &q1, &q0])
+    }
+
+    fn prim(&mut self, d: &Draw, p: &CtrlPrim) -> Result<(), JobErr> {
+        let n = p.count as usize;
+        let isz = match p.index_type {
+            IndexType::NONE => 0,
+            IndexType::U8 => 1,
+            IndexType::U16 => 2,
+            IndexType::U32 => 4,
+        };
+        if isz > 1 && p.index_addr % isz != 0 {
+            return Err(JobErr::bad(Unit::Ta, format!("index buffer {:#x} not {isz}-byte aligned", p.index_addr)));
+        }
+        let mut idx = Vec::with_capacity(n);
+        if isz == 0 {
+            idx.extend((0..n as u32).map(|i| (p.base_vertex as u32).wrapping_add(i)));
+        } else {
+            let mut raw = vec![0u8; n * isz as usize];
+            self.mmu.read(Unit::Ta, p.index_addr, &mut raw)?;
+            for c in raw.chunks(isz as usize) {
+                let v = match isz {
+                    1 => u32::from(c[0]),
+                    2 => u32::from(u16::from_le_bytes([c[0], c[1]])),
+                    _ => u32::from_le_bytes([c[0], c[1], c[2], c[3]]),
+                };
+                idx.push(v.wrapping_add(p.base_vertex as u32));
+            }
+        }
+        let mut cache: HashMap<u32, usize> = HashMap::new();
+        let mut verts: Vec<CVert> = Vec::new();
+        let mut slot = Vec::with_capacity(n);
+        for &i in &idx {
+            let s = match cache.get(&i) {
+                Some(&s) => s,
+                None => {
+                    let v = self.vertex(d, i)?;
+                    verts.push(v);
+                    cache.insert(i, verts.len() - 1);
+                    verts.len() - 1
+                }
+            };
+            slot.push(s);
+        }
+        let v = |k: usize| &verts[slot[k]];
+        match p.topology {
+            Topology::TRIANGLES => {
+                for t in 0..n / 3 {
+                    self.triangle(d, [v(3 * t), v(3 * t + 1), v(3 * t + 2)])?;
+                }
+            }
+            Topology::TRIANGLE_STRIP => {
+                for t in 0..n.saturating_sub(2) {
+                    // Odd triangles swap their first two vertices to keep the winding.
+                    let tri = if t % 2 == 0 { [v(t), v(t + 1), v(t + 2)] } else { [v(t + 1), v(t), v(t + 2)] };
+                    self.triangle(d, tri)?;
+                }
+            }
+            Topology::TRIANGLE_FAN => {
+                for t in 0..n.saturating_sub(2) {
+                    self.triangle(d, [v(0), v(t + 1), v(t + 2)])?;
+                }
+            }
+            Topology::POINTS => {
+                for k in 0..n {
+                    self.point(d, v(k))?;
+                }
+            }
+            Topology::LINES => {
+                for k in 0..n / 2 {
+                    self.line(d, v(2 * k), v(2 * k + 1))?;
+                }
+            }
+            Topology::LINE_STRIP | Topology::LINE_LOOP => {
+                for k in 0..n.saturating_sub(1) {
+                    self.line(d, v(k), v(k + 1))?;
+                }
+                if p.topology == Topology::LINE_LOOP && n > 2 {
+                    self.line(d, v(n - 1), v(0))?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+fn load_draw(mmu: &Mmu, state_addr: u32, progs: &mut ProgramCache) -> Result<Draw, JobErr> {
+    let ds = load_draw_state(mmu, Unit::Ta, state_addr)?;
+    let ps = &ds.prog;
+    let vs = progs.get(mmu, ps.vs_code_addr, Stage::Vertex)?;
+    let consts = load_consts(mmu, Unit::Ta, ps.vs_const_addr, ps.vs_const_count)?;
+    let mut attrs = Vec::with_capacity(ps.attr_count as usize);
+    for i in 0..ps.attr_count {
+        let mut w = [0u32; 2];
+        mmu.read_dwords(Unit::Ta, ps.attr_table_addr.wrapping_add(8 * i), &mut w)?;
+        attrs.push(VertexAttr::unpack(&w).map_err(|e| JobErr::bad(Unit::Ta, format!("VertexAttr {i}: {e}")))?);
+    }
+    let tex = TexTable::load(mmu, ps, Unit::Ta)?;
+    let nvar = ds.tsp.varying_count as usize;
+    let t = &ds.tsp;
+    let interp = [
+        t.v0_interp, t.v1_interp, t.v2_interp, t.v3_interp, t.v4_interp, t.v5_interp, t.v6_interp, t.v7_interp,
+        t.v8_interp, t.v9_interp,
+    ];
+    let flat = interp.map(|i| i == Interp::FLAT);
+    Ok(Draw { state_addr, ds, vs, consts, attrs, tex, nvar, flat })
+}
+
+/// Runs the TA phase: bins the control stream's primitives into parameter memory; returns the
+/// byte offset of the tile headers from DPM_PB_BASE (DPM state the 3D phase starts from).
+pub(crate) fn run(mmu: &Mmu, regs: &RegFile, progs: &mut ProgramCache, c: &mut Counters) -> Result<u32, JobErr> {
+    let bad = |e: sgx_hwdocs::DecodeError| JobErr::bad(Unit::Vdm, e.to_string());
+    let base = r::VdmCtrlStreamBase::unpack(&[regs.get(r::VDM_CTRL_STREAM_BASE)]).map_err(bad)?.addr;
+    let screen = r::TeScreen::unpack(&[regs.get(r::TE_SCREEN)]).map_err(bad)?;
+    let pb_base = r::DpmPbBase::unpack(&[regs.get(r::DPM_PB_BASE)]).map_err(bad)?.addr;
+    let pb_size = u64::from(regs.get(r::DPM_PB_SIZE));
+    let ntiles = (screen.w_tl * screen.h_tl) as usize;
+    let mut ta = Ta {
+        mmu,
+        machine: Box::new(Machine::new()),
+        bin: Binner {
+            w_tl: screen.w_tl,
+            h_tl: screen.h_tl,
+            pb_size,
+            records: Vec::new(),
+            tiles: vec![Vec::new(); ntiles],
+            refs: 0,
+            prims: 0,
+        },
+        line_w: 1.0,
+        c,
+    };
+    if ta.bin.bytes() > pb_size {
+        return Err(JobErr::Oom);
+    }
+    let mut cur = base;
+    let mut draw: Option<Draw> = None;
+    loop {
+        let d0 = mmu.read_u32(Unit::Vdm, cur)?;
+        match CtrlObjType::from_raw(d0 >> 30) {
+            Some(CtrlObjType::STATE) => {
+                let mut w = [0u32; 2];
+                mmu.read_dwords(Unit::Vdm, cur, &mut w)?;
+                let s = CtrlState::unpack(&w).map_err(bad)?;
+                let d = load_draw(mmu, s.state_addr, progs)?;
+                ta.line_w = d.ds.raster.line_width;
+                draw = Some(d);
+                cur = cur.wrapping_add(8);
+            }
+            Some(CtrlObjType::PRIM) => {
+                let mut w = [0u32; 4];
+                mmu.read_dwords(Unit::Vdm, cur, &mut w)?;
+                let p = CtrlPrim::unpack(&w).map_err(bad)?;
+                let d = draw.as_ref().ok_or_else(|| JobErr::bad(Unit::Vdm, format!("PRIM at {cur:#x} before any STATE")))?;
+                ta.prim(d, &p)?;
+                cur = cur.wrapping_add(16);
+            }
+            Some(CtrlObjType::TERMINATE) => {
+                CtrlTerminate::unpack(&[d0]).map_err(bad)?;
+                break;
+            }
+            None => return Err(JobErr::bad(Unit::Vdm, format!("control stream object type 0 at {cur:#x}"))),
+        }
+    }
+    ta.bin.write(mmu, pb_base)?;
+    ta.c.prims_binned += ta.bin.prims;
+    ta.c.pb_bytes_used += ta.bin.bytes();
+    Ok((ta.bin.records.len() * 4) as u32)
+}

@@ -1,0 +1,80 @@
+//! The `Device` trait: what the driver needs from "the kernel".
+
+use std::time::Duration;
+
+use crate::bo::{Bo, BoDesc};
+use crate::error::Result;
+use crate::fence::{Fence, UserFence};
+use crate::job::Job;
+use crate::live::LiveCounts;
+use crate::trace::Trace;
+
+/// Which backend a device is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Backend {
+    /// The device model, jobs on a worker thread.
+    Sim,
+    /// The device model with a host fixture's failures injected.
+    Replay,
+    /// A DRM render node speaking sgx535_drm.h.
+    Drm,
+}
+
+impl Backend {
+    /// "sim", "replay" or "drm".
+    pub fn name(self) -> &'static str {
+        match self {
+            Backend::Sim => "sim",
+            Backend::Replay => "replay",
+            Backend::Drm => "drm",
+        }
+    }
+}
+
+/// What a device reports about itself.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeviceInfo {
+    /// Backend.
+    pub backend: Backend,
+    /// Kernel driver name ("sgx535"), or "model" for the sim and replay backends.
+    pub driver: String,
+    /// CORE_REVISION register value.
+    pub core_revision: u32,
+    /// First GPU address handed to buffers.
+    pub va_start: u64,
+    /// One past the last.
+    pub va_end: u64,
+    /// GPU page size.
+    pub page_b: u64,
+    /// True when the GPU is the device model (sim, replay, or the drm-shim).
+    pub is_model: bool,
+}
+
+/// A GPU device: buffers, submissions, fences and the trace. Shared between threads.
+pub trait Device: Send + Sync {
+    /// What the device is.
+    fn info(&self) -> DeviceInfo;
+
+    /// Allocates a buffer and maps it into the GPU address space.
+    fn create_bo(&self, desc: &BoDesc) -> Result<Bo>;
+
+    /// Submits a job. It runs after the implicit fences of every buffer it uses (a read waits
+    /// for the writer, a write for everything) and its explicit in-fences. Returns its
+    /// out-fence, which is recorded on the buffers' reservations.
+    fn submit(&self, job: Job) -> Result<Fence>;
+
+    /// A fence the caller signals, for use as an explicit in-fence.
+    fn user_fence(&self) -> Result<UserFence>;
+
+    /// A snapshot of the submission trace.
+    fn trace(&self) -> Trace;
+
+    /// True once the device is lost; every later call then fails with DeviceLost.
+    fn is_lost(&self) -> bool;
+
+    /// Counts of live buffers, fences, unfinished jobs and allocated GPU address space.
+    fn live(&self) -> LiveCounts;
+
+    /// Waits until every accepted job has finished (with or without error).
+    fn wait_idle(&self, timeout: Duration) -> Result<()>;
+}

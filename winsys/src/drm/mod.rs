@@ -1,0 +1,543 @@
+//! The drm backend: a render node speaking include/drm-uapi/sgx535_drm.h. The `drm` crate opens
+//! the node, checks the driver name and handles syncobjs; nix issues the driver's ioctls and
+//! maps buffers. No GMA500 kernel exposes this uapi today: in tests the node is the drm-shim
+//! (winsys/shim), which serves it with the device model.
+//!
+//! Dependencies are computed from the winsys's own reservations and passed as in-syncobjs, so
+//! the ordering rules are the same as the other backends'. A reaper thread waits for the
+//! out-syncobjs and signals the fences, asking JOB_INFO how each job ended.
+
+mod reaper;
+pub mod uapi;
+
+use std::fs::File;
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, Weak};
+use std::thread::{JoinHandle, ThreadId};
+use std::time::Duration;
+
+use drm::control::syncobj;
+
+use crate::bo::{Bo, BoDesc, BoStorage, Caching};
+use crate::submit::{Accepted, Core, Engine};
+use crate::device::{Backend, Device, DeviceInfo};
+use crate::error::{Errno, Result, WinsysError};
+use crate::fence::{Fence, UserFence};
+use crate::job::{Job, JobKind};
+use crate::live::LiveCounts;
+use crate::trace::Trace;
+use uapi::*;
+
+/// Environment variable naming the render node to open (default: the first sgx535 node among
+/// /dev/dri/renderD128..renderD191).
+pub const NODE_ENV: &str = "SGX_DRM_NODE";
+
+/// An open render node.
+pub(crate) struct Card(File);
+
+impl AsFd for Card {
+    fn as_fd(&self) -> BorrowedFd<'_> {
+        self.0.as_fd()
+    }
+}
+impl drm::Device for Card {}
+impl drm::control::Device for Card {}
+
+fn os(op: &'static str) -> impl Fn(Errno) -> WinsysError {
+    move |errno| WinsysError::Os { op, errno }
+}
+
+fn io_errno(e: &std::io::Error) -> Errno {
+    Errno::from_raw(e.raw_os_error().unwrap_or(0))
+}
+
+nix::ioctl_readwrite_bad!(ioctl_get_param, IOCTL_GET_PARAM, drm_sgx535_get_param);
+nix::ioctl_readwrite_bad!(ioctl_gem_create, IOCTL_GEM_CREATE, drm_sgx535_gem_create);
+nix::ioctl_readwrite_bad!(ioctl_gem_info, IOCTL_GEM_INFO, drm_sgx535_gem_info);
+nix::ioctl_readwrite_bad!(ioctl_gem_submit, IOCTL_GEM_SUBMIT, drm_sgx535_gem_submit);
+nix::ioctl_write_ptr_bad!(ioctl_gem_wait, IOCTL_GEM_WAIT, drm_sgx535_gem_wait);
+nix::ioctl_read_bad!(ioctl_ctx_create, IOCTL_CTX_CREATE, drm_sgx535_ctx_create);
+nix::ioctl_write_ptr_bad!(ioctl_ctx_free, IOCTL_CTX_FREE, drm_sgx535_ctx_free);
+nix::ioctl_readwrite_bad!(ioctl_job_info, IOCTL_JOB_INFO, drm_sgx535_job_info);
+
+impl Card {
+    fn fd(&self) -> i32 {
+        self.0.as_raw_fd()
+    }
+
+    fn get_param(&self, param: drm_sgx535_param) -> Result<u64> {
+        let mut p = drm_sgx535_get_param {
+            param,
+            ..Default::default()
+        };
+        // SAFETY: `p` is a live drm_sgx535_get_param, the struct this request carries.
+        unsafe { ioctl_get_param(self.fd(), &mut p) }.map_err(os("DRM_IOCTL_SGX535_GET_PARAM"))?;
+        Ok(p.value)
+    }
+
+    pub(crate) fn job_info(&self, job_id: u64) -> std::result::Result<drm_sgx535_job_info, Errno> {
+        let mut info = drm_sgx535_job_info {
+            job_id,
+            ..Default::default()
+        };
+        // SAFETY: `info` is a live drm_sgx535_job_info, the struct this request carries.
+        unsafe { ioctl_job_info(self.fd(), &mut info) }?;
+        Ok(info)
+    }
+}
+
+/// A job the kernel accepted and the reaper waits for.
+pub(crate) struct InFlight {
+    pub syncobj: syncobj::Handle,
+    pub job_id: u64,
+    pub acc: Accepted,
+    pub submitted: std::time::Instant,
+}
+
+pub(crate) struct Pending {
+    pub jobs: Vec<InFlight>,
+    pub shutdown: bool,
+}
+
+pub(crate) struct DrmShared {
+    pub core: Core,
+    pub card: Card,
+    ctx: u32,
+    info: DeviceInfo,
+    pub pending: Mutex<Pending>,
+    /// Signalled by submit to wake the reaper so it waits for the new job too.
+    pub wake: syncobj::Handle,
+}
+
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    // Each critical section leaves its data consistent before anything can panic.
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn regs(list: &[(u32, u32)]) -> Vec<drm_sgx535_reg> {
+    list.iter()
+        .map(|&(offset, value)| drm_sgx535_reg { offset, value })
+        .collect()
+}
+
+impl DrmShared {
+    /// An ioctl error: ENODEV and EIO mean the device is gone.
+    fn check_lost(&self, errno: Errno) -> Errno {
+        if matches!(errno, Errno::ENODEV | Errno::EIO) {
+            self.core.set_lost();
+        }
+        errno
+    }
+}
+
+impl Engine for DrmShared {
+    fn enqueue(&self, acc: Accepted) -> Result<()> {
+        let mut pending = lock(&self.pending);
+        if pending.shutdown {
+            return Err(WinsysError::DeviceLost);
+        }
+        // A dependency still pending is a job of ours whose syncobj the reaper has not yet
+        // destroyed (it removes the job under this lock when it signals the fence).
+        let mut in_syncs: Vec<u32> = Vec::new();
+        for dep in acc.deps.iter().filter(|f| f.is_pending()) {
+            match pending.jobs.iter().find(|j| j.acc.fence.id() == dep.id()) {
+                Some(j) => in_syncs.push(j.syncobj.into()),
+                None => {
+                    return Err(WinsysError::InvalidJob(format!(
+                        "fence {} is not a job of this device",
+                        dep.id()
+                    )))
+                }
+            }
+        }
+        let bos: Vec<drm_sgx535_gem_submit_bo> = acc
+            .job
+            .bos
+            .iter()
+            .map(|(bo, access)| drm_sgx535_gem_submit_bo {
+                handle: bo.handle(),
+                flags: if access.reads() { SGX535_SUBMIT_BO_READ } else { 0 }
+                    | if access.writes() { SGX535_SUBMIT_BO_WRITE } else { 0 },
+            })
+            .collect();
+        let (pipe, ta, td, twod) = match &acc.job.kind {
+            JobKind::Render { ta_regs, td_regs } => {
+                (SGX535_PIPE_TA_3D, regs(ta_regs), regs(td_regs), Vec::new())
+            }
+            JobKind::TwoD { regs: r } => (SGX535_PIPE_2D, Vec::new(), Vec::new(), regs(r)),
+        };
+        let out = drm::control::Device::create_syncobj(&self.card, false)
+            .map_err(|e| WinsysError::Os {
+                op: "DRM_IOCTL_SYNCOBJ_CREATE",
+                errno: self.check_lost(io_errno(&e)),
+            })?;
+        let ptr = |v: *const std::ffi::c_void, n: usize| if n == 0 { 0 } else { v as u64 };
+        let mut submit = drm_sgx535_gem_submit {
+            ctx: self.ctx,
+            pipe,
+            nr_bos: bos.len() as u32,
+            nr_in_syncs: in_syncs.len() as u32,
+            nr_regs_ta: ta.len() as u32,
+            nr_regs_3d: td.len() as u32,
+            nr_regs_2d: twod.len() as u32,
+            out_sync: out.into(),
+            bos: ptr(bos.as_ptr().cast(), bos.len()),
+            in_syncs: ptr(in_syncs.as_ptr().cast(), in_syncs.len()),
+            regs_ta: ptr(ta.as_ptr().cast(), ta.len()),
+            regs_3d: ptr(td.as_ptr().cast(), td.len()),
+            regs_2d: ptr(twod.as_ptr().cast(), twod.len()),
+            ..Default::default()
+        };
+        // SAFETY: `submit` is a live drm_sgx535_gem_submit whose array pointers point at the
+        // vectors above, alive until the call returns, with the counts given.
+        if let Err(errno) = unsafe { ioctl_gem_submit(self.card.fd(), &mut submit) } {
+            let _ = drm::control::Device::destroy_syncobj(&self.card, out);
+            let errno = self.check_lost(errno);
+            return Err(match errno {
+                Errno::ENODEV | Errno::EIO => WinsysError::DeviceLost,
+                Errno::EINVAL | Errno::ENOSPC | Errno::EBUSY | Errno::ENOMEM | Errno::EAGAIN => {
+                    WinsysError::Refused { errno }
+                }
+                errno => WinsysError::Os {
+                    op: "DRM_IOCTL_SGX535_GEM_SUBMIT",
+                    errno,
+                },
+            });
+        }
+        pending.jobs.push(InFlight {
+            syncobj: out,
+            job_id: submit.job_id,
+            acc,
+            submitted: std::time::Instant::now(),
+        });
+        drop(pending);
+        if let Err(e) = drm::control::Device::syncobj_signal(&self.card, &[self.wake]) {
+            log::error!("drm: waking the reaper: {e}");
+        }
+        Ok(())
+    }
+}
+
+/// A buffer's storage: a GEM object, mapped for the CPU on first use.
+struct DrmStorage {
+    shared: Weak<DrmShared>,
+    handle: u32,
+    size_b: u64,
+    offset: u64,
+    map: OnceLock<usize>,
+}
+
+impl BoStorage for DrmStorage {
+    fn cpu_ptr(&self) -> Result<*mut u8> {
+        if let Some(&p) = self.map.get() {
+            return Ok(p as *mut u8);
+        }
+        let shared = self.shared.upgrade().ok_or(WinsysError::DeviceLost)?;
+        let len = std::num::NonZeroUsize::new(self.size_b as usize)
+            .ok_or_else(|| WinsysError::InvalidArgument("empty buffer".into()))?;
+        let offset = i64::try_from(self.offset)
+            .map_err(|_| WinsysError::InvalidArgument("mmap offset out of range".into()))?;
+        // SAFETY: a fresh shared mapping of the GEM object at the offset the kernel gave; it
+        // overlaps no Rust object and is unmapped in Drop.
+        let p = unsafe {
+            nix::sys::mman::mmap(
+                None,
+                len,
+                nix::sys::mman::ProtFlags::PROT_READ | nix::sys::mman::ProtFlags::PROT_WRITE,
+                nix::sys::mman::MapFlags::MAP_SHARED,
+                shared.card.as_fd(),
+                offset,
+            )
+        }
+        .map_err(os("mmap of a GEM object"))?;
+        let p = p.as_ptr() as usize;
+        match self.map.set(p) {
+            Ok(()) => Ok(p as *mut u8),
+            Err(_) => {
+                // Another thread mapped it first: keep theirs.
+                // SAFETY: `p` is the mapping made just above, of `len` bytes, unused elsewhere.
+                let _ = unsafe {
+                    nix::sys::mman::munmap(std::ptr::NonNull::new_unchecked(p as *mut _), len.get())
+                };
+                Ok(*self.map.get().expect("set by the other thread") as *mut u8)
+            }
+        }
+    }
+
+    fn device_lost(&self) -> bool {
+        self.shared.upgrade().is_none_or(|s| s.core.is_lost())
+    }
+
+    fn handle(&self) -> u32 {
+        self.handle
+    }
+}
+
+impl Drop for DrmStorage {
+    fn drop(&mut self) {
+        if let Some(&p) = self.map.get() {
+            // SAFETY: `p` is this storage's own mapping of size_b bytes; no Mapping outlives
+            // the storage (each holds the buffer).
+            let r = unsafe {
+                nix::sys::mman::munmap(
+                    std::ptr::NonNull::new_unchecked(p as *mut _),
+                    self.size_b as usize,
+                )
+            };
+            if let Err(e) = r {
+                log::error!("drm: munmap of GEM object {}: {e}", self.handle);
+            }
+        }
+        if let Some(s) = self.shared.upgrade() {
+            if let Some(h) = drm::control::from_u32(self.handle) {
+                if let Err(e) = drm::control::Device::close_buffer(&s.card, h) {
+                    log::error!("drm: GEM_CLOSE of {}: {e}", self.handle);
+                }
+            }
+        }
+    }
+}
+
+/// A device on a DRM render node.
+pub struct DrmDevice {
+    shared: Arc<DrmShared>,
+    reaper: Option<JoinHandle<()>>,
+    reaper_id: ThreadId,
+    path: String,
+}
+
+impl DrmDevice {
+    /// Opens the node named by `SGX_DRM_NODE`, else the first render node whose driver is
+    /// sgx535.
+    pub fn open_default() -> Result<DrmDevice> {
+        if let Ok(p) = std::env::var(NODE_ENV) {
+            return DrmDevice::open(std::path::Path::new(&p));
+        }
+        let mut tried = Vec::new();
+        for minor in 128..192 {
+            let path = format!("/dev/dri/renderD{minor}");
+            match DrmDevice::open(std::path::Path::new(&path)) {
+                Ok(d) => return Ok(d),
+                Err(e) => {
+                    log::debug!("drm: {path}: {e}");
+                    tried.push(path);
+                }
+            }
+        }
+        Err(WinsysError::NoDevice {
+            tried: format!("{} to {}", tried[0], tried[tried.len() - 1]),
+        })
+    }
+
+    /// Opens a render node; refuses one whose driver is not sgx535 or that lacks syncobjs.
+    pub fn open(path: &std::path::Path) -> Result<DrmDevice> {
+        let name = path.display().to_string();
+        let file = File::options()
+            .read(true)
+            .write(true)
+            .open(path)
+            .map_err(|e| WinsysError::Os {
+                op: "opening the render node",
+                errno: io_errno(&e),
+            })?;
+        let card = Card(file);
+        let driver = drm::Device::get_driver(&card).map_err(|e| WinsysError::Os {
+            op: "DRM_IOCTL_VERSION",
+            errno: io_errno(&e),
+        })?;
+        let driver = driver.name().to_string_lossy().into_owned();
+        if driver != driver_name() {
+            return Err(WinsysError::NotSgx535 { path: name, driver });
+        }
+        let syncobjs = drm::Device::get_driver_capability(&card, drm::DriverCapability::SyncObj)
+            .unwrap_or(0);
+        if syncobjs == 0 {
+            return Err(WinsysError::Unsupported {
+                backend: "drm",
+                what: "a render node without syncobjs",
+            });
+        }
+        let info = DeviceInfo {
+            backend: Backend::Drm,
+            driver,
+            core_revision: card.get_param(DRM_SGX535_PARAM_CORE_REVISION)? as u32,
+            va_start: card.get_param(DRM_SGX535_PARAM_VA_START)?,
+            va_end: card.get_param(DRM_SGX535_PARAM_VA_END)?,
+            page_b: card.get_param(DRM_SGX535_PARAM_PAGE_SIZE)?,
+            is_model: card.get_param(DRM_SGX535_PARAM_IS_MODEL)? != 0,
+        };
+        let mut ctx = drm_sgx535_ctx_create::default();
+        // SAFETY: `ctx` is a live drm_sgx535_ctx_create, the struct this request carries.
+        unsafe { ioctl_ctx_create(card.fd(), &mut ctx) }.map_err(os("DRM_IOCTL_SGX535_CTX_CREATE"))?;
+        let wake = drm::control::Device::create_syncobj(&card, false).map_err(|e| {
+            WinsysError::Os {
+                op: "DRM_IOCTL_SYNCOBJ_CREATE",
+                errno: io_errno(&e),
+            }
+        })?;
+        let shared = Arc::new(DrmShared {
+            core: Core::new(None),
+            card,
+            ctx: ctx.id,
+            info,
+            pending: Mutex::new(Pending {
+                jobs: Vec::new(),
+                shutdown: false,
+            }),
+            wake,
+        });
+        let for_reaper = Arc::clone(&shared);
+        let reaper = std::thread::Builder::new()
+            .name("sgx-drm-reaper".into())
+            .spawn(move || reaper::run(for_reaper))
+            .map_err(|e| WinsysError::Os {
+                op: "spawning the drm reaper",
+                errno: io_errno(&e),
+            })?;
+        let reaper_id = reaper.thread().id();
+        log::info!("drm: opened {name} (core revision {:#x})", shared.info.core_revision);
+        Ok(DrmDevice {
+            shared,
+            reaper: Some(reaper),
+            reaper_id,
+            path: name,
+        })
+    }
+
+    /// The node's path.
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+
+    /// The thread that signals fences.
+    pub fn reaper_thread(&self) -> ThreadId {
+        self.reaper_id
+    }
+
+    /// The kernel's own implicit-sync wait (GEM_WAIT): until `bo` is idle for `access`.
+    pub fn kernel_wait(&self, bo: &Bo, access: crate::Access, timeout: Duration) -> Result<()> {
+        let now = nix::time::clock_gettime(nix::time::ClockId::CLOCK_MONOTONIC)
+            .map_err(os("clock_gettime"))?;
+        let now_ns = now.tv_sec() as i64 * 1_000_000_000 + now.tv_nsec() as i64;
+        let w = drm_sgx535_gem_wait {
+            handle: bo.handle(),
+            op: if access.writes() { SGX535_GEM_WAIT_WRITE } else { SGX535_GEM_WAIT_READ },
+            timeout_ns: now_ns.saturating_add(timeout.as_nanos().min(i64::MAX as u128) as i64),
+        };
+        // SAFETY: `w` is a live drm_sgx535_gem_wait, the struct this request carries.
+        match unsafe { ioctl_gem_wait(self.shared.card.fd(), &w) } {
+            Ok(_) => Ok(()),
+            Err(Errno::ETIME) | Err(Errno::ETIMEDOUT) => Err(WinsysError::Timeout {
+                fence: 0,
+                waited_ms: timeout.as_millis().min(u64::MAX as u128) as u64,
+            }),
+            Err(e) => Err(WinsysError::Os {
+                op: "DRM_IOCTL_SGX535_GEM_WAIT",
+                errno: self.shared.check_lost(e),
+            }),
+        }
+    }
+}
+
+impl Device for DrmDevice {
+    fn info(&self) -> DeviceInfo {
+        self.shared.info.clone()
+    }
+
+    fn create_bo(&self, desc: &BoDesc) -> Result<Bo> {
+        let s = &self.shared;
+        s.core.check_alive()?;
+        desc.validate()?;
+        let mut c = drm_sgx535_gem_create {
+            size: desc.size_b as u32,
+            flags: if desc.flags.caching == Caching::Cached { SGX535_BO_CACHED } else { 0 }
+                | if desc.flags.gpu_read_only { SGX535_BO_GPU_READ_ONLY } else { 0 },
+            va_align: desc.align_b as u32,
+            handle: 0,
+        };
+        // SAFETY: `c` is a live drm_sgx535_gem_create, the struct this request carries.
+        if let Err(errno) = unsafe { ioctl_gem_create(s.card.fd(), &mut c) } {
+            return Err(match s.check_lost(errno) {
+                Errno::ENOMEM | Errno::ENOSPC => WinsysError::OutOfMemory {
+                    size_b: desc.size_b,
+                },
+                Errno::ENODEV | Errno::EIO => WinsysError::DeviceLost,
+                errno => WinsysError::Os {
+                    op: "DRM_IOCTL_SGX535_GEM_CREATE",
+                    errno,
+                },
+            });
+        }
+        let mut i = drm_sgx535_gem_info {
+            handle: c.handle,
+            ..Default::default()
+        };
+        // Made before GEM_INFO so that its Drop closes the handle if GEM_INFO fails.
+        let mut storage = DrmStorage {
+            shared: Arc::downgrade(s),
+            handle: c.handle,
+            size_b: desc.size_b,
+            offset: 0,
+            map: OnceLock::new(),
+        };
+        // SAFETY: `i` is a live drm_sgx535_gem_info, the struct this request carries.
+        unsafe { ioctl_gem_info(s.card.fd(), &mut i) }.map_err(os("DRM_IOCTL_SGX535_GEM_INFO"))?;
+        storage.offset = i.offset;
+        Ok(Bo::new(
+            s.core.id,
+            s.core.next_bo_id(),
+            desc,
+            i.va,
+            Box::new(storage),
+            &s.core.live,
+        ))
+    }
+
+    fn submit(&self, job: Job) -> Result<Fence> {
+        self.shared.core.submit(job, &*self.shared)
+    }
+
+    fn user_fence(&self) -> Result<UserFence> {
+        Err(WinsysError::Unsupported {
+            backend: "drm",
+            what: "user fences",
+        })
+    }
+
+    fn trace(&self) -> Trace {
+        self.shared.core.trace.snapshot()
+    }
+
+    fn is_lost(&self) -> bool {
+        self.shared.core.is_lost()
+    }
+
+    fn live(&self) -> LiveCounts {
+        self.shared.core.live()
+    }
+
+    fn wait_idle(&self, timeout: Duration) -> Result<()> {
+        self.shared.core.wait_idle(timeout)
+    }
+}
+
+impl Drop for DrmDevice {
+    /// Stops the reaper; jobs still in flight end with DeviceLost (nobody is left to reap them).
+    fn drop(&mut self) {
+        lock(&self.shared.pending).shutdown = true;
+        let _ = drm::control::Device::syncobj_signal(&self.shared.card, &[self.shared.wake]);
+        if let Some(r) = self.reaper.take() {
+            if r.join().is_err() {
+                log::error!("drm: the reaper thread panicked");
+            }
+        }
+        let free = drm_sgx535_ctx_free {
+            id: self.shared.ctx,
+            pad: 0,
+        };
+        // SAFETY: `free` is a live drm_sgx535_ctx_free, the struct this request carries.
+        if let Err(e) = unsafe { ioctl_ctx_free(self.shared.card.fd(), &free) } {
+            log::error!("drm: CTX_FREE: {e}");
+        }
+    }
+}

@@ -1,0 +1,164 @@
+//! The drm reaper: waits for any in-flight job's out-syncobj, asks JOB_INFO how the job ended,
+//! and signals its fence. Runs on its own thread, so fences signal asynchronously.
+
+use std::sync::Arc;
+
+use drm::control::{syncobj, Device as _};
+
+use super::uapi::*;
+use super::{lock, DrmShared, InFlight};
+use crate::error::{Errno, JobError};
+use crate::job_result::{Counters, JobReport, Unit};
+use crate::sim::finish;
+
+/// How long one wait lasts before the reaper looks for shutdown again.
+const WAIT_NS: i64 = 1_000_000_000;
+
+fn now_ns() -> i64 {
+    nix::time::clock_gettime(nix::time::ClockId::CLOCK_MONOTONIC)
+        .map(|t| t.tv_sec() as i64 * 1_000_000_000 + t.tv_nsec() as i64)
+        .unwrap_or(0)
+}
+
+pub(super) fn run(shared: Arc<DrmShared>) {
+    loop {
+        let handles: Vec<syncobj::Handle> = {
+            let p = lock(&shared.pending);
+            if p.shutdown {
+                break;
+            }
+            // Jobs first: the kernel reports the first signalled handle in array order.
+            p.jobs
+                .iter()
+                .map(|j| j.syncobj)
+                .chain([shared.wake])
+                .collect()
+        };
+        match shared
+            .card
+            .syncobj_wait(&handles, now_ns() + WAIT_NS, false, true)
+        {
+            Ok(i) => {
+                let h = handles[i as usize];
+                if h == shared.wake {
+                    // Reset before collecting the job list again, so a submit that signals
+                    // after this point is seen by the next wait.
+                    if let Err(e) = shared.card.syncobj_reset(&[shared.wake]) {
+                        log::error!("drm reaper: resetting the wake syncobj: {e}");
+                    }
+                } else {
+                    reap(&shared, h);
+                }
+            }
+            Err(e) if matches!(e.raw_os_error(), Some(libc::ETIME) | Some(libc::ETIMEDOUT)) => {}
+            Err(e) => {
+                log::error!("drm reaper: SYNCOBJ_WAIT: {e}");
+                if matches!(e.raw_os_error(), Some(libc::ENODEV) | Some(libc::EIO)) {
+                    lose(&shared);
+                }
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+        }
+    }
+    let left: Vec<InFlight> = lock(&shared.pending).jobs.drain(..).collect();
+    for j in left {
+        end(&shared, j, Err(JobError::DeviceLost), None);
+    }
+    if let Err(e) = shared.card.destroy_syncobj(shared.wake) {
+        log::error!("drm reaper: destroying the wake syncobj: {e}");
+    }
+}
+
+/// The kernel reports the device lost: every in-flight job ends with DeviceLost.
+fn lose(shared: &DrmShared) {
+    shared.core.set_lost();
+    let jobs: Vec<InFlight> = lock(&shared.pending).jobs.drain(..).collect();
+    for j in jobs {
+        end(shared, j, Err(JobError::DeviceLost), None);
+    }
+}
+
+fn reason(info: &drm_sgx535_job_info) -> String {
+    let len = info.reason.iter().position(|&b| b == 0).unwrap_or(info.reason.len());
+    String::from_utf8_lossy(&info.reason[..len]).into_owned()
+}
+
+/// How a job ended, from JOB_INFO.
+pub(crate) fn outcome(info: &drm_sgx535_job_info) -> Result<(), JobError> {
+    let unit = Unit::from_index(info.unit).unwrap_or(Unit::Host);
+    match info.state {
+        DRM_SGX535_JOB_DONE => Ok(()),
+        DRM_SGX535_JOB_FAULT => Err(JobError::Fault {
+            unit,
+            addr: info.addr,
+            write: info.write != 0,
+        }),
+        DRM_SGX535_JOB_OUT_OF_MEMORY => Err(JobError::OutOfMemory),
+        DRM_SGX535_JOB_ILLEGAL_INSTRUCTION => Err(JobError::IllegalInstruction {
+            unit,
+            pc: info.addr,
+            reason: reason(info),
+        }),
+        DRM_SGX535_JOB_BAD_STATE => Err(JobError::BadState {
+            unit,
+            reason: reason(info),
+        }),
+        DRM_SGX535_JOB_FAILED => Err(JobError::Failed(reason(info))),
+        DRM_SGX535_JOB_LOST => Err(JobError::DeviceLost),
+        s => Err(JobError::Failed(format!(
+            "the kernel reports state {s} for a signalled job"
+        ))),
+    }
+}
+
+fn report(info: &drm_sgx535_job_info) -> JobReport {
+    JobReport {
+        events: info.events,
+        events2: info.events2,
+        bif_int_stat: info.bif_int_stat,
+        counters: Counters::from_array(info.counters),
+        start_cycles: info.start_cycles,
+        end_cycles: info.end_cycles,
+    }
+}
+
+fn reap(shared: &DrmShared, h: syncobj::Handle) {
+    let job_id = {
+        let p = lock(&shared.pending);
+        match p.jobs.iter().find(|j| j.syncobj == h) {
+            Some(j) => j.job_id,
+            None => return,
+        }
+    };
+    let (r, rep) = match shared.card.job_info(job_id) {
+        Ok(info) => (outcome(&info), Some(report(&info))),
+        Err(Errno::ENODEV) | Err(Errno::EIO) => (Err(JobError::DeviceLost), None),
+        Err(e) => (Err(JobError::Failed(format!("JOB_INFO: {e}"))), None),
+    };
+    if r == Err(JobError::DeviceLost) {
+        shared.core.set_lost();
+    }
+    // Signal under the pending lock: a submit looking up this job's syncobj sees either the
+    // job still listed or its fence already signalled, never a pending fence without a syncobj.
+    let mut p = lock(&shared.pending);
+    if let Some(i) = p.jobs.iter().position(|j| j.syncobj == h) {
+        let j = p.jobs.remove(i);
+        end(shared, j, r, rep.as_ref());
+    }
+    drop(p);
+    if shared.core.is_lost() {
+        lose(shared);
+    }
+}
+
+fn end(shared: &DrmShared, j: InFlight, r: Result<(), JobError>, rep: Option<&JobReport>) {
+    let us = j.submitted.elapsed().as_micros().min(u64::MAX as u128) as u64;
+    shared
+        .core
+        .trace
+        .update(j.acc.submission, |e| e.finish(r.as_ref().map(|_| ()), rep, us));
+    if let Err(e) = shared.card.destroy_syncobj(j.syncobj) {
+        log::error!("drm reaper: destroying a syncobj: {e}");
+    }
+    finish(j.acc, r);
+}

@@ -1,0 +1,250 @@
+//! Host fixtures: JSON files that say what a kernel or GPU does wrong, for the replay backend.
+//! The format is documented in fixtures/README.md.
+
+use std::path::Path;
+
+use serde::{Deserialize, Deserializer, Serialize};
+
+use crate::error::{Errno, Result, WinsysError};
+use crate::job_result::Unit;
+
+/// Errors a fixture may make a submission fail with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum RefuseErrno {
+    /// Invalid argument.
+    #[serde(rename = "EINVAL")]
+    Inval,
+    /// No space (ring or parameter memory full).
+    #[serde(rename = "ENOSPC")]
+    NoSpc,
+    /// Busy (try again).
+    #[serde(rename = "EBUSY")]
+    Busy,
+}
+
+impl RefuseErrno {
+    /// The error number.
+    pub fn errno(self) -> Errno {
+        match self {
+            RefuseErrno::Inval => Errno::EINVAL,
+            RefuseErrno::NoSpc => Errno::ENOSPC,
+            RefuseErrno::Busy => Errno::EBUSY,
+        }
+    }
+}
+
+/// One injected failure. Indices are 0-based: `submission` counts submissions that reach the
+/// kernel (refused ones too), `job` counts accepted jobs in submission order, `allocation`
+/// counts buffer allocations.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "what", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Inject {
+    /// Refuse a submission with an error number; nothing is queued.
+    RefuseSubmission {
+        /// Submission index.
+        submission: u64,
+        /// EINVAL, ENOSPC or EBUSY.
+        errno: RefuseErrno,
+    },
+    /// Fail a buffer allocation with ENOMEM.
+    FailAllocation {
+        /// Allocation index.
+        allocation: u64,
+    },
+    /// The job faults in the GPU MMU: its fence ends with a fault of `unit` at `addr`.
+    FaultJob {
+        /// Job index.
+        job: u64,
+        /// Requester, e.g. "pbe".
+        unit: Unit,
+        /// Faulting GPU address: a number or a "0x..." string.
+        #[serde(deserialize_with = "de_addr")]
+        addr: u32,
+    },
+    /// The job hangs: its fence never signals, and the GPU runs nothing after it.
+    HangJob {
+        /// Job index.
+        job: u64,
+    },
+    /// The job fails with a reason.
+    FailJob {
+        /// Job index.
+        job: u64,
+        /// Text carried by the fence error.
+        reason: String,
+    },
+    /// The device is lost when the job would run: its fence and every pending one end with
+    /// DeviceLost, and every later call fails with DeviceLost.
+    LoseDevice {
+        /// Job index.
+        job: u64,
+    },
+}
+
+impl Inject {
+    /// The job index this injection applies to, for job injections.
+    pub fn job(&self) -> Option<u64> {
+        match self {
+            Inject::FaultJob { job, .. }
+            | Inject::HangJob { job }
+            | Inject::FailJob { job, .. }
+            | Inject::LoseDevice { job } => Some(*job),
+            _ => None,
+        }
+    }
+}
+
+/// A host fixture.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Fixture {
+    /// What the fixture stands for.
+    #[serde(default)]
+    pub description: String,
+    /// The failures, in any order.
+    pub inject: Vec<Inject>,
+}
+
+fn de_addr<'de, D: Deserializer<'de>>(d: D) -> std::result::Result<u32, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Raw {
+        Num(u32),
+        Text(String),
+    }
+    match Raw::deserialize(d)? {
+        Raw::Num(n) => Ok(n),
+        Raw::Text(s) => {
+            let hex = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X"));
+            match hex {
+                Some(h) => u32::from_str_radix(h, 16),
+                None => s.parse(),
+            }
+            .map_err(|_| serde::de::Error::custom(format!("bad address {s:?}")))
+        }
+    }
+}
+
+impl Fixture {
+    /// Parses fixture JSON; `path` names it in errors.
+    pub fn from_json(text: &str, path: &str) -> Result<Fixture> {
+        let f: Fixture = serde_json::from_str(text).map_err(|e| WinsysError::Fixture {
+            path: path.into(),
+            reason: e.to_string(),
+        })?;
+        f.check(path)?;
+        Ok(f)
+    }
+
+    /// Reads and parses a fixture file.
+    pub fn load(path: &Path) -> Result<Fixture> {
+        let name = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|e| WinsysError::Fixture {
+            path: name.clone(),
+            reason: e.to_string(),
+        })?;
+        Fixture::from_json(&text, &name)
+    }
+
+    /// Two injections for the same job, submission or allocation contradict each other.
+    fn check(&self, path: &str) -> Result<()> {
+        let mut seen = std::collections::HashSet::new();
+        for i in &self.inject {
+            let key = match i {
+                Inject::RefuseSubmission { submission, .. } => ("submission", *submission),
+                Inject::FailAllocation { allocation } => ("allocation", *allocation),
+                other => ("job", other.job().unwrap_or(0)),
+            };
+            if !seen.insert(key) {
+                return Err(WinsysError::Fixture {
+                    path: path.into(),
+                    reason: format!("two injections for {} {}", key.0, key.1),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// The refusal of submission `n`, if any.
+    pub fn refusal(&self, n: u64) -> Option<Errno> {
+        self.inject.iter().find_map(|i| match i {
+            Inject::RefuseSubmission { submission, errno } if *submission == n => {
+                Some(errno.errno())
+            }
+            _ => None,
+        })
+    }
+
+    /// True when allocation `n` fails.
+    pub fn fails_allocation(&self, n: u64) -> bool {
+        self.inject
+            .iter()
+            .any(|i| matches!(i, Inject::FailAllocation { allocation } if *allocation == n))
+    }
+
+    /// The injection for job `n`, if any.
+    pub fn for_job(&self, n: u64) -> Option<&Inject> {
+        self.inject.iter().find(|i| i.job() == Some(n))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_every_kind() {
+        let f = Fixture::from_json(
+            r#"{"description": "all", "inject": [
+                {"what": "refuse_submission", "submission": 2, "errno": "ENOSPC"},
+                {"what": "fail_allocation", "allocation": 0},
+                {"what": "fault_job", "job": 1, "unit": "pbe", "addr": "0x30001000"},
+                {"what": "fault_job", "job": 4, "unit": "twod", "addr": 4096},
+                {"what": "hang_job", "job": 3},
+                {"what": "fail_job", "job": 5, "reason": "why"},
+                {"what": "lose_device", "job": 6}
+            ]}"#,
+            "t",
+        )
+        .unwrap();
+        assert_eq!(f.refusal(2), Some(Errno::ENOSPC));
+        assert_eq!(f.refusal(1), None);
+        assert!(f.fails_allocation(0) && !f.fails_allocation(1));
+        assert_eq!(
+            f.for_job(1),
+            Some(&Inject::FaultJob {
+                job: 1,
+                unit: Unit::Pbe,
+                addr: 0x3000_1000
+            })
+        );
+        assert_eq!(
+            f.for_job(4),
+            Some(&Inject::FaultJob {
+                job: 4,
+                unit: Unit::TwoD,
+                addr: 4096
+            })
+        );
+        assert_eq!(f.for_job(6), Some(&Inject::LoseDevice { job: 6 }));
+        assert_eq!(f.for_job(2), None);
+    }
+
+    #[test]
+    fn rejects_bad_fixtures() {
+        for bad in [
+            r#"{"inject": [{"what": "refuse_submission", "submission": 0, "errno": "EIO"}]}"#,
+            r#"{"inject": [{"what": "fault_job", "job": 0, "unit": "gpu", "addr": 0}]}"#,
+            r#"{"inject": [{"what": "fault_job", "job": 0, "unit": "pbe", "addr": "0xzz"}]}"#,
+            r#"{"inject": [{"what": "hang_job", "job": 0, "extra": 1}]}"#,
+            r#"{"inject": [{"what": "explode", "job": 0}]}"#,
+            r#"{"inject": [], "typo": 1}"#,
+            r#"{"inject": [{"what": "hang_job", "job": 1}, {"what": "lose_device", "job": 1}]}"#,
+        ] {
+            assert!(
+                matches!(Fixture::from_json(bad, "t"), Err(WinsysError::Fixture { .. })),
+                "accepted {bad}"
+            );
+        }
+    }
+}

@@ -1,0 +1,331 @@
+//! The sim backend: the device model behind the [`Device`] trait. Jobs run on a worker thread in
+//! dependency order, so fences are truly asynchronous. A fault ends the job's fence with the
+//! unit and address; a hung job never signals and stalls the GPU, so waits time out; a lost
+//! device fails every later call.
+
+mod backing;
+pub(crate) mod convert;
+mod worker;
+
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, Weak};
+use std::thread::{JoinHandle, ThreadId};
+use std::time::Duration;
+
+use sgx_sim::{Gpu, Perm};
+
+use crate::bo::{Bo, BoDesc, BoStorage};
+use crate::submit::{Accepted, Core, Engine};
+use crate::device::{Backend, Device, DeviceInfo};
+use crate::error::{Errno, JobError, Result, WinsysError};
+use crate::fence::{Fence, Notify, UserFence};
+use crate::job::Job;
+use crate::live::LiveCounts;
+use crate::replay::Fixture;
+use crate::trace::{Trace, TraceResult};
+use crate::va::{VaAllocator, PAGE_B, VA_END, VA_START};
+use backing::HeapBacking;
+
+/// CORE_REVISION the model reports: the value a Mini 12 read (hw-facts, CONFIRMED).
+pub const MODEL_CORE_REVISION: u32 = 0x0001_0201;
+
+/// Options of a model-backed device.
+#[derive(Clone, Debug, Default)]
+pub struct SimOptions {
+    /// Keep at most this many trace entries (None: all).
+    pub trace_limit: Option<usize>,
+    /// A host fixture whose failures are injected (the replay backend).
+    pub fixture: Option<Fixture>,
+}
+
+struct Queue {
+    /// Accepted jobs not yet run, in submission order.
+    waiting: VecDeque<Accepted>,
+    /// Jobs that hung: never finished, kept so their buffers stay alive.
+    hung: Vec<Accepted>,
+    /// A job hung: the GPU runs nothing more.
+    stalled: bool,
+    shutdown: bool,
+}
+
+pub(crate) struct SimShared {
+    core: Core,
+    backend: Backend,
+    gpu: Mutex<Gpu>,
+    va: Mutex<VaAllocator>,
+    queue: Mutex<Queue>,
+    cv: Condvar,
+    fixture: Option<Fixture>,
+    allocations: AtomicU64,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    // Each critical section leaves its data consistent before anything can panic.
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl SimShared {
+    /// Marks the device lost and ends every unfinished job with DeviceLost. `current` is a job
+    /// taken off the queue that the loss hit.
+    fn lose(&self, current: Option<Accepted>) {
+        self.core.set_lost();
+        let doomed: Vec<Accepted> = {
+            let mut q = lock(&self.queue);
+            let mut v: Vec<Accepted> = q.waiting.drain(..).collect();
+            v.append(&mut q.hung);
+            v
+        };
+        log::warn!("sim: device lost; failing {} unfinished jobs", doomed.len() + current.is_some() as usize);
+        for acc in current.into_iter().chain(doomed) {
+            self.fail(acc, JobError::DeviceLost);
+        }
+    }
+
+    /// Ends an unfinished job with `err`.
+    fn fail(&self, acc: Accepted, err: JobError) {
+        self.core
+            .trace
+            .update(acc.submission, |e| e.result = TraceResult::from_job(Err(&err)));
+        finish(acc, Err(err));
+    }
+}
+
+/// Releases a finished job's buffers and dependencies, then signals its fence: whoever wakes on
+/// the fence finds the job's references already gone.
+pub(crate) fn finish(acc: Accepted, r: std::result::Result<(), JobError>) {
+    let Accepted {
+        job,
+        deps,
+        fence,
+        job_token,
+        ..
+    } = acc;
+    drop(job);
+    drop(deps);
+    drop(job_token);
+    fence.signal(r);
+}
+
+impl Notify for SimShared {
+    fn notify(&self) {
+        // Taking the queue lock orders this after the worker's check of the dependencies, so
+        // the wake-up cannot fall between its check and its wait.
+        let _q = lock(&self.queue);
+        self.cv.notify_all();
+    }
+}
+
+impl Engine for SimShared {
+    fn enqueue(&self, acc: Accepted) -> Result<()> {
+        if let Some(errno) = self.fixture.as_ref().and_then(|f| f.refusal(acc.submission)) {
+            log::info!("replay: refusing submission {} with {errno:?}", acc.submission);
+            return Err(WinsysError::Refused { errno });
+        }
+        let mut q = lock(&self.queue);
+        if self.core.is_lost() || q.shutdown {
+            return Err(WinsysError::DeviceLost);
+        }
+        q.waiting.push_back(acc);
+        self.cv.notify_all();
+        Ok(())
+    }
+}
+
+/// A buffer's storage in the model: heap memory mapped into the model's MMU.
+struct SimStorage {
+    shared: Weak<SimShared>,
+    va: u32,
+    size_b: u64,
+    backing: Arc<HeapBacking>,
+}
+
+impl BoStorage for SimStorage {
+    fn cpu_ptr(&self) -> Result<*mut u8> {
+        Ok(sgx_sim::Backing::as_ptr(&*self.backing))
+    }
+
+    fn device_lost(&self) -> bool {
+        self.shared.upgrade().is_none_or(|s| s.core.is_lost())
+    }
+}
+
+impl Drop for SimStorage {
+    fn drop(&mut self) {
+        if let Some(s) = self.shared.upgrade() {
+            if let Err(e) = lock(&s.gpu).unmap(self.va) {
+                log::error!("sim: unmapping buffer at {:#x}: {e}", self.va);
+            }
+            lock(&s.va).free(self.va, self.size_b);
+        }
+    }
+}
+
+/// A device backed by the model (the sim backend; the replay backend when a fixture is given).
+pub struct SimDevice {
+    shared: Arc<SimShared>,
+    worker: Option<JoinHandle<()>>,
+    worker_id: ThreadId,
+}
+
+impl SimDevice {
+    /// A model-backed device with default options.
+    pub fn new() -> Result<SimDevice> {
+        SimDevice::with_options(SimOptions::default())
+    }
+
+    /// A model-backed device; with a fixture it is the replay backend.
+    pub fn with_options(opts: SimOptions) -> Result<SimDevice> {
+        let backend = if opts.fixture.is_some() {
+            Backend::Replay
+        } else {
+            Backend::Sim
+        };
+        let shared = Arc::new(SimShared {
+            core: Core::new(opts.trace_limit),
+            backend,
+            gpu: Mutex::new(Gpu::new()),
+            va: Mutex::new(VaAllocator::new(VA_START, VA_END)),
+            queue: Mutex::new(Queue {
+                waiting: VecDeque::new(),
+                hung: Vec::new(),
+                stalled: false,
+                shutdown: false,
+            }),
+            cv: Condvar::new(),
+            fixture: opts.fixture,
+            allocations: AtomicU64::new(0),
+        });
+        let for_worker = Arc::clone(&shared);
+        let worker = std::thread::Builder::new()
+            .name("sgx-sim-worker".into())
+            .spawn(move || worker::run(for_worker))
+            .map_err(|e| WinsysError::Os {
+                op: "spawning the sim worker",
+                errno: Errno::from_raw(e.raw_os_error().unwrap_or(0)),
+            })?;
+        let worker_id = worker.thread().id();
+        Ok(SimDevice {
+            shared,
+            worker: Some(worker),
+            worker_id,
+        })
+    }
+
+    /// The thread that runs jobs and signals their fences.
+    pub fn worker_thread(&self) -> ThreadId {
+        self.worker_id
+    }
+
+    /// The model's clock, in core cycles.
+    pub fn clock_cycles(&self) -> u64 {
+        lock(&self.shared.gpu).clock_cycles()
+    }
+}
+
+impl Device for SimDevice {
+    fn info(&self) -> DeviceInfo {
+        DeviceInfo {
+            backend: self.shared.backend,
+            driver: "model".into(),
+            core_revision: MODEL_CORE_REVISION,
+            va_start: VA_START,
+            va_end: VA_END,
+            page_b: PAGE_B,
+            is_model: true,
+        }
+    }
+
+    fn create_bo(&self, desc: &BoDesc) -> Result<Bo> {
+        let s = &self.shared;
+        s.core.check_alive()?;
+        desc.validate()?;
+        let n = s.allocations.fetch_add(1, Ordering::Relaxed);
+        let oom = WinsysError::OutOfMemory {
+            size_b: desc.size_b,
+        };
+        if s.fixture.as_ref().is_some_and(|f| f.fails_allocation(n)) {
+            log::info!("replay: failing allocation {n} with ENOMEM");
+            return Err(oom);
+        }
+        let va = lock(&s.va).alloc(desc.size_b, desc.align_b).ok_or_else(|| {
+            WinsysError::OutOfMemory {
+                size_b: desc.size_b,
+            }
+        })?;
+        let Some(backing) = HeapBacking::new(desc.size_b) else {
+            lock(&s.va).free(va, desc.size_b);
+            return Err(oom);
+        };
+        let backing = Arc::new(backing);
+        let perm = Perm {
+            read: true,
+            write: !desc.flags.gpu_read_only,
+        };
+        if let Err(e) = lock(&s.gpu).map(va, backing.clone(), perm) {
+            lock(&s.va).free(va, desc.size_b);
+            return Err(WinsysError::InvalidArgument(format!(
+                "the model refused the mapping: {e}"
+            )));
+        }
+        let storage = SimStorage {
+            shared: Arc::downgrade(s),
+            va,
+            size_b: desc.size_b,
+            backing,
+        };
+        Ok(Bo::new(
+            s.core.id,
+            s.core.next_bo_id(),
+            desc,
+            va,
+            Box::new(storage),
+            &s.core.live,
+        ))
+    }
+
+    fn submit(&self, job: Job) -> Result<Fence> {
+        self.shared.core.submit(job, &*self.shared)
+    }
+
+    fn user_fence(&self) -> Result<UserFence> {
+        self.shared.core.check_alive()?;
+        let wake: Weak<dyn Notify> = Arc::downgrade(&self.shared) as Weak<dyn Notify>;
+        Ok(UserFence::new(self.shared.core.new_fence(), wake))
+    }
+
+    fn trace(&self) -> Trace {
+        self.shared.core.trace.snapshot()
+    }
+
+    fn is_lost(&self) -> bool {
+        self.shared.core.is_lost()
+    }
+
+    fn live(&self) -> LiveCounts {
+        LiveCounts {
+            va_b: lock(&self.shared.va).allocated_b(),
+            ..self.shared.core.live()
+        }
+    }
+
+    fn wait_idle(&self, timeout: Duration) -> Result<()> {
+        self.shared.core.wait_idle(timeout)
+    }
+}
+
+impl Drop for SimDevice {
+    /// Stops the worker; jobs still unfinished (waiting or hung) end with DeviceLost.
+    fn drop(&mut self) {
+        {
+            let mut q = lock(&self.shared.queue);
+            q.shutdown = true;
+            self.shared.cv.notify_all();
+        }
+        if let Some(w) = self.worker.take() {
+            if w.join().is_err() {
+                log::error!("sim: the worker thread panicked");
+            }
+        }
+    }
+}

@@ -1,0 +1,198 @@
+//! The part of every backend that is the same: ids, validation, dependencies from
+//! reservations, reservation updates, the trace and live counts. A backend supplies an
+//! [`Engine`] that queues accepted jobs (or refuses them).
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use crate::bo::Bo;
+use crate::error::{Result, WinsysError};
+use crate::fence::Fence;
+use crate::job::{Access, Job};
+use crate::live::{LiveCounters, LiveCounts, LiveKind, LiveToken};
+use crate::trace::{TraceBo, TraceEntry, TraceLog, TraceResult};
+
+static NEXT_DEVICE: AtomicU64 = AtomicU64::new(1);
+
+/// A job the core accepted, handed to the engine.
+pub(crate) struct Accepted {
+    /// Submission number (counts refused submissions too).
+    pub submission: u64,
+    /// Index among accepted jobs.
+    pub job_index: u64,
+    /// The validated job.
+    pub job: Job,
+    /// Fences to wait for before running.
+    pub deps: Vec<Fence>,
+    /// The job's out-fence.
+    pub fence: Fence,
+    /// Counts the job as live until it is dropped.
+    pub job_token: LiveToken,
+}
+
+/// A backend's queue.
+pub(crate) trait Engine {
+    /// Queues an accepted job, or refuses it (nothing queued, no reservation changed). Called in
+    /// submission order with the core's submit lock held.
+    fn enqueue(&self, acc: Accepted) -> Result<()>;
+}
+
+struct Counters {
+    submissions: u64,
+    jobs: u64,
+}
+
+/// Shared state of one device.
+pub(crate) struct Core {
+    pub id: u64,
+    pub live: Arc<LiveCounters>,
+    pub trace: TraceLog,
+    lost: AtomicBool,
+    next_bo: AtomicU64,
+    next_fence: AtomicU64,
+    submit: Mutex<Counters>,
+    outstanding: Mutex<Vec<Fence>>,
+}
+
+impl Core {
+    pub(crate) fn new(trace_limit: Option<usize>) -> Core {
+        Core {
+            id: NEXT_DEVICE.fetch_add(1, Ordering::Relaxed),
+            live: Arc::new(LiveCounters::default()),
+            trace: TraceLog::new(trace_limit),
+            lost: AtomicBool::new(false),
+            next_bo: AtomicU64::new(1),
+            next_fence: AtomicU64::new(1),
+            submit: Mutex::new(Counters {
+                submissions: 0,
+                jobs: 0,
+            }),
+            outstanding: Mutex::new(Vec::new()),
+        }
+    }
+
+    pub(crate) fn is_lost(&self) -> bool {
+        self.lost.load(Ordering::Acquire)
+    }
+
+    pub(crate) fn set_lost(&self) {
+        self.lost.store(true, Ordering::Release);
+    }
+
+    pub(crate) fn check_alive(&self) -> Result<()> {
+        if self.is_lost() {
+            Err(WinsysError::DeviceLost)
+        } else {
+            Ok(())
+        }
+    }
+
+    pub(crate) fn next_bo_id(&self) -> u64 {
+        self.next_bo.fetch_add(1, Ordering::Relaxed)
+    }
+
+    pub(crate) fn new_fence(&self) -> Fence {
+        let id = self.next_fence.fetch_add(1, Ordering::Relaxed);
+        Fence::new(self.id, id, &self.live)
+    }
+
+    /// Validates, orders and queues a job; see [`crate::Device::submit`].
+    pub(crate) fn submit(&self, job: Job, engine: &dyn Engine) -> Result<Fence> {
+        self.check_alive()?;
+        let job = job.validate(self.id)?;
+        let bos: Vec<(Bo, Access)> = job.bos.clone();
+        // One submission at a time: dependencies are read and reservations updated atomically
+        // with respect to other submissions, as a kernel does under its reservation locks.
+        let mut counters = self.submit.lock().unwrap_or_else(|e| e.into_inner());
+        let submission = counters.submissions;
+        counters.submissions += 1;
+        let mut deps: Vec<Fence> = job.in_fences.clone();
+        for (bo, access) in &bos {
+            deps.extend(bo.resv().fences_for(*access));
+        }
+        let mut seen = std::collections::HashSet::new();
+        deps.retain(|f| seen.insert(f.id()));
+        let fence = self.new_fence();
+        self.trace.push(TraceEntry {
+            submission,
+            kind: job.kind.name(),
+            bos: bos
+                .iter()
+                .map(|(b, a)| TraceBo {
+                    bo: b.id(),
+                    gpu_addr: b.gpu_addr(),
+                    size_b: b.size_b(),
+                    access: *a,
+                })
+                .collect(),
+            deps: deps.iter().map(Fence::id).collect(),
+            fence: Some(fence.id()),
+            result: TraceResult::Pending,
+            duration_us: None,
+            start_cycles: None,
+            end_cycles: None,
+            events: None,
+            counters: None,
+        });
+        let acc = Accepted {
+            submission,
+            job_index: counters.jobs,
+            job,
+            deps,
+            fence: fence.clone(),
+            job_token: self.live.token(LiveKind::Job),
+        };
+        if let Err(e) = engine.enqueue(acc) {
+            let result = match &e {
+                WinsysError::Refused { errno } => TraceResult::refused(*errno),
+                WinsysError::DeviceLost => TraceResult::DeviceLost,
+                other => TraceResult::Failed {
+                    reason: other.to_string(),
+                },
+            };
+            self.trace.update(submission, |t| {
+                t.fence = None;
+                t.result = result;
+            });
+            return Err(e);
+        }
+        counters.jobs += 1;
+        for (bo, access) in &bos {
+            bo.resv().add(&fence, *access);
+        }
+        let mut out = self.outstanding.lock().unwrap_or_else(|e| e.into_inner());
+        out.retain(Fence::is_pending);
+        out.push(fence.clone());
+        Ok(fence)
+    }
+
+    /// Live counts, after dropping finished fences this core still holds.
+    pub(crate) fn live(&self) -> LiveCounts {
+        self.outstanding
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .retain(Fence::is_pending);
+        self.live.snapshot()
+    }
+
+    /// Waits for every accepted job; see [`crate::Device::wait_idle`].
+    pub(crate) fn wait_idle(&self, timeout: Duration) -> Result<()> {
+        let deadline = Instant::now().checked_add(timeout);
+        let pending: Vec<Fence> = self
+            .outstanding
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        for f in pending {
+            let left =
+                deadline.map_or(Duration::MAX, |d| d.saturating_duration_since(Instant::now()));
+            match f.wait(left) {
+                Ok(()) | Err(WinsysError::Job { .. }) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        self.live();
+        Ok(())
+    }
+}

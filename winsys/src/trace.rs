@@ -1,0 +1,315 @@
+//! The submission trace: every submission with its buffers, dependencies, fence, duration,
+//! result and the GPU's counters; readable by callers and writable as JSON.
+
+use std::collections::VecDeque;
+use std::sync::Mutex;
+
+use serde::Serialize;
+
+use crate::error::{Errno, JobError};
+use crate::job::Access;
+use crate::job_result::{Counters, JobReport, Unit};
+
+/// How a traced submission ended.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+pub enum TraceResult {
+    /// Accepted, not finished (queued, running, or hung).
+    Pending,
+    /// Finished without error.
+    Done,
+    /// MMU fault.
+    Fault {
+        /// Requester.
+        unit: Unit,
+        /// Faulting GPU address.
+        addr: u32,
+        /// Was a write.
+        write: bool,
+    },
+    /// Parameter memory exhausted.
+    OutOfMemory,
+    /// Illegal shader instruction.
+    IllegalInstruction {
+        /// Unit.
+        unit: Unit,
+        /// Instruction index.
+        pc: u32,
+        /// Why.
+        reason: String,
+    },
+    /// Undecodable state.
+    BadState {
+        /// Unit.
+        unit: Unit,
+        /// Why.
+        reason: String,
+    },
+    /// Other failure.
+    Failed {
+        /// Why.
+        reason: String,
+    },
+    /// The device was lost first.
+    DeviceLost,
+    /// The kernel refused the submission; no job ran and no fence exists.
+    Refused {
+        /// Error name, e.g. "ENOSPC".
+        errno: String,
+    },
+}
+
+impl TraceResult {
+    /// The trace result for a job that ended with `r`.
+    pub fn from_job(r: Result<(), &JobError>) -> TraceResult {
+        match r {
+            Ok(()) => TraceResult::Done,
+            Err(JobError::Fault { unit, addr, write }) => TraceResult::Fault {
+                unit: *unit,
+                addr: *addr,
+                write: *write,
+            },
+            Err(JobError::OutOfMemory) => TraceResult::OutOfMemory,
+            Err(JobError::IllegalInstruction { unit, pc, reason }) => {
+                TraceResult::IllegalInstruction {
+                    unit: *unit,
+                    pc: *pc,
+                    reason: reason.clone(),
+                }
+            }
+            Err(JobError::BadState { unit, reason }) => TraceResult::BadState {
+                unit: *unit,
+                reason: reason.clone(),
+            },
+            Err(JobError::Failed(reason)) => TraceResult::Failed {
+                reason: reason.clone(),
+            },
+            Err(JobError::DeviceLost) => TraceResult::DeviceLost,
+        }
+    }
+
+    /// The trace result for a refused submission.
+    pub fn refused(errno: Errno) -> TraceResult {
+        TraceResult::Refused {
+            errno: format!("{errno:?}"),
+        }
+    }
+}
+
+/// One buffer of a traced submission.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct TraceBo {
+    /// Buffer id.
+    pub bo: u64,
+    /// Its GPU address.
+    pub gpu_addr: u32,
+    /// Its size.
+    pub size_b: u64,
+    /// How the job used it.
+    pub access: Access,
+}
+
+/// One submission.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TraceEntry {
+    /// Submission number on the device (0-based, counting refused ones).
+    pub submission: u64,
+    /// "render" or "2d".
+    pub kind: &'static str,
+    /// Buffers and access.
+    pub bos: Vec<TraceBo>,
+    /// Fences the job was ordered after (implicit and explicit), by id.
+    pub deps: Vec<u64>,
+    /// The job's out-fence id (None when refused).
+    pub fence: Option<u64>,
+    /// How it ended.
+    pub result: TraceResult,
+    /// Wall-clock time the job ran on the worker (None until finished).
+    pub duration_us: Option<u64>,
+    /// GPU clock when the job started (None until finished).
+    pub start_cycles: Option<u64>,
+    /// GPU clock when it ended.
+    pub end_cycles: Option<u64>,
+    /// EVENT_STATUS bits raised.
+    pub events: Option<u32>,
+    /// The GPU's counters for the job.
+    pub counters: Option<Counters>,
+}
+
+impl TraceEntry {
+    /// Records a finished job.
+    pub(crate) fn finish(
+        &mut self,
+        r: Result<(), &JobError>,
+        report: Option<&JobReport>,
+        duration_us: u64,
+    ) {
+        self.result = TraceResult::from_job(r);
+        self.duration_us = Some(duration_us);
+        if let Some(rep) = report {
+            self.start_cycles = Some(rep.start_cycles);
+            self.end_cycles = Some(rep.end_cycles);
+            self.events = Some(rep.events);
+            self.counters = Some(rep.counters);
+        }
+    }
+}
+
+/// A snapshot of a device's trace.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Trace {
+    /// Submissions, oldest first.
+    pub entries: Vec<TraceEntry>,
+    /// Older entries dropped because of the trace limit.
+    pub dropped: u64,
+}
+
+impl Trace {
+    /// The entry of submission `n`, if kept.
+    pub fn submission(&self, n: u64) -> Option<&TraceEntry> {
+        self.entries.iter().find(|e| e.submission == n)
+    }
+
+    /// The entry whose out-fence is `fence`.
+    pub fn by_fence(&self, fence: u64) -> Option<&TraceEntry> {
+        self.entries.iter().find(|e| e.fence == Some(fence))
+    }
+
+    /// Pretty JSON.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("trace serializes")
+    }
+
+    /// Writes pretty JSON.
+    pub fn write_json<W: std::io::Write>(&self, w: W) -> crate::error::Result<()> {
+        serde_json::to_writer_pretty(w, self).map_err(std::io::Error::from)?;
+        Ok(())
+    }
+}
+
+struct TraceBuf {
+    entries: VecDeque<TraceEntry>,
+    dropped: u64,
+    limit: Option<usize>,
+}
+
+/// A device's trace, shared with its worker.
+pub(crate) struct TraceLog(Mutex<TraceBuf>);
+
+impl TraceLog {
+    /// A trace keeping at most `limit` entries (None: all).
+    pub(crate) fn new(limit: Option<usize>) -> TraceLog {
+        TraceLog(Mutex::new(TraceBuf {
+            entries: VecDeque::new(),
+            dropped: 0,
+            limit,
+        }))
+    }
+
+    fn buf(&self) -> std::sync::MutexGuard<'_, TraceBuf> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub(crate) fn push(&self, e: TraceEntry) {
+        let mut b = self.buf();
+        if b.limit == Some(0) {
+            b.dropped += 1;
+            return;
+        }
+        b.entries.push_back(e);
+        if b.limit.is_some_and(|l| b.entries.len() > l) {
+            b.entries.pop_front();
+            b.dropped += 1;
+        }
+    }
+
+    /// Updates submission `n`'s entry, if still kept (entries are in submission order).
+    pub(crate) fn update(&self, n: u64, f: impl FnOnce(&mut TraceEntry)) {
+        let mut b = self.buf();
+        if let Ok(i) = b.entries.binary_search_by_key(&n, |e| e.submission) {
+            f(&mut b.entries[i]);
+        }
+    }
+
+    pub(crate) fn snapshot(&self) -> Trace {
+        let b = self.buf();
+        Trace {
+            entries: b.entries.iter().cloned().collect(),
+            dropped: b.dropped,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(n: u64) -> TraceEntry {
+        TraceEntry {
+            submission: n,
+            kind: "2d",
+            bos: vec![TraceBo {
+                bo: 1,
+                gpu_addr: 0x10_0000,
+                size_b: 64,
+                access: Access::Write,
+            }],
+            deps: vec![],
+            fence: Some(n),
+            result: TraceResult::Pending,
+            duration_us: None,
+            start_cycles: None,
+            end_cycles: None,
+            events: None,
+            counters: None,
+        }
+    }
+
+    #[test]
+    fn limit_drops_oldest_and_updates_find_by_submission() {
+        let log = TraceLog::new(Some(2));
+        for n in 0..3 {
+            log.push(entry(n));
+        }
+        log.update(2, |e| {
+            e.finish(
+                Err(&JobError::Fault {
+                    unit: Unit::Pbe,
+                    addr: 0x1234,
+                    write: true,
+                }),
+                None,
+                7,
+            )
+        });
+        log.update(0, |_| panic!("dropped entry must not be found"));
+        let t = log.snapshot();
+        assert_eq!(t.dropped, 1);
+        assert_eq!(t.entries.len(), 2);
+        assert_eq!(
+            t.submission(2).unwrap().result,
+            TraceResult::Fault {
+                unit: Unit::Pbe,
+                addr: 0x1234,
+                write: true
+            }
+        );
+    }
+
+    #[test]
+    fn json_names_fields_and_statuses() {
+        let mut e = entry(5);
+        e.result = TraceResult::refused(Errno::ENOSPC);
+        let t = Trace {
+            entries: vec![e],
+            dropped: 0,
+        };
+        let v: serde_json::Value = serde_json::from_str(&t.to_json()).unwrap();
+        let e = &v["entries"][0];
+        assert_eq!(e["submission"], 5);
+        assert_eq!(e["kind"], "2d");
+        assert_eq!(e["bos"][0]["access"], "write");
+        assert_eq!(e["result"]["status"], "refused");
+        assert_eq!(e["result"]["errno"], "ENOSPC");
+    }
+}
