@@ -7,6 +7,7 @@ mod blit;
 mod blitter;
 mod error;
 mod mipgen;
+pub mod pattern;
 mod save;
 pub mod shaders;
 

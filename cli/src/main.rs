@@ -1,15 +1,15 @@
 //! `sgx535`: the command-line program of the sgx535 driver library.
 
+mod cmd_bench;
+mod cmd_compile;
 mod cmd_hwdocs;
+mod cmd_layout;
+mod cmd_mipgen;
 
 use clap::{Parser, Subcommand};
 
 #[derive(Parser)]
-#[command(
-    name = "sgx535",
-    version,
-    about = "PowerVR SGX535 (GMA500) userspace driver tools"
-)]
+#[command(name = "sgx535", version, about = "PowerVR SGX535 (GMA500) userspace driver tools")]
 struct Cli {
     #[command(subcommand)]
     cmd: Cmd,
@@ -19,6 +19,17 @@ struct Cli {
 enum Cmd {
     /// Print the hardware definition blocks and their evidence summary.
     Hwdocs(cmd_hwdocs::Args),
+    /// Print where every level and face of a texture lives.
+    Layout(cmd_layout::Args),
+    /// Measure: `twiddle` (copies vs memcpy vs reference), `sim` (the device model).
+    Bench(cmd_bench::Args),
+    /// Compile TGSI text to USSE model code and print the disassembly and statistics.
+    Compile(cmd_compile::CompileArgs),
+    /// Disassemble USSE model code (a file of little-endian 32-bit words).
+    Disasm(cmd_compile::DisasmArgs),
+    /// Generate a mip chain on the GPU model, one fenced submission per level, and compare it
+    /// byte for byte with the CPU reference.
+    Mipgen(cmd_mipgen::Args),
 }
 
 fn main() {
@@ -26,6 +37,11 @@ fn main() {
     let cli = Cli::parse();
     let r = match cli.cmd {
         Cmd::Hwdocs(a) => cmd_hwdocs::run(&a),
+        Cmd::Layout(a) => cmd_layout::run(&a),
+        Cmd::Bench(a) => cmd_bench::run(&a),
+        Cmd::Compile(a) => cmd_compile::run_compile(&a),
+        Cmd::Disasm(a) => cmd_compile::run_disasm(&a),
+        Cmd::Mipgen(a) => cmd_mipgen::run(&a),
     };
     if let Err(e) = r {
         eprintln!("sgx535: {e:#}");

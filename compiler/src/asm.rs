@@ -7,7 +7,10 @@ use crate::error::{CompileError, Result};
 use crate::ir::{Dst, MInst, Reg, RegFile, Src};
 
 fn err(line: u32, msg: impl Into<String>) -> CompileError {
-    CompileError::Asm { line, msg: msg.into() }
+    CompileError::Asm {
+        line,
+        msg: msg.into(),
+    }
 }
 
 fn num(s: &str, line: u32) -> Result<u32> {
@@ -21,7 +24,9 @@ fn num(s: &str, line: u32) -> Result<u32> {
 
 fn reg(s: &str, line: u32) -> Result<Reg> {
     if let Some(rest) = s.strip_prefix("sa[a0.x+") {
-        let n = rest.strip_suffix(']').ok_or_else(|| err(line, "expected ']'"))?;
+        let n = rest
+            .strip_suffix(']')
+            .ok_or_else(|| err(line, "expected ']'"))?;
         return Ok(Reg {
             file: RegFile::SecondaryIndexed,
             num: num(n, line)?,
@@ -39,7 +44,10 @@ fn reg(s: &str, line: u32) -> Result<Reg> {
     for (p, f) in prefixes {
         if let Some(n) = s.strip_prefix(p) {
             if n.chars().all(|c| c.is_ascii_digit()) && !n.is_empty() {
-                return Ok(Reg { file: f, num: num(n, line)? });
+                return Ok(Reg {
+                    file: f,
+                    num: num(n, line)?,
+                });
             }
         }
     }
@@ -75,7 +83,10 @@ fn dst(s: &str, line: u32) -> Result<Dst> {
             v
         }
     };
-    Ok(Dst { reg: reg(r, line)?, mask })
+    Ok(Dst {
+        reg: reg(r, line)?,
+        mask,
+    })
 }
 
 fn src(s: &str, line: u32) -> Result<Src> {
@@ -86,14 +97,19 @@ fn src(s: &str, line: u32) -> Result<Src> {
     }
     let abs = s.starts_with('|');
     if abs {
-        s = s[1..].strip_suffix('|').ok_or_else(|| err(line, "expected a closing '|'"))?;
+        s = s[1..]
+            .strip_suffix('|')
+            .ok_or_else(|| err(line, "expected a closing '|'"))?;
     }
     let (r, suf) = split_suffix(s);
     let mut swz = [0, 1, 2, 3];
     if let Some(sw) = suf {
         let v: Vec<char> = sw.chars().collect();
         if v.len() != 4 {
-            return Err(err(line, format!("expected a 4-lane swizzle, found '{sw}'")));
+            return Err(err(
+                line,
+                format!("expected a 4-lane swizzle, found '{sw}'"),
+            ));
         }
         for (i, c) in v.iter().enumerate() {
             swz[i] = lane(*c, line)?;
@@ -105,7 +121,11 @@ fn src(s: &str, line: u32) -> Result<Src> {
         (false, true) => SrcMod::ABS,
         (true, true) => SrcMod::NEG_ABS,
     };
-    Ok(Src { reg: reg(r, line)?, swz, modi })
+    Ok(Src {
+        reg: reg(r, line)?,
+        swz,
+        modi,
+    })
 }
 
 fn prefixed(s: &str, p: &str, line: u32) -> Result<u32> {
@@ -135,7 +155,10 @@ pub fn parse_inst(text: &str, line: u32) -> Result<MInst> {
     }
     let (head, extra) = match t.find('{') {
         Some(i) => {
-            let e = t[i + 1..].trim_end().strip_suffix('}').ok_or_else(|| err(line, "expected '}'"))?;
+            let e = t[i + 1..]
+                .trim_end()
+                .strip_suffix('}')
+                .ok_or_else(|| err(line, "expected '}'"))?;
             (&t[..i], Some(e))
         }
         None => (t, None),
@@ -146,7 +169,8 @@ pub fn parse_inst(text: &str, line: u32) -> Result<MInst> {
         Some(n) => (n, true),
         None => (mn, false),
     };
-    let op = Opcode::from_name(&name.to_ascii_uppercase()).ok_or_else(|| err(line, format!("unknown opcode '{name}'")))?;
+    let op = Opcode::from_name(&name.to_ascii_uppercase())
+        .ok_or_else(|| err(line, format!("unknown opcode '{name}'")))?;
     let mut m = MInst::new(op);
     m.pred = pred;
     m.sat = sat;
@@ -159,7 +183,10 @@ pub fn parse_inst(text: &str, line: u32) -> Result<MInst> {
         if ops.len() == n {
             Ok(())
         } else {
-            Err(err(line, format!("{name} takes {n} operand(s), found {}", ops.len())))
+            Err(err(
+                line,
+                format!("{name} takes {n} operand(s), found {}", ops.len()),
+            ))
         }
     };
     match op.format() {
@@ -197,7 +224,9 @@ pub fn parse_inst(text: &str, line: u32) -> Result<MInst> {
         }
     }
     for kv in extra.into_iter().flat_map(|e| e.split(',')) {
-        let (k, v) = kv.split_once('=').ok_or_else(|| err(line, format!("expected field=value, found '{kv}'")))?;
+        let (k, v) = kv
+            .split_once('=')
+            .ok_or_else(|| err(line, format!("expected field=value, found '{kv}'")))?;
         match k.trim() {
             "dst" => m.dst = dst(v, line)?,
             "src0" => m.src[0] = src(v, line)?,
@@ -257,7 +286,10 @@ mod tests {
         let w = assemble(text).unwrap();
         let listing = disasm_words(&w).unwrap();
         assert_eq!(assemble(&listing).unwrap(), w);
-        assert!(listing.contains("(p0) fmad.sat r3.xz, -|pa1.yxzw|, sa[a0.x+5]"), "{listing}");
+        assert!(
+            listing.contains("(p0) fmad.sat r3.xz, -|pa1.yxzw|, sa[a0.x+5]"),
+            "{listing}"
+        );
     }
 
     #[test]

@@ -132,7 +132,7 @@ pub fn inst_text(m: &MInst) -> String {
 
 /// Disassembles words (two per instruction) into an indexed listing, one per line.
 pub fn disasm_words(words: &[u32]) -> Result<String> {
-    if words.len() % 2 != 0 {
+    if !words.len().is_multiple_of(2) {
         return Err(CompileError::Disasm(format!(
             "{} words is not a whole number of 2-word instructions",
             words.len()

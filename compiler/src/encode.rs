@@ -1,6 +1,8 @@
 //! Machine instructions <-> words, through hwdocs' packers.
 
-use sgx_hwdocs::usse::{DstBank, InstrFormat, Opcode, SrcBank, UsseAlu, UsseFlow, UsseLimm, UsseTex, OPCODE_MASK};
+use sgx_hwdocs::usse::{
+    DstBank, InstrFormat, Opcode, SrcBank, UsseAlu, UsseFlow, UsseLimm, UsseTex, OPCODE_MASK,
+};
 
 use crate::error::{CompileError, Result};
 use crate::ir::{Dst, MInst, Reg, RegFile, Src};
@@ -51,7 +53,10 @@ pub fn dst_file(b: DstBank) -> RegFile {
 
 /// Packs a swizzle: lane i in bits 2i+1:2i.
 pub fn pack_swz(s: [u8; 4]) -> u32 {
-    s.iter().enumerate().map(|(i, c)| u32::from(c & 3) << (2 * i)).sum()
+    s.iter()
+        .enumerate()
+        .map(|(i, c)| u32::from(c & 3) << (2 * i))
+        .sum()
 }
 
 /// Unpacks a swizzle.
@@ -69,8 +74,14 @@ fn bad(index: usize, msg: String) -> CompileError {
 /// Encodes one instruction.
 pub fn encode(m: &MInst, index: usize) -> Result<[u32; 2]> {
     let enc = |e| CompileError::Encode { index, source: e };
-    let sb = |s: &Src| src_bank(s.reg.file).ok_or_else(|| bad(index, format!("{:?} is not a source bank", s.reg.file)));
-    let db = |d: &Dst| dst_bank(d.reg.file).ok_or_else(|| bad(index, format!("{:?} is not a destination bank", d.reg.file)));
+    let sb = |s: &Src| {
+        src_bank(s.reg.file)
+            .ok_or_else(|| bad(index, format!("{:?} is not a source bank", s.reg.file)))
+    };
+    let db = |d: &Dst| {
+        dst_bank(d.reg.file)
+            .ok_or_else(|| bad(index, format!("{:?} is not a destination bank", d.reg.file)))
+    };
     Ok(match m.op.format() {
         InstrFormat::ALU => UsseAlu {
             opcode: m.op,
@@ -179,7 +190,12 @@ pub fn decode(w: [u32; 2]) -> std::result::Result<MInst, String> {
             m.pred = t.pred;
             m.sat = t.sat;
             m.dst = dst(t.dst_bank, t.dst_num, t.dst_mask);
-            m.src[0] = src(t.coord_bank, t.coord_num, t.coord_swz, sgx_hwdocs::usse::SrcMod::NONE);
+            m.src[0] = src(
+                t.coord_bank,
+                t.coord_num,
+                t.coord_swz,
+                sgx_hwdocs::usse::SrcMod::NONE,
+            );
             m.sampler = t.sampler;
             m.grad = t.grad;
         }

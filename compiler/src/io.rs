@@ -12,7 +12,7 @@ use crate::error::{CompileError, Result};
 use crate::tgsi::{File, SemanticName, Shader, ShaderStage};
 
 /// Where a TGSI input (or system value) is read from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum InputLoc {
     /// Primary attribute pa[n].
     Primary(u32),
@@ -21,7 +21,7 @@ pub enum InputLoc {
 }
 
 /// Where a TGSI output is written.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum OutputLoc {
     /// Vertex output o[n].
     Output(u32),
@@ -64,7 +64,10 @@ fn unsupported(line: u32, what: String) -> CompileError {
 
 /// True for fragment inputs that the TSP delivers itself rather than as varyings.
 pub fn is_special_fs_input(name: SemanticName) -> bool {
-    matches!(name, SemanticName::Position | SemanticName::Face | SemanticName::Pcoord)
+    matches!(
+        name,
+        SemanticName::Position | SemanticName::Face | SemanticName::Pcoord
+    )
 }
 
 /// Checks that `n` registers fit `max`, naming the limit.
@@ -123,7 +126,11 @@ pub fn vs_checks(sh: &Shader, l: &IoLayout) -> Result<()> {
         })
         .max()
         .unwrap_or(0);
-    check_limit("limits::MAX_VERTEX_ATTRIBS", attrs, limits::MAX_VERTEX_ATTRIBS)?;
+    check_limit(
+        "limits::MAX_VERTEX_ATTRIBS",
+        attrs,
+        limits::MAX_VERTEX_ATTRIBS,
+    )?;
     let outs = l
         .outputs
         .values()
@@ -137,26 +144,37 @@ pub fn vs_checks(sh: &Shader, l: &IoLayout) -> Result<()> {
     let varyings = declared(sh, File::Output)
         .iter()
         .filter(|(i, d)| {
-            !matches!(d.semantic.map(|s| s.name), Some(SemanticName::Position | SemanticName::Psize))
-                && matches!(l.outputs.get(i), Some(OutputLoc::Output(_)))
+            !matches!(
+                d.semantic.map(|s| s.name),
+                Some(SemanticName::Position | SemanticName::Psize)
+            ) && matches!(l.outputs.get(i), Some(OutputLoc::Output(_)))
         })
         .count() as u64;
     check_limit("limits::MAX_VARYINGS", varyings, limits::MAX_VARYINGS)?;
     if let Some((_, d)) = declared(sh, File::SystemValue).first() {
-        return Err(unsupported(d.line, "system values in a vertex shader".into()));
+        return Err(unsupported(
+            d.line,
+            "system values in a vertex shader".into(),
+        ));
     }
     Ok(())
 }
 
 /// The fragment layout; `delivered(semantic)` says whether the vertex shader provides a
 /// varying (unmatched ones read zero).
-pub fn fs_layout(sh: &Shader, delivered: impl Fn(crate::tgsi::Semantic) -> bool) -> Result<IoLayout> {
+pub fn fs_layout(
+    sh: &Shader,
+    delivered: impl Fn(crate::tgsi::Semantic) -> bool,
+) -> Result<IoLayout> {
     let mut l = IoLayout::default();
     let mut next = 0u32;
     let mut specials = Vec::new();
     for (i, d) in declared(sh, File::Input) {
         let Some(sem) = d.semantic else {
-            return Err(unsupported(d.line, format!("fragment input IN[{i}] without a semantic")));
+            return Err(unsupported(
+                d.line,
+                format!("fragment input IN[{i}] without a semantic"),
+            ));
         };
         if is_special_fs_input(sem.name) {
             specials.push((File::Input, i));
@@ -167,7 +185,11 @@ pub fn fs_layout(sh: &Shader, delivered: impl Fn(crate::tgsi::Semantic) -> bool)
             l.inputs.insert(i, InputLoc::Zero);
         }
     }
-    check_limit("limits::MAX_VARYINGS", u64::from(next), limits::MAX_VARYINGS)?;
+    check_limit(
+        "limits::MAX_VARYINGS",
+        u64::from(next),
+        limits::MAX_VARYINGS,
+    )?;
     for (i, d) in declared(sh, File::SystemValue) {
         match d.semantic.map(|s| s.name) {
             Some(n) if is_special_fs_input(n) => specials.push((File::SystemValue, i)),
@@ -175,7 +197,11 @@ pub fn fs_layout(sh: &Shader, delivered: impl Fn(crate::tgsi::Semantic) -> bool)
         }
     }
     for (f, i) in specials {
-        let map = if f == File::Input { &mut l.inputs } else { &mut l.sysvals };
+        let map = if f == File::Input {
+            &mut l.inputs
+        } else {
+            &mut l.sysvals
+        };
         map.insert(i, InputLoc::Primary(next));
         next += 1;
     }
@@ -186,7 +212,12 @@ pub fn fs_layout(sh: &Shader, delivered: impl Fn(crate::tgsi::Semantic) -> bool)
                 l.outputs.insert(i, OutputLoc::Color);
             }
             Some(s) => return Err(unsupported(d.line, format!("fragment output {s}"))),
-            None => return Err(unsupported(d.line, format!("fragment output OUT[{i}] without a semantic"))),
+            None => {
+                return Err(unsupported(
+                    d.line,
+                    format!("fragment output OUT[{i}] without a semantic"),
+                ))
+            }
         }
     }
     Ok(l)

@@ -79,7 +79,10 @@ impl Src {
     /// The same register with every lane reading register lane `c`.
     pub fn splat(self, c: u8) -> Src {
         let l = self.swz[usize::from(c & 3)];
-        Src { swz: [l; 4], ..self }
+        Src {
+            swz: [l; 4],
+            ..self
+        }
     }
     /// With the swizzle composed: lane i reads this operand's lane s[i].
     pub fn swizzled(self, s: [u8; 4]) -> Src {

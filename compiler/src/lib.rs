@@ -6,6 +6,10 @@
 //! [`link`] compiles a vertex/fragment pair with the varying remap. The disassembler's text
 //! assembles back to the same words ([`assemble`]).
 
+/// The compiler's version: part of every shader cache key, so a new compiler never reads an
+/// old one's output.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
 mod asm;
 mod disasm;
 mod encode;
@@ -25,5 +29,7 @@ pub use error::CompileError;
 pub use io::{InputLoc, IoLayout, OutputLoc};
 pub use link::{link, LinkedProgram, LinkedVarying};
 pub use report::{compile_report, disasm_words};
-pub use shader::{compile, compile_with, CompiledShader, ConstRange, SamplerUse, ShaderInput, ShaderOutput};
+pub use shader::{
+    compile, compile_with, CompiledShader, ConstRange, SamplerUse, ShaderInput, ShaderOutput,
+};
 pub use tgsi::{parse, ShaderStage};

@@ -16,7 +16,7 @@ use crate::shader::{compile_with, CompiledShader};
 use crate::tgsi::{self, File, Semantic, SemanticName, ShaderStage};
 
 /// One varying of a linked program.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct LinkedVarying {
     /// Its semantic.
     pub semantic: Semantic,
@@ -29,7 +29,7 @@ pub struct LinkedVarying {
 }
 
 /// A linked vertex + fragment pair.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct LinkedProgram {
     /// The vertex program.
     pub vs: CompiledShader,
@@ -46,7 +46,9 @@ pub fn link(vs_text: &str, fs_text: &str) -> Result<LinkedProgram> {
     let vs = tgsi::parse(vs_text)?;
     let fs = tgsi::parse(fs_text)?;
     if vs.stage != ShaderStage::Vertex || fs.stage != ShaderStage::Fragment {
-        return Err(CompileError::Link("expected a VERT shader then a FRAG shader".into()));
+        return Err(CompileError::Link(
+            "expected a VERT shader then a FRAG shader".into(),
+        ));
     }
     let vs_outs: BTreeMap<Semantic, u32> = io::declared(&vs, File::Output)
         .into_iter()
@@ -67,7 +69,9 @@ pub fn link(vs_text: &str, fs_text: &str) -> Result<LinkedProgram> {
             Some(InputLoc::Primary(k)) if !io::is_special_fs_input(sem.name) => {
                 let out = vs_outs[&sem];
                 if feeds.insert(out, k + 1).is_some() {
-                    return Err(CompileError::Link(format!("fragment input {sem} is declared twice")));
+                    return Err(CompileError::Link(format!(
+                        "fragment input {sem} is declared twice"
+                    )));
                 }
                 let interp = match d.interp {
                     Some(tgsi::Interp::Constant) => tsp::Interp::FLAT,
@@ -90,7 +94,9 @@ pub fn link(vs_text: &str, fs_text: &str) -> Result<LinkedProgram> {
         let loc = match d.semantic.map(|s| s.name) {
             Some(SemanticName::Position) => OutputLoc::Output(0),
             Some(SemanticName::Psize) => OutputLoc::Output(nvar + 1),
-            _ => feeds.get(&i).map_or(OutputLoc::Discard, |o| OutputLoc::Output(*o)),
+            _ => feeds
+                .get(&i)
+                .map_or(OutputLoc::Discard, |o| OutputLoc::Output(*o)),
         };
         vs_layout.outputs.insert(i, loc);
     }

@@ -97,12 +97,10 @@ pub fn layout(code: &Code) -> Result<Vec<MInst>> {
     let mut past_end = false;
     for m in &mut out {
         if matches!(m.op, Opcode::BR | Opcode::CALL) {
-            let t = *at
-                .get(&m.target)
-                .ok_or_else(|| CompileError::Semantic {
-                    line: 0,
-                    msg: format!("internal: label {} not placed", m.target),
-                })?;
+            let t = *at.get(&m.target).ok_or_else(|| CompileError::Semantic {
+                line: 0,
+                msg: format!("internal: label {} not placed", m.target),
+            })?;
             past_end |= t == n;
             m.target = t;
         }
@@ -110,6 +108,10 @@ pub fn layout(code: &Code) -> Result<Vec<MInst>> {
     if past_end {
         out.push(MInst::new(Opcode::END));
     }
-    check_limit("usse::MAX_INSTRUCTIONS", out.len() as u64, usse::MAX_INSTRUCTIONS)?;
+    check_limit(
+        "usse::MAX_INSTRUCTIONS",
+        out.len() as u64,
+        usse::MAX_INSTRUCTIONS,
+    )?;
     Ok(out)
 }

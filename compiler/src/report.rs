@@ -51,7 +51,14 @@ pub fn compile_report(vs_or_single: &str, fs: Option<&str>) -> Result<String> {
             let us = t0.elapsed().as_micros();
             let _ = writeln!(out, "; linked: compile time {us} us for both");
             for v in &p.varyings {
-                let _ = writeln!(out, "; varying {} : o{} -> pa{} ({})", v.semantic, v.vs_output, v.fs_input, v.interp.name());
+                let _ = writeln!(
+                    out,
+                    "; varying {} : o{} -> pa{} ({})",
+                    v.semantic,
+                    v.vs_output,
+                    v.fs_input,
+                    v.interp.name()
+                );
             }
             for u in &p.unmatched_inputs {
                 let _ = writeln!(out, "; fragment input {u} has no vertex output: reads zero");

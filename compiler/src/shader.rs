@@ -8,7 +8,7 @@ use crate::tgsi::{self, File, Interp, Semantic, SemanticName, Shader, ShaderStag
 use crate::{encode, lower, opt, regalloc};
 
 /// One input of a compiled shader.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ShaderInput {
     /// TGSI register file (`IN` or `SV`).
     pub file: File,
@@ -25,7 +25,7 @@ pub struct ShaderInput {
 }
 
 /// One output of a compiled shader.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ShaderOutput {
     /// TGSI index.
     pub index: u32,
@@ -36,7 +36,7 @@ pub struct ShaderOutput {
 }
 
 /// A constant buffer range and where it sits in the secondary bank.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ConstRange {
     /// TGSI constant buffer (the 2D index), 0 for the 1D form.
     pub buffer: u32,
@@ -49,7 +49,7 @@ pub struct ConstRange {
 }
 
 /// A texture unit the program samples.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct SamplerUse {
     /// Texture unit (index into the draw's texture table).
     pub unit: u32,
@@ -58,7 +58,7 @@ pub struct SamplerUse {
 }
 
 /// A shader compiled to USSE model code, with its binding metadata.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct CompiledShader {
     /// Vertex or fragment.
     pub stage: ShaderStage,
@@ -137,10 +137,19 @@ pub fn compile_with(sh: &Shader, layout: &IoLayout) -> Result<CompiledShader> {
     let mut inputs = Vec::new();
     let (mut pos_slot, mut face_slot, mut pcoord_slot) = (None, None, None);
     for file in [File::Input, File::SystemValue] {
-        let map = if file == File::Input { &layout.inputs } else { &layout.sysvals };
+        let map = if file == File::Input {
+            &layout.inputs
+        } else {
+            &layout.sysvals
+        };
         for (i, d) in io::declared(sh, file) {
-            let Some(loc) = map.get(&i).copied() else { continue };
-            let special = d.semantic.map(|s| s.name).filter(|n| io::is_special_fs_input(*n));
+            let Some(loc) = map.get(&i).copied() else {
+                continue;
+            };
+            let special = d
+                .semantic
+                .map(|s| s.name)
+                .filter(|n| io::is_special_fs_input(*n));
             if let (true, Some(name), InputLoc::Primary(n)) = (fs, special, loc) {
                 match name {
                     SemanticName::Position => pos_slot = Some(n),
@@ -161,8 +170,13 @@ pub fn compile_with(sh: &Shader, layout: &IoLayout) -> Result<CompiledShader> {
     let mut outputs = Vec::new();
     let mut psize_output = None;
     for (i, d) in io::declared(sh, File::Output) {
-        let loc = layout.outputs.get(&i).copied().unwrap_or(OutputLoc::Discard);
-        if let (Some(SemanticName::Psize), OutputLoc::Output(n)) = (d.semantic.map(|s| s.name), loc) {
+        let loc = layout
+            .outputs
+            .get(&i)
+            .copied()
+            .unwrap_or(OutputLoc::Discard);
+        if let (Some(SemanticName::Psize), OutputLoc::Output(n)) = (d.semantic.map(|s| s.name), loc)
+        {
             psize_output = Some(n);
         }
         outputs.push(ShaderOutput {
@@ -180,8 +194,10 @@ pub fn compile_with(sh: &Shader, layout: &IoLayout) -> Result<CompiledShader> {
         outputs
             .iter()
             .filter(|o| {
-                !matches!(o.semantic.map(|s| s.name), Some(SemanticName::Position | SemanticName::Psize))
-                    && matches!(o.location, OutputLoc::Output(_))
+                !matches!(
+                    o.semantic.map(|s| s.name),
+                    Some(SemanticName::Position | SemanticName::Psize)
+                ) && matches!(o.location, OutputLoc::Output(_))
             })
             .count() as u32
     };

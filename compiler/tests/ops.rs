@@ -90,7 +90,15 @@ const OPS: &[(&str, usize, Ty)] = &[
     ("UCMP", 3, Ty::I),
 ];
 
-const SRC_REGS: [&str; 7] = ["IN[0]", "IN[1]", "IN[2]", "CONST[0][0]", "CONST[0][1]", "IMM[0]", "TEMP[0]"];
+const SRC_REGS: [&str; 7] = [
+    "IN[0]",
+    "IN[1]",
+    "IN[2]",
+    "CONST[0][0]",
+    "CONST[0][1]",
+    "IMM[0]",
+    "TEMP[0]",
+];
 
 fn swizzle(r: &mut Rng) -> String {
     if r.below(3) == 0 {
@@ -105,7 +113,10 @@ fn mask(r: &mut Rng) -> String {
     if m == 15 {
         return String::new();
     }
-    let s: String = (0..4).filter(|l| m & (1 << l) != 0).map(|l| "xyzw".as_bytes()[l] as char).collect();
+    let s: String = (0..4)
+        .filter(|l| m & (1 << l) != 0)
+        .map(|l| "xyzw".as_bytes()[l] as char)
+        .collect();
     format!(".{s}")
 }
 
@@ -116,7 +127,11 @@ fn operand(r: &mut Rng, ty: Ty) -> String {
         Ty::I => (r.below(6) == 0, r.below(10) == 0),
         _ => (r.below(3) == 0, r.below(4) == 0),
     };
-    let body = if abs { format!("|{reg}{sw}|") } else { format!("{reg}{sw}") };
+    let body = if abs {
+        format!("|{reg}{sw}|")
+    } else {
+        format!("{reg}{sw}")
+    };
     if neg {
         format!("-{body}")
     } else {
@@ -234,7 +249,10 @@ fn kill_and_kill_if() {
         killed_some |= res.killed.iter().any(|k| *k);
         kept_some |= res.killed.iter().any(|k| !*k);
     }
-    assert!(killed_some && kept_some, "the random inputs must exercise both outcomes");
+    assert!(
+        killed_some && kept_some,
+        "the random inputs must exercise both outcomes"
+    );
     let text = "FRAG\nDCL IN[0], GENERIC[0], PERSPECTIVE\nDCL OUT[0], COLOR\n 0: MOV OUT[0], IN[0]\n 1: KILL\n 2: END\n";
     let res = check_fs(text, &fs_inputs(&mut r, Ty::F), &BTreeMap::new());
     assert_eq!(res.killed, [true; 4]);
@@ -264,7 +282,12 @@ fn texture_opcodes() {
                 assert_eq!(cs.samplers.len(), 1);
                 assert_eq!(cs.samplers[0].unit as u64, unit);
                 if frag {
-                    common::check_fs_compiled(&text, &cs, &fs_inputs(&mut r, Ty::F), &consts(&mut r, Ty::F));
+                    common::check_fs_compiled(
+                        &text,
+                        &cs,
+                        &fs_inputs(&mut r, Ty::F),
+                        &consts(&mut r, Ty::F),
+                    );
                 } else {
                     let attrs: BTreeMap<u32, V> = (0..3).map(|i| (i, r.fvec())).collect();
                     common::check_vs_compiled(&text, &cs, &attrs, &consts(&mut r, Ty::F));

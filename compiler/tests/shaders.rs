@@ -1,5 +1,7 @@
 //! Whole shaders: differential runs on random inputs, linking, metadata, errors.
 
+#![allow(clippy::needless_range_loop)]
+
 mod common;
 
 use std::collections::BTreeMap;
@@ -11,7 +13,11 @@ use sgx_hwdocs::tsp;
 use sgx_sim::usse::{run_quad, run_vertex, Program, Stage};
 
 fn text(name: &str) -> String {
-    std::fs::read_to_string(format!("{}/tests/shaders/{name}.tgsi", env!("CARGO_MANIFEST_DIR"))).unwrap()
+    std::fs::read_to_string(format!(
+        "{}/tests/shaders/{name}.tgsi",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap()
 }
 
 fn vs_runs(name: &str, attrs: impl Fn(&mut Rng) -> BTreeMap<u32, V>, nconst: u32, runs: usize) {
@@ -26,12 +32,22 @@ fn vs_runs(name: &str, attrs: impl Fn(&mut Rng) -> BTreeMap<u32, V>, nconst: u32
 
 #[test]
 fn mvp_transform() {
-    vs_runs("mvp.vert", |r| (0..2).map(|i| (i, r.fvec())).collect(), 4, 300);
+    vs_runs(
+        "mvp.vert",
+        |r| (0..2).map(|i| (i, r.fvec())).collect(),
+        4,
+        300,
+    );
 }
 
 #[test]
 fn per_vertex_lighting() {
-    vs_runs("lighting.vert", |r| (0..2).map(|i| (i, r.fvec())).collect(), 11, 300);
+    vs_runs(
+        "lighting.vert",
+        |r| (0..2).map(|i| (i, r.fvec())).collect(),
+        11,
+        300,
+    );
 }
 
 #[test]
@@ -41,7 +57,16 @@ fn a_loop_with_brk_and_cont() {
         "loop.vert",
         |r| {
             let n = r.below(24) as f32 - 3.0 + 0.5 * r.below(2) as f32;
-            [(0, [n.to_bits(), r.float().to_bits(), r.float().to_bits(), r.float().to_bits()])].into()
+            [(
+                0,
+                [
+                    n.to_bits(),
+                    r.float().to_bits(),
+                    r.float().to_bits(),
+                    r.float().to_bits(),
+                ],
+            )]
+            .into()
         },
         0,
         200,
@@ -53,12 +78,20 @@ fn a_loop_with_brk_and_cont() {
         let out = run_vertex(&p, &[[n.to_bits(), 0, 0, 0]], &[], &mut FakeTex).unwrap();
         iterations_seen.insert(f32::from_bits(out.out[1][3]) as i32);
     }
-    assert_eq!(iterations_seen.into_iter().collect::<Vec<_>>(), vec![0, 3, 8, 16]);
+    assert_eq!(
+        iterations_seen.into_iter().collect::<Vec<_>>(),
+        vec![0, 3, 8, 16]
+    );
 }
 
 #[test]
 fn a_subroutine_called_twice() {
-    vs_runs("sub.vert", |r| (0..2).map(|i| (i, r.fvec())).collect(), 0, 300);
+    vs_runs(
+        "sub.vert",
+        |r| (0..2).map(|i| (i, r.fvec())).collect(),
+        0,
+        300,
+    );
     let cs = compile(&text("sub.vert")).unwrap();
     let l = common::listing(&cs);
     assert_eq!(l.matches("call").count(), 2, "{l}");
@@ -74,11 +107,18 @@ fn texture_modulate() {
     let t = text("texmod.frag");
     let mut r = Rng(7);
     for _ in 0..200 {
-        check_fs(&t, &fs_inputs(&mut r, &[(File::Input, 0), (File::Input, 1)]), &BTreeMap::new());
+        check_fs(
+            &t,
+            &fs_inputs(&mut r, &[(File::Input, 0), (File::Input, 1)]),
+            &BTreeMap::new(),
+        );
     }
     let cs = compile(&t).unwrap();
     assert_eq!(cs.samplers.len(), 1);
-    assert_eq!((cs.samplers[0].unit, cs.samplers[0].target), (0, TexTarget::D2));
+    assert_eq!(
+        (cs.samplers[0].unit, cs.samplers[0].target),
+        (0, TexTarget::D2)
+    );
     assert!(cs.uses_derivatives);
 }
 
@@ -102,11 +142,22 @@ fn fragment_position_face_and_derivatives() {
     let t = text("special.frag");
     let cs = compile(&t).unwrap();
     assert_eq!(cs.varying_count, 1);
-    assert_eq!((cs.pos_slot, cs.face_slot, cs.pcoord_slot), (Some(1), Some(2), None));
+    assert_eq!(
+        (cs.pos_slot, cs.face_slot, cs.pcoord_slot),
+        (Some(1), Some(2), None)
+    );
     assert_eq!(cs.varying_interp(), vec![tsp::Interp::PERSPECTIVE]);
     let mut r = Rng(9);
     for _ in 0..100 {
-        common::check_fs_compiled(&t, &cs, &fs_inputs(&mut r, &[(File::Input, 0), (File::Input, 1), (File::Input, 2)]), &BTreeMap::new());
+        common::check_fs_compiled(
+            &t,
+            &cs,
+            &fs_inputs(
+                &mut r,
+                &[(File::Input, 0), (File::Input, 1), (File::Input, 2)],
+            ),
+            &BTreeMap::new(),
+        );
     }
 }
 
@@ -150,14 +201,26 @@ fn linked_pair_remaps_varyings() {
             for v in &p.varyings {
                 pa[px][v.fs_input as usize] = out.out[v.vs_output as usize];
             }
-            let inputs: BTreeMap<(File, u32), V> = [((File::Input, 0), attrs[0]), ((File::Input, 1), attrs[1])].into();
+            let inputs: BTreeMap<(File, u32), V> =
+                [((File::Input, 0), attrs[0]), ((File::Input, 1), attrs[1])].into();
             let consts = BTreeMap::new();
-            let vref = common::refint::run(&vsh, &[inputs], &mut common::refint::Env { consts: &consts, tex: &mut FakeTex }).unwrap();
+            let vref = common::refint::run(
+                &vsh,
+                &[inputs],
+                &mut common::refint::Env {
+                    consts: &consts,
+                    tex: &mut FakeTex,
+                },
+            )
+            .unwrap();
             let by_sem = |name: SemanticName, index: u32| -> V {
                 vsh.decls
                     .iter()
                     .filter(|d| d.file == File::Output)
-                    .find(|d| d.semantic.is_some_and(|s| s.name == name && s.index == index))
+                    .find(|d| {
+                        d.semantic
+                            .is_some_and(|s| s.name == name && s.index == index)
+                    })
                     .and_then(|d| vref.outs[0].get(&d.first))
                     .map_or([0; 4], |v| v.0)
             };
@@ -167,11 +230,22 @@ fn linked_pair_remaps_varyings() {
         }
         let got = run_quad(&fsp, &pa, [true; 4], &[], &mut FakeTex).unwrap();
         let consts = BTreeMap::new();
-        let want = common::refint::run(&fsh, &ref_in, &mut common::refint::Env { consts: &consts, tex: &mut FakeTex }).unwrap();
+        let want = common::refint::run(
+            &fsh,
+            &ref_in,
+            &mut common::refint::Env {
+                consts: &consts,
+                tex: &mut FakeTex,
+            },
+        )
+        .unwrap();
         for px in 0..4 {
             let (v, _) = want.outs[px][&0];
             for l in 0..4 {
-                assert!(common::same(got.colour[px][l].to_bits(), v[l]), "pixel {px} lane {l}");
+                assert!(
+                    common::same(got.colour[px][l].to_bits(), v[l]),
+                    "pixel {px} lane {l}"
+                );
             }
         }
     }
@@ -183,12 +257,33 @@ fn metadata_of_constants_and_samplers() {
              0: TEX TEMP[0], IN[0], SAMP[3], CUBE\n 1: MAD TEMP[0], TEMP[0], CONST[1][2], CONST[0][1]\n 2: MOV OUT[0], TEMP[0]\n 3: END\n";
     let cs = compile(t).unwrap();
     assert_eq!(cs.constants.len(), 2);
-    assert_eq!((cs.constants[0].buffer, cs.constants[0].count, cs.constants[0].sa_base), (0, 2, 0));
-    assert_eq!((cs.constants[1].buffer, cs.constants[1].count, cs.constants[1].sa_base), (1, 3, 2));
+    assert_eq!(
+        (
+            cs.constants[0].buffer,
+            cs.constants[0].count,
+            cs.constants[0].sa_base
+        ),
+        (0, 2, 0)
+    );
+    assert_eq!(
+        (
+            cs.constants[1].buffer,
+            cs.constants[1].count,
+            cs.constants[1].sa_base
+        ),
+        (1, 3, 2)
+    );
     assert_eq!(cs.const_regs, 5);
-    assert_eq!((cs.samplers[0].unit, cs.samplers[0].target), (3, TexTarget::Cube));
+    assert_eq!(
+        (cs.samplers[0].unit, cs.samplers[0].target),
+        (3, TexTarget::Cube)
+    );
     assert!(!cs.discards);
-    assert!(common::listing(&cs).contains("sa4"), "{}", common::listing(&cs));
+    assert!(
+        common::listing(&cs).contains("sa4"),
+        "{}",
+        common::listing(&cs)
+    );
 }
 
 #[test]
@@ -214,7 +309,10 @@ fn limits_are_named() {
     // 70 values live at once cannot fit 64 temporaries.
     let mut t = String::from("VERT\nDCL IN[0]\nDCL OUT[0], POSITION\nDCL TEMP[0..69]\n");
     for i in 0..70 {
-        t.push_str(&format!("ADD TEMP[{i}], IN[0], IN[0].{}\n", ["xxxx", "yyyy", "zzzz", "wwww"][i % 4]));
+        t.push_str(&format!(
+            "ADD TEMP[{i}], IN[0], IN[0].{}\n",
+            ["xxxx", "yyyy", "zzzz", "wwww"][i % 4]
+        ));
         if i > 0 {
             t.push_str(&format!("MUL TEMP[{i}], TEMP[{i}], TEMP[{}]\n", i - 1));
         }
@@ -240,7 +338,10 @@ fn limits_are_named() {
         many.push_str(&format!("DCL OUT[{i}], GENERIC[{i}]\n"));
     }
     many.push_str(" 0: END\n");
-    assert!(compile(&many).unwrap_err().to_string().contains("MAX_VARYINGS"));
+    assert!(compile(&many)
+        .unwrap_err()
+        .to_string()
+        .contains("MAX_VARYINGS"));
 }
 
 #[test]
@@ -259,8 +360,20 @@ fn integer_and_float_boolean_forms_both_work() {
         let a = compile(int_form).unwrap();
         let b = compile(float_form).unwrap();
         let pa = [attrs[&0]];
-        let oa = run_vertex(&Program::decode(&a.code, Stage::Vertex).unwrap(), &pa, &[], &mut FakeTex).unwrap();
-        let ob = run_vertex(&Program::decode(&b.code, Stage::Vertex).unwrap(), &pa, &[], &mut FakeTex).unwrap();
+        let oa = run_vertex(
+            &Program::decode(&a.code, Stage::Vertex).unwrap(),
+            &pa,
+            &[],
+            &mut FakeTex,
+        )
+        .unwrap();
+        let ob = run_vertex(
+            &Program::decode(&b.code, Stage::Vertex).unwrap(),
+            &pa,
+            &[],
+            &mut FakeTex,
+        )
+        .unwrap();
         assert_eq!(oa.out[1][0], ob.out[1][0]);
     }
 }

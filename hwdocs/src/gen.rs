@@ -351,13 +351,7 @@ pub fn generate(files: &[(String, String)]) -> Result<String, GenError> {
             evidence: bev,
             source: bsrc,
         });
-        writeln!(
-            out,
-            "\n#[doc = {:?}]\npub mod {} {{",
-            f.doc,
-            f.block
-        )
-        .unwrap();
+        writeln!(out, "\n#[doc = {:?}]\npub mod {} {{", f.doc, f.block).unwrap();
         writeln!(
             out,
             "#![allow(clippy::all, clippy::pedantic, unused_imports)]"
@@ -718,7 +712,8 @@ fn gen_enum(
     writeln!(out, "    }} }}").unwrap();
     for (aname, aty) in &e.attrs {
         // An attribute is a string, or a value of another enum.
-        let enum_path = (aty != "str").then(|| format!("crate::generated::{}::{aty}", enums[aty].block));
+        let enum_path =
+            (aty != "str").then(|| format!("crate::generated::{}::{aty}", enums[aty].block));
         let rty = enum_path.clone().unwrap_or_else(|| "&'static str".into());
         let conv = |a: &str| match &enum_path {
             Some(p) => format!("{p}::{a}"),
@@ -732,7 +727,22 @@ fn gen_enum(
         writeln!(out, "    }} }}").unwrap();
     }
     writeln!(out, "}}").unwrap();
+    write_serde_by_name(out, &e.name);
     Ok(())
+}
+
+/// Enums travel by name (JSON caches, traces), stable across renumbering.
+fn write_serde_by_name(out: &mut String, name: &str) {
+    writeln!(
+        out,
+        "impl serde::Serialize for {name} {{ fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {{ s.serialize_str(self.name()) }} }}"
+    )
+    .unwrap();
+    writeln!(
+        out,
+        "impl<'de> serde::Deserialize<'de> for {name} {{ fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {{ let s = <std::borrow::Cow<'de, str> as serde::Deserialize>::deserialize(d)?; Self::from_name(&s).ok_or_else(|| <D::Error as serde::de::Error>::custom(format!(\"unknown {name} {{s}}\"))) }} }}"
+    )
+    .unwrap();
 }
 
 fn parse_bits(cx: &Ctx, what: &str, s: &str) -> Result<(u32, u32), GenError> {
@@ -1312,6 +1322,7 @@ fn gen_formats(
         writeln!(out, "        Self::{} => &FORMATS[{i}],", f.name).unwrap();
     }
     writeln!(out, "    }} }}\n}}").unwrap();
+    write_serde_by_name(out, "Format");
     writeln!(
         out,
         "/// The format table.\npub static FORMATS: &[crate::FormatInfo] = &["

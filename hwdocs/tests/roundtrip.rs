@@ -172,3 +172,14 @@ fn observed_hardware_words_decode_as_documented() {
     assert_eq!(sgx_hwdocs::regs::EVENT_STATUS, 0x12C);
     assert_eq!(sgx_hwdocs::regs::ISP_START_RENDER, 0x428);
 }
+
+#[test]
+fn enums_serialize_by_name() {
+    let j = serde_json::to_string(&usse::Opcode::FMAD).unwrap();
+    assert_eq!(j, "\"FMAD\"");
+    let back: usse::Opcode = serde_json::from_str(&j).unwrap();
+    assert_eq!(back, usse::Opcode::FMAD);
+    assert!(serde_json::from_str::<usse::Opcode>("\"FROB\"").is_err());
+    let f: sgx_hwdocs::Format = serde_json::from_str("\"B5G6R5_UNORM\"").unwrap();
+    assert_eq!(f, sgx_hwdocs::Format::B5G6R5_UNORM);
+}

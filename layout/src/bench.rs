@@ -183,3 +183,36 @@ pub fn format_bench(rows: &[BenchRow]) -> String {
     }
     s
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rows_cover_both_directions_of_each_size() {
+        let rows = bench_twiddle(&[8, 16]).unwrap();
+        let shape: Vec<(u32, Direction, u64)> = rows
+            .iter()
+            .map(|r| (r.size_px, r.direction, r.bytes))
+            .collect();
+        assert_eq!(
+            shape,
+            vec![
+                (8, Direction::ToTwiddled, 256),
+                (8, Direction::ToLinear, 256),
+                (16, Direction::ToTwiddled, 1024),
+                (16, Direction::ToLinear, 1024)
+            ]
+        );
+        assert!(rows
+            .iter()
+            .all(|r| r.fast_gbps > 0.0 && r.memcpy_gbps > 0.0 && r.reference_gbps > 0.0));
+        let table = format_bench(&rows);
+        assert_eq!(table.lines().count(), 5);
+        assert!(table.contains("16x16") && table.contains("twiddled->linear"));
+        assert!(matches!(
+            bench_twiddle(&[48]),
+            Err(LayoutError::TwiddleNeedsPowerOfTwo { .. })
+        ));
+    }
+}

@@ -7,7 +7,7 @@
 //!   walk, for whole levels and sub-rectangles; [`Layout::write_rect`] / [`Layout::read_rect`]
 //!   apply them to a level of an allocation.
 //! - [`mipgen`]: the CPU 2x2 box-filter mip generator over a level window.
-//! - [`level_table`] and [`bench`] for the `sgx535 layout` and `sgx535 bench twiddle` commands.
+//! - [`level_table`] and [`mod@bench`] for the `sgx535 layout` and `sgx535 bench twiddle` commands.
 //!
 //! Naming: sizes and offsets carry their unit as a suffix, `_px`, `_el`, `_tl` and `_B` for
 //! bytes, upper case as in the issue and DESIGN.md (hence `non_snake_case`); serialised field

@@ -2,7 +2,7 @@
 //! the texture_subdata / transfer path over an allocation laid out by [`Layout`].
 
 use crate::copy::{self, check_linear, Rect};
-use crate::{Layout, LayoutError, Tiling};
+use crate::{Layout, LayoutError};
 
 /// A level's element rectangle and byte range, resolved from a pixel rectangle.
 struct Target {
@@ -111,12 +111,9 @@ impl Layout {
         let l = self.level(level)?;
         let bpe = self.bytes_per_el as usize;
         let src = &alloc[t.start_B..t.end_B];
-        match l.tiling {
-            Tiling::Twiddled => {
-                let g = l.twiddle().expect("twiddled level has a geometry");
-                copy::twiddled_to_linear(dst, dst_stride_B, src, &g, t.rect_el, bpe)
-            }
-            Tiling::Linear => {
+        match l.twiddle() {
+            Some(g) => copy::twiddled_to_linear(dst, dst_stride_B, src, &g, t.rect_el, bpe),
+            None => {
                 let r = t.rect_el;
                 if check_linear("destination", dst.len(), dst_stride_B, r.w, r.h, bpe)? {
                     let (row_B, stride_B) = (r.w as usize * bpe, l.stride_B as usize);

@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use sgx_hwdocs::Format;
-use sgx_layout::{Layout, Target, Template};
+use sgx_layout::{Layout, Template};
 use sgx_winsys::Bo;
 
 use crate::error::{invalid, Result};
@@ -259,9 +259,5 @@ impl Resource {
 
     pub(crate) fn is_cube_target(&self) -> bool {
         self.template.target == ResourceTarget::TextureCube
-    }
-
-    pub(crate) fn layout_target(&self) -> Option<Target> {
-        self.layout().map(|l| l.target)
     }
 }

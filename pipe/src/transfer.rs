@@ -60,6 +60,16 @@ pub struct Transfer {
     pub data: Vec<u8>,
 }
 
+/// A copy of one level's bytes at their offsets in an allocation-sized buffer (the layout's
+/// rect copies address the whole allocation), and where the level starts.
+fn level_window(map: &sgx_winsys::Mapping, l: &sgx_layout::Layout, face: u32, level: u32) -> Result<(Vec<u8>, usize)> {
+    let range = l.level_range_B(face, level)?;
+    let (start, end) = (range.start as usize, range.end as usize);
+    let mut alloc = vec![0u8; end];
+    map.read_at(range.start, &mut alloc[start..])?;
+    Ok((alloc, start))
+}
+
 impl Context {
     fn check_box(&self, r: &Resource, level: u32, face: u32, b: PipeBox) -> Result<()> {
         if b.width == 0 || b.height == 0 {
@@ -109,8 +119,8 @@ impl Context {
             match layout {
                 None => map.read_at(u64::from(b.x), &mut data)?,
                 Some(l) => {
-                    let all = map.to_vec();
-                    l.read_rect(&all, face, level, Rect::new(b.x, b.y, b.width, b.height), &mut data, stride)?;
+                    let (alloc, _) = level_window(&map, &l, face, level)?;
+                    l.read_rect(&alloc, face, level, Rect::new(b.x, b.y, b.width, b.height), &mut data, stride)?;
                 }
             }
         }
@@ -139,19 +149,15 @@ impl Context {
             let st = r.storage();
             (st.bo.clone(), st.layout.clone())
         };
-        let map = if unsync { bo.map_unsynchronized(Access::Write)? } else { bo.map(Access::Write, self.timeout)? };
+        let access = if layout.is_some() { Access::ReadWrite } else { Access::Write };
+        let map = if unsync { bo.map_unsynchronized(access)? } else { bo.map(access, self.timeout)? };
         match layout {
             None => map.write_at(u64::from(t.bbox.x), &t.data)?,
             Some(l) => {
-                let range = l.level_range_B(t.face, t.level)?;
-                let mut level_bytes = vec![0u8; (range.end - range.start) as usize];
-                map.read_at(range.start, &mut level_bytes)?;
-                // write_rect addresses the whole allocation; give it a window onto this level.
-                let mut alloc = vec![0u8; range.end as usize];
-                alloc[range.start as usize..].copy_from_slice(&level_bytes);
+                let (mut alloc, start) = level_window(&map, &l, t.face, t.level)?;
                 let b = t.bbox;
                 l.write_rect(&mut alloc, t.face, t.level, Rect::new(b.x, b.y, b.width, b.height), &t.data, t.stride)?;
-                map.write_at(range.start, &alloc[range.start as usize..])?;
+                map.write_at(start as u64, &alloc[start..])?;
             }
         }
         Ok(())

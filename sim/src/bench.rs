@@ -8,7 +8,9 @@ use sgx_hwdocs::pbe::{MemLayout, PbeState};
 use sgx_hwdocs::ta_stream::Topology;
 use sgx_hwdocs::texture::{AddrMode, Filter, TexState};
 
-use crate::kit::{build, clip_xy, dr, emitpix, end, pa, r, tex, viewport, words, DrawDesc, Mem, RenderDesc, Scene};
+use crate::kit::{
+    build, clip_xy, dr, emitpix, end, pa, r, tex, viewport, words, DrawDesc, Mem, RenderDesc, Scene,
+};
 use crate::{JobDesc, JobStatus, Perm};
 
 /// One measured figure.
@@ -32,7 +34,12 @@ impl BenchRow {
 }
 
 fn textured_quad(size: f32, st: TexState) -> DrawDesc {
-    let p = |x: f32, y: f32| (clip_xy(x, y, size, size, 0.5), [x / size, y / size, 0.0, 1.0]);
+    let p = |x: f32, y: f32| {
+        (
+            clip_xy(x, y, size, size, 0.5),
+            [x / size, y / size, 0.0, 1.0],
+        )
+    };
     let verts = [p(0.0, 0.0), p(0.0, size), p(size, 0.0), p(size, size)];
     let fs = words(&[tex(dr(0), pa(0), 0), emitpix(r(0)), end()]);
     let mut d = DrawDesc::new(Topology::TRIANGLE_STRIP, &verts, fs, viewport(size, size));
@@ -128,7 +135,10 @@ pub fn bench_sim() -> Vec<BenchRow> {
             clip_ymax: size - 1,
             ..PbeState::default()
         };
-        let rd = RenderDesc { pbe, ..RenderDesc::linear(0, tl * 16, tl * 16, 64) };
+        let rd = RenderDesc {
+            pbe,
+            ..RenderDesc::linear(0, tl * 16, tl * 16, 64)
+        };
         jobs.push(build(&mut s, &rd, &[textured_quad(size as f32, st)]));
     }
     let runs = 200;
@@ -160,7 +170,12 @@ pub fn format_bench(rows: &[BenchRow]) -> String {
 mod tests {
     #[test]
     fn format_has_mpix() {
-        let rows = [super::BenchRow { name: "x".into(), pixels: 1_000_000, runs: 1, secs: 0.5 }];
+        let rows = [super::BenchRow {
+            name: "x".into(),
+            pixels: 1_000_000,
+            runs: 1,
+            secs: 0.5,
+        }];
         assert!(super::format_bench(&rows).contains("2.00 Mpix/s"));
     }
 }

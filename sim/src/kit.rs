@@ -7,7 +7,9 @@
 use std::cell::UnsafeCell;
 use std::sync::Arc;
 
-use sgx_hwdocs::usse::{DstBank, Opcode, Pred, SrcBank, SrcMod, UsseAlu, UsseFlow, UsseLimm, UsseTex};
+use sgx_hwdocs::usse::{
+    DstBank, Opcode, Pred, SrcBank, SrcMod, UsseAlu, UsseFlow, UsseLimm, UsseTex,
+};
 
 use crate::Backing;
 
@@ -21,7 +23,12 @@ pub struct S {
 }
 
 fn s(bank: SrcBank, num: u32) -> S {
-    S { bank, num, swz: 0xE4, m: SrcMod::NONE }
+    S {
+        bank,
+        num,
+        swz: 0xE4,
+        m: SrcMod::NONE,
+    }
 }
 pub fn r(n: u32) -> S {
     s(SrcBank::TEMP, n)
@@ -70,16 +77,32 @@ pub struct D {
     pub mask: u32,
 }
 pub fn dr(n: u32) -> D {
-    D { bank: DstBank::TEMP, num: n, mask: 15 }
+    D {
+        bank: DstBank::TEMP,
+        num: n,
+        mask: 15,
+    }
 }
 pub fn dout(n: u32) -> D {
-    D { bank: DstBank::OUTPUT, num: n, mask: 15 }
+    D {
+        bank: DstBank::OUTPUT,
+        num: n,
+        mask: 15,
+    }
 }
 pub fn dp(n: u32) -> D {
-    D { bank: DstBank::PREDICATE, num: n, mask: 15 }
+    D {
+        bank: DstBank::PREDICATE,
+        num: n,
+        mask: 15,
+    }
 }
 pub fn da() -> D {
-    D { bank: DstBank::ADDRESS, num: 0, mask: 15 }
+    D {
+        bank: DstBank::ADDRESS,
+        num: 0,
+        mask: 15,
+    }
 }
 impl D {
     pub fn m(mut self, mask: u32) -> D {
@@ -143,7 +166,13 @@ pub fn tex(d: D, c: S, sampler: u32) -> W {
     tex_full(Opcode::TEX, d, c, sampler, 0)
 }
 pub fn flow(op: Opcode, pred: Pred, target: u32) -> W {
-    UsseFlow { opcode: op, pred, target }.pack().unwrap()
+    UsseFlow {
+        opcode: op,
+        pred,
+        target,
+    }
+    .pack()
+    .unwrap()
 }
 pub fn end() -> W {
     flow(Opcode::END, Pred::ALWAYS, 0)
@@ -152,9 +181,16 @@ pub fn emitvtx() -> W {
     flow(Opcode::EMITVTX, Pred::ALWAYS, 0)
 }
 pub fn limm(d: D, v: u32) -> W {
-    UsseLimm { opcode: Opcode::LIMM, pred: Pred::ALWAYS, dst_mask: d.mask, dst_bank: d.bank, dst_num: d.num, imm: v }
-        .pack()
-        .unwrap()
+    UsseLimm {
+        opcode: Opcode::LIMM,
+        pred: Pred::ALWAYS,
+        dst_mask: d.mask,
+        dst_bank: d.bank,
+        dst_num: d.num,
+        imm: v,
+    }
+    .pack()
+    .unwrap()
 }
 pub fn limmf(d: D, v: f32) -> W {
     limm(d, v.to_bits())
@@ -182,10 +218,14 @@ unsafe impl Send for Mem {}
 
 impl Mem {
     pub fn new(len: usize) -> Arc<Mem> {
-        Arc::new(Mem { buf: (0..len).map(|_| UnsafeCell::new(0)).collect() })
+        Arc::new(Mem {
+            buf: (0..len).map(|_| UnsafeCell::new(0)).collect(),
+        })
     }
     pub fn filled(len: usize, v: u8) -> Arc<Mem> {
-        Arc::new(Mem { buf: (0..len).map(|_| UnsafeCell::new(v)).collect() })
+        Arc::new(Mem {
+            buf: (0..len).map(|_| UnsafeCell::new(v)).collect(),
+        })
     }
     pub fn bytes(&self) -> Vec<u8> {
         // SAFETY: no job runs concurrently in tests.
@@ -219,7 +259,9 @@ impl Backing for Mem {
 use sgx_hwdocs::isp::{IspState, Scissor};
 use sgx_hwdocs::pbe::PbeState;
 use sgx_hwdocs::regs as rg;
-use sgx_hwdocs::render::{AttrType, ProgramState, RasterState, Viewport, VertexAttr, DRAW_STATE_DWORDS};
+use sgx_hwdocs::render::{
+    AttrType, ProgramState, RasterState, VertexAttr, Viewport, DRAW_STATE_DWORDS,
+};
 use sgx_hwdocs::ta_stream::{CtrlObjType, CtrlPrim, CtrlState, CtrlTerminate, IndexType, Topology};
 use sgx_hwdocs::texture::TexState;
 use sgx_hwdocs::tsp::TspState;
@@ -235,7 +277,10 @@ pub struct Scene {
 
 impl Scene {
     pub fn new() -> Scene {
-        Scene { gpu: Gpu::new(), next: 0x0010_0000 }
+        Scene {
+            gpu: Gpu::new(),
+            next: 0x0010_0000,
+        }
     }
     pub fn alloc_with(&mut self, m: Arc<Mem>, perm: Perm) -> u32 {
         let va = self.next;
@@ -293,7 +338,13 @@ pub struct DrawDesc {
 
 /// Pass-through vertex program: o0 = pa0, o1 = pa1, o2 = pa2.
 pub fn passthrough_vs() -> Vec<u32> {
-    words(&[mov(dout(0), pa(0)), mov(dout(1), pa(1)), mov(dout(2), pa(2)), emitvtx(), end()])
+    words(&[
+        mov(dout(0), pa(0)),
+        mov(dout(1), pa(1)),
+        mov(dout(2), pa(2)),
+        emitvtx(),
+        end(),
+    ])
 }
 
 /// Clip-space position of window pixel coordinate (x, y) for a w x h viewport at the origin.
@@ -303,25 +354,43 @@ pub fn clip_xy(x: f32, y: f32, w: f32, h: f32, z: f32) -> [f32; 4] {
 
 /// The viewport mapping clip space onto a w x h window, y down, depth [0, 1].
 pub fn viewport(w: f32, h: f32) -> Viewport {
-    Viewport { scale_x: w / 2.0, scale_y: h / 2.0, scale_z: 0.5, trans_x: w / 2.0, trans_y: h / 2.0, trans_z: 0.5 }
+    Viewport {
+        scale_x: w / 2.0,
+        scale_y: h / 2.0,
+        scale_z: 0.5,
+        trans_x: w / 2.0,
+        trans_y: h / 2.0,
+        trans_z: 0.5,
+    }
 }
 
 impl DrawDesc {
     /// A draw of `verts` (position, varying 0) as `topology` with the pass-through VS.
-    pub fn new(topology: Topology, verts: &[([f32; 4], [f32; 4])], fs: Vec<u32>, vp: Viewport) -> DrawDesc {
+    pub fn new(
+        topology: Topology,
+        verts: &[([f32; 4], [f32; 4])],
+        fs: Vec<u32>,
+        vp: Viewport,
+    ) -> DrawDesc {
         let mut data = Vec::new();
         for (p, v) in verts {
             for f in p.iter().chain(v.iter()) {
                 data.extend_from_slice(&f.to_le_bytes());
             }
         }
-        let tsp = TspState { varying_count: 1, ..TspState::default() };
+        let tsp = TspState {
+            varying_count: 1,
+            ..TspState::default()
+        };
         DrawDesc {
             vs: passthrough_vs(),
             fs,
             vs_consts: Vec::new(),
             fs_consts: Vec::new(),
-            attrs: vec![(AttrType::FLOAT32, 4, 32, data.clone()), (AttrType::FLOAT32, 4, 32, data[16..].to_vec())],
+            attrs: vec![
+                (AttrType::FLOAT32, 4, 32, data.clone()),
+                (AttrType::FLOAT32, 4, 32, data[16..].to_vec()),
+            ],
             textures: Vec::new(),
             isp: IspState::default(),
             scissor: Scissor::default(),
@@ -380,13 +449,22 @@ pub fn build(scene: &mut Scene, rd: &RenderDesc, draws: &[DrawDesc]) -> JobDesc 
     for d in draws {
         let vs = scene.put(&d.vs);
         let fs = scene.put(&d.fs);
-        let flat = |c: &[[u32; 4]]| c.iter().flat_map(|v| v.iter().copied()).collect::<Vec<u32>>();
+        let flat = |c: &[[u32; 4]]| {
+            c.iter()
+                .flat_map(|v| v.iter().copied())
+                .collect::<Vec<u32>>()
+        };
         let vsc = scene.put(&flat(&d.vs_consts));
         let fsc = scene.put(&flat(&d.fs_consts));
         let mut attr_words = Vec::new();
         for (ty, comps, stride, data) in &d.attrs {
             let a = scene.put_bytes(data);
-            let va = VertexAttr { addr: a, stride_b: *stride, ty: *ty, comps_m1: comps - 1 };
+            let va = VertexAttr {
+                addr: a,
+                stride_b: *stride,
+                ty: *ty,
+                comps_m1: comps - 1,
+            };
             attr_words.extend_from_slice(&va.pack().unwrap());
         }
         let attrs = scene.put(&attr_words);
@@ -415,7 +493,14 @@ pub fn build(scene: &mut Scene, rd: &RenderDesc, draws: &[DrawDesc]) -> JobDesc 
         st[18..24].copy_from_slice(&d.vp.pack().unwrap());
         st[24..28].copy_from_slice(&d.raster.pack().unwrap());
         let state = scene.put(&st);
-        stream.extend_from_slice(&CtrlState { obj_type: CtrlObjType::STATE, state_addr: state }.pack().unwrap());
+        stream.extend_from_slice(
+            &CtrlState {
+                obj_type: CtrlObjType::STATE,
+                state_addr: state,
+            }
+            .pack()
+            .unwrap(),
+        );
         let (index_type, index_addr) = match &d.index {
             Some((t, data)) => (*t, scene.put_bytes(data)),
             None => (IndexType::NONE, 0),
@@ -430,10 +515,21 @@ pub fn build(scene: &mut Scene, rd: &RenderDesc, draws: &[DrawDesc]) -> JobDesc 
         };
         stream.extend_from_slice(&prim.pack().unwrap());
     }
-    stream.extend_from_slice(&CtrlTerminate { obj_type: CtrlObjType::TERMINATE }.pack().unwrap());
+    stream.extend_from_slice(
+        &CtrlTerminate {
+            obj_type: CtrlObjType::TERMINATE,
+        }
+        .pack()
+        .unwrap(),
+    );
     let cs = scene.put(&stream);
     let (pb, _) = scene.alloc(rd.pb_size.max(4) as usize);
-    let screen = rg::TeScreen { w_tl: rd.w_tl, h_tl: rd.h_tl }.pack().unwrap()[0];
+    let screen = rg::TeScreen {
+        w_tl: rd.w_tl,
+        h_tl: rd.h_tl,
+    }
+    .pack()
+    .unwrap()[0];
     let ta_regs = vec![
         (rg::VDM_CTRL_STREAM_BASE, cs),
         (rg::TE_SCREEN, screen),
@@ -445,7 +541,11 @@ pub fn build(scene: &mut Scene, rd: &RenderDesc, draws: &[DrawDesc]) -> JobDesc 
         Some(t) => scene.put_bytes(t),
         None => 0,
     };
-    let mut td_regs = vec![(rg::TE_SCREEN, screen), (rg::DPM_PB_BASE, pb), (rg::DPM_PB_SIZE, rd.pb_size)];
+    let mut td_regs = vec![
+        (rg::TE_SCREEN, screen),
+        (rg::DPM_PB_BASE, pb),
+        (rg::DPM_PB_SIZE, rd.pb_size),
+    ];
     for (i, w) in rd.pbe.pack().unwrap().iter().enumerate() {
         td_regs.push((rg::PBE_STATE + 4 * i as u32, *w));
     }

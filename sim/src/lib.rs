@@ -49,9 +49,15 @@ pub struct Perm {
 
 impl Perm {
     /// Read and write.
-    pub const RW: Perm = Perm { read: true, write: true };
+    pub const RW: Perm = Perm {
+        read: true,
+        write: true,
+    };
     /// Read only.
-    pub const RO: Perm = Perm { read: true, write: false };
+    pub const RO: Perm = Perm {
+        read: true,
+        write: false,
+    };
 }
 
 /// Errors of the host-side API (mapping); job errors are [`JobStatus`] values.
@@ -306,7 +312,12 @@ pub(crate) struct Outcome {
 impl Gpu {
     /// An empty address space at clock 0.
     pub fn new() -> Gpu {
-        Gpu { mmu: mmu::Mmu::new(), clock_cycles: 0, jobs_run: 0, injections: Vec::new() }
+        Gpu {
+            mmu: mmu::Mmu::new(),
+            clock_cycles: 0,
+            jobs_run: 0,
+            injections: Vec::new(),
+        }
     }
 
     /// Maps `backing` at GPU virtual address `va` (page aligned; backing len rounded up to
@@ -323,7 +334,9 @@ impl Gpu {
     /// Fault injection: applies to the N-th job run from now (0 = next).
     pub fn inject(&mut self, inj: Injection) {
         let n = match &inj {
-            Injection::Fault { job, .. } | Injection::Hang { job } | Injection::Fail { job, .. } => *job,
+            Injection::Fault { job, .. }
+            | Injection::Hang { job }
+            | Injection::Fail { job, .. } => *job,
         };
         self.injections.push((self.jobs_run.saturating_add(n), inj));
     }
@@ -344,25 +357,49 @@ impl Gpu {
         self.jobs_run += 1;
         let start_cycles = self.clock_cycles;
         let mut counters = Counters::default();
-        let injected = self.injections.iter().position(|(n, _)| *n == index).map(|i| self.injections.remove(i).1);
+        let injected = self
+            .injections
+            .iter()
+            .position(|(n, _)| *n == index)
+            .map(|i| self.injections.remove(i).1);
         let outcome = match injected {
-            Some(Injection::Fault { unit, addr, .. }) => {
-                Outcome { status: JobStatus::Fault(Fault { unit, addr, write: false }), events: 0 }
-            }
-            Some(Injection::Hang { .. }) => Outcome { status: JobStatus::Hang, events: 0 },
-            Some(Injection::Fail { reason, .. }) => Outcome { status: JobStatus::Failed(reason), events: 0 },
+            Some(Injection::Fault { unit, addr, .. }) => Outcome {
+                status: JobStatus::Fault(Fault {
+                    unit,
+                    addr,
+                    write: false,
+                }),
+                events: 0,
+            },
+            Some(Injection::Hang { .. }) => Outcome {
+                status: JobStatus::Hang,
+                events: 0,
+            },
+            Some(Injection::Fail { reason, .. }) => Outcome {
+                status: JobStatus::Failed(reason),
+                events: 0,
+            },
             None => match job {
-                JobDesc::Render { ta_regs, td_regs } => render::run(&self.mmu, ta_regs, td_regs, &mut counters),
+                JobDesc::Render { ta_regs, td_regs } => {
+                    render::run(&self.mmu, ta_regs, td_regs, &mut counters)
+                }
                 JobDesc::TwoD { regs } => twod::run(&self.mmu, regs, &mut counters),
             },
         };
         let (bif_int_stat, bif_fault, events2) = match &outcome.status {
-            JobStatus::Fault(f) => (f.unit.bif_bit() | event::BIF_PAGE_FAULT, f.addr, event::BIF_REQUESTER_FAULT2),
+            JobStatus::Fault(f) => (
+                f.unit.bif_bit() | event::BIF_PAGE_FAULT,
+                f.addr,
+                event::BIF_REQUESTER_FAULT2,
+            ),
             _ => (0, 0, 0),
         };
         let cycles = clock::job_cycles(job, &counters);
         self.clock_cycles += cycles;
-        log::debug!("job {index}: {:?} in {cycles} cycles, {counters:?}", outcome.status);
+        log::debug!(
+            "job {index}: {:?} in {cycles} cycles, {counters:?}",
+            outcome.status
+        );
         JobResult {
             status: outcome.status,
             events: outcome.events,

@@ -40,11 +40,19 @@ fn fault(unit: Unit, addr: u32, write: bool) -> Fault {
 
 impl Mmu {
     pub(crate) fn new() -> Mmu {
-        Mmu { maps: Vec::new(), dir: (0..1024).map(|_| None).collect() }
+        Mmu {
+            maps: Vec::new(),
+            dir: (0..1024).map(|_| None).collect(),
+        }
     }
 
-    pub(crate) fn map(&mut self, va: u32, backing: Arc<dyn Backing>, perm: Perm) -> Result<(), SimError> {
-        if va % PAGE != 0 {
+    pub(crate) fn map(
+        &mut self,
+        va: u32,
+        backing: Arc<dyn Backing>,
+        perm: Perm,
+    ) -> Result<(), SimError> {
+        if va & (PAGE - 1) != 0 {
             return Err(SimError::Unaligned { va });
         }
         let store_b = backing.len_b();
@@ -53,17 +61,30 @@ impl Mmu {
         }
         let len_b = (store_b as u64).div_ceil(PAGE_B) * PAGE_B;
         if u64::from(va) + len_b > 1u64 << 32 {
-            return Err(SimError::OutOfRange { va, len_b: store_b as u64 });
+            return Err(SimError::OutOfRange {
+                va,
+                len_b: store_b as u64,
+            });
         }
         let pages = (len_b / PAGE_B) as u32;
         let first = va >> PAGE_SHIFT;
         for p in first..first + pages {
             if self.slot(p) != 0 {
-                return Err(SimError::Overlap { va, at: p << PAGE_SHIFT });
+                return Err(SimError::Overlap {
+                    va,
+                    at: p << PAGE_SHIFT,
+                });
             }
         }
         let ptr = backing.as_ptr();
-        let m = Mapping { va, len_b, store_b, ptr, perm, _backing: backing };
+        let m = Mapping {
+            va,
+            len_b,
+            store_b,
+            ptr,
+            perm,
+            _backing: backing,
+        };
         let idx = match self.maps.iter().position(Option::is_none) {
             Some(i) => {
                 self.maps[i] = Some(m);
@@ -140,7 +161,10 @@ impl Mmu {
         let mut a = addr;
         let mut done = 0usize;
         while done < buf.len() {
-            let m = self.mapping(a).filter(|m| m.perm.read).ok_or(fault(unit, a, false))?;
+            let m = self
+                .mapping(a)
+                .filter(|m| m.perm.read)
+                .ok_or(fault(unit, a, false))?;
             let off = (a - m.va) as usize;
             let in_page = (PAGE - (a % PAGE)) as usize;
             let n = in_page.min(buf.len() - done);
@@ -171,7 +195,10 @@ impl Mmu {
         let mut a = addr;
         let mut done = 0usize;
         while done < buf.len() {
-            let m = self.mapping(a).filter(|m| m.perm.write).ok_or(fault(unit, a, true))?;
+            let m = self
+                .mapping(a)
+                .filter(|m| m.perm.write)
+                .ok_or(fault(unit, a, true))?;
             let off = (a - m.va) as usize;
             let in_page = (PAGE - (a % PAGE)) as usize;
             let n = in_page.min(buf.len() - done);
@@ -198,7 +225,12 @@ impl Mmu {
             let nb = chunk.len() * 4;
             self.read(unit, a, &mut bytes[..nb])?;
             for (i, d) in chunk.iter_mut().enumerate() {
-                *d = u32::from_le_bytes([bytes[4 * i], bytes[4 * i + 1], bytes[4 * i + 2], bytes[4 * i + 3]]);
+                *d = u32::from_le_bytes([
+                    bytes[4 * i],
+                    bytes[4 * i + 1],
+                    bytes[4 * i + 2],
+                    bytes[4 * i + 3],
+                ]);
             }
             a = a.wrapping_add(nb as u32);
         }

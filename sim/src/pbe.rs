@@ -131,8 +131,16 @@ impl Target {
     }
 
     /// Stores tile (tx, ty) from `colour` (row-major 16x16); returns bytes written.
-    pub(crate) fn store(&self, mmu: &Mmu, tx: u32, ty: u32, colour: &[[f32; 4]; 256]) -> Result<u64, Fault> {
-        let Some((xs, ys)) = self.span(tx, ty) else { return Ok(0) };
+    pub(crate) fn store(
+        &self,
+        mmu: &Mmu,
+        tx: u32,
+        ty: u32,
+        colour: &[[f32; 4]; 256],
+    ) -> Result<u64, Fault> {
+        let Some((xs, ys)) = self.span(tx, ty) else {
+            return Ok(0);
+        };
         let bpe = self.bpe as usize;
         let mut row = [0u8; 4 * T as usize];
         let mut n = 0u64;
@@ -162,14 +170,23 @@ impl Target {
     }
 
     /// Loads tile (tx, ty)'s pixels inside the writable rectangle into `colour`.
-    pub(crate) fn load(&self, mmu: &Mmu, tx: u32, ty: u32, colour: &mut [[f32; 4]; 256]) -> Result<(), Fault> {
-        let Some((xs, ys)) = self.span(tx, ty) else { return Ok(()) };
+    pub(crate) fn load(
+        &self,
+        mmu: &Mmu,
+        tx: u32,
+        ty: u32,
+        colour: &mut [[f32; 4]; 256],
+    ) -> Result<(), Fault> {
+        let Some((xs, ys)) = self.span(tx, ty) else {
+            return Ok(());
+        };
         let bpe = self.bpe as usize;
         for y in ys {
             for x in xs.clone() {
                 let mut b = [0u8; 4];
                 mmu.read(Unit::Pbe, self.addr(x, y), &mut b[..bpe])?;
-                colour[((y - ty * T) * T + x - tx * T) as usize] = self.dec.decode(u32::from_le_bytes(b));
+                colour[((y - ty * T) * T + x - tx * T) as usize] =
+                    self.dec.decode(u32::from_le_bytes(b));
             }
         }
         Ok(())
@@ -183,8 +200,14 @@ mod tests {
     #[test]
     fn encode_rounds_to_nearest() {
         let e = Encoder::new(Format::B8G8R8A8_UNORM);
-        assert_eq!(e.encode([1.0, 0.5, 0.0, 2.0]).to_le_bytes(), [0, 128, 255, 255]);
-        assert_eq!(e.encode([f32::NAN, 0.2, -1.0, 0.4]).to_le_bytes(), [0, 51, 0, 102]);
+        assert_eq!(
+            e.encode([1.0, 0.5, 0.0, 2.0]).to_le_bytes(),
+            [0, 128, 255, 255]
+        );
+        assert_eq!(
+            e.encode([f32::NAN, 0.2, -1.0, 0.4]).to_le_bytes(),
+            [0, 51, 0, 102]
+        );
         let e = Encoder::new(Format::B5G6R5_UNORM);
         assert_eq!(e.encode([1.0, 0.0, 1.0, 0.0]), 0xf81f);
         let e = Encoder::new(Format::B8G8R8X8_UNORM);

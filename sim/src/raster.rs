@@ -4,6 +4,7 @@
 //! then store through the PBE and ZLS.
 
 use std::collections::HashMap;
+use std::rc::Rc;
 use std::sync::Arc;
 
 use sgx_hwdocs::isp::{CompareFunc, StencilOp};
@@ -45,21 +46,44 @@ fn load_ctx(mmu: &Mmu, addr: u32, progs: &mut ProgramCache) -> Result<DrawCtx, J
     let consts = load_consts(mmu, Unit::Isp, ps.fs_const_addr, ps.fs_const_count)?;
     let tex = TexTable::load(mmu, ps, Unit::Tsp)?;
     for (pc, i) in fs.ins.iter().enumerate() {
-        if matches!(i.op, Opcode::TEX | Opcode::TEXB | Opcode::TEXL | Opcode::TEXD) && usize::from(i.sampler) >= tex.len() {
+        if matches!(
+            i.op,
+            Opcode::TEX | Opcode::TEXB | Opcode::TEXL | Opcode::TEXD
+        ) && usize::from(i.sampler) >= tex.len()
+        {
             return Err(JobErr::Illegal {
                 unit: Unit::UssePds,
                 pc: pc as u32,
-                reason: format!("sampler {} past the draw's {} textures", i.sampler, tex.len()),
+                reason: format!(
+                    "sampler {} past the draw's {} textures",
+                    i.sampler,
+                    tex.len()
+                ),
             });
         }
     }
     let t = &ds.tsp;
     let interp = [
-        t.v0_interp, t.v1_interp, t.v2_interp, t.v3_interp, t.v4_interp, t.v5_interp, t.v6_interp, t.v7_interp,
-        t.v8_interp, t.v9_interp,
+        t.v0_interp,
+        t.v1_interp,
+        t.v2_interp,
+        t.v3_interp,
+        t.v4_interp,
+        t.v5_interp,
+        t.v6_interp,
+        t.v7_interp,
+        t.v8_interp,
+        t.v9_interp,
     ];
     let blend_const = [t.blend_r, t.blend_g, t.blend_b, t.blend_a].map(|v| v as f32 / 255.0);
-    Ok(DrawCtx { ds, fs, consts, tex, interp, blend_const })
+    Ok(DrawCtx {
+        ds,
+        fs,
+        consts,
+        tex,
+        interp,
+        blend_const,
+    })
 }
 
 /// One tile's on-chip buffers.
@@ -149,8 +173,18 @@ fn blend(ctx: &DrawCtx, src: [f32; 4], dst: [f32; 4]) -> [f32; 4] {
         let k = ctx.blend_const;
         let mut o = [0.0; 4];
         for i in 0..4 {
-            let (func, sf, df) = if i < 3 { (t.rgb_func, t.rgb_src, t.rgb_dst) } else { (t.a_func, t.a_src, t.a_dst) };
-            o[i] = clamp01(blend_eq(func, s[i], dst[i], factor(sf, s, dst, k, i), factor(df, s, dst, k, i)));
+            let (func, sf, df) = if i < 3 {
+                (t.rgb_func, t.rgb_src, t.rgb_dst)
+            } else {
+                (t.a_func, t.a_src, t.a_dst)
+            };
+            o[i] = clamp01(blend_eq(
+                func,
+                s[i],
+                dst[i],
+                factor(sf, s, dst, k, i),
+                factor(df, s, dst, k, i),
+            ));
         }
         o
     } else {
@@ -178,7 +212,7 @@ struct Prim {
 struct Raster<'a> {
     mmu: &'a Mmu,
     progs: &'a mut ProgramCache,
-    ctxs: HashMap<u32, Arc<DrawCtx>>,
+    ctxs: HashMap<u32, Rc<DrawCtx>>,
     machine: Box<Machine>,
     pa: Box<[[[u32; 4]; 16]; 4]>,
     qout: QuadOut,
@@ -193,31 +227,37 @@ impl Raster<'_> {
         self.mmu.read_dwords(Unit::Isp, addr, &mut h)?;
         let nvar = (h[1] & 15) as usize;
         if nvar > MAX_VAR || h[1] >> 7 != 0 {
-            return Err(JobErr::bad(Unit::Isp, format!("primitive record at {addr:#x}: bad flags {:#x}", h[1])));
+            return Err(JobErr::bad(
+                Unit::Isp,
+                format!("primitive record at {addr:#x}: bad flags {:#x}", h[1]),
+            ));
         }
         let per = 4 + 4 * nvar;
         self.rec.resize(3 * per, 0);
-        self.mmu.read_dwords(Unit::Isp, addr.wrapping_add(16), &mut self.rec)?;
-        let mut p = Prim { state: h[0], kind: (h[1] >> 5) & 3, back: h[1] & 16 != 0, nvar, p: [[0.0; 4]; 3], var: [[[0.0; 4]; MAX_VAR]; 3] };
-        for v in 0..3 {
-            let d = &self.rec[v * per..];
-            for i in 0..4 {
-                p.p[v][i] = f32::from_bits(d[i]);
-            }
-            for k in 0..nvar {
-                for i in 0..4 {
-                    p.var[v][k][i] = f32::from_bits(d[4 + 4 * k + i]);
-                }
+        self.mmu
+            .read_dwords(Unit::Isp, addr.wrapping_add(16), &mut self.rec)?;
+        let mut p = Prim {
+            state: h[0],
+            kind: (h[1] >> 5) & 3,
+            back: h[1] & 16 != 0,
+            nvar,
+            p: [[0.0; 4]; 3],
+            var: [[[0.0; 4]; MAX_VAR]; 3],
+        };
+        for (v, d) in self.rec.chunks(per).enumerate() {
+            p.p[v] = [d[0], d[1], d[2], d[3]].map(f32::from_bits);
+            for (k, var) in p.var[v].iter_mut().enumerate().take(nvar) {
+                *var = [d[4 + 4 * k], d[5 + 4 * k], d[6 + 4 * k], d[7 + 4 * k]].map(f32::from_bits);
             }
         }
         Ok(p)
     }
 
-    fn ctx(&mut self, addr: u32) -> Result<Arc<DrawCtx>, JobErr> {
+    fn ctx(&mut self, addr: u32) -> Result<Rc<DrawCtx>, JobErr> {
         if let Some(c) = self.ctxs.get(&addr) {
             return Ok(c.clone());
         }
-        let c = Arc::new(load_ctx(self.mmu, addr, self.progs)?);
+        let c = Rc::new(load_ctx(self.mmu, addr, self.progs)?);
         self.ctxs.insert(addr, c.clone());
         Ok(c)
     }
@@ -243,11 +283,12 @@ impl Raster<'_> {
         let (x, y) = (ord.map(|i| vx[i]), ord.map(|i| vy[i]));
         // Edge k is opposite vertex k: from vertex k+1 to vertex k+2.
         let mut ea = [(0i64, 0i64, 0i64, 0i64, 0i64); 3];
-        for k in 0..3 {
+        for (k, e) in ea.iter_mut().enumerate() {
             let (a, b) = ((k + 1) % 3, (k + 2) % 3);
             let (dx, dy) = (x[b] - x[a], y[b] - y[a]);
+            // Top-left rule: pixel centres on a top or left edge are inside, others are not.
             let top_left = (dy == 0 && dx > 0) || dy < 0;
-            ea[k] = (dx, dy, x[a], y[a], if top_left { 0 } else { 1 });
+            *e = (dx, dy, x[a], y[a], if top_left { 0 } else { 1 });
         }
         let inv_area = 1.0 / area as f32;
         // Pixel window: tile ∩ bbox ∩ scissor.
@@ -277,16 +318,38 @@ impl Raster<'_> {
         let t = &ds.tsp;
         let nvar = (t.varying_count as usize).min(pr.nvar);
         let sprite = if pr.kind == KIND_POINT {
-            let (mx, my) = (pr.p.iter().map(|v| v[0]).fold(f32::MAX, f32::min), pr.p.iter().map(|v| v[1]).fold(f32::MAX, f32::min));
-            let (nx, ny) = (pr.p.iter().map(|v| v[0]).fold(f32::MIN, f32::max), pr.p.iter().map(|v| v[1]).fold(f32::MIN, f32::max));
+            let (mx, my) = (
+                pr.p.iter().map(|v| v[0]).fold(f32::MAX, f32::min),
+                pr.p.iter().map(|v| v[1]).fold(f32::MAX, f32::min),
+            );
+            let (nx, ny) = (
+                pr.p.iter().map(|v| v[0]).fold(f32::MIN, f32::max),
+                pr.p.iter().map(|v| v[1]).fold(f32::MIN, f32::max),
+            );
             Some((mx, my, 1.0 / (nx - mx), 1.0 / (ny - my)))
         } else {
             None
         };
         let (sfunc, sfail, szfail, szpass, sref, srmask, swmask) = if isp.two_sided && pr.back {
-            (isp.back_func, isp.back_fail, isp.back_zfail, isp.back_zpass, isp.back_ref as u8, isp.back_read_mask as u8, isp.back_write_mask as u8)
+            (
+                isp.back_func,
+                isp.back_fail,
+                isp.back_zfail,
+                isp.back_zpass,
+                isp.back_ref as u8,
+                isp.back_read_mask as u8,
+                isp.back_write_mask as u8,
+            )
         } else {
-            (isp.front_func, isp.front_fail, isp.front_zfail, isp.front_zpass, isp.front_ref as u8, isp.front_read_mask as u8, isp.front_write_mask as u8)
+            (
+                isp.front_func,
+                isp.front_fail,
+                isp.front_zfail,
+                isp.front_zpass,
+                isp.front_ref as u8,
+                isp.front_read_mask as u8,
+                isp.front_write_mask as u8,
+            )
         };
         let has_kill = ctx.fs.has_kill;
         let mut sampler = Sampler::new(self.mmu, &ctx.tex);
@@ -301,7 +364,10 @@ impl Raster<'_> {
                 let mut lam = [[0f32; 3]; 4];
                 for i in 0..4 {
                     let (px, py) = (qx + (i & 1) as i64, qy + (i >> 1) as i64);
-                    let (cx, cy) = (px * SUB as i64 + SUB as i64 / 2, py * SUB as i64 + SUB as i64 / 2);
+                    let (cx, cy) = (
+                        px * SUB as i64 + SUB as i64 / 2,
+                        py * SUB as i64 + SUB as i64 / 2,
+                    );
                     let mut inside = px >= px0 && px <= px1 && py >= py0 && py <= py1;
                     for k in 0..3 {
                         let (dx, dy, ax, ay, th) = ea[k];
@@ -329,9 +395,15 @@ impl Raster<'_> {
                     if !cov[i] {
                         continue;
                     }
-                    let ti = ((qy + (i >> 1) as i64 - (ty * T) as i64) * T as i64 + qx + (i & 1) as i64 - (tx * T) as i64) as usize;
+                    let ti =
+                        ((qy + (i >> 1) as i64 - (ty * T) as i64) * T as i64 + qx + (i & 1) as i64
+                            - (tx * T) as i64) as usize;
                     if isp.stencil_test {
-                        spass[i] = compare(sfunc, f32::from(sref & srmask), f32::from(tile.stencil[ti] & srmask));
+                        spass[i] = compare(
+                            sfunc,
+                            f32::from(sref & srmask),
+                            f32::from(tile.stencil[ti] & srmask),
+                        );
                     }
                     if isp.depth_test {
                         dpass[i] = compare(isp.depth_func, z[i], tile.depth[ti]);
@@ -361,12 +433,16 @@ impl Raster<'_> {
                             };
                             pa[i][k] = v.map(f32::to_bits);
                         }
-                        let (px, py) = ((qx + (i & 1) as i64) as f32 + 0.5, (qy + (i >> 1) as i64) as f32 + 0.5);
+                        let (px, py) = (
+                            (qx + (i & 1) as i64) as f32 + 0.5,
+                            (qy + (i >> 1) as i64) as f32 + 0.5,
+                        );
                         if t.pos_enable {
                             pa[i][t.pos_slot as usize] = [px, py, z[i], sum].map(f32::to_bits);
                         }
                         if t.face_enable {
-                            pa[i][t.face_slot as usize] = [if pr.back { -1.0 } else { 1.0 }, 0.0, 0.0, 1.0].map(f32::to_bits);
+                            pa[i][t.face_slot as usize] =
+                                [if pr.back { -1.0 } else { 1.0 }, 0.0, 0.0, 1.0].map(f32::to_bits);
                         }
                         if t.pcoord_enable {
                             let (s, tt) = match sprite {
@@ -377,7 +453,14 @@ impl Raster<'_> {
                         }
                     }
                     self.machine
-                        .run_quad(&ctx.fs, &self.pa, live, &ctx.consts, &mut sampler, &mut self.qout)
+                        .run_quad(
+                            &ctx.fs,
+                            &self.pa,
+                            live,
+                            &ctx.consts,
+                            &mut sampler,
+                            &mut self.qout,
+                        )
                         .map_err(JobErr::usse)?;
                     self.c.usse_instructions += self.qout.instructions;
                     self.c.pixels_shaded += live.iter().filter(|&&l| l).count() as u64;
@@ -386,7 +469,9 @@ impl Raster<'_> {
                     if !cov[i] || (shade && live[i] && self.qout.killed[i]) {
                         continue;
                     }
-                    let ti = ((qy + (i >> 1) as i64 - (ty * T) as i64) * T as i64 + qx + (i & 1) as i64 - (tx * T) as i64) as usize;
+                    let ti =
+                        ((qy + (i >> 1) as i64 - (ty * T) as i64) * T as i64 + qx + (i & 1) as i64
+                            - (tx * T) as i64) as usize;
                     if isp.stencil_test {
                         let op = if !spass[i] {
                             sfail
@@ -430,14 +515,24 @@ pub(crate) fn run(
 ) -> Result<(), JobErr> {
     let bad = |e: sgx_hwdocs::DecodeError| JobErr::bad(Unit::Isp, e.to_string());
     let screen = r::TeScreen::unpack(&[regs.get(r::TE_SCREEN)]).map_err(bad)?;
-    let pb_base = r::DpmPbBase::unpack(&[regs.get(r::DPM_PB_BASE)]).map_err(bad)?.addr;
-    let ctrl_base = r::TileCtrlBase::unpack(&[regs.get(r::TILE_CTRL_BASE)]).map_err(bad)?.addr;
-    let pbe_words: Vec<u32> = (0..r::PBE_STATE_COUNT).map(|i| regs.get(r::PBE_STATE + 4 * i)).collect();
+    let pb_base = r::DpmPbBase::unpack(&[regs.get(r::DPM_PB_BASE)])
+        .map_err(bad)?
+        .addr;
+    let ctrl_base = r::TileCtrlBase::unpack(&[regs.get(r::TILE_CTRL_BASE)])
+        .map_err(bad)?
+        .addr;
+    let pbe_words: Vec<u32> = (0..r::PBE_STATE_COUNT)
+        .map(|i| regs.get(r::PBE_STATE + 4 * i))
+        .collect();
     let pbe = PbeState::unpack(&pbe_words).map_err(|e| JobErr::bad(Unit::Pbe, e.to_string()))?;
     let target = Target::new(pbe)?;
     let bg: [f32; 4] = [0, 1, 2, 3].map(|i| f32::from_bits(regs.get(r::BGOBJ_COLOUR + 4 * i)));
-    let bg_depth = r::IspBgobjdepth::unpack(&[regs.get(r::ISP_BGOBJDEPTH)]).map_err(bad)?.depth;
-    let bg_stencil = r::BgobjStencil::unpack(&[regs.get(r::BGOBJ_STENCIL)]).map_err(bad)?.value as u8;
+    let bg_depth = r::IspBgobjdepth::unpack(&[regs.get(r::ISP_BGOBJDEPTH)])
+        .map_err(bad)?
+        .depth;
+    let bg_stencil = r::BgobjStencil::unpack(&[regs.get(r::BGOBJ_STENCIL)])
+        .map_err(bad)?
+        .value as u8;
     let zls = Zls::from_regs(regs)?;
     let rect = target.rect();
     let mut rs = Raster {
@@ -446,23 +541,37 @@ pub(crate) fn run(
         ctxs: HashMap::new(),
         machine: Box::new(Machine::new()),
         pa: Box::new([[[0; 4]; 16]; 4]),
-        qout: QuadOut { colour: [[0.0; 4]; 4], killed: [false; 4], instructions: 0 },
+        qout: QuadOut {
+            colour: [[0.0; 4]; 4],
+            killed: [false; 4],
+            instructions: 0,
+        },
         queries: HashMap::new(),
         rec: Vec::new(),
         c,
     };
-    let mut tile = Box::new(Tile { colour: [[0.0; 4]; 256], depth: [0.0; 256], stencil: [0; 256] });
+    let mut tile = Box::new(Tile {
+        colour: [[0.0; 4]; 256],
+        depth: [0.0; 256],
+        stencil: [0; 256],
+    });
     // Tile headers follow the primitive records; the DPM hands their offset from TA to 3D.
     let headers_at = pb_base.wrapping_add(headers_off);
     for ty in 0..screen.h_tl {
         for tx in 0..screen.w_tl {
             let t = ty * screen.w_tl + tx;
             let ctrl = if ctrl_base == 0 {
-                TileCtrl { colour_load: false, colour_store: true, depth_load: false, depth_store: false }
+                TileCtrl {
+                    colour_load: false,
+                    colour_store: true,
+                    depth_load: false,
+                    depth_store: false,
+                }
             } else {
                 let mut b = [0u8; 1];
                 mmu.read(Unit::Isp, ctrl_base.wrapping_add(t), &mut b)?;
-                TileCtrl::unpack(&[u32::from(b[0])]).map_err(|e| JobErr::bad(Unit::Isp, e.to_string()))?
+                TileCtrl::unpack(&[u32::from(b[0])])
+                    .map_err(|e| JobErr::bad(Unit::Isp, e.to_string()))?
             };
             let mut h = [0u32; 2];
             mmu.read_dwords(Unit::Isp, headers_at.wrapping_add(8 * t), &mut h)?;
@@ -482,7 +591,8 @@ pub(crate) fn run(
                 z.load(mmu, tx, ty, rect, &mut tile.depth, &mut tile.stencil)?;
             }
             for k in 0..count {
-                let off = mmu.read_u32(Unit::Isp, pb_base.wrapping_add(list).wrapping_add(4 * k))?;
+                let off =
+                    mmu.read_u32(Unit::Isp, pb_base.wrapping_add(list).wrapping_add(4 * k))?;
                 let pr = rs.read_prim(pb_base.wrapping_add(off))?;
                 rs.draw(&pr, &mut tile, tx, ty)?;
             }

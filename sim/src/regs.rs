@@ -13,7 +13,9 @@ pub(crate) struct RegFile {
 
 fn check(off: u32, v: u32) -> Option<Result<(), DecodeError>> {
     let d = [v];
-    let arr = |base: u32, count: u32, stride: u32| off >= base && off < base + count * stride && (off - base) % stride == 0;
+    let arr = |base: u32, count: u32, stride: u32| {
+        off >= base && off < base + count * stride && base + (off - base) / stride * stride == off
+    };
     Some(match off {
         r::CORE_REVISION => r::CoreRevision::unpack(&d).map(drop),
         r::SOFT_RESET => r::SoftReset::unpack(&d).map(drop),
@@ -42,9 +44,23 @@ fn check(off: u32, v: u32) -> Option<Result<(), DecodeError>> {
         r::TWOD_CMD_BASE => r::TwodCmdBase::unpack(&d).map(drop),
         r::TWOD_CMD_COUNT => Ok(()),
         r::TWOD_START => r::TwodStart::unpack(&d).map(drop),
-        _ if arr(r::USE_CODE_BASE, r::USE_CODE_BASE_COUNT, r::USE_CODE_BASE_STRIDE) => r::UseCodeBase::unpack(&d).map(drop),
+        _ if arr(
+            r::USE_CODE_BASE,
+            r::USE_CODE_BASE_COUNT,
+            r::USE_CODE_BASE_STRIDE,
+        ) =>
+        {
+            r::UseCodeBase::unpack(&d).map(drop)
+        }
         _ if arr(r::PBE_STATE, r::PBE_STATE_COUNT, r::PBE_STATE_STRIDE) => Ok(()),
-        _ if arr(r::BGOBJ_COLOUR, r::BGOBJ_COLOUR_COUNT, r::BGOBJ_COLOUR_STRIDE) => Ok(()),
+        _ if arr(
+            r::BGOBJ_COLOUR,
+            r::BGOBJ_COLOUR_COUNT,
+            r::BGOBJ_COLOUR_STRIDE,
+        ) =>
+        {
+            Ok(())
+        }
         _ => return None,
     })
 }
@@ -56,14 +72,27 @@ impl RegFile {
         let mut vals = vec![0u32; 0x1000 / 4];
         for &(off, v) in writes {
             match check(off, v) {
-                None => return Err(JobErr::bad(unit, format!("write to unknown register {off:#x}"))),
-                Some(Err(e)) => return Err(JobErr::bad(unit, format!("register {off:#x} = {v:#x}: {e}"))),
+                None => {
+                    return Err(JobErr::bad(
+                        unit,
+                        format!("write to unknown register {off:#x}"),
+                    ))
+                }
+                Some(Err(e)) => {
+                    return Err(JobErr::bad(
+                        unit,
+                        format!("register {off:#x} = {v:#x}: {e}"),
+                    ))
+                }
                 Some(Ok(())) => vals[(off / 4) as usize] = v,
             }
         }
         match writes.last() {
             Some(&(off, v)) if off == kick && v & 1 == 1 => Ok(RegFile { vals }),
-            _ => Err(JobErr::bad(unit, format!("register list does not end with the kick ({kick:#x} = 1)"))),
+            _ => Err(JobErr::bad(
+                unit,
+                format!("register list does not end with the kick ({kick:#x} = 1)"),
+            )),
         }
     }
 

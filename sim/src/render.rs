@@ -7,8 +7,9 @@ use std::sync::Arc;
 use sgx_hwdocs::isp::{IspState, Scissor};
 use sgx_hwdocs::regs as r;
 use sgx_hwdocs::render::{
-    ProgramState, RasterState, Viewport, DRAW_STATE_DWORDS, DRAW_STATE_ISP_DW, DRAW_STATE_PROGRAM_DW,
-    DRAW_STATE_RASTER_DW, DRAW_STATE_SCISSOR_DW, DRAW_STATE_TSP_DW, DRAW_STATE_VIEWPORT_DW,
+    ProgramState, RasterState, Viewport, DRAW_STATE_DWORDS, DRAW_STATE_ISP_DW,
+    DRAW_STATE_PROGRAM_DW, DRAW_STATE_RASTER_DW, DRAW_STATE_SCISSOR_DW, DRAW_STATE_TSP_DW,
+    DRAW_STATE_VIEWPORT_DW,
 };
 use sgx_hwdocs::tsp::TspState;
 use sgx_hwdocs::usse::INSTR_BYTES;
@@ -29,13 +30,20 @@ pub(crate) enum JobErr {
 
 impl JobErr {
     pub(crate) fn bad(unit: Unit, reason: impl Into<String>) -> JobErr {
-        JobErr::Bad { unit, reason: reason.into() }
+        JobErr::Bad {
+            unit,
+            reason: reason.into(),
+        }
     }
 
     pub(crate) fn usse(e: UsseError) -> JobErr {
         match e {
             UsseError::Fault(f) => JobErr::Fault(f),
-            UsseError::Illegal { pc, reason } => JobErr::Illegal { unit: Unit::UssePds, pc, reason },
+            UsseError::Illegal { pc, reason } => JobErr::Illegal {
+                unit: Unit::UssePds,
+                pc,
+                reason,
+            },
             UsseError::Watchdog { pc } => JobErr::Illegal {
                 unit: Unit::UssePds,
                 pc,
@@ -48,7 +56,9 @@ impl JobErr {
         match self {
             JobErr::Fault(f) => JobStatus::Fault(f),
             JobErr::Oom => JobStatus::OutOfMemory,
-            JobErr::Illegal { unit, pc, reason } => JobStatus::IllegalInstruction { unit, pc, reason },
+            JobErr::Illegal { unit, pc, reason } => {
+                JobStatus::IllegalInstruction { unit, pc, reason }
+            }
             JobErr::Bad { unit, reason } => JobStatus::BadState { unit, reason },
         }
     }
@@ -76,7 +86,8 @@ pub(crate) fn load_draw_state(mmu: &Mmu, unit: Unit, addr: u32) -> Result<DrawSt
     let mut dw = [0u32; DRAW_STATE_DWORDS as usize];
     mmu.read_dwords(unit, addr, &mut dw)?;
     let at = |o: u64| &dw[o as usize..];
-    let bad = |e: sgx_hwdocs::DecodeError| JobErr::bad(unit, format!("DrawState at {addr:#x}: {e}"));
+    let bad =
+        |e: sgx_hwdocs::DecodeError| JobErr::bad(unit, format!("DrawState at {addr:#x}: {e}"));
     Ok(DrawState {
         prog: ProgramState::unpack(at(DRAW_STATE_PROGRAM_DW)).map_err(bad)?,
         isp: IspState::unpack(at(DRAW_STATE_ISP_DW)).map_err(bad)?,
@@ -93,7 +104,11 @@ pub(crate) fn fetch_program(mmu: &Mmu, addr: u32, stage: Stage) -> Result<Progra
     let mut fault = None;
     let n = crate::usse::program_extent(|k| {
         let mut w = [0u32; 2];
-        match mmu.read_dwords(Unit::UssePds, addr.wrapping_add((k as u64 * INSTR_BYTES) as u32), &mut w) {
+        match mmu.read_dwords(
+            Unit::UssePds,
+            addr.wrapping_add((k as u64 * INSTR_BYTES) as u32),
+            &mut w,
+        ) {
             Ok(()) => {
                 words.extend_from_slice(&w);
                 Some(w)
@@ -116,7 +131,12 @@ pub(crate) fn fetch_program(mmu: &Mmu, addr: u32, stage: Stage) -> Result<Progra
 }
 
 /// Reads `count` vec4 constants.
-pub(crate) fn load_consts(mmu: &Mmu, unit: Unit, addr: u32, count: u32) -> Result<Vec<[u32; 4]>, JobErr> {
+pub(crate) fn load_consts(
+    mmu: &Mmu,
+    unit: Unit,
+    addr: u32,
+    count: u32,
+) -> Result<Vec<[u32; 4]>, JobErr> {
     let mut flat = vec![0u32; 4 * count as usize];
     mmu.read_dwords(unit, addr, &mut flat)?;
     Ok(flat.chunks(4).map(|c| [c[0], c[1], c[2], c[3]]).collect())
@@ -129,7 +149,12 @@ pub(crate) struct ProgramCache {
 }
 
 impl ProgramCache {
-    pub(crate) fn get(&mut self, mmu: &Mmu, addr: u32, stage: Stage) -> Result<Arc<Program>, JobErr> {
+    pub(crate) fn get(
+        &mut self,
+        mmu: &Mmu,
+        addr: u32,
+        stage: Stage,
+    ) -> Result<Arc<Program>, JobErr> {
         if let Some(p) = self.map.get(&(addr, stage)) {
             return Ok(p.clone());
         }
@@ -140,7 +165,12 @@ impl ProgramCache {
 }
 
 /// Runs a render job: TA, then 3D.
-pub(crate) fn run(mmu: &Mmu, ta_regs: &[(u32, u32)], td_regs: &[(u32, u32)], c: &mut Counters) -> Outcome {
+pub(crate) fn run(
+    mmu: &Mmu,
+    ta_regs: &[(u32, u32)],
+    td_regs: &[(u32, u32)],
+    c: &mut Counters,
+) -> Outcome {
     let mut events = 0;
     let res = (|| -> Result<(), JobErr> {
         let ta = RegFile::load(ta_regs, r::VDM_START, Unit::Vdm)?;
@@ -158,5 +188,8 @@ pub(crate) fn run(mmu: &Mmu, ta_regs: &[(u32, u32)], td_regs: &[(u32, u32)], c: 
         events |= event::PIXELBE_END_RENDER | event::DPM_3D_MEM_FREE;
         Ok(())
     })();
-    Outcome { status: res.map_or_else(JobErr::status, |()| JobStatus::Done), events }
+    Outcome {
+        status: res.map_or_else(JobErr::status, |()| JobStatus::Done),
+        events,
+    }
 }

@@ -12,7 +12,10 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use sgx_hwdocs::limits::{MAX_PRIMS_PER_RENDER, PB_PRIM_RECORD_B, PB_TILE_HEADER_B, PB_TILE_REF_B, PB_VARYING_B, PB_VERTEX_B, TILE_W_PX};
+use sgx_hwdocs::limits::{
+    MAX_PRIMS_PER_RENDER, PB_PRIM_RECORD_B, PB_TILE_HEADER_B, PB_TILE_REF_B, PB_VARYING_B,
+    PB_VERTEX_B, TILE_W_PX,
+};
 use sgx_hwdocs::regs as r;
 use sgx_hwdocs::render::{AttrType, VertexAttr};
 use sgx_hwdocs::ta_stream::{CtrlObjType, CtrlPrim, CtrlState, CtrlTerminate, IndexType, Topology};
@@ -73,7 +76,9 @@ struct Binner {
 
 impl Binner {
     fn bytes(&self) -> u64 {
-        self.records.len() as u64 * 4 + u64::from(self.w_tl * self.h_tl) * PB_TILE_HEADER_B + self.refs * PB_TILE_REF_B
+        self.records.len() as u64 * 4
+            + u64::from(self.w_tl * self.h_tl) * PB_TILE_HEADER_B
+            + self.refs * PB_TILE_REF_B
     }
 
     /// Bins one triangle of window-space vertices into the tiles its bounding box covers.
@@ -109,7 +114,8 @@ impl Binner {
         }
         let off = (self.records.len() * 4) as u32;
         let flags = d.nvar as u32 | (u32::from(back) << 4) | (kind << 5);
-        self.records.extend_from_slice(&[d.state_addr, flags, self.prims as u32, 0]);
+        self.records
+            .extend_from_slice(&[d.state_addr, flags, self.prims as u32, 0]);
         for w in &v {
             self.records.extend(w.p.iter().map(|f| f.to_bits()));
             for var in &w.var[..d.nvar] {
@@ -217,7 +223,8 @@ impl Ta<'_> {
             let sz = attr_size(a.ty);
             let addr = a.addr.wrapping_add(vtx.wrapping_mul(a.stride_b));
             let mut buf = [0u8; 16];
-            self.mmu.read(Unit::Ta, addr, &mut buf[..(n * sz) as usize])?;
+            self.mmu
+                .read(Unit::Ta, addr, &mut buf[..(n * sz) as usize])?;
             let mut v = [0.0, 0.0, 0.0, 1.0f32];
             for (i, c) in v.iter_mut().enumerate().take(n as usize) {
                 *c = convert(a.ty, &buf[i * sz as usize..]);
@@ -232,7 +239,11 @@ impl Ta<'_> {
         self.c.texels_fetched += sampler.texels;
         self.c.usse_instructions += out.instructions;
         let f = |v: [u32; 4]| v.map(f32::from_bits);
-        let mut cv = CVert { pos: f(out.out[0]), var: [[0.0; 4]; MAX_VAR], psize: d.ds.raster.point_size };
+        let mut cv = CVert {
+            pos: f(out.out[0]),
+            var: [[0.0; 4]; MAX_VAR],
+            psize: d.ds.raster.point_size,
+        };
         for k in 0..d.nvar {
             cv.var[k] = f(out.out[k + 1]);
         }
@@ -266,7 +277,7 @@ impl Ta<'_> {
                 }
             }
         }
-        if out.iter().any(|&m| m == 7) {
+        if out.contains(&7) {
             return Ok(());
         }
         let mut poly: Vec<CVert> = v.iter().map(|x| **x).collect();
@@ -304,12 +315,17 @@ impl Ta<'_> {
         let w: Vec<WVert> = poly.iter().map(|p| self.project(d, p)).collect();
         for i in 1..w.len() - 1 {
             let (a, b, c) = (&w[0], &w[i], &w[i + 1]);
-            let area = (b.p[0] - a.p[0]) * (c.p[1] - a.p[1]) - (c.p[0] - a.p[0]) * (b.p[1] - a.p[1]);
+            let area =
+                (b.p[0] - a.p[0]) * (c.p[1] - a.p[1]) - (c.p[0] - a.p[0]) * (b.p[1] - a.p[1]);
             if area == 0.0 || area.is_nan() {
                 continue;
             }
             // Counter-clockwise on a y-down screen has a negative area here.
-            let back = if d.ds.isp.front_ccw { area > 0.0 } else { area < 0.0 };
+            let back = if d.ds.isp.front_ccw {
+                area > 0.0
+            } else {
+                area < 0.0
+            };
             use sgx_hwdocs::isp::CullMode;
             let culled = match d.ds.isp.cull {
                 CullMode::NONE => false,
@@ -328,7 +344,11 @@ impl Ta<'_> {
         if (0..7).any(|k| plane(v, k) < 0.0) {
             return Ok(());
         }
-        let size = if v.psize.is_nan() { 1.0 } else { v.psize.clamp(1.0, 2048.0) };
+        let size = if v.psize.is_nan() {
+            1.0
+        } else {
+            v.psize.clamp(1.0, 2048.0)
+        };
         let c = self.project(d, v);
         let h = size / 2.0;
         let corner = |dx: f32, dy: f32| {
@@ -400,8 +420,11 @@ impl Ta<'_> {
             IndexType::U16 => 2,
             IndexType::U32 => 4,
         };
-        if isz > 1 && p.index_addr % isz != 0 {
-            return Err(JobErr::bad(Unit::Ta, format!("index buffer {:#x} not {isz}-byte aligned", p.index_addr)));
+        if isz > 1 && p.index_addr & (isz - 1) != 0 {
+            return Err(JobErr::bad(
+                Unit::Ta,
+                format!("index buffer {:#x} not {isz}-byte aligned", p.index_addr),
+            ));
         }
         let mut idx = Vec::with_capacity(n);
         if isz == 0 {
@@ -443,7 +466,11 @@ impl Ta<'_> {
             Topology::TRIANGLE_STRIP => {
                 for t in 0..n.saturating_sub(2) {
                     // Odd triangles swap their first two vertices to keep the winding.
-                    let tri = if t % 2 == 0 { [v(t), v(t + 1), v(t + 2)] } else { [v(t + 1), v(t), v(t + 2)] };
+                    let tri = if t % 2 == 0 {
+                        [v(t), v(t + 1), v(t + 2)]
+                    } else {
+                        [v(t + 1), v(t), v(t + 2)]
+                    };
                     self.triangle(d, tri)?;
                 }
             }
@@ -484,26 +511,55 @@ fn load_draw(mmu: &Mmu, state_addr: u32, progs: &mut ProgramCache) -> Result<Dra
     for i in 0..ps.attr_count {
         let mut w = [0u32; 2];
         mmu.read_dwords(Unit::Ta, ps.attr_table_addr.wrapping_add(8 * i), &mut w)?;
-        attrs.push(VertexAttr::unpack(&w).map_err(|e| JobErr::bad(Unit::Ta, format!("VertexAttr {i}: {e}")))?);
+        attrs.push(
+            VertexAttr::unpack(&w)
+                .map_err(|e| JobErr::bad(Unit::Ta, format!("VertexAttr {i}: {e}")))?,
+        );
     }
     let tex = TexTable::load(mmu, ps, Unit::Ta)?;
     let nvar = ds.tsp.varying_count as usize;
     let t = &ds.tsp;
     let interp = [
-        t.v0_interp, t.v1_interp, t.v2_interp, t.v3_interp, t.v4_interp, t.v5_interp, t.v6_interp, t.v7_interp,
-        t.v8_interp, t.v9_interp,
+        t.v0_interp,
+        t.v1_interp,
+        t.v2_interp,
+        t.v3_interp,
+        t.v4_interp,
+        t.v5_interp,
+        t.v6_interp,
+        t.v7_interp,
+        t.v8_interp,
+        t.v9_interp,
     ];
     let flat = interp.map(|i| i == Interp::FLAT);
-    Ok(Draw { state_addr, ds, vs, consts, attrs, tex, nvar, flat })
+    Ok(Draw {
+        state_addr,
+        ds,
+        vs,
+        consts,
+        attrs,
+        tex,
+        nvar,
+        flat,
+    })
 }
 
 /// Runs the TA phase: bins the control stream's primitives into parameter memory; returns the
 /// byte offset of the tile headers from DPM_PB_BASE (DPM state the 3D phase starts from).
-pub(crate) fn run(mmu: &Mmu, regs: &RegFile, progs: &mut ProgramCache, c: &mut Counters) -> Result<u32, JobErr> {
+pub(crate) fn run(
+    mmu: &Mmu,
+    regs: &RegFile,
+    progs: &mut ProgramCache,
+    c: &mut Counters,
+) -> Result<u32, JobErr> {
     let bad = |e: sgx_hwdocs::DecodeError| JobErr::bad(Unit::Vdm, e.to_string());
-    let base = r::VdmCtrlStreamBase::unpack(&[regs.get(r::VDM_CTRL_STREAM_BASE)]).map_err(bad)?.addr;
+    let base = r::VdmCtrlStreamBase::unpack(&[regs.get(r::VDM_CTRL_STREAM_BASE)])
+        .map_err(bad)?
+        .addr;
     let screen = r::TeScreen::unpack(&[regs.get(r::TE_SCREEN)]).map_err(bad)?;
-    let pb_base = r::DpmPbBase::unpack(&[regs.get(r::DPM_PB_BASE)]).map_err(bad)?.addr;
+    let pb_base = r::DpmPbBase::unpack(&[regs.get(r::DPM_PB_BASE)])
+        .map_err(bad)?
+        .addr;
     let pb_size = u64::from(regs.get(r::DPM_PB_SIZE));
     let ntiles = (screen.w_tl * screen.h_tl) as usize;
     let mut ta = Ta {
@@ -542,7 +598,9 @@ pub(crate) fn run(mmu: &Mmu, regs: &RegFile, progs: &mut ProgramCache, c: &mut C
                 let mut w = [0u32; 4];
                 mmu.read_dwords(Unit::Vdm, cur, &mut w)?;
                 let p = CtrlPrim::unpack(&w).map_err(bad)?;
-                let d = draw.as_ref().ok_or_else(|| JobErr::bad(Unit::Vdm, format!("PRIM at {cur:#x} before any STATE")))?;
+                let d = draw.as_ref().ok_or_else(|| {
+                    JobErr::bad(Unit::Vdm, format!("PRIM at {cur:#x} before any STATE"))
+                })?;
                 ta.prim(d, &p)?;
                 cur = cur.wrapping_add(16);
             }
@@ -550,7 +608,12 @@ pub(crate) fn run(mmu: &Mmu, regs: &RegFile, progs: &mut ProgramCache, c: &mut C
                 CtrlTerminate::unpack(&[d0]).map_err(bad)?;
                 break;
             }
-            None => return Err(JobErr::bad(Unit::Vdm, format!("control stream object type 0 at {cur:#x}"))),
+            None => {
+                return Err(JobErr::bad(
+                    Unit::Vdm,
+                    format!("control stream object type 0 at {cur:#x}"),
+                ))
+            }
         }
     }
     ta.bin.write(mmu, pb_base)?;

@@ -49,8 +49,10 @@ pub(crate) struct Decoder {
     ch: [(u32, u32, u8, f32); 4],
     nch: usize,
     float: bool,
-    /// Every channel is an 8-bit unorm byte: (byte index, lanes) per channel.
+    /// Every channel is an 8-bit unorm byte.
     bytes8: bool,
+    /// For `bytes8`: the byte shift feeding each of r, g, b, a (None: 0 for colour, 1 for alpha).
+    map8: [Option<u32>; 4],
 }
 
 impl Decoder {
@@ -75,26 +77,41 @@ impl Decoder {
         }
         let float = info.kind == FormatKind::Float;
         let bytes8 = !float && ch[..nch].iter().all(|c| c.1 == 8 && c.0 % 8 == 0);
-        Decoder { ch, nch, float, bytes8 }
+        let mut map8 = [None; 4];
+        for c in &ch[..nch] {
+            for (l, m) in map8.iter_mut().enumerate() {
+                if c.2 & (1 << l) != 0 {
+                    *m = Some(c.0);
+                }
+            }
+        }
+        Decoder {
+            ch,
+            nch,
+            float,
+            bytes8,
+            map8,
+        }
     }
 
     /// RGBA of one element (missing colour channels 0, missing alpha 1).
     #[inline(always)]
     pub(crate) fn decode(&self, v: u32) -> [f32; 4] {
-        let mut o = [0.0, 0.0, 0.0, 1.0];
         if self.bytes8 {
-            for &(lo, _, lanes, _) in &self.ch[..self.nch] {
-                let x = UNORM8[((v >> lo) & 0xff) as usize];
-                for (l, ol) in o.iter_mut().enumerate() {
-                    if lanes & (1 << l) != 0 {
-                        *ol = x;
-                    }
-                }
-            }
-            return o;
+            let m = &self.map8;
+            let get = |l: usize, d: f32| match m[l] {
+                Some(lo) => UNORM8[((v >> lo) & 0xff) as usize],
+                None => d,
+            };
+            return [get(0, 0.0), get(1, 0.0), get(2, 0.0), get(3, 1.0)];
         }
+        let mut o = [0.0, 0.0, 0.0, 1.0];
         for &(lo, bits, lanes, scale) in &self.ch[..self.nch] {
-            let raw = if bits == 32 { v } else { (v >> lo) & ((1 << bits) - 1) };
+            let raw = if bits == 32 {
+                v
+            } else {
+                (v >> lo) & ((1 << bits) - 1)
+            };
             let x = if self.float {
                 if bits == 16 {
                     half_to_f32(raw as u16)
@@ -125,7 +142,8 @@ pub(crate) fn half_to_f32(h: u16) -> f32 {
         (0, 0) => s,
         (0, _) => {
             // Subnormal: m * 2^-24.
-            return f32::from_bits(s) + (if s != 0 { -1.0 } else { 1.0 }) * m as f32 * (1.0 / 16_777_216.0);
+            return f32::from_bits(s)
+                + (if s != 0 { -1.0 } else { 1.0 }) * m as f32 * (1.0 / 16_777_216.0);
         }
         (31, 0) => s | 0x7f80_0000,
         (31, _) => s | 0x7fc0_0000 | (m << 13),
@@ -185,10 +203,16 @@ impl TexUnit {
         }
         let full = 32 - w0.max(h0).leading_zeros();
         if st.levels == 0 || st.levels > full {
-            return Err(bad(format!("{} levels for {w0}x{h0} (1..={full})", st.levels)));
+            return Err(bad(format!(
+                "{} levels for {w0}x{h0} (1..={full})",
+                st.levels
+            )));
         }
         if st.base_level >= st.levels {
-            return Err(bad(format!("base_level {} past {} levels", st.base_level, st.levels)));
+            return Err(bad(format!(
+                "base_level {} past {} levels",
+                st.base_level, st.levels
+            )));
         }
         let bpe = info.bytes_per_el;
         let mut u = TexUnit {
@@ -215,13 +239,25 @@ impl TexUnit {
             u.h[l] = h;
             u.lw[l] = w.trailing_zeros();
             u.lh[l] = h.trailing_zeros();
-            u.stride[l] = if twiddled { w * bpe } else { align_up(u64::from(w * bpe), LINEAR_STRIDE_ALIGN_B) as u32 };
-            let size = if twiddled { u64::from(w * h * bpe) } else { u64::from(u.stride[l]) * u64::from(h) };
+            u.stride[l] = if twiddled {
+                w * bpe
+            } else {
+                align_up(u64::from(w * bpe), LINEAR_STRIDE_ALIGN_B) as u32
+            };
+            let size = if twiddled {
+                u64::from(w * h * bpe)
+            } else {
+                u64::from(u.stride[l]) * u64::from(h)
+            };
             u.off[l] = at as u32;
             u.size[l] = size as u32;
             at += size;
         }
-        u.face_stride = if st.cube { align_up(at, CUBE_FACE_ALIGN_B) as u32 } else { 0 };
+        u.face_stride = if st.cube {
+            align_up(at, CUBE_FACE_ALIGN_B) as u32
+        } else {
+            0
+        };
         let max = st.max_level.min(st.levels - 1).max(st.base_level);
         u.lod_max = (max - st.base_level) as f32;
         let faces = if st.cube { 6 } else { 1 };
@@ -229,7 +265,8 @@ impl TexUnit {
             for l in 0..LEVELS {
                 let p = if l < st.levels as usize {
                     let a = u.level_addr(face, l);
-                    mmu.span(a, u.size[l] as usize, false).map(|p| p as *const u8)
+                    mmu.span(a, u.size[l] as usize, false)
+                        .map(|p| p as *const u8)
                 } else {
                     None
                 };
@@ -240,11 +277,22 @@ impl TexUnit {
     }
 
     fn level_addr(&self, face: u32, l: usize) -> u32 {
-        self.st.base_addr.wrapping_add(face.wrapping_mul(self.face_stride)).wrapping_add(self.off[l])
+        self.st
+            .base_addr
+            .wrapping_add(face.wrapping_mul(self.face_stride))
+            .wrapping_add(self.off[l])
     }
 
     #[inline(always)]
-    fn texel(&self, mmu: &Mmu, face: u32, l: usize, x: u32, y: u32, n: &mut u64) -> Result<[f32; 4], Fault> {
+    fn texel(
+        &self,
+        mmu: &Mmu,
+        face: u32,
+        l: usize,
+        x: u32,
+        y: u32,
+        n: &mut u64,
+    ) -> Result<[f32; 4], Fault> {
         *n += 1;
         let off = if self.twiddled {
             twiddle(x, y, self.lw[l], self.lh[l]) * self.bpe
@@ -265,7 +313,11 @@ impl TexUnit {
             },
             None => {
                 let mut b = [0u8; 4];
-                mmu.read(Unit::Tsp, self.level_addr(face, l).wrapping_add(off), &mut b[..bpe])?;
+                mmu.read(
+                    Unit::Tsp,
+                    self.level_addr(face, l).wrapping_add(off),
+                    &mut b[..bpe],
+                )?;
                 u32::from_le_bytes(b)
             }
         };
@@ -336,7 +388,8 @@ impl TexTable {
         for i in 0..ps.tex_count {
             let mut w = [0u32; 4];
             mmu.read_dwords(unit, ps.tex_table_addr.wrapping_add(16 * i), &mut w)?;
-            let st = TexState::unpack(&w).map_err(|e| JobErr::bad(unit, format!("TexState {i}: {e}")))?;
+            let st = TexState::unpack(&w)
+                .map_err(|e| JobErr::bad(unit, format!("TexState {i}: {e}")))?;
             units.push(TexUnit::new(mmu, st, unit)?);
         }
         Ok(TexTable { units })
@@ -356,12 +409,28 @@ pub(crate) struct Sampler<'a> {
 
 impl<'a> Sampler<'a> {
     pub(crate) fn new(mmu: &'a Mmu, table: &'a TexTable) -> Sampler<'a> {
-        Sampler { mmu, table, texels: 0 }
+        Sampler {
+            mmu,
+            table,
+            texels: 0,
+        }
     }
 
-    fn filter2d(&mut self, u: &TexUnit, face: u32, l: usize, s: f32, t: f32, f: Filter) -> Result<[f32; 4], Fault> {
+    fn filter2d(
+        &mut self,
+        u: &TexUnit,
+        face: u32,
+        l: usize,
+        s: f32,
+        t: f32,
+        f: Filter,
+    ) -> Result<[f32; 4], Fault> {
         let (w, h) = (u.w[l], u.h[l]);
-        let (ws, wt) = if u.st.cube { (AddrMode::CLAMP_TO_EDGE, AddrMode::CLAMP_TO_EDGE) } else { (u.st.wrap_s, u.st.wrap_t) };
+        let (ws, wt) = if u.st.cube {
+            (AddrMode::CLAMP_TO_EDGE, AddrMode::CLAMP_TO_EDGE)
+        } else {
+            (u.st.wrap_s, u.st.wrap_t)
+        };
         match f {
             Filter::NEAREST => {
                 let x = wrap((s * w as f32).floor() as i32, w, ws);
@@ -402,17 +471,28 @@ impl Textures for Sampler<'_> {
     fn sample(&mut self, unit: u32, coord: [f32; 4], lod: Lod) -> Result<[f32; 4], Fault> {
         let table = self.table;
         // Programs are checked against tex_count before they run; past it reads as a TSP fault.
-        let u = table.units.get(unit as usize).ok_or(Fault { unit: Unit::Tsp, addr: 0, write: false })?;
+        let u = table.units.get(unit as usize).ok_or(Fault {
+            unit: Unit::Tsp,
+            addr: 0,
+            write: false,
+        })?;
         let base = u.st.base_level as usize;
         let (bw, bh) = (u.w[base] as f32, u.h[base] as f32);
-        let (face, s, t) = if u.st.cube { cube_face(coord) } else { (0, coord[0], coord[1]) };
+        let (face, s, t) = if u.st.cube {
+            cube_face(coord)
+        } else {
+            (0, coord[0], coord[1])
+        };
         let implicit = |ddx: [f32; 4], ddy: [f32; 4]| {
             let (dx, dy) = if u.st.cube {
                 let (s0, t0) = (s, t);
                 let add = |d: [f32; 4]| [coord[0] + d[0], coord[1] + d[1], coord[2] + d[2], 0.0];
                 let (sx, tx) = cube_st_on(face, add(ddx));
                 let (sy, ty) = cube_st_on(face, add(ddy));
-                ([(sx - s0) * bw, (tx - t0) * bh], [(sy - s0) * bw, (ty - t0) * bh])
+                (
+                    [(sx - s0) * bw, (tx - t0) * bh],
+                    [(sy - s0) * bw, (ty - t0) * bh],
+                )
             } else {
                 ([ddx[0] * bw, ddx[1] * bh], [ddy[0] * bw, ddy[1] * bh])
             };
@@ -424,7 +504,7 @@ impl Textures for Sampler<'_> {
             Lod::Explicit(l) => l,
         } + u.bias;
         let st = &u.st;
-        let out = if !(lambda > 0.0) {
+        let out = if lambda.is_nan() || lambda <= 0.0 {
             // Magnification (and NaN): the base level.
             self.filter2d(u, face, base, s, t, st.mag_filter)?
         } else {
@@ -432,7 +512,11 @@ impl Textures for Sampler<'_> {
             match st.mip_filter {
                 MipFilter::NONE => self.filter2d(u, face, base, s, t, st.min_filter)?,
                 MipFilter::NEAREST => {
-                    let l = if lam <= 0.5 { 0 } else { ((lam + 0.5).ceil() - 1.0) as usize };
+                    let l = if lam <= 0.5 {
+                        0
+                    } else {
+                        ((lam + 0.5).ceil() - 1.0) as usize
+                    };
                     self.filter2d(u, face, base + l, s, t, st.min_filter)?
                 }
                 MipFilter::LINEAR => {
@@ -457,7 +541,12 @@ impl Textures for Sampler<'_> {
             Swizzle::ZERO => 0.0,
             Swizzle::ONE => 1.0,
         };
-        Ok([pick(st.swz_r), pick(st.swz_g), pick(st.swz_b), pick(st.swz_a)])
+        Ok([
+            pick(st.swz_r),
+            pick(st.swz_g),
+            pick(st.swz_b),
+            pick(st.swz_a),
+        ])
     }
 }
 
@@ -483,15 +572,39 @@ mod tests {
     #[test]
     fn decoders() {
         let d = Decoder::new(Format::B8G8R8A8_UNORM);
-        assert_eq!(d.decode(u32::from_le_bytes([0, 51, 255, 102])), [1.0, 0.2, 0.0, 0.4]);
-        assert_eq!(Decoder::new(Format::L8_UNORM).decode(255), [1.0, 1.0, 1.0, 1.0]);
-        assert_eq!(Decoder::new(Format::A8_UNORM).decode(255), [0.0, 0.0, 0.0, 1.0]);
+        assert_eq!(
+            d.decode(u32::from_le_bytes([0, 51, 255, 102])),
+            [1.0, 0.2, 0.0, 0.4]
+        );
+        assert_eq!(
+            Decoder::new(Format::L8_UNORM).decode(255),
+            [1.0, 1.0, 1.0, 1.0]
+        );
+        assert_eq!(
+            Decoder::new(Format::A8_UNORM).decode(255),
+            [0.0, 0.0, 0.0, 1.0]
+        );
         assert_eq!(Decoder::new(Format::I8_UNORM).decode(0), [0.0; 4]);
-        assert_eq!(Decoder::new(Format::B5G6R5_UNORM).decode(0xf800), [1.0, 0.0, 0.0, 1.0]);
-        assert_eq!(Decoder::new(Format::B5G5R5A1_UNORM).decode(0x8000), [0.0, 0.0, 0.0, 1.0]);
-        assert_eq!(Decoder::new(Format::R16_FLOAT).decode(0x3c00), [1.0, 0.0, 0.0, 1.0]);
-        assert_eq!(Decoder::new(Format::R32_FLOAT).decode(2.5f32.to_bits()), [2.5, 0.0, 0.0, 1.0]);
-        assert_eq!(Decoder::new(Format::L8A8_UNORM).decode(0xff00), [0.0, 0.0, 0.0, 1.0]);
+        assert_eq!(
+            Decoder::new(Format::B5G6R5_UNORM).decode(0xf800),
+            [1.0, 0.0, 0.0, 1.0]
+        );
+        assert_eq!(
+            Decoder::new(Format::B5G5R5A1_UNORM).decode(0x8000),
+            [0.0, 0.0, 0.0, 1.0]
+        );
+        assert_eq!(
+            Decoder::new(Format::R16_FLOAT).decode(0x3c00),
+            [1.0, 0.0, 0.0, 1.0]
+        );
+        assert_eq!(
+            Decoder::new(Format::R32_FLOAT).decode(2.5f32.to_bits()),
+            [2.5, 0.0, 0.0, 1.0]
+        );
+        assert_eq!(
+            Decoder::new(Format::L8A8_UNORM).decode(0xff00),
+            [0.0, 0.0, 0.0, 1.0]
+        );
         assert_eq!(half_to_f32(0xc000), -2.0);
     }
 

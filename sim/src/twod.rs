@@ -11,12 +11,18 @@ use crate::{event, Counters, JobStatus, Outcome, Unit};
 fn exec(mmu: &Mmu, regs: &[(u32, u32)], c: &mut Counters) -> Result<(), JobErr> {
     let rf = RegFile::load(regs, r::TWOD_START, Unit::TwoD)?;
     let bad = |e: sgx_hwdocs::DecodeError| JobErr::bad(Unit::TwoD, e.to_string());
-    let base = r::TwodCmdBase::unpack(&[rf.get(r::TWOD_CMD_BASE)]).map_err(bad)?.addr;
+    let base = r::TwodCmdBase::unpack(&[rf.get(r::TWOD_CMD_BASE)])
+        .map_err(bad)?
+        .addr;
     let count = rf.get(r::TWOD_CMD_COUNT);
     let mut row = Vec::new();
     for i in 0..count {
         let mut w = [0u32; TwodCmd::DWORDS];
-        mmu.read_dwords(Unit::TwoD, base.wrapping_add(i * 4 * TwodCmd::DWORDS as u32), &mut w)?;
+        mmu.read_dwords(
+            Unit::TwoD,
+            base.wrapping_add(i * 4 * TwodCmd::DWORDS as u32),
+            &mut w,
+        )?;
         let cmd = TwodCmd::unpack(&w).map_err(bad)?;
         let bpe = cmd.format.info().bytes_per_el;
         let (wpx, hpx) = (cmd.width_m1 + 1, cmd.height_m1 + 1);
@@ -51,7 +57,13 @@ fn exec(mmu: &Mmu, regs: &[(u32, u32)], c: &mut Counters) -> Result<(), JobErr> 
 /// Runs a 2D job; completion raises twod_complete.
 pub(crate) fn run(mmu: &Mmu, regs: &[(u32, u32)], c: &mut Counters) -> Outcome {
     match exec(mmu, regs, c) {
-        Ok(()) => Outcome { status: JobStatus::Done, events: event::TWOD_COMPLETE },
-        Err(e) => Outcome { status: e.status(), events: 0 },
+        Ok(()) => Outcome {
+            status: JobStatus::Done,
+            events: event::TWOD_COMPLETE,
+        },
+        Err(e) => Outcome {
+            status: e.status(),
+            events: 0,
+        },
     }
 }

@@ -26,11 +26,22 @@ impl Zls {
             return Ok(None);
         }
         if !matches!(ctl.format, Format::Z16_UNORM | Format::Z24_UNORM_S8_UINT) {
-            return Err(JobErr::bad(Unit::Isp, format!("ZLS format {} is not a depth format", ctl.format.name())));
+            return Err(JobErr::bad(
+                Unit::Isp,
+                format!("ZLS format {} is not a depth format", ctl.format.name()),
+            ));
         }
-        let base = r::ZlsZbase::unpack(&[regs.get(r::ZLS_ZBASE)]).map_err(bad)?.addr;
-        let stride = r::ZlsStride::unpack(&[regs.get(r::ZLS_STRIDE)]).map_err(bad)?.stride_b;
-        Ok(Some(Zls { fmt: ctl.format, base, stride }))
+        let base = r::ZlsZbase::unpack(&[regs.get(r::ZLS_ZBASE)])
+            .map_err(bad)?
+            .addr;
+        let stride = r::ZlsStride::unpack(&[regs.get(r::ZLS_STRIDE)])
+            .map_err(bad)?
+            .stride_b;
+        Ok(Some(Zls {
+            fmt: ctl.format,
+            base,
+            stride,
+        }))
     }
 
     fn bpe(&self) -> usize {
@@ -55,7 +66,10 @@ impl Zls {
         for y in (ty * T).max(rect.1)..((ty + 1) * T).min(rect.3) {
             for x in (tx * T).max(rect.0)..((tx + 1) * T).min(rect.2) {
                 let mut b = [0u8; 4];
-                let a = self.base.wrapping_add(y * self.stride).wrapping_add(x * bpe as u32);
+                let a = self
+                    .base
+                    .wrapping_add(y * self.stride)
+                    .wrapping_add(x * bpe as u32);
                 mmu.read(Unit::Isp, a, &mut b[..bpe])?;
                 let v = u32::from_le_bytes(b);
                 let i = ((y - ty * T) * T + x - tx * T) as usize;
@@ -90,7 +104,10 @@ impl Zls {
                 } else {
                     ((d * 16_777_215.0 + 0.5) as u32) | (u32::from(stencil[i]) << 24)
                 };
-                let a = self.base.wrapping_add(y * self.stride).wrapping_add(x * bpe as u32);
+                let a = self
+                    .base
+                    .wrapping_add(y * self.stride)
+                    .wrapping_add(x * bpe as u32);
                 mmu.write(Unit::Isp, a, &v.to_le_bytes()[..bpe])?;
             }
         }

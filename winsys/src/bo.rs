@@ -191,7 +191,9 @@ impl Bo {
         let deadline = Instant::now().checked_add(timeout);
         let fences: Vec<Fence> = self.resv().fences_for(access);
         for f in fences {
-            let left = deadline.map_or(Duration::MAX, |d| d.saturating_duration_since(Instant::now()));
+            let left = deadline.map_or(Duration::MAX, |d| {
+                d.saturating_duration_since(Instant::now())
+            });
             match f.wait(left) {
                 Ok(()) | Err(WinsysError::Job { .. }) => {}
                 Err(WinsysError::Timeout { fence, .. }) => {
@@ -283,7 +285,9 @@ impl Mapping {
     /// Copies `out.len()` bytes from `offset_b`.
     pub fn read_at(&self, offset_b: u64, out: &mut [u8]) -> Result<()> {
         if !self.access.reads() {
-            return Err(WinsysError::InvalidArgument("read through a write-only map".into()));
+            return Err(WinsysError::InvalidArgument(
+                "read through a write-only map".into(),
+            ));
         }
         let off = self.range(offset_b, out.len())?;
         // SAFETY: off + out.len() is within the storage (checked above); `out` is a distinct
@@ -295,7 +299,9 @@ impl Mapping {
     /// Copies `data` to `offset_b`.
     pub fn write_at(&self, offset_b: u64, data: &[u8]) -> Result<()> {
         if !self.access.writes() {
-            return Err(WinsysError::InvalidArgument("write through a read-only map".into()));
+            return Err(WinsysError::InvalidArgument(
+                "write through a read-only map".into(),
+            ));
         }
         let off = self.range(offset_b, data.len())?;
         // SAFETY: off + data.len() is within the storage (checked above); `data` is a distinct

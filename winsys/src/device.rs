@@ -75,6 +75,7 @@ pub trait Device: Send + Sync {
     /// Counts of live buffers, fences, unfinished jobs and allocated GPU address space.
     fn live(&self) -> LiveCounts;
 
-    /// Waits until every accepted job has finished (with or without error).
+    /// Waits until every accepted job has finished (with or without error) and the backend has
+    /// released the job's buffers and fence. Err(Timeout) while a job is held back or hung.
     fn wait_idle(&self, timeout: Duration) -> Result<()>;
 }

@@ -184,7 +184,9 @@ impl UserFence {
 impl Drop for UserFence {
     /// A user fence dropped unsignalled fails, so nothing waits for it forever.
     fn drop(&mut self) {
-        self.finish(Err(JobError::Failed("user fence dropped unsignalled".into())));
+        self.finish(Err(JobError::Failed(
+            "user fence dropped unsignalled".into(),
+        )));
     }
 }
 
@@ -241,6 +243,9 @@ mod tests {
         let u = UserFence::new(fence(6), Arc::downgrade(&n));
         let f = u.fence().clone();
         drop(u);
-        assert!(matches!(f.status(), FenceStatus::Error(JobError::Failed(_))));
+        assert!(matches!(
+            f.status(),
+            FenceStatus::Error(JobError::Failed(_))
+        ));
     }
 }

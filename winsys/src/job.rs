@@ -31,7 +31,10 @@ impl Access {
 
     /// The access that covers both.
     pub fn union(self, other: Access) -> Access {
-        match (self.reads() || other.reads(), self.writes() || other.writes()) {
+        match (
+            self.reads() || other.reads(),
+            self.writes() || other.writes(),
+        ) {
             (true, true) => Access::ReadWrite,
             (false, true) => Access::Write,
             _ => Access::Read,
@@ -177,13 +180,25 @@ mod tests {
         let ok = Job::two_d(vec![(regs::TWOD_CMD_COUNT, 1), (regs::TWOD_START, 1)]);
         assert!(ok.validate(0).is_ok());
         let no_kick = Job::two_d(vec![(regs::TWOD_CMD_COUNT, 1)]);
-        assert!(matches!(no_kick.validate(0), Err(WinsysError::InvalidJob(_))));
+        assert!(matches!(
+            no_kick.validate(0),
+            Err(WinsysError::InvalidJob(_))
+        ));
         let zero_kick = Job::two_d(vec![(regs::TWOD_START, 0)]);
-        assert!(matches!(zero_kick.validate(0), Err(WinsysError::InvalidJob(_))));
+        assert!(matches!(
+            zero_kick.validate(0),
+            Err(WinsysError::InvalidJob(_))
+        ));
         let unaligned = Job::two_d(vec![(0x12, 1), (regs::TWOD_START, 1)]);
-        assert!(matches!(unaligned.validate(0), Err(WinsysError::InvalidJob(_))));
+        assert!(matches!(
+            unaligned.validate(0),
+            Err(WinsysError::InvalidJob(_))
+        ));
         let render = Job::render(vec![(regs::VDM_START, 1)], vec![]);
-        assert!(matches!(render.validate(0), Err(WinsysError::InvalidJob(_))));
+        assert!(matches!(
+            render.validate(0),
+            Err(WinsysError::InvalidJob(_))
+        ));
         let render = Job::render(
             vec![(regs::VDM_START, 1)],
             vec![(regs::ISP_START_RENDER, 1)],

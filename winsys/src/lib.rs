@@ -8,7 +8,6 @@
 //! [`Fence`], signalled by the backend's worker thread, and is recorded in the [`Trace`].
 
 mod bo;
-mod submit;
 mod device;
 pub mod drm;
 mod error;
@@ -19,10 +18,12 @@ mod live;
 pub mod replay;
 mod reservation;
 pub mod sim;
+mod submit;
 mod trace;
 pub mod twod;
 pub mod va;
 
+pub use crate::drm::DrmDevice;
 pub use bo::{Bo, BoDesc, BoFlags, Caching, Mapping};
 pub use device::{Backend, Device, DeviceInfo};
 pub use error::{Errno, JobError, Result, WinsysError};
@@ -31,6 +32,5 @@ pub use job::{Access, Job, JobKind};
 pub use job_result::{Counters, JobReport, Unit};
 pub use live::LiveCounts;
 pub use reservation::Reservation;
-pub use trace::{Trace, TraceBo, TraceEntry, TraceResult};
 pub use sim::{SimDevice, SimOptions, MODEL_CORE_REVISION};
-pub use crate::drm::DrmDevice;
+pub use trace::{Trace, TraceBo, TraceEntry, TraceResult};

@@ -1,7 +1,8 @@
 //! Counts of live winsys objects per device, so tests can prove nothing is left behind.
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
 
 /// Live object counts of one device.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -21,7 +22,9 @@ pub struct LiveCounts {
 pub(crate) struct LiveCounters {
     bos: AtomicU64,
     fences: AtomicU64,
-    jobs: AtomicU64,
+    /// Jobs under a lock, so [`LiveCounters::wait_no_jobs`] can sleep until they are gone.
+    jobs: Mutex<u64>,
+    jobs_gone: Condvar,
 }
 
 /// What a [`LiveToken`] counts.
@@ -33,17 +36,37 @@ pub(crate) enum LiveKind {
 }
 
 impl LiveCounters {
-    fn counter(&self, kind: LiveKind) -> &AtomicU64 {
-        match kind {
+    fn jobs(&self) -> std::sync::MutexGuard<'_, u64> {
+        self.jobs.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn add(&self, kind: LiveKind, up: bool) {
+        let atomic = match kind {
             LiveKind::Bo => &self.bos,
             LiveKind::Fence => &self.fences,
-            LiveKind::Job => &self.jobs,
+            LiveKind::Job => {
+                let mut j = self.jobs();
+                if up {
+                    *j += 1;
+                } else {
+                    *j -= 1;
+                    if *j == 0 {
+                        self.jobs_gone.notify_all();
+                    }
+                }
+                return;
+            }
+        };
+        if up {
+            atomic.fetch_add(1, Ordering::Relaxed);
+        } else {
+            atomic.fetch_sub(1, Ordering::Relaxed);
         }
     }
 
     /// A token that counts one live object of `kind` until it is dropped.
     pub(crate) fn token(self: &Arc<Self>, kind: LiveKind) -> LiveToken {
-        self.counter(kind).fetch_add(1, Ordering::Relaxed);
+        self.add(kind, true);
         LiveToken {
             counters: Arc::clone(self),
             kind,
@@ -55,9 +78,30 @@ impl LiveCounters {
         LiveCounts {
             bos: self.bos.load(Ordering::Relaxed),
             fences: self.fences.load(Ordering::Relaxed),
-            jobs: self.jobs.load(Ordering::Relaxed),
+            jobs: *self.jobs(),
             va_b: 0,
         }
+    }
+
+    /// Waits until no job is live (each job's token is dropped last, after its backend let go
+    /// of its buffers and fence). False at the timeout.
+    pub(crate) fn wait_no_jobs(&self, timeout: Duration) -> bool {
+        let deadline = Instant::now().checked_add(timeout);
+        let mut j = self.jobs();
+        while *j != 0 {
+            let left = deadline.map_or(Duration::from_secs(3600), |d| {
+                d.saturating_duration_since(Instant::now())
+            });
+            if left.is_zero() {
+                return false;
+            }
+            j = self
+                .jobs_gone
+                .wait_timeout(j, left)
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+        }
+        true
     }
 }
 
@@ -70,8 +114,6 @@ pub(crate) struct LiveToken {
 
 impl Drop for LiveToken {
     fn drop(&mut self) {
-        self.counters
-            .counter(self.kind)
-            .fetch_sub(1, Ordering::Relaxed);
+        self.counters.add(self.kind, false);
     }
 }

@@ -34,7 +34,10 @@ impl Reservation {
 
     /// True when no fence of this reservation is pending.
     pub fn is_idle(&self) -> bool {
-        self.write.iter().chain(&self.reads).all(|f| !f.is_pending())
+        self.write
+            .iter()
+            .chain(&self.reads)
+            .all(|f| !f.is_pending())
     }
 
     /// Records a job that uses the buffer with `access`. A writer replaces everything: it was

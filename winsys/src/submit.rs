@@ -4,7 +4,7 @@
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crate::bo::Bo;
 use crate::error::{Result, WinsysError};
@@ -52,7 +52,6 @@ pub(crate) struct Core {
     next_bo: AtomicU64,
     next_fence: AtomicU64,
     submit: Mutex<Counters>,
-    outstanding: Mutex<Vec<Fence>>,
 }
 
 impl Core {
@@ -68,7 +67,6 @@ impl Core {
                 submissions: 0,
                 jobs: 0,
             }),
-            outstanding: Mutex::new(Vec::new()),
         }
     }
 
@@ -161,38 +159,24 @@ impl Core {
         for (bo, access) in &bos {
             bo.resv().add(&fence, *access);
         }
-        let mut out = self.outstanding.lock().unwrap_or_else(|e| e.into_inner());
-        out.retain(Fence::is_pending);
-        out.push(fence.clone());
         Ok(fence)
     }
 
-    /// Live counts, after dropping finished fences this core still holds.
+    /// Live counts (va_b is the backend's).
     pub(crate) fn live(&self) -> LiveCounts {
-        self.outstanding
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .retain(Fence::is_pending);
         self.live.snapshot()
     }
 
-    /// Waits for every accepted job; see [`crate::Device::wait_idle`].
+    /// Waits until every accepted job has finished and its backend released its references;
+    /// see [`crate::Device::wait_idle`].
     pub(crate) fn wait_idle(&self, timeout: Duration) -> Result<()> {
-        let deadline = Instant::now().checked_add(timeout);
-        let pending: Vec<Fence> = self
-            .outstanding
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone();
-        for f in pending {
-            let left =
-                deadline.map_or(Duration::MAX, |d| d.saturating_duration_since(Instant::now()));
-            match f.wait(left) {
-                Ok(()) | Err(WinsysError::Job { .. }) => {}
-                Err(e) => return Err(e),
-            }
+        if self.live.wait_no_jobs(timeout) {
+            Ok(())
+        } else {
+            Err(WinsysError::Timeout {
+                fence: 0,
+                waited_ms: timeout.as_millis().min(u64::MAX as u128) as u64,
+            })
         }
-        self.live();
-        Ok(())
     }
 }

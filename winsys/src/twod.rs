@@ -48,7 +48,9 @@ pub struct Rect {
 
 fn sizes(r: Rect) -> Result<(u32, u32)> {
     if r.w == 0 || r.h == 0 {
-        return Err(WinsysError::InvalidArgument(format!("empty 2D rectangle {r:?}")));
+        return Err(WinsysError::InvalidArgument(format!(
+            "empty 2D rectangle {r:?}"
+        )));
     }
     Ok((r.w - 1, r.h - 1))
 }

@@ -128,7 +128,10 @@ mod tests {
         assert_eq!(b, 0x10_0000);
         assert_eq!(va.allocated_b(), 0x1000 + 0x2000);
         let c = va.alloc(0x1000, 0).unwrap();
-        assert_eq!(c, 0x2000, "first fit reuses the gap before the aligned block");
+        assert_eq!(
+            c, 0x2000,
+            "first fit reuses the gap before the aligned block"
+        );
         assert_eq!(va.alloc(0, 0), None);
         assert_eq!(va.alloc(16, 3), None);
     }

@@ -13,8 +13,7 @@ use sgx_hwdocs::Format;
 use sgx_winsys::replay::{self, Fixture, Inject};
 use sgx_winsys::twod::{self, Rect, Surface};
 use sgx_winsys::{
-    Access, Bo, BoDesc, Device, Errno, FenceStatus, JobError, SimDevice, TraceResult,
-    WinsysError,
+    Access, Bo, BoDesc, Device, Errno, FenceStatus, JobError, SimDevice, TraceResult, WinsysError,
 };
 
 const SHORT: Duration = Duration::from_millis(20);
@@ -53,7 +52,17 @@ impl Run<'_> {
             stride_b: 4,
             format: Format::B8G8R8A8_UNORM,
         };
-        let c = twod::fill(&s, Rect { x: 0, y: 0, w: 1, h: 1 }, value).unwrap();
+        let c = twod::fill(
+            &s,
+            Rect {
+                x: 0,
+                y: 0,
+                w: 1,
+                h: 1,
+            },
+            value,
+        )
+        .unwrap();
         twod::job(&cmd, &[c], LONG)
             .unwrap()
             .with_bo(target, Access::Write)
@@ -100,9 +109,11 @@ impl Run<'_> {
                 continue;
             }
             let f = r.unwrap_or_else(|e| panic!("submission {step}: {e}"));
-            let fault = |error: JobError| move |r: sgx_winsys::Result<()>| match r {
-                Err(WinsysError::Job { error: e, .. }) => assert_eq!(e, error),
-                other => panic!("job {job_index}: {other:?}"),
+            let fault = |error: JobError| {
+                move |r: sgx_winsys::Result<()>| match r {
+                    Err(WinsysError::Job { error: e, .. }) => assert_eq!(e, error),
+                    other => panic!("job {job_index}: {other:?}"),
+                }
             };
             match self.fx.for_job(job_index).cloned() {
                 None => {
@@ -142,7 +153,10 @@ impl Run<'_> {
                     let job = self.job(&other, 1);
                     let g = self.dev.submit(job).unwrap();
                     assert!(matches!(g.wait(SHORT), Err(WinsysError::Timeout { .. })));
-                    assert_eq!(self.dev.trace().by_fence(f.id()).unwrap().result, TraceResult::Pending);
+                    assert_eq!(
+                        self.dev.trace().by_fence(f.id()).unwrap().result,
+                        TraceResult::Pending
+                    );
                     drop(self.dev);
                     assert_eq!(f.status(), FenceStatus::Error(JobError::DeviceLost));
                     self.checked.insert("hang_job".into());
@@ -155,7 +169,10 @@ impl Run<'_> {
                         self.dev.create_bo(&BoDesc::new(4)),
                         Err(WinsysError::DeviceLost)
                     ));
-                    assert!(matches!(self.dev.user_fence(), Err(WinsysError::DeviceLost)));
+                    assert!(matches!(
+                        self.dev.user_fence(),
+                        Err(WinsysError::DeviceLost)
+                    ));
                     let again = twod::job(&self.alloc_after_loss(&target), &[], LONG);
                     assert!(matches!(again, Err(WinsysError::DeviceLost)));
                     assert!(matches!(
@@ -164,7 +181,10 @@ impl Run<'_> {
                     ));
                     let old = sgx_winsys::Job::two_d(vec![(sgx_hwdocs::regs::TWOD_START, 1)]);
                     assert!(matches!(self.dev.submit(old), Err(WinsysError::DeviceLost)));
-                    assert_eq!(self.dev.trace().by_fence(f.id()).unwrap().result, TraceResult::DeviceLost);
+                    assert_eq!(
+                        self.dev.trace().by_fence(f.id()).unwrap().result,
+                        TraceResult::DeviceLost
+                    );
                     self.checked.insert("lose_device".into());
                     return self.checked;
                 }
@@ -212,7 +232,9 @@ fn expected(fx: &Fixture) -> BTreeSet<String> {
             _ => true,
         })
         .map(|i| match i {
-            Inject::RefuseSubmission { errno, .. } => format!("refuse_submission {:?}", errno.errno()),
+            Inject::RefuseSubmission { errno, .. } => {
+                format!("refuse_submission {:?}", errno.errno())
+            }
             Inject::FailAllocation { .. } => "fail_allocation".into(),
             Inject::FaultJob { .. } => "fault_job".into(),
             Inject::HangJob { .. } => "hang_job".into(),
@@ -251,7 +273,10 @@ fn every_host_fixture_injects_what_it_says() {
     .iter()
     .map(|s| s.to_string())
     .collect();
-    assert_eq!(all, kinds, "every kind of injection is exercised by some fixture");
+    assert_eq!(
+        all, kinds,
+        "every kind of injection is exercised by some fixture"
+    );
 }
 
 #[test]
@@ -269,14 +294,20 @@ fn refused_submissions_leave_no_trace_on_buffers() {
     }
     assert!(target.reservation().write_fence().is_none());
     assert_eq!(dev.live().jobs, 0);
-    common::fill(&dev, &target, 0, 2).unwrap().wait(LONG).unwrap();
+    common::fill(&dev, &target, 0, 2)
+        .unwrap()
+        .wait(LONG)
+        .unwrap();
     assert_eq!(common::pixels(&target), vec![2]);
 }
 
 #[test]
 fn loss_fails_jobs_still_waiting() {
-    let fx = Fixture::from_json(r#"{"inject": [{"what": "lose_device", "job": 1}]}"#, "inline")
-        .unwrap();
+    let fx = Fixture::from_json(
+        r#"{"inject": [{"what": "lose_device", "job": 1}]}"#,
+        "inline",
+    )
+    .unwrap();
     let dev = replay::with_fixture(fx).unwrap();
     let (a, b) = (common::row(&dev, 1), common::row(&dev, 1));
     let gate = dev.user_fence().unwrap();
@@ -284,7 +315,13 @@ fn loss_fails_jobs_still_waiting() {
         .submit(common::fill_job(&dev, &a, 0, 1).after(gate.fence()))
         .unwrap();
     let lost = common::fill(&dev, &b, 0, 1).unwrap();
-    assert!(matches!(lost.wait(LONG), Err(WinsysError::Job { error: JobError::DeviceLost, .. })));
+    assert!(matches!(
+        lost.wait(LONG),
+        Err(WinsysError::Job {
+            error: JobError::DeviceLost,
+            ..
+        })
+    ));
     assert_eq!(held.status(), FenceStatus::Error(JobError::DeviceLost));
     drop(gate);
     assert_eq!(dev.live().jobs, 0);

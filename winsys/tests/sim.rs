@@ -31,7 +31,10 @@ fn reader_waits_for_writer() {
     let r = dev.submit(copy_job(&dev, &src, 0, &dst, 0, 1)).unwrap();
     assert!(dev.trace().by_fence(r.id()).unwrap().deps.contains(&w.id()));
     worker_passes(&dev);
-    assert!(w.is_pending() && r.is_pending(), "the reader ran before its writer");
+    assert!(
+        w.is_pending() && r.is_pending(),
+        "the reader ran before its writer"
+    );
     gate.signal();
     r.wait(LONG).unwrap();
     assert_eq!(w.status(), FenceStatus::Signalled);
@@ -42,7 +45,10 @@ fn reader_waits_for_writer() {
 fn writer_waits_for_readers() {
     let dev = SimDevice::new().unwrap();
     let (src, dst) = (row(&dev, 4), row(&dev, 4));
-    let old: Vec<u8> = [1u32, 2, 3, 4].iter().flat_map(|v| v.to_le_bytes()).collect();
+    let old: Vec<u8> = [1u32, 2, 3, 4]
+        .iter()
+        .flat_map(|v| v.to_le_bytes())
+        .collect();
     src.write(0, &old, LONG).unwrap();
     let gate = dev.user_fence().unwrap();
     let r = dev
@@ -51,10 +57,17 @@ fn writer_waits_for_readers() {
     let w = dev.submit(fill_job(&dev, &src, 0, 0xDEAD)).unwrap();
     assert!(dev.trace().by_fence(w.id()).unwrap().deps.contains(&r.id()));
     worker_passes(&dev);
-    assert!(r.is_pending() && w.is_pending(), "the writer ran before its reader");
+    assert!(
+        r.is_pending() && w.is_pending(),
+        "the writer ran before its reader"
+    );
     gate.signal();
     w.wait(LONG).unwrap();
-    assert_eq!(pixels(&dst), vec![1, 2, 3, 4], "the reader saw the writer's data");
+    assert_eq!(
+        pixels(&dst),
+        vec![1, 2, 3, 4],
+        "the reader saw the writer's data"
+    );
     assert_eq!(pixels(&src), vec![0xDEAD, 2, 3, 4]);
 }
 
@@ -67,7 +80,12 @@ fn readers_do_not_wait_for_each_other() {
         .submit(copy_job(&dev, &src, 0, &a, 0, 1).after(gate.fence()))
         .unwrap();
     let r2 = dev.submit(copy_job(&dev, &src, 0, &b, 0, 1)).unwrap();
-    assert!(!dev.trace().by_fence(r2.id()).unwrap().deps.contains(&r1.id()));
+    assert!(!dev
+        .trace()
+        .by_fence(r2.id())
+        .unwrap()
+        .deps
+        .contains(&r1.id()));
     r2.wait(LONG).unwrap();
     assert!(r1.is_pending());
     gate.signal();
@@ -100,7 +118,10 @@ fn maps_wait_by_dma_resv_rules() {
     for access in [Access::Read, Access::Write] {
         match dst.map(access, Duration::ZERO) {
             Err(WinsysError::Timeout { fence, .. }) => assert_eq!(fence, f.id()),
-            other => panic!("{access:?} map of a written buffer: {:?}", other.map(|_| ())),
+            other => panic!(
+                "{access:?} map of a written buffer: {:?}",
+                other.map(|_| ())
+            ),
         }
     }
     // src has a pending reader: a read map goes ahead, a write map waits.
@@ -120,8 +141,14 @@ fn maps_wait_by_dma_resv_rules() {
     let mut px = [0u8; 4];
     m.read_at(0, &mut px).unwrap();
     assert_eq!(u32::from_le_bytes(px), 0x1234_5678);
-    assert!(matches!(m.write_at(0, &px), Err(WinsysError::InvalidArgument(_))));
-    assert!(matches!(m.read_at(2, &mut px), Err(WinsysError::InvalidArgument(_))));
+    assert!(matches!(
+        m.write_at(0, &px),
+        Err(WinsysError::InvalidArgument(_))
+    ));
+    assert!(matches!(
+        m.read_at(2, &mut px),
+        Err(WinsysError::InvalidArgument(_))
+    ));
 }
 
 #[test]
@@ -134,10 +161,15 @@ fn a_buffer_outlives_its_last_fence() {
         .unwrap();
     drop(dst);
     let live = dev.live();
-    assert_eq!((live.bos, live.jobs), (2, 1), "the pending job holds its target and commands");
+    assert_eq!(
+        (live.bos, live.jobs),
+        (2, 1),
+        "the pending job holds its target and commands"
+    );
     gate.signal();
     f.wait(LONG).unwrap();
     drop(f);
+    dev.wait_idle(LONG).unwrap();
     assert_eq!(dev.live(), LiveCounts::default());
 }
 
@@ -194,9 +226,23 @@ fn a_faulting_job_reports_unit_and_address() {
         stride_b: 4,
         format: Format::B8G8R8A8_UNORM,
     };
-    let c = twod::fill(&bad, Rect { x: 0, y: 0, w: 1, h: 1 }, 7).unwrap();
+    let c = twod::fill(
+        &bad,
+        Rect {
+            x: 0,
+            y: 0,
+            w: 1,
+            h: 1,
+        },
+        7,
+    )
+    .unwrap();
     let f = dev
-        .submit(twod::job(&cmd, &[c], LONG).unwrap().with_bo(&dst, Access::Write))
+        .submit(
+            twod::job(&cmd, &[c], LONG)
+                .unwrap()
+                .with_bo(&dst, Access::Write),
+        )
         .unwrap();
     match f.wait(LONG) {
         Err(WinsysError::Job {
@@ -227,7 +273,11 @@ fn trace_is_written_as_json() {
     assert_eq!(e["kind"], "2d");
     assert_eq!(e["fence"], r.id());
     assert_eq!(e["result"]["status"], "done");
-    assert_eq!(e["bos"].as_array().unwrap().len(), 3, "commands, source, target");
+    assert_eq!(
+        e["bos"].as_array().unwrap().len(),
+        3,
+        "commands, source, target"
+    );
     assert_eq!(e["bos"][1]["access"], "read");
     assert_eq!(e["bos"][2]["access"], "write");
     assert_eq!(e["bos"][2]["gpu_addr"], dst.gpu_addr());
@@ -252,7 +302,9 @@ fn eight_threads_ten_thousand_jobs_leave_nothing_behind() {
         .unwrap(),
     );
     let shared = row(&*dev, THREADS);
-    let init: Vec<u8> = (0..THREADS).flat_map(|t| (0xC0DE_0000 + t).to_le_bytes()).collect();
+    let init: Vec<u8> = (0..THREADS)
+        .flat_map(|t| (0xC0DE_0000 + t).to_le_bytes())
+        .collect();
     shared.write(0, &init, LONG).unwrap();
     let threads: Vec<_> = (0..THREADS)
         .map(|t| {
@@ -270,10 +322,30 @@ fn eight_threads_ten_thousand_jobs_leave_nothing_behind() {
                 let mut last = None;
                 for i in 0..JOBS {
                     let cmd = dev.create_bo(&BoDesc::new(twod::list_size_b(2))).unwrap();
-                    let copy =
-                        twod::copy(&s(&shared), Rect { x: t, y: 0, w: 1, h: 1 }, &s(&mine), 0, 0)
-                            .unwrap();
-                    let fill = twod::fill(&s(&mine), Rect { x: 1, y: 0, w: 1, h: 1 }, i).unwrap();
+                    let copy = twod::copy(
+                        &s(&shared),
+                        Rect {
+                            x: t,
+                            y: 0,
+                            w: 1,
+                            h: 1,
+                        },
+                        &s(&mine),
+                        0,
+                        0,
+                    )
+                    .unwrap();
+                    let fill = twod::fill(
+                        &s(&mine),
+                        Rect {
+                            x: 1,
+                            y: 0,
+                            w: 1,
+                            h: 1,
+                        },
+                        i,
+                    )
+                    .unwrap();
                     let job = twod::job(&cmd, &[copy, fill], LONG)
                         .unwrap()
                         .with_bo(&shared, Access::Read)
@@ -290,8 +362,14 @@ fn eight_threads_ten_thousand_jobs_leave_nothing_behind() {
     }
     dev.wait_idle(LONG).unwrap();
     let trace = dev.trace();
-    assert_eq!(trace.entries.len() as u64 + trace.dropped, u64::from(THREADS * JOBS));
-    assert!(trace.entries.iter().all(|e| e.result == sgx_winsys::TraceResult::Done));
+    assert_eq!(
+        trace.entries.len() as u64 + trace.dropped,
+        u64::from(THREADS * JOBS)
+    );
+    assert!(trace
+        .entries
+        .iter()
+        .all(|e| e.result == sgx_winsys::TraceResult::Done));
     drop(shared);
     assert_eq!(dev.live(), LiveCounts::default());
 }

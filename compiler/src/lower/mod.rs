@@ -4,8 +4,8 @@ mod ops;
 
 use std::collections::{BTreeMap, HashMap};
 
-use sgx_hwdocs::usse::{self, Opcode, Pred, SrcMod};
 use sgx_hwdocs::limits;
+use sgx_hwdocs::usse::{self, Opcode, Pred, SrcMod};
 
 use crate::error::{CompileError, Result};
 use crate::io::{InputLoc, IoLayout, OutputLoc};
@@ -28,8 +28,15 @@ pub struct LowerInfo {
 }
 
 enum Flow {
-    If { else_label: u32, end_label: u32, has_else: bool },
-    Loop { top: u32, end: u32 },
+    If {
+        else_label: u32,
+        end_label: u32,
+        has_else: bool,
+    },
+    Loop {
+        top: u32,
+        end: u32,
+    },
 }
 
 /// The lowering state of one shader.
@@ -117,7 +124,10 @@ pub fn lower(sh: &Shader, io: &IoLayout) -> Result<(Code, LowerInfo)> {
 
 impl Lower<'_> {
     fn semantic(&self, msg: String) -> CompileError {
-        CompileError::Semantic { line: self.line, msg }
+        CompileError::Semantic {
+            line: self.line,
+            msg,
+        }
     }
 
     fn unsupported(&self, what: impl Into<String>) -> CompileError {
@@ -148,7 +158,11 @@ impl Lower<'_> {
                     e.0 = e.0.min(d.first);
                     e.1 = e.1.max(d.last);
                 }
-                File::Addr => io_limit("usse::ADDRESS_REGS", u64::from(d.last) + 1, usse::ADDRESS_REGS)?,
+                File::Addr => io_limit(
+                    "usse::ADDRESS_REGS",
+                    u64::from(d.last) + 1,
+                    usse::ADDRESS_REGS,
+                )?,
                 File::Sampler => io_limit(
                     "limits::MAX_TEXTURE_UNITS",
                     u64::from(d.last) + 1,
@@ -157,7 +171,9 @@ impl Lower<'_> {
                 File::SamplerView => {
                     if let Some(t) = d.target {
                         if !matches!(t, TexTarget::D2 | TexTarget::Cube) {
-                            return Err(self.unsupported(format!("sampler view target {t:?}")));
+                            return Err(
+                                self.unsupported(format!("sampler view target {}", t.name()))
+                            );
                         }
                     }
                 }
@@ -168,7 +184,9 @@ impl Lower<'_> {
                                 file: RegFile::Output,
                                 num: *n,
                             },
-                            Some(OutputLoc::Color) => *self.color.get_or_insert_with(|| self.code.vreg()),
+                            Some(OutputLoc::Color) => {
+                                *self.color.get_or_insert_with(|| self.code.vreg())
+                            }
                             Some(OutputLoc::Discard) | None => self.code.vreg(),
                         };
                         self.outs.insert(i, r);
@@ -186,7 +204,11 @@ impl Lower<'_> {
             self.const_base.insert(buf, (base, first, last));
             self.info.const_ranges.push((buf, first, count, base));
         }
-        io_limit("usse::SECONDARY_REGS", u64::from(sa_next), usse::SECONDARY_REGS)?;
+        io_limit(
+            "usse::SECONDARY_REGS",
+            u64::from(sa_next),
+            usse::SECONDARY_REGS,
+        )?;
         self.info.const_regs = sa_next;
         Ok(())
     }
@@ -229,8 +251,12 @@ impl Lower<'_> {
         if s.abs {
             // |x| for integers: max(x, -x).
             let n = self.code.vreg();
-            self.code
-                .push(MInst::alu(Opcode::INEG, Dst { reg: n, mask: 0xF }, out, out));
+            self.code.push(MInst::alu(
+                Opcode::INEG,
+                Dst { reg: n, mask: 0xF },
+                out,
+                out,
+            ));
             let a = self.code.vreg();
             self.code.push(MInst::alu(
                 Opcode::IMAX,
@@ -242,8 +268,12 @@ impl Lower<'_> {
         }
         if s.neg {
             let n = self.code.vreg();
-            self.code
-                .push(MInst::alu(Opcode::INEG, Dst { reg: n, mask: 0xF }, out, out));
+            self.code.push(MInst::alu(
+                Opcode::INEG,
+                Dst { reg: n, mask: 0xF },
+                out,
+                out,
+            ));
             out = Src::of(n);
         }
         Ok(out)
@@ -283,12 +313,28 @@ impl Lower<'_> {
             return Err(self.unsupported(format!("indirect addressing of {}", r.file.name())));
         }
         let idx = u32::try_from(r.index).ok();
-        let need = |me: &Self, what: &str| me.semantic(format!("{}[{}] is not declared {what}", r.file.name(), r.index));
+        let need = |me: &Self, what: &str| {
+            me.semantic(format!(
+                "{}[{}] is not declared {what}",
+                r.file.name(),
+                r.index
+            ))
+        };
         Ok(match r.file {
-            File::Temp => SrcReg::Reg(*idx.and_then(|i| self.temps.get(&i)).ok_or_else(|| need(self, ""))?),
-            File::Output => SrcReg::Reg(*idx.and_then(|i| self.outs.get(&i)).ok_or_else(|| need(self, ""))?),
+            File::Temp => SrcReg::Reg(
+                *idx.and_then(|i| self.temps.get(&i))
+                    .ok_or_else(|| need(self, ""))?,
+            ),
+            File::Output => SrcReg::Reg(
+                *idx.and_then(|i| self.outs.get(&i))
+                    .ok_or_else(|| need(self, ""))?,
+            ),
             File::Input | File::SystemValue => {
-                let map = if r.file == File::Input { &self.io.inputs } else { &self.io.sysvals };
+                let map = if r.file == File::Input {
+                    &self.io.inputs
+                } else {
+                    &self.io.sysvals
+                };
                 match idx.and_then(|i| map.get(&i)) {
                     Some(InputLoc::Primary(n)) => SrcReg::Reg(Reg {
                         file: RegFile::Primary,
@@ -305,14 +351,16 @@ impl Lower<'_> {
                 SrcReg::Imm(imm.bits)
             }
             File::Const => {
-                let &(base, first, last) = self
-                    .const_base
-                    .get(&r.dim)
-                    .ok_or_else(|| self.semantic(format!("constant buffer {} is not declared", r.dim)))?;
+                let &(base, first, last) = self.const_base.get(&r.dim).ok_or_else(|| {
+                    self.semantic(format!("constant buffer {} is not declared", r.dim))
+                })?;
                 match r.indirect {
                     None => {
                         let i = idx.filter(|i| (first..=last).contains(i)).ok_or_else(|| {
-                            self.semantic(format!("CONST[{}][{}] is outside the declared range", r.dim, r.index))
+                            self.semantic(format!(
+                                "CONST[{}][{}] is outside the declared range",
+                                r.dim, r.index
+                            ))
                         })?;
                         SrcReg::Reg(Reg {
                             file: RegFile::Secondary,
@@ -332,7 +380,9 @@ impl Lower<'_> {
                         let num = u32::try_from(num)
                             .ok()
                             .filter(|n| u64::from(*n) < usse::SECONDARY_REGS)
-                            .ok_or_else(|| self.unsupported(format!("indirect constant offset {}", r.index)))?;
+                            .ok_or_else(|| {
+                                self.unsupported(format!("indirect constant offset {}", r.index))
+                            })?;
                         SrcReg::Reg(Reg {
                             file: RegFile::SecondaryIndexed,
                             num,
@@ -360,9 +410,17 @@ impl Lower<'_> {
                 file: RegFile::Address,
                 num: 0,
             }),
-            _ => return Err(self.semantic(format!("{}[{}] cannot be a destination", r.file.name(), r.index))),
+            _ => {
+                return Err(self.semantic(format!(
+                    "{}[{}] cannot be a destination",
+                    r.file.name(),
+                    r.index
+                )))
+            }
         };
-        let reg = reg.ok_or_else(|| self.semantic(format!("{}[{}] is not declared", r.file.name(), r.index)))?;
+        let reg = reg.ok_or_else(|| {
+            self.semantic(format!("{}[{}] is not declared", r.file.name(), r.index))
+        })?;
         Ok(Dst { reg, mask: d.mask })
     }
 
@@ -383,7 +441,8 @@ impl Lower<'_> {
             },
             mask: 0b0001,
         };
-        self.code.push(MInst::alu(op, p0, a.splat(0), Src::of(Reg::imm(0))));
+        self.code
+            .push(MInst::alu(op, p0, a.splat(0), Src::of(Reg::imm(0))));
     }
 
     fn flow_instruction(&mut self, op: &str) -> Result<()> {
@@ -408,9 +467,11 @@ impl Lower<'_> {
                     end_label,
                     has_else,
                 }) => {
-                    self.code
-                        .items
-                        .push(Item::Label(if has_else { end_label } else { else_label }));
+                    self.code.items.push(Item::Label(if has_else {
+                        end_label
+                    } else {
+                        else_label
+                    }));
                 }
                 _ => return Err(self.semantic("ENDIF without IF".into())),
             },

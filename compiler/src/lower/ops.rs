@@ -215,9 +215,26 @@ impl Lower<'_> {
                 i.sat = sat;
                 if in_place {
                     self.push(i);
+                } else if s[0].reg == d.reg || s[1].reg == d.reg {
+                    // FMAD's addend is its destination, which a factor reads here: the
+                    // product then the sum, rounded the same way as FMAD.
+                    let t = self.scratch();
+                    self.push(MInst::alu(
+                        Opcode::FMUL,
+                        Dst {
+                            reg: t,
+                            mask: d.mask,
+                        },
+                        s[0],
+                        s[1],
+                    ));
+                    self.emit(Opcode::FADD, d, Src::of(t), c, sat);
                 } else {
                     let t = self.scratch();
-                    let td = Dst { reg: t, mask: d.mask };
+                    let td = Dst {
+                        reg: t,
+                        mask: d.mask,
+                    };
                     self.push(MInst::alu(Opcode::MOV, td, c, c));
                     i.dst = td;
                     self.push(i);
@@ -229,8 +246,24 @@ impl Lower<'_> {
                 let d = self.dst(&ins.dst[0], false)?;
                 let s = self.srcs(ins, false)?;
                 let t = self.scratch();
-                self.push(MInst::alu(Opcode::MOV, Dst { reg: t, mask: 0b0111 }, s[0], s[0]));
-                self.push(MInst::alu(Opcode::MOV, Dst { reg: t, mask: 0b1000 }, imm_src(1), imm_src(1)));
+                self.push(MInst::alu(
+                    Opcode::MOV,
+                    Dst {
+                        reg: t,
+                        mask: 0b0111,
+                    },
+                    s[0],
+                    s[0],
+                ));
+                self.push(MInst::alu(
+                    Opcode::MOV,
+                    Dst {
+                        reg: t,
+                        mask: 0b1000,
+                    },
+                    imm_src(1),
+                    imm_src(1),
+                ));
                 self.emit(Opcode::FDP4, d, Src::of(t), s[1], sat);
             }
             "SQRT" => {
@@ -257,7 +290,15 @@ impl Lower<'_> {
                 let d = self.dst(&ins.dst[0], false)?;
                 let s = self.srcs(ins, false)?;
                 let t = self.scratch();
-                self.push(MInst::alu(Opcode::FRCP, Dst { reg: t, mask: d.mask }, s[1], s[1]));
+                self.push(MInst::alu(
+                    Opcode::FRCP,
+                    Dst {
+                        reg: t,
+                        mask: d.mask,
+                    },
+                    s[1],
+                    s[1],
+                ));
                 self.emit(Opcode::FMUL, d, s[0], Src::of(t), sat);
             }
             "LRP" => {
@@ -265,7 +306,10 @@ impl Lower<'_> {
                 let d = self.dst(&ins.dst[0], false)?;
                 let s = self.srcs(ins, false)?;
                 let t = self.scratch();
-                let td = Dst { reg: t, mask: d.mask };
+                let td = Dst {
+                    reg: t,
+                    mask: d.mask,
+                };
                 // a*b + (1-a)*c, in the order TGSI states it.
                 self.push(MInst::alu(Opcode::FADD, td, imm_src(1), s[0].neg()));
                 self.push(MInst::alu(Opcode::FMUL, td, Src::of(t), s[2]));
@@ -290,10 +334,23 @@ impl Lower<'_> {
                         s[1].swizzled(yzx),
                         s[0].swizzled(zxy).neg(),
                     ));
-                    self.push(MInst::alu(Opcode::FMAD, td, s[0].swizzled(yzx), s[1].swizzled(zxy)));
+                    self.push(MInst::alu(
+                        Opcode::FMAD,
+                        td,
+                        s[0].swizzled(yzx),
+                        s[1].swizzled(zxy),
+                    ));
                 }
                 if d.mask & 0b1000 != 0 {
-                    self.push(MInst::alu(Opcode::MOV, Dst { reg: t, mask: 0b1000 }, imm_src(1), imm_src(1)));
+                    self.push(MInst::alu(
+                        Opcode::MOV,
+                        Dst {
+                            reg: t,
+                            mask: 0b1000,
+                        },
+                        imm_src(1),
+                        imm_src(1),
+                    ));
                 }
                 self.finish(t, d, sat);
             }
@@ -348,14 +405,20 @@ impl Lower<'_> {
                 }
                 let d = self.dst(&ins.dst[0], false)?;
                 let s = self.srcs(ins, int)?;
-                let p = Dst { reg: P0, mask: d.mask };
+                let p = Dst {
+                    reg: P0,
+                    mask: d.mask,
+                };
                 if int {
                     self.push(MInst::alu(Opcode::MOV, p, s[0], s[0]));
                 } else {
                     self.push(MInst::alu(Opcode::FCLT, p, s[0], imm_src(0)));
                 }
                 let t = self.scratch();
-                let td = Dst { reg: t, mask: d.mask };
+                let td = Dst {
+                    reg: t,
+                    mask: d.mask,
+                };
                 self.push(MInst::alu(Opcode::MOV, td, s[2], s[2]));
                 let mut m = MInst::alu(Opcode::MOV, td, s[1], s[1]);
                 m.pred = Pred::P0;
@@ -372,7 +435,15 @@ impl Lower<'_> {
                 if op == "ARL" {
                     let a = self.src(&ins.src[0], false)?;
                     let t = self.scratch();
-                    self.push(MInst::alu(Opcode::FFLR, Dst { reg: t, mask: d.mask }, a, a));
+                    self.push(MInst::alu(
+                        Opcode::FFLR,
+                        Dst {
+                            reg: t,
+                            mask: d.mask,
+                        },
+                        a,
+                        a,
+                    ));
                     self.push(MInst::alu(Opcode::F2I, d, Src::of(t), Src::of(t)));
                 } else {
                     let a = self.src(&ins.src[0], true)?;
@@ -390,18 +461,28 @@ impl Lower<'_> {
                     let a = self.src(&ins.src[0], false)?;
                     // Any lane < 0 <=> minNum over the lanes < 0 (NaN lanes compare false
                     // either way), so two FMINs gather the lanes into x for the flow test.
-                    let t = self.scratch();
-                    self.push(MInst::alu(Opcode::FMIN, Dst { reg: t, mask: 3 }, a, a.swizzled([2, 3, 2, 3])));
-                    self.push(MInst::alu(
-                        Opcode::FMIN,
-                        Dst { reg: t, mask: 1 },
-                        Src::of(t).splat(0),
-                        Src::of(t).splat(1),
-                    ));
+                    let lane_x = if a.swz.iter().all(|c| *c == a.swz[0]) {
+                        a.splat(0)
+                    } else {
+                        let t = self.scratch();
+                        self.push(MInst::alu(
+                            Opcode::FMIN,
+                            Dst { reg: t, mask: 3 },
+                            a,
+                            a.swizzled([2, 3, 2, 3]),
+                        ));
+                        self.push(MInst::alu(
+                            Opcode::FMIN,
+                            Dst { reg: t, mask: 1 },
+                            Src::of(t).splat(0),
+                            Src::of(t).splat(1),
+                        ));
+                        Src::of(t).splat(0)
+                    };
                     self.push(MInst::alu(
                         Opcode::FCLT,
                         Dst { reg: P0, mask: 1 },
-                        Src::of(t).splat(0),
+                        lane_x,
                         imm_src(0),
                     ));
                     k.pred = Pred::P0;
@@ -431,7 +512,8 @@ impl Lower<'_> {
                 let lab = self.call_labels.get(&t).copied().unwrap_or(self.epilogue);
                 self.branch(Opcode::CALL, Pred::ALWAYS, lab);
             }
-            "ELSE" | "ENDIF" | "BGNLOOP" | "ENDLOOP" | "BRK" | "CONT" | "BGNSUB" | "ENDSUB" | "RET" | "END" | "NOP" => {
+            "ELSE" | "ENDIF" | "BGNLOOP" | "ENDLOOP" | "BRK" | "CONT" | "BGNSUB" | "ENDSUB"
+            | "RET" | "END" | "NOP" => {
                 self.counts(ins, 0, 0)?;
                 self.flow_instruction(op)?;
             }
@@ -458,7 +540,7 @@ impl Lower<'_> {
         let dims: u8 = match target {
             TexTarget::D2 => 0b0011,
             TexTarget::Cube if op != "TXP" => 0b0111,
-            t => return Err(self.unsupported(format!("{op} with target {t:?}"))),
+            t => return Err(self.unsupported(format!("{op} with target {}", t.name()))),
         };
         let mut c = self.src(&ins.src[0], false)?;
         if c.modi != SrcMod::NONE {
@@ -469,8 +551,18 @@ impl Lower<'_> {
         }
         if op == "TXP" {
             let t = self.scratch();
-            self.push(MInst::alu(Opcode::FRCP, Dst { reg: t, mask: 8 }, c.splat(3), c));
-            self.push(MInst::alu(Opcode::FMUL, Dst { reg: t, mask: dims }, c, Src::of(t).splat(3)));
+            self.push(MInst::alu(
+                Opcode::FRCP,
+                Dst { reg: t, mask: 8 },
+                c.splat(3),
+                c,
+            ));
+            self.push(MInst::alu(
+                Opcode::FMUL,
+                Dst { reg: t, mask: dims },
+                c,
+                Src::of(t).splat(3),
+            ));
             c = Src::of(t);
         }
         let (top, lanes) = match op {

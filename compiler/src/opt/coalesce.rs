@@ -32,7 +32,9 @@ pub fn coalesce(code: &mut Code) -> bool {
         let live = liveness(code);
         for mi in (0..code.items.len()).rev() {
             let Item::I(m) = code.items[mi] else { continue };
-            let Some((s, d, mask)) = candidate(&m) else { continue };
+            let Some((s, d, mask)) = candidate(&m) else {
+                continue;
+            };
             if live.live_out[mi][s.num as usize] != 0 {
                 continue;
             }
@@ -55,7 +57,7 @@ pub fn coalesce(code: &mut Code) -> bool {
             let Some(k) = start else { continue };
             let region_ok = code.items[k..mi].iter().all(|it| match it {
                 Item::I(x) => {
-                    !touches(x, d) && !(x.has_dst() && x.dst.reg == s && x.dst.mask & !mask != 0)
+                    !(touches(x, d) || (x.has_dst() && x.dst.reg == s && x.dst.mask & !mask != 0))
                 }
                 Item::Label(_) => false,
             });

@@ -29,17 +29,18 @@ impl State {
     fn write(&mut self, m: &MInst) {
         let d = m.dst.reg;
         if d.file == RegFile::Temp {
-            if let Some(map_lanes) = self.copies.get_mut(&d.num) {
-                for l in 0..4 {
-                    if m.dst.mask & (1 << l) != 0 {
-                        map_lanes[l] = None;
+            let written = |l: usize| m.dst.mask & (1 << l) != 0;
+            if let Some(lanes) = self.copies.get_mut(&d.num) {
+                for (l, e) in lanes.iter_mut().enumerate() {
+                    if written(l) {
+                        *e = None;
                     }
                 }
             }
-            if let Some(c) = self.consts.get_mut(&d.num) {
-                for l in 0..4 {
-                    if m.dst.mask & (1 << l) != 0 {
-                        c[l] = None;
+            if let Some(lanes) = self.consts.get_mut(&d.num) {
+                for (l, e) in lanes.iter_mut().enumerate() {
+                    if written(l) {
+                        *e = None;
                     }
                 }
             }

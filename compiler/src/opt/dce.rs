@@ -35,6 +35,7 @@ pub fn dead_code(code: &mut Code) -> bool {
         }
         code.items = keep;
         changed |= jumps_to_next(code);
+        changed |= branch_over_one(code);
         changed |= unused_labels(code);
         if !changed {
             return any;
@@ -86,6 +87,48 @@ fn unused_labels(code: &mut Code) -> bool {
         })
         .collect();
     let before = code.items.len();
-    code.items.retain(|it| !matches!(it, Item::Label(l) if !targets.contains(l)));
+    code.items
+        .retain(|it| !matches!(it, Item::Label(l) if !targets.contains(l)));
     code.items.len() != before
+}
+
+fn negate(p: Pred) -> Pred {
+    match p {
+        Pred::P0 => Pred::NOT_P0,
+        Pred::P1 => Pred::NOT_P1,
+        Pred::P2 => Pred::NOT_P2,
+        Pred::NOT_P0 => Pred::P0,
+        Pred::NOT_P1 => Pred::P1,
+        Pred::NOT_P2 => Pred::P2,
+        Pred::ALWAYS => Pred::ALWAYS,
+    }
+}
+
+/// `(p) br L; X; L:` with X an unconditional BR/RET/KILL becomes `(!p) X`.
+fn branch_over_one(code: &mut Code) -> bool {
+    let mut changed = false;
+    let mut i = 0;
+    while i + 2 < code.items.len() {
+        if let (Item::I(b), Item::I(x)) = (code.items[i], code.items[i + 1]) {
+            let lands = code.items[i + 2..]
+                .iter()
+                .take_while(|it| matches!(it, Item::Label(_)))
+                .any(|it| *it == Item::Label(b.target));
+            if b.op == Opcode::BR
+                && b.pred != Pred::ALWAYS
+                && x.pred == Pred::ALWAYS
+                && matches!(x.op, Opcode::BR | Opcode::RET | Opcode::KILL)
+                && lands
+            {
+                let mut x = x;
+                x.pred = negate(b.pred);
+                code.items[i + 1] = Item::I(x);
+                code.items.remove(i);
+                changed = true;
+                continue;
+            }
+        }
+        i += 1;
+    }
+    changed
 }

@@ -75,13 +75,15 @@ pub fn uses(m: &MInst) -> impl Iterator<Item = (u32, u8)> + '_ {
         let s = m.src[j];
         (s.reg.file == RegFile::Temp).then(|| (s.reg.num, s.reg_lanes(m.src_lanes(j))))
     });
-    let d = (m.reads_dst() && m.dst.reg.file == RegFile::Temp).then_some((m.dst.reg.num, m.dst.mask));
+    let d =
+        (m.reads_dst() && m.dst.reg.file == RegFile::Temp).then_some((m.dst.reg.num, m.dst.mask));
     srcs.chain(d)
 }
 
 /// The (vreg, lanes) an instruction certainly overwrites (unpredicated writes only).
 pub fn kills(m: &MInst) -> Option<(u32, u8)> {
-    (m.has_dst() && m.pred == Pred::ALWAYS && m.dst.reg.file == RegFile::Temp).then_some((m.dst.reg.num, m.dst.mask))
+    (m.has_dst() && m.pred == Pred::ALWAYS && m.dst.reg.file == RegFile::Temp)
+        .then_some((m.dst.reg.num, m.dst.mask))
 }
 
 /// Computes liveness to a fixed point.

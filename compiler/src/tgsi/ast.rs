@@ -1,7 +1,7 @@
 //! The parsed form of a TGSI shader, close to the text.
 
 /// Which pipeline stage the text declares (`VERT` / `FRAG`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum ShaderStage {
     /// `VERT`
     Vertex,
@@ -10,7 +10,9 @@ pub enum ShaderStage {
 }
 
 /// TGSI register files that appear in operands and declarations.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub enum File {
     /// `IN`
     Input,
@@ -66,7 +68,9 @@ impl File {
 }
 
 /// A semantic name with its index (`GENERIC[3]`, `COLOR` = `COLOR[0]`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub struct Semantic {
     /// The name.
     pub name: SemanticName,
@@ -75,7 +79,9 @@ pub struct Semantic {
 }
 
 /// The semantic names this backend knows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub enum SemanticName {
     /// Clip-space position (VS out) or window position (FS in).
     Position,
@@ -148,7 +154,7 @@ pub enum Interp {
 }
 
 /// Texture targets of `SVIEW` declarations and texture instructions.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum TexTarget {
     /// `1D`
     D1,
@@ -160,8 +166,84 @@ pub enum TexTarget {
     Cube,
     /// `RECT`
     Rect,
-    /// Any other target name (shadow, array, ...), kept for the error message.
-    Other(&'static str),
+    /// `SHADOW1D`
+    Shadow1D,
+    /// `SHADOW2D`
+    Shadow2D,
+    /// `SHADOWRECT`
+    ShadowRect,
+    /// `1D_ARRAY`
+    Array1D,
+    /// `2D_ARRAY`
+    Array2D,
+    /// `SHADOW1D_ARRAY`
+    Shadow1DArray,
+    /// `SHADOW2D_ARRAY`
+    Shadow2DArray,
+    /// `SHADOWCUBE`
+    ShadowCube,
+    /// `2D_MSAA`
+    Msaa2D,
+    /// `2D_ARRAY_MSAA`
+    Msaa2DArray,
+    /// `CUBE_ARRAY`
+    CubeArray,
+    /// `SHADOWCUBE_ARRAY`
+    ShadowCubeArray,
+    /// `BUFFER`
+    Buffer,
+    /// `UNKNOWN`
+    Unknown,
+}
+
+impl TexTarget {
+    /// Every target, in TGSI order of this list.
+    pub const ALL: [TexTarget; 19] = [
+        TexTarget::D1,
+        TexTarget::D2,
+        TexTarget::D3,
+        TexTarget::Cube,
+        TexTarget::Rect,
+        TexTarget::Shadow1D,
+        TexTarget::Shadow2D,
+        TexTarget::ShadowRect,
+        TexTarget::Array1D,
+        TexTarget::Array2D,
+        TexTarget::Shadow1DArray,
+        TexTarget::Shadow2DArray,
+        TexTarget::ShadowCube,
+        TexTarget::Msaa2D,
+        TexTarget::Msaa2DArray,
+        TexTarget::CubeArray,
+        TexTarget::ShadowCubeArray,
+        TexTarget::Buffer,
+        TexTarget::Unknown,
+    ];
+
+    /// The name as TGSI prints it.
+    pub fn name(self) -> &'static str {
+        match self {
+            TexTarget::D1 => "1D",
+            TexTarget::D2 => "2D",
+            TexTarget::D3 => "3D",
+            TexTarget::Cube => "CUBE",
+            TexTarget::Rect => "RECT",
+            TexTarget::Shadow1D => "SHADOW1D",
+            TexTarget::Shadow2D => "SHADOW2D",
+            TexTarget::ShadowRect => "SHADOWRECT",
+            TexTarget::Array1D => "1D_ARRAY",
+            TexTarget::Array2D => "2D_ARRAY",
+            TexTarget::Shadow1DArray => "SHADOW1D_ARRAY",
+            TexTarget::Shadow2DArray => "SHADOW2D_ARRAY",
+            TexTarget::ShadowCube => "SHADOWCUBE",
+            TexTarget::Msaa2D => "2D_MSAA",
+            TexTarget::Msaa2DArray => "2D_ARRAY_MSAA",
+            TexTarget::CubeArray => "CUBE_ARRAY",
+            TexTarget::ShadowCubeArray => "SHADOWCUBE_ARRAY",
+            TexTarget::Buffer => "BUFFER",
+            TexTarget::Unknown => "UNKNOWN",
+        }
+    }
 }
 
 /// One `DCL` line.

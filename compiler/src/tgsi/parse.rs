@@ -221,7 +221,14 @@ fn declaration(c: &mut Cursor) -> Result<Decl> {
     finish_decl(c, file, dim, first, last, line)
 }
 
-fn finish_decl(c: &mut Cursor, file: File, dim: u32, first: u32, last: u32, line: u32) -> Result<Decl> {
+fn finish_decl(
+    c: &mut Cursor,
+    file: File,
+    dim: u32,
+    first: u32,
+    last: u32,
+    line: u32,
+) -> Result<Decl> {
     let mut d = Decl {
         file,
         dim,
@@ -287,30 +294,7 @@ fn finish_decl(c: &mut Cursor, file: File, dim: u32, first: u32, last: u32, line
 }
 
 fn target_name(w: &str) -> Option<TexTarget> {
-    const OTHER: [&str; 14] = [
-        "SHADOW1D",
-        "SHADOW2D",
-        "SHADOWRECT",
-        "1D_ARRAY",
-        "2D_ARRAY",
-        "SHADOW1D_ARRAY",
-        "SHADOW2D_ARRAY",
-        "SHADOWCUBE",
-        "2D_MSAA",
-        "2D_ARRAY_MSAA",
-        "CUBE_ARRAY",
-        "SHADOWCUBE_ARRAY",
-        "BUFFER",
-        "UNKNOWN",
-    ];
-    Some(match w {
-        "1D" => TexTarget::D1,
-        "2D" => TexTarget::D2,
-        "3D" => TexTarget::D3,
-        "CUBE" => TexTarget::Cube,
-        "RECT" => TexTarget::Rect,
-        _ => TexTarget::Other(OTHER.iter().find(|o| **o == w)?),
-    })
+    TexTarget::ALL.iter().copied().find(|t| t.name() == w)
 }
 
 fn comp(ch: char) -> Option<u8> {
@@ -482,6 +466,11 @@ fn operand(c: &mut Cursor) -> Result<Operand> {
     }
     if abs {
         c.expect('|')?;
+        // tgsi_dump puts the swizzle inside the bars; accept it after them too.
+        if comps.is_none() && c.peek() == Some('.') {
+            c.eat('.');
+            comps = Some(swizzle(c)?);
+        }
     }
     Ok(Operand::Reg {
         reg,
@@ -494,14 +483,17 @@ fn operand(c: &mut Cursor) -> Result<Operand> {
 
 /// TGSI opcodes without a destination (everything else has one).
 const NO_DST: [&str; 16] = [
-    "END", "KILL", "KILL_IF", "IF", "UIF", "ELSE", "ENDIF", "BGNLOOP", "ENDLOOP", "BRK", "CONT", "CAL", "RET",
-    "BGNSUB", "ENDSUB", "NOP",
+    "END", "KILL", "KILL_IF", "IF", "UIF", "ELSE", "ENDIF", "BGNLOOP", "ENDLOOP", "BRK", "CONT",
+    "CAL", "RET", "BGNSUB", "ENDSUB", "NOP",
 ];
 
 fn instruction(c: &mut Cursor) -> Result<Instruction> {
     let line = c.line();
     let mut name = c.expect_word("an opcode")?;
-    if !name.chars().all(|ch| ch.is_ascii_uppercase() || ch.is_ascii_digit() || ch == '_') {
+    if !name
+        .chars()
+        .all(|ch| ch.is_ascii_uppercase() || ch.is_ascii_digit() || ch == '_')
+    {
         return Err(CompileError::Parse {
             line,
             col: 1,
@@ -548,7 +540,9 @@ fn instruction(c: &mut Cursor) -> Result<Instruction> {
                             (Some(_), Some(m)) => m,
                             (Some(_), None) => {
                                 c.rewind(pos);
-                                return Err(c.error("a destination with a write mask in xyzw order"));
+                                return Err(
+                                    c.error("a destination with a write mask in xyzw order")
+                                );
                             }
                         };
                         ins.dst.push(DstOperand { reg, mask });
@@ -567,6 +561,10 @@ fn instruction(c: &mut Cursor) -> Result<Instruction> {
                 break;
             }
         }
+    }
+    // tgsi_dump prints flow labels after a space, not a comma: `IF TEMP[0].xxxx :4`.
+    if c.eat(':') {
+        ins.label = Some(c.uint("a label")?);
     }
     end_of_line(c)?;
     Ok(ins)
@@ -600,12 +598,15 @@ mod tests {
     fn parses_operand_forms() {
         let sh = parse(
             "VERT\nDCL CONST[1][0..10]\nDCL ADDR[0]\nIMM[0] FLT32 { 0x3f000000, 1.5, -2, 0}\nIMM[1] INT32 {-1, 2, 3, 4}\n\
-             0: MAD_SAT TEMP[0].xz, -|CONST[1][ADDR[0].x+3]|.yzxw, IMM[0].x, TEMP[1]\n1: TEX TEMP[0], IN[0].xyyy, SAMP[2], 2D\n2: IF TEMP[0].xxxx :4\n3: END\n",
+             0: MAD_SAT TEMP[0].xz, -|CONST[1][ADDR[0].x+3].yzxw|, IMM[0].x, TEMP[1]\n1: TEX TEMP[0], IN[0].xyyy, SAMP[2], 2D\n2: IF TEMP[0].xxxx :4\n3: END\n",
         )
         .unwrap();
         assert_eq!(sh.decls[0].dim, 1);
         assert_eq!((sh.decls[0].first, sh.decls[0].last), (0, 10));
-        assert_eq!(sh.imms[0].bits, [0x3f00_0000, 1.5f32.to_bits(), (-2f32).to_bits(), 0]);
+        assert_eq!(
+            sh.imms[0].bits,
+            [0x3f00_0000, 1.5f32.to_bits(), (-2f32).to_bits(), 0]
+        );
         assert_eq!(sh.imms[1].bits[0], u32::MAX);
         let i = &sh.instrs[0];
         assert!(i.sat);
@@ -625,15 +626,33 @@ mod tests {
     fn errors_name_line_column_and_expectation() {
         let e = parse("VERT\n  0: MOV TEMP[0], TEMP[\n1: END\n").unwrap_err();
         match e {
-            CompileError::Parse { line, col, expected, .. } => {
+            CompileError::Parse {
+                line,
+                col,
+                expected,
+                ..
+            } => {
                 assert_eq!(line, 2);
-                assert_eq!(col, 23);
-                assert!(expected.contains("index") || expected.contains("register"), "{expected}");
+                assert_eq!(col, 24);
+                assert!(
+                    expected.contains("index") || expected.contains("register"),
+                    "{expected}"
+                );
             }
             other => panic!("{other:?}"),
         }
         let e = parse("PIXEL\n").unwrap_err();
-        assert!(matches!(e, CompileError::Parse { line: 1, col: 1, .. }), "{e:?}");
+        assert!(
+            matches!(
+                e,
+                CompileError::Parse {
+                    line: 1,
+                    col: 1,
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
         let e = parse("VERT\n0: MOV TEMP[0].yx, TEMP[1]\n1: END\n").unwrap_err();
         assert!(e.to_string().contains("write mask"), "{e}");
     }

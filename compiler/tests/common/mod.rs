@@ -1,6 +1,8 @@
 //! Shared test machinery: random values, a fake texture unit, and differential runners
 //! (compiled code on the sim's USSE interpreter vs the reference interpreter).
 #![allow(dead_code)]
+// Lane loops index several vec4s at once; ranges read clearer than zips here.
+#![allow(clippy::needless_range_loop)]
 
 pub mod refint;
 
@@ -34,7 +36,9 @@ impl Rng {
         match self.below(12) {
             0 => *self.pick(&[0.0, -0.0, 1.0, -1.0, 0.5, 2.0, -2.5, 3.0, 100.0, 1e-3]),
             1 => self.below(9) as f32 - 4.0,
-            2 if self.below(8) == 0 => *self.pick(&[f32::INFINITY, f32::NEG_INFINITY, f32::NAN, 1e30, -1e-30]),
+            2 if self.below(8) == 0 => {
+                *self.pick(&[f32::INFINITY, f32::NEG_INFINITY, f32::NAN, 1e30, -1e-30])
+            }
             _ => {
                 let m = (self.below(2_000_001) as f32 - 1_000_000.0) / 100_000.0;
                 m * *self.pick(&[1.0, 1.0, 0.1, 10.0, 1000.0])
@@ -72,10 +76,17 @@ impl Textures for FakeTex {
         }
         let l = match lod {
             Lod::Implicit { ddx, ddy } => ddx[0] + 2.0 * ddx[1] + 3.0 * ddy[0] + 5.0 * ddy[1],
-            Lod::Bias { ddx, ddy, bias } => ddx[0] + 2.0 * ddx[1] + 3.0 * ddy[0] + 5.0 * ddy[1] + 7.0 * bias,
+            Lod::Bias { ddx, ddy, bias } => {
+                ddx[0] + 2.0 * ddx[1] + 3.0 * ddy[0] + 5.0 * ddy[1] + 7.0 * bias
+            }
             Lod::Explicit(x) => 11.0 * x,
         };
-        Ok([c[0] * 0.5 + unit as f32, c[1] * 0.25 - 1.0, l, (c[0] - c[1]).abs()])
+        Ok([
+            c[0] * 0.5 + unit as f32,
+            c[1] * 0.25 - 1.0,
+            l,
+            (c[0] - c[1]).abs(),
+        ])
     }
 }
 
@@ -102,7 +113,12 @@ pub fn check_vs(text: &str, attrs: &BTreeMap<u32, V>, consts: &BTreeMap<(u32, u3
     check_vs_compiled(text, &cs, attrs, consts);
 }
 
-pub fn check_vs_compiled(text: &str, cs: &CompiledShader, attrs: &BTreeMap<u32, V>, consts: &BTreeMap<(u32, u32), V>) {
+pub fn check_vs_compiled(
+    text: &str,
+    cs: &CompiledShader,
+    attrs: &BTreeMap<u32, V>,
+    consts: &BTreeMap<(u32, u32), V>,
+) {
     let sh = sgx_compiler::parse(text).unwrap();
     let mut pa = vec![[0u32; 4]; 16];
     for i in &cs.inputs {
@@ -111,9 +127,12 @@ pub fn check_vs_compiled(text: &str, cs: &CompiledShader, attrs: &BTreeMap<u32, 
         }
     }
     let sa = sa_of(cs, consts);
-    let prog = Program::decode(&cs.code, Stage::Vertex).unwrap_or_else(|e| panic!("decode: {e}\n{}", listing(cs)));
-    let got = run_vertex(&prog, &pa, &sa, &mut FakeTex).unwrap_or_else(|e| panic!("run: {e}\n{}", listing(cs)));
-    let inputs: BTreeMap<(File, u32), V> = attrs.iter().map(|(k, v)| ((File::Input, *k), *v)).collect();
+    let prog = Program::decode(&cs.code, Stage::Vertex)
+        .unwrap_or_else(|e| panic!("decode: {e}\n{}", listing(cs)));
+    let got = run_vertex(&prog, &pa, &sa, &mut FakeTex)
+        .unwrap_or_else(|e| panic!("run: {e}\n{}", listing(cs)));
+    let inputs: BTreeMap<(File, u32), V> =
+        attrs.iter().map(|(k, v)| ((File::Input, *k), *v)).collect();
     let want = refint::run(
         &sh,
         &[inputs],
@@ -124,8 +143,12 @@ pub fn check_vs_compiled(text: &str, cs: &CompiledShader, attrs: &BTreeMap<u32, 
     )
     .unwrap_or_else(|e| panic!("reference: {e:?}"));
     for o in &cs.outputs {
-        let OutputLoc::Output(n) = o.location else { continue };
-        let Some((v, mask)) = want.outs[0].get(&o.index) else { continue };
+        let OutputLoc::Output(n) = o.location else {
+            continue;
+        };
+        let Some((v, mask)) = want.outs[0].get(&o.index) else {
+            continue;
+        };
         for l in 0..4 {
             if mask & (1 << l) != 0 && !same(got.out[n as usize][l], v[l]) {
                 panic!(
@@ -163,7 +186,12 @@ pub fn check_fs(text: &str, inputs: &FsInputs, consts: &BTreeMap<(u32, u32), V>)
     check_fs_compiled(text, &cs, inputs, consts)
 }
 
-pub fn check_fs_compiled(text: &str, cs: &CompiledShader, inputs: &FsInputs, consts: &BTreeMap<(u32, u32), V>) -> FsResult {
+pub fn check_fs_compiled(
+    text: &str,
+    cs: &CompiledShader,
+    inputs: &FsInputs,
+    consts: &BTreeMap<(u32, u32), V>,
+) -> FsResult {
     assert_eq!(cs.stage, ShaderStage::Fragment);
     let sh = sgx_compiler::parse(text).unwrap();
     let mut pa = [[[0u32; 4]; 16]; 4];
@@ -175,8 +203,10 @@ pub fn check_fs_compiled(text: &str, cs: &CompiledShader, inputs: &FsInputs, con
         }
     }
     let sa = sa_of(cs, consts);
-    let prog = Program::decode(&cs.code, Stage::Pixel).unwrap_or_else(|e| panic!("decode: {e}\n{}", listing(cs)));
-    let got = run_quad(&prog, &pa, [true; 4], &sa, &mut FakeTex).unwrap_or_else(|e| panic!("run: {e}\n{}", listing(cs)));
+    let prog = Program::decode(&cs.code, Stage::Pixel)
+        .unwrap_or_else(|e| panic!("decode: {e}\n{}", listing(cs)));
+    let got = run_quad(&prog, &pa, [true; 4], &sa, &mut FakeTex)
+        .unwrap_or_else(|e| panic!("run: {e}\n{}", listing(cs)));
     let mut env = refint::Env {
         consts,
         tex: &mut FakeTex,
@@ -187,7 +217,8 @@ pub fn check_fs_compiled(text: &str, cs: &CompiledShader, inputs: &FsInputs, con
             let mut outs = Vec::new();
             let mut killed = Vec::new();
             for inp in inputs {
-                let w = refint::run(&sh, std::slice::from_ref(inp), &mut env).unwrap_or_else(|e| panic!("reference: {e:?}"));
+                let w = refint::run(&sh, std::slice::from_ref(inp), &mut env)
+                    .unwrap_or_else(|e| panic!("reference: {e:?}"));
                 outs.push(w.outs[0].clone());
                 killed.push(w.killed[0]);
             }
@@ -202,11 +233,18 @@ pub fn check_fs_compiled(text: &str, cs: &CompiledShader, inputs: &FsInputs, con
         .map(|o| o.index);
     let bits = got.colour.map(|c| c.map(f32::to_bits));
     for px in 0..4 {
-        assert_eq!(got.killed[px], want.killed[px], "pixel {px} kill\n{text}\n{}", listing(cs));
+        assert_eq!(
+            got.killed[px],
+            want.killed[px],
+            "pixel {px} kill\n{text}\n{}",
+            listing(cs)
+        );
         if want.killed[px] {
             continue;
         }
-        let Some((v, mask)) = colour_out.and_then(|i| want.outs[px].get(&i)) else { continue };
+        let Some((v, mask)) = colour_out.and_then(|i| want.outs[px].get(&i)) else {
+            continue;
+        };
         for l in 0..4 {
             if mask & (1 << l) != 0 && !same(bits[px][l], v[l]) {
                 panic!(

@@ -47,8 +47,9 @@ pub fn sat(x: u32) -> u32 {
 }
 
 const INT_OPS: [&str; 27] = [
-    "AND", "OR", "XOR", "SHL", "ISHR", "USHR", "UADD", "UMUL", "IDIV", "UDIV", "UMOD", "USEQ", "USNE", "ISLT", "ISGE",
-    "USLT", "USGE", "IMAX", "IMIN", "UMAX", "UMIN", "NOT", "INEG", "I2F", "U2F", "UCMP", "UARL",
+    "AND", "OR", "XOR", "SHL", "ISHR", "USHR", "UADD", "UMUL", "IDIV", "UDIV", "UMOD", "USEQ",
+    "USNE", "ISLT", "ISGE", "USLT", "USGE", "IMAX", "IMIN", "UMAX", "UMIN", "NOT", "INEG", "I2F",
+    "U2F", "UCMP", "UARL",
 ];
 
 struct Inst {
@@ -132,7 +133,11 @@ fn innermost_loop(sh: &Shader, at: usize, fm: &HashMap<usize, usize>) -> Option<
 }
 
 /// Runs `sh` on `n` instances. `inputs[i]` maps (IN or SV, index) to the instance's value.
-pub fn run(sh: &Shader, inputs: &[BTreeMap<(File, u32), V>], env: &mut Env) -> Result<RefOut, RefError> {
+pub fn run(
+    sh: &Shader,
+    inputs: &[BTreeMap<(File, u32), V>],
+    env: &mut Env,
+) -> Result<RefOut, RefError> {
     let fm = flow_map(sh)?;
     let mut st: Vec<Inst> = inputs
         .iter()
@@ -167,7 +172,11 @@ pub fn run(sh: &Shader, inputs: &[BTreeMap<(File, u32), V>], env: &mut Env) -> R
                 let mut conds = Vec::new();
                 for s in st.iter().filter(|s| s.active) {
                     let a = fetch(s, &ins.src[0], op == "UIF", sh, env)?;
-                    conds.push(if op == "UIF" { a[0] != 0 } else { f(a[0]) != 0.0 });
+                    conds.push(if op == "UIF" {
+                        a[0] != 0
+                    } else {
+                        f(a[0]) != 0.0
+                    });
                 }
                 if conds.iter().any(|c| *c != conds[0]) {
                     return Err(RefError::Divergent);
@@ -178,8 +187,18 @@ pub fn run(sh: &Shader, inputs: &[BTreeMap<(File, u32), V>], env: &mut Env) -> R
             }
             "ELSE" => next = fm[&pc] + 1,
             "ENDLOOP" => next = fm[&pc] + 1,
-            "BRK" => next = innermost_loop(sh, pc, &fm).ok_or(RefError::Bad("BRK".into()))?.1 + 1,
-            "CONT" => next = innermost_loop(sh, pc, &fm).ok_or(RefError::Bad("CONT".into()))?.0 + 1,
+            "BRK" => {
+                next = innermost_loop(sh, pc, &fm)
+                    .ok_or(RefError::Bad("BRK".into()))?
+                    .1
+                    + 1
+            }
+            "CONT" => {
+                next = innermost_loop(sh, pc, &fm)
+                    .ok_or(RefError::Bad("CONT".into()))?
+                    .0
+                    + 1
+            }
             "CAL" => {
                 stack.push(pc + 1);
                 next = ins.label.unwrap_or(0) as usize;
@@ -220,7 +239,11 @@ fn fetch(s: &Inst, o: &SrcOperand, int: bool, sh: &Shader, env: &Env) -> Result<
     let raw: V = match r.file {
         File::Temp => s.temps.get(&(r.index as u32)).copied().unwrap_or([0; 4]),
         File::Output => s.outs.get(&(r.index as u32)).map(|v| v.0).unwrap_or([0; 4]),
-        File::Input | File::SystemValue => s.inputs.get(&(r.file, r.index as u32)).copied().unwrap_or([0; 4]),
+        File::Input | File::SystemValue => s
+            .inputs
+            .get(&(r.file, r.index as u32))
+            .copied()
+            .unwrap_or([0; 4]),
         File::Imm => sh.imms[r.index as usize].bits,
         File::Const => {
             let idx = match r.indirect {
@@ -265,7 +288,10 @@ fn lod_of(op: &str, stage: ShaderStage, c: [[f32; 4]; 4], i: usize, n: usize) ->
         ("TXL", _) => Lod::Explicit(c[i][3]),
         ("TEX" | "TXP", ShaderStage::Vertex) => Lod::Explicit(0.0),
         (_, ShaderStage::Vertex) => Lod::Explicit(c[i][3]),
-        ("TEX" | "TXP", ShaderStage::Fragment) => Lod::Implicit { ddx: d(1), ddy: d(2) },
+        ("TEX" | "TXP", ShaderStage::Fragment) => Lod::Implicit {
+            ddx: d(1),
+            ddy: d(2),
+        },
         (_, ShaderStage::Fragment) => Lod::Bias {
             ddx: d(1),
             ddy: d(2),
@@ -326,8 +352,15 @@ fn exec(sh: &Shader, ins: &Instruction, st: &mut [Inst], env: &mut Env) -> Resul
             }
             "DP2" => [b(f(a[0]) * f(c1[0]) + f(a[1]) * f(c1[1])); 4],
             "DP3" => [b((f(a[0]) * f(c1[0]) + f(a[1]) * f(c1[1])) + f(a[2]) * f(c1[2])); 4],
-            "DP4" => [b(((f(a[0]) * f(c1[0]) + f(a[1]) * f(c1[1])) + f(a[2]) * f(c1[2])) + f(a[3]) * f(c1[3])); 4],
-            "DPH" => [b(((f(a[0]) * f(c1[0]) + f(a[1]) * f(c1[1])) + f(a[2]) * f(c1[2])) + f(c1[3])); 4],
+            "DP4" => {
+                [b(
+                    ((f(a[0]) * f(c1[0]) + f(a[1]) * f(c1[1])) + f(a[2]) * f(c1[2]))
+                        + f(a[3]) * f(c1[3]),
+                ); 4]
+            }
+            "DPH" => {
+                [b(((f(a[0]) * f(c1[0]) + f(a[1]) * f(c1[1])) + f(a[2]) * f(c1[2])) + f(c1[3])); 4]
+            }
             "MIN" => lanes2(a, c1, |x, y| b(f(x).min(f(y)))),
             "MAX" => lanes2(a, c1, |x, y| b(f(x).max(f(y)))),
             "RCP" => [b(1.0 / fx); 4],
@@ -338,7 +371,12 @@ fn exec(sh: &Shader, ins: &Instruction, st: &mut [Inst], env: &mut Env) -> Resul
             "POW" => [b((fx.log2() * f(c1[0])).exp2()); 4],
             "SIN" => [b(fx.sin()); 4],
             "COS" => [b(fx.cos()); 4],
-            "EXP" => [b(fx.floor().exp2()), b(fx - fx.floor()), b(fx.exp2()), b(1.0)],
+            "EXP" => [
+                b(fx.floor().exp2()),
+                b(fx - fx.floor()),
+                b(fx.exp2()),
+                b(1.0),
+            ],
             "LOG" => {
                 let ax = fx.abs();
                 let fl = ax.log2().floor();
@@ -400,8 +438,8 @@ fn exec(sh: &Shader, ins: &Instruction, st: &mut [Inst], env: &mut Env) -> Resul
                     (x as i32).wrapping_div(y as i32) as u32
                 }
             }),
-            "UDIV" => lanes2(a, c1, |x, y| if y == 0 { u32::MAX } else { x / y }),
-            "UMOD" => lanes2(a, c1, |x, y| if y == 0 { u32::MAX } else { x % y }),
+            "UDIV" => lanes2(a, c1, |x, y| x.checked_div(y).unwrap_or(u32::MAX)),
+            "UMOD" => lanes2(a, c1, |x, y| x.checked_rem(y).unwrap_or(u32::MAX)),
             "USEQ" => lanes2(a, c1, |x, y| all(x == y)),
             "USNE" => lanes2(a, c1, |x, y| all(x != y)),
             "ISLT" => lanes2(a, c1, |x, y| all((x as i32) < (y as i32))),

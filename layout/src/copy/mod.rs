@@ -6,7 +6,7 @@
 //! 16 bytes; a block format's element is its block (the caller converts pixels to blocks, as
 //! [`crate::Layout::write_rect`] does). Bytes outside the rectangle are never written.
 //!
-//! [`reference`] computes every texel's Morton address from scratch; the default functions
+//! [`mod@reference`] computes every texel's Morton address from scratch; the default functions
 //! here are the fast tile walk of [`fast`]. Tests hold one against the other.
 
 pub mod fast;

@@ -2,8 +2,8 @@
 
 use sgx_hwdocs::usse::{
     DstBank, InstrFormat, OpKind, Opcode, Pred, SourceCount, SrcBank, SrcMod, UsseAlu, UsseFlow,
-    UsseLimm, UsseTex, MAX_INSTRUCTIONS, OUTPUT_REGS, PREDICATE_REGS,
-    PRIMARY_REGS, SECONDARY_REGS, TEMP_REGS,
+    UsseLimm, UsseTex, MAX_INSTRUCTIONS, OUTPUT_REGS, PREDICATE_REGS, PRIMARY_REGS, SECONDARY_REGS,
+    TEMP_REGS,
 };
 
 use super::{Stage, UsseError};
@@ -68,20 +68,42 @@ pub struct Program {
     pub(crate) has_kill: bool,
 }
 
-const NO_SRC: Src = Src { reg: SrcReg::Imm(0), swz: [0, 1, 2, 3], modi: SrcMod::NONE };
+const NO_SRC: Src = Src {
+    reg: SrcReg::Imm(0),
+    swz: [0, 1, 2, 3],
+    modi: SrcMod::NONE,
+};
 
 fn illegal(pc: usize, reason: impl Into<String>) -> UsseError {
-    UsseError::Illegal { pc: pc as u32, reason: reason.into() }
+    UsseError::Illegal {
+        pc: pc as u32,
+        reason: reason.into(),
+    }
 }
 
 fn swizzle(swz: u32) -> [u8; 4] {
-    [(swz & 3) as u8, ((swz >> 2) & 3) as u8, ((swz >> 4) & 3) as u8, ((swz >> 6) & 3) as u8]
+    [
+        (swz & 3) as u8,
+        ((swz >> 2) & 3) as u8,
+        ((swz >> 4) & 3) as u8,
+        ((swz >> 6) & 3) as u8,
+    ]
 }
 
-fn src(pc: usize, bank: SrcBank, num: u32, swz: u32, modi: SrcMod, temps: &mut usize) -> Result<Src, UsseError> {
+fn src(
+    pc: usize,
+    bank: SrcBank,
+    num: u32,
+    swz: u32,
+    modi: SrcMod,
+    temps: &mut usize,
+) -> Result<Src, UsseError> {
     let check = |limit: u64, name: &str| -> Result<u8, UsseError> {
         if u64::from(num) >= limit {
-            Err(illegal(pc, format!("source {name}{num} past the {limit} registers of its bank")))
+            Err(illegal(
+                pc,
+                format!("source {name}{num} past the {limit} registers of its bank"),
+            ))
         } else {
             Ok(num as u8)
         }
@@ -98,11 +120,20 @@ fn src(pc: usize, bank: SrcBank, num: u32, swz: u32, modi: SrcMod, temps: &mut u
         SrcBank::IMMEDIATE => SrcReg::Imm((num as f32).to_bits()),
         SrcBank::SECONDARY_INDEXED => SrcReg::SecIndexed(num as u8),
     };
-    Ok(Src { reg, swz: swizzle(swz), modi })
+    Ok(Src {
+        reg,
+        swz: swizzle(swz),
+        modi,
+    })
 }
 
 fn dst(pc: usize, bank: DstBank, num: u32, temps: &mut usize) -> Result<Dst, UsseError> {
-    let bad = |limit: u64, name: &str| illegal(pc, format!("destination {name}{num} past the {limit} registers of its bank"));
+    let bad = |limit: u64, name: &str| {
+        illegal(
+            pc,
+            format!("destination {name}{num} past the {limit} registers of its bank"),
+        )
+    };
     Ok(match bank {
         DstBank::TEMP => {
             if u64::from(num) >= TEMP_REGS {
@@ -141,12 +172,18 @@ impl Program {
         if words.is_empty() {
             return Err(illegal(0, "empty program"));
         }
-        if words.len() % 2 != 0 {
-            return Err(illegal(words.len() / 2, "odd number of dwords: instructions are 64-bit"));
+        if words.len() & 1 != 0 {
+            return Err(illegal(
+                words.len() / 2,
+                "odd number of dwords: instructions are 64-bit",
+            ));
         }
         let n = words.len() / 2;
         if n as u64 > MAX_INSTRUCTIONS {
-            return Err(illegal(MAX_INSTRUCTIONS as usize, format!("{n} instructions exceed MAX_INSTRUCTIONS")));
+            return Err(illegal(
+                MAX_INSTRUCTIONS as usize,
+                format!("{n} instructions exceed MAX_INSTRUCTIONS"),
+            ));
         }
         let mut ins = Vec::with_capacity(n);
         let mut temps = 0usize;
@@ -154,7 +191,8 @@ impl Program {
         for pc in 0..n {
             let w = &words[2 * pc..2 * pc + 2];
             let raw = w[0] & 0x7f;
-            let op = Opcode::from_raw(raw).ok_or_else(|| illegal(pc, format!("unknown opcode {raw}")))?;
+            let op = Opcode::from_raw(raw)
+                .ok_or_else(|| illegal(pc, format!("unknown opcode {raw}")))?;
             let dec = |e: sgx_hwdocs::DecodeError| illegal(pc, e.to_string());
             let mut i = Instr {
                 op,
@@ -189,14 +227,33 @@ impl Program {
                         SourceCount::ONE => 1,
                         SourceCount::TWO => 2,
                     };
-                    if !mods_ok && (a.src0_mod != SrcMod::NONE || (nsrc > 1 && a.src1_mod != SrcMod::NONE)) {
-                        return Err(illegal(pc, format!("{} takes no source modifier", op.name())));
+                    if !mods_ok
+                        && (a.src0_mod != SrcMod::NONE || (nsrc > 1 && a.src1_mod != SrcMod::NONE))
+                    {
+                        return Err(illegal(
+                            pc,
+                            format!("{} takes no source modifier", op.name()),
+                        ));
                     }
                     if nsrc >= 1 {
-                        i.s0 = src(pc, a.src0_bank, a.src0_num, a.src0_swz, a.src0_mod, &mut temps)?;
+                        i.s0 = src(
+                            pc,
+                            a.src0_bank,
+                            a.src0_num,
+                            a.src0_swz,
+                            a.src0_mod,
+                            &mut temps,
+                        )?;
                     }
                     if nsrc >= 2 {
-                        i.s1 = src(pc, a.src1_bank, a.src1_num, a.src1_swz, a.src1_mod, &mut temps)?;
+                        i.s1 = src(
+                            pc,
+                            a.src1_bank,
+                            a.src1_num,
+                            a.src1_swz,
+                            a.src1_mod,
+                            &mut temps,
+                        )?;
                     }
                     if op == Opcode::EMITPIX {
                         if stage != Stage::Pixel {
@@ -211,16 +268,33 @@ impl Program {
                     i.pred = t.pred;
                     i.sat = t.sat;
                     i.mask = t.dst_mask as u8;
-                    i.s0 = src(pc, t.coord_bank, t.coord_num, t.coord_swz, SrcMod::NONE, &mut temps)?;
+                    i.s0 = src(
+                        pc,
+                        t.coord_bank,
+                        t.coord_num,
+                        t.coord_swz,
+                        SrcMod::NONE,
+                        &mut temps,
+                    )?;
                     i.dst = dst(pc, t.dst_bank, t.dst_num, &mut temps)?;
                     i.sampler = t.sampler as u8;
                     if op == Opcode::TEXD {
                         if u64::from(t.grad) + 1 >= TEMP_REGS {
-                            return Err(illegal(pc, format!("TEXD gradient r{} needs r{} too: past TEMP_REGS", t.grad, t.grad + 1)));
+                            return Err(illegal(
+                                pc,
+                                format!(
+                                    "TEXD gradient r{} needs r{} too: past TEMP_REGS",
+                                    t.grad,
+                                    t.grad + 1
+                                ),
+                            ));
                         }
                         temps = temps.max(t.grad as usize + 2);
                     } else if t.grad != 0 {
-                        return Err(illegal(pc, format!("{} with a gradient register (grad = {})", op.name(), t.grad)));
+                        return Err(illegal(
+                            pc,
+                            format!("{} with a gradient register (grad = {})", op.name(), t.grad),
+                        ));
                     }
                     i.grad = t.grad as u8;
                 }
@@ -230,10 +304,21 @@ impl Program {
                     i.target = f.target;
                     match op {
                         Opcode::BR | Opcode::CALL if f.target as usize >= n => {
-                            return Err(illegal(pc, format!("{} target {} past the end ({n} instructions)", op.name(), f.target)));
+                            return Err(illegal(
+                                pc,
+                                format!(
+                                    "{} target {} past the end ({n} instructions)",
+                                    op.name(),
+                                    f.target
+                                ),
+                            ));
                         }
-                        Opcode::KILL if stage != Stage::Pixel => return Err(illegal(pc, "KILL in a vertex program")),
-                        Opcode::EMITVTX if stage != Stage::Vertex => return Err(illegal(pc, "EMITVTX in a pixel program")),
+                        Opcode::KILL if stage != Stage::Pixel => {
+                            return Err(illegal(pc, "KILL in a vertex program"))
+                        }
+                        Opcode::EMITVTX if stage != Stage::Vertex => {
+                            return Err(illegal(pc, "EMITVTX in a pixel program"))
+                        }
                         Opcode::KILL => has_kill = true,
                         _ => {}
                     }
@@ -259,7 +344,13 @@ impl Program {
                 outs_used = outs_used.max(usize::from(n) + 1);
             }
         }
-        Ok(Program { ins, stage, temps_used: temps, outs_used, has_kill })
+        Ok(Program {
+            ins,
+            stage,
+            temps_used: temps,
+            outs_used,
+            has_kill,
+        })
     }
 
     /// Number of instructions.

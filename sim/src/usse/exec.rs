@@ -4,7 +4,13 @@
 //! without structured control flow; FDDX/FDDY and implicit-LOD TEX read the other instances'
 //! registers as they stand.
 
-use sgx_hwdocs::usse::{Opcode, OpKind, Pred, SrcMod, CALL_STACK_DEPTH, MAX_EXECUTED_PER_INSTANCE, SECONDARY_REGS};
+// Instance index `i` addresses several parallel per-instance arrays at once (pcs, registers,
+// predicates, masks); iterator rewrites would obscure that.
+#![allow(clippy::needless_range_loop)]
+
+use sgx_hwdocs::usse::{
+    OpKind, Opcode, Pred, SrcMod, CALL_STACK_DEPTH, MAX_EXECUTED_PER_INSTANCE, SECONDARY_REGS,
+};
 
 use super::decode::{Dst, Instr, Program, Src, SrcReg};
 use super::{Lod, QuadOut, Stage, Textures, UsseError, VertexOut};
@@ -109,7 +115,8 @@ fn alu(op: Opcode, a: [u32; 4], c: [u32; 4], d: [u32; 4]) -> [u32; 4] {
         FDP2 => [b(f(a[0]) * f(c[0]) + f(a[1]) * f(c[1])); 4],
         FDP3 => [b((f(a[0]) * f(c[0]) + f(a[1]) * f(c[1])) + f(a[2]) * f(c[2])); 4],
         FDP4 => {
-            [b(((f(a[0]) * f(c[0]) + f(a[1]) * f(c[1])) + f(a[2]) * f(c[2])) + f(a[3]) * f(c[3])); 4]
+            [b(((f(a[0]) * f(c[0]) + f(a[1]) * f(c[1])) + f(a[2]) * f(c[2])) + f(a[3]) * f(c[3]));
+                4]
         }
         FMIN => lanes2(a, c, |x, y| b(f(x).min(f(y)))),
         FMAX => lanes2(a, c, |x, y| b(f(x).max(f(y)))),
@@ -141,9 +148,15 @@ fn alu(op: Opcode, a: [u32; 4], c: [u32; 4], d: [u32; 4]) -> [u32; 4] {
         ICNE => lanes2(a, c, |x, y| mask_of(x != y)),
         IADD => lanes2(a, c, |x, y| x.wrapping_add(y)),
         IMUL => lanes2(a, c, |x, y| x.wrapping_mul(y)),
-        IDIV => lanes2(a, c, |x, y| if y == 0 { 0xffff_ffff } else { (x as i32).wrapping_div(y as i32) as u32 }),
-        UDIV => lanes2(a, c, |x, y| if y == 0 { 0xffff_ffff } else { x / y }),
-        UMOD => lanes2(a, c, |x, y| if y == 0 { 0xffff_ffff } else { x % y }),
+        IDIV => lanes2(a, c, |x, y| {
+            if y == 0 {
+                0xffff_ffff
+            } else {
+                (x as i32).wrapping_div(y as i32) as u32
+            }
+        }),
+        UDIV => lanes2(a, c, |x, y| x.checked_div(y).unwrap_or(0xffff_ffff)),
+        UMOD => lanes2(a, c, |x, y| x.checked_rem(y).unwrap_or(0xffff_ffff)),
         AND => lanes2(a, c, |x, y| x & y),
         OR => lanes2(a, c, |x, y| x | y),
         XOR => lanes2(a, c, |x, y| x ^ y),
@@ -177,7 +190,12 @@ fn sub4(x: [f32; 4], y: [f32; 4]) -> [f32; 4] {
 impl Machine {
     /// A machine with zeroed registers.
     pub(crate) fn new() -> Machine {
-        Machine { temps: [[[0; 4]; 4]; 64], outs: [[[0; 4]; 4]; 16], preds: [[[false; 4]; 3]; 4], a0: [[0; 4]; 4] }
+        Machine {
+            temps: [[[0; 4]; 4]; 64],
+            outs: [[[0; 4]; 4]; 16],
+            preds: [[[false; 4]; 3]; 4],
+            a0: [[0; 4]; 4],
+        }
     }
 
     fn reset(&mut self, p: &Program, n: usize) {
@@ -213,7 +231,12 @@ impl Machine {
             }
         };
         let w = s.swz;
-        let v = [r[usize::from(w[0])], r[usize::from(w[1])], r[usize::from(w[2])], r[usize::from(w[3])]];
+        let v = [
+            r[usize::from(w[0])],
+            r[usize::from(w[1])],
+            r[usize::from(w[2])],
+            r[usize::from(w[3])],
+        ];
         match s.modi {
             SrcMod::NONE => v,
             SrcMod::NEG => lanes(v, |x| x ^ 0x8000_0000),
@@ -277,7 +300,10 @@ impl Machine {
         tex: &mut dyn Textures,
     ) -> Result<VertexOut, UsseError> {
         if p.stage != Stage::Vertex {
-            return Err(UsseError::Illegal { pc: 0, reason: "pixel program run as a vertex program".into() });
+            return Err(UsseError::Illegal {
+                pc: 0,
+                reason: "pixel program run as a vertex program".into(),
+            });
         }
         let mut attrs = [[[0u32; 4]; 16]; 1];
         for (d, s) in attrs[0].iter_mut().zip(pa) {
@@ -285,7 +311,10 @@ impl Machine {
         }
         let mut ctl = Ctl::new(1, [true, false, false, false]);
         let instructions = self.exec(p, &mut ctl, &attrs, sa, tex)?;
-        Ok(VertexOut { out: ctl.vout, instructions })
+        Ok(VertexOut {
+            out: ctl.vout,
+            instructions,
+        })
     }
 
     /// Runs a pixel program on a 2x2 quad into `out`.
@@ -299,7 +328,10 @@ impl Machine {
         out: &mut QuadOut,
     ) -> Result<(), UsseError> {
         if p.stage != Stage::Pixel {
-            return Err(UsseError::Illegal { pc: 0, reason: "vertex program run as a pixel program".into() });
+            return Err(UsseError::Illegal {
+                pc: 0,
+                reason: "vertex program run as a pixel program".into(),
+            });
         }
         let mut ctl = Ctl::new(4, [true; 4]);
         out.instructions = self.exec(p, &mut ctl, pa, sa, tex)?;
@@ -333,7 +365,10 @@ impl Machine {
                 break;
             }
             if pc >= len {
-                return Err(UsseError::Illegal { pc, reason: "ran past the end of the program without END".into() });
+                return Err(UsseError::Illegal {
+                    pc,
+                    reason: "ran past the end of the program without END".into(),
+                });
             }
             let mut ex = [false; 4];
             for i in 0..n {
@@ -367,10 +402,18 @@ impl Machine {
         tex: &mut dyn Textures,
     ) -> Result<(), UsseError> {
         let n = ctl.n;
-        let illegal = |reason: &str| UsseError::Illegal { pc, reason: reason.into() };
+        let illegal = |reason: &str| UsseError::Illegal {
+            pc,
+            reason: reason.into(),
+        };
         match ins.op {
             Opcode::NOP => {}
-            Opcode::END | Opcode::BR | Opcode::CALL | Opcode::RET | Opcode::KILL | Opcode::EMITVTX => {
+            Opcode::END
+            | Opcode::BR
+            | Opcode::CALL
+            | Opcode::RET
+            | Opcode::KILL
+            | Opcode::EMITVTX => {
                 for i in 0..n {
                     if !ex[i] || !self.pred_lanes(ins.pred, i)[0] {
                         continue;
@@ -467,10 +510,19 @@ impl Machine {
                         },
                         (Opcode::TEX, Stage::Vertex) => Lod::Explicit(0.0),
                         (_, Stage::Vertex) => Lod::Explicit(ci[3]),
-                        (Opcode::TEX, Stage::Pixel) => Lod::Implicit { ddx: quad_d(1), ddy: quad_d(2) },
-                        (_, Stage::Pixel) => Lod::Bias { ddx: quad_d(1), ddy: quad_d(2), bias: ci[3] },
+                        (Opcode::TEX, Stage::Pixel) => Lod::Implicit {
+                            ddx: quad_d(1),
+                            ddy: quad_d(2),
+                        },
+                        (_, Stage::Pixel) => Lod::Bias {
+                            ddx: quad_d(1),
+                            ddy: quad_d(2),
+                            bias: ci[3],
+                        },
                     };
-                    let r = tex.sample(u32::from(ins.sampler), ci, lod).map_err(UsseError::Fault)?;
+                    let r = tex
+                        .sample(u32::from(ins.sampler), ci, lod)
+                        .map_err(UsseError::Fault)?;
                     self.write(ins, i, r.map(b));
                 }
             }
@@ -481,7 +533,11 @@ impl Machine {
                     if ex[i] {
                         let a = self.read(&ins.s0, i, pa, sa);
                         let c = self.read(&ins.s1, i, pa, sa);
-                        let d = if op == Opcode::FMAD { self.dst_value(ins.dst, i) } else { [0; 4] };
+                        let d = if op == Opcode::FMAD {
+                            self.dst_value(ins.dst, i)
+                        } else {
+                            [0; 4]
+                        };
                         let r = alu(op, a, c, d);
                         self.write(ins, i, r);
                     }
@@ -493,7 +549,10 @@ impl Machine {
 
     fn finish(&mut self, p: &Program, pc: u32, i: usize, ctl: &mut Ctl) -> Result<(), UsseError> {
         if p.stage == Stage::Vertex && !ctl.emitted {
-            return Err(UsseError::Illegal { pc, reason: "vertex program ended before EMITVTX".into() });
+            return Err(UsseError::Illegal {
+                pc,
+                reason: "vertex program ended before EMITVTX".into(),
+            });
         }
         ctl.running[i] = false;
         Ok(())

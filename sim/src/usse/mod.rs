@@ -9,8 +9,8 @@ mod exec;
 #[cfg(test)]
 mod tests;
 
-pub use decode::Program;
 pub(crate) use decode::program_extent;
+pub use decode::Program;
 pub(crate) use exec::Machine;
 
 use crate::{Fault, Unit};
@@ -59,7 +59,11 @@ pub struct NoTextures;
 
 impl Textures for NoTextures {
     fn sample(&mut self, _unit: u32, _coord: [f32; 4], _lod: Lod) -> Result<[f32; 4], Fault> {
-        Err(Fault { unit: Unit::Tsp, addr: 0, write: false })
+        Err(Fault {
+            unit: Unit::Tsp,
+            addr: 0,
+            write: false,
+        })
     }
 }
 
@@ -127,7 +131,11 @@ pub fn run_quad(
     tex: &mut dyn Textures,
 ) -> Result<QuadOut, UsseError> {
     let mut m = Machine::new();
-    let mut out = QuadOut { colour: [[0.0; 4]; 4], killed: [false; 4], instructions: 0 };
+    let mut out = QuadOut {
+        colour: [[0.0; 4]; 4],
+        killed: [false; 4],
+        instructions: 0,
+    };
     m.run_quad(p, pa, live, sa, tex, &mut out)?;
     Ok(out)
 }

@@ -24,9 +24,17 @@ fn runf(op: sgx_hwdocs::usse::Opcode, a: [f32; 4], b: [f32; 4]) -> [f32; 4] {
 
 #[test]
 fn moves_swizzles_modifiers_limm() {
-    let o = run1(&[mov(dout(0), pa(0).sw("wzyx").neg())], fv([1.0, 2.0, 3.0, -4.0]), [0; 4]);
+    let o = run1(
+        &[mov(dout(0), pa(0).sw("wzyx").neg())],
+        fv([1.0, 2.0, 3.0, -4.0]),
+        [0; 4],
+    );
     assert_eq!(ff(o), [4.0, -3.0, -2.0, -1.0]);
-    let o = run1(&[mov(dout(0), pa(0).abs())], fv([-1.0, 2.0, -0.0, -4.0]), [0; 4]);
+    let o = run1(
+        &[mov(dout(0), pa(0).abs())],
+        fv([-1.0, 2.0, -0.0, -4.0]),
+        [0; 4],
+    );
     assert_eq!(o, fv([1.0, 2.0, 0.0, 4.0]));
     let o = run1(&[limm(dout(0).m(0b0101), 0xdead_beef)], [0; 4], [0; 4]);
     assert_eq!(o, [0xdead_beef, 0, 0xdead_beef, 0]);
@@ -36,23 +44,68 @@ fn moves_swizzles_modifiers_limm() {
 
 #[test]
 fn float_arithmetic() {
-    assert_eq!(runf(FADD, [1.0, 2.0, 3.0, 4.0], [0.5; 4]), [1.5, 2.5, 3.5, 4.5]);
-    assert_eq!(runf(FMUL, [1.0, 2.0, 3.0, 4.0], [2.0; 4]), [2.0, 4.0, 6.0, 8.0]);
-    assert_eq!(runf(FDP3, [1.0, 2.0, 3.0, 100.0], [4.0, 5.0, 6.0, 100.0]), [32.0; 4]);
-    assert_eq!(runf(FDP4, [1.0, 2.0, 3.0, 4.0], [4.0, 5.0, 6.0, 7.0]), [60.0; 4]);
-    assert_eq!(runf(FDP2, [1.0, 2.0, 3.0, 4.0], [4.0, 5.0, 6.0, 7.0]), [14.0; 4]);
+    assert_eq!(
+        runf(FADD, [1.0, 2.0, 3.0, 4.0], [0.5; 4]),
+        [1.5, 2.5, 3.5, 4.5]
+    );
+    assert_eq!(
+        runf(FMUL, [1.0, 2.0, 3.0, 4.0], [2.0; 4]),
+        [2.0, 4.0, 6.0, 8.0]
+    );
+    assert_eq!(
+        runf(FDP3, [1.0, 2.0, 3.0, 100.0], [4.0, 5.0, 6.0, 100.0]),
+        [32.0; 4]
+    );
+    assert_eq!(
+        runf(FDP4, [1.0, 2.0, 3.0, 4.0], [4.0, 5.0, 6.0, 7.0]),
+        [60.0; 4]
+    );
+    assert_eq!(
+        runf(FDP2, [1.0, 2.0, 3.0, 4.0], [4.0, 5.0, 6.0, 7.0]),
+        [14.0; 4]
+    );
     let m = runf(FMIN, [f32::NAN, 1.0, -1.0, 0.0], [2.0, f32::NAN, 1.0, 0.0]);
     assert_eq!(m, [2.0, 1.0, -1.0, 0.0]);
-    assert_eq!(runf(FMAX, [1.0, 5.0, -1.0, 0.0], [2.0, 3.0, 1.0, 0.0]), [2.0, 5.0, 1.0, 0.0]);
-    assert_eq!(runf(FRCP, [2.0, 4.0, -0.5, 1.0], [0.0; 4]), [0.5, 0.25, -2.0, 1.0]);
-    assert_eq!(runf(FRSQ, [4.0, 16.0, 1.0, 0.25], [0.0; 4]), [0.5, 0.25, 1.0, 2.0]);
-    assert_eq!(runf(FFLR, [1.5, -1.5, 2.0, -0.0], [0.0; 4]), [1.0, -2.0, 2.0, -0.0]);
-    assert_eq!(runf(FRND, [0.5, 1.5, 2.5, -2.5], [0.0; 4]), [0.0, 2.0, 2.0, -2.0]);
-    assert_eq!(runf(FTRC, [1.7, -1.7, 0.2, -0.2], [0.0; 4]), [1.0, -1.0, 0.0, -0.0]);
-    assert_eq!(runf(FCEIL, [1.2, -1.2, 3.0, 0.5], [0.0; 4]), [2.0, -1.0, 3.0, 1.0]);
-    assert_eq!(runf(FFRC, [1.25, -1.25, 3.0, 0.5], [0.0; 4]), [0.25, 0.75, 0.0, 0.5]);
-    assert_eq!(runf(FSGN, [3.0, -2.0, 0.0, f32::NAN], [0.0; 4]), [1.0, -1.0, 0.0, 0.0]);
-    assert_eq!(runf(FEXP, [3.0, 0.0, -1.0, 1.0], [0.0; 4]), [8.0, 1.0, 0.5, 2.0]);
+    assert_eq!(
+        runf(FMAX, [1.0, 5.0, -1.0, 0.0], [2.0, 3.0, 1.0, 0.0]),
+        [2.0, 5.0, 1.0, 0.0]
+    );
+    assert_eq!(
+        runf(FRCP, [2.0, 4.0, -0.5, 1.0], [0.0; 4]),
+        [0.5, 0.25, -2.0, 1.0]
+    );
+    assert_eq!(
+        runf(FRSQ, [4.0, 16.0, 1.0, 0.25], [0.0; 4]),
+        [0.5, 0.25, 1.0, 2.0]
+    );
+    assert_eq!(
+        runf(FFLR, [1.5, -1.5, 2.0, -0.0], [0.0; 4]),
+        [1.0, -2.0, 2.0, -0.0]
+    );
+    assert_eq!(
+        runf(FRND, [0.5, 1.5, 2.5, -2.5], [0.0; 4]),
+        [0.0, 2.0, 2.0, -2.0]
+    );
+    assert_eq!(
+        runf(FTRC, [1.7, -1.7, 0.2, -0.2], [0.0; 4]),
+        [1.0, -1.0, 0.0, -0.0]
+    );
+    assert_eq!(
+        runf(FCEIL, [1.2, -1.2, 3.0, 0.5], [0.0; 4]),
+        [2.0, -1.0, 3.0, 1.0]
+    );
+    assert_eq!(
+        runf(FFRC, [1.25, -1.25, 3.0, 0.5], [0.0; 4]),
+        [0.25, 0.75, 0.0, 0.5]
+    );
+    assert_eq!(
+        runf(FSGN, [3.0, -2.0, 0.0, f32::NAN], [0.0; 4]),
+        [1.0, -1.0, 0.0, 0.0]
+    );
+    assert_eq!(
+        runf(FEXP, [3.0, 0.0, -1.0, 1.0], [0.0; 4]),
+        [8.0, 1.0, 0.5, 2.0]
+    );
     let l = runf(FLOG, [8.0, 1.0, 0.0, -1.0], [0.0; 4]);
     assert_eq!(&l[..3], &[3.0, 0.0, f32::NEG_INFINITY]);
     assert!(l[3].is_nan());
@@ -73,51 +126,128 @@ fn float_arithmetic() {
 
 #[test]
 fn compares() {
-    assert_eq!(runf(FSLT, [1.0, 2.0, f32::NAN, 0.0], [2.0, 2.0, 1.0, -1.0]), [1.0, 0.0, 0.0, 0.0]);
-    assert_eq!(runf(FSGE, [1.0, 2.0, f32::NAN, 0.0], [2.0, 2.0, 1.0, -1.0]), [0.0, 1.0, 0.0, 1.0]);
-    assert_eq!(runf(FSNE, [1.0, 2.0, f32::NAN, 0.0], [2.0, 2.0, f32::NAN, -0.0]), [1.0, 0.0, 1.0, 0.0]);
-    let o = run1(&[alu(FCLT, dout(0), pa(0), pa(1))], fv([1.0, 2.0, 3.0, -1.0]), fv([2.0; 4]));
+    assert_eq!(
+        runf(FSLT, [1.0, 2.0, f32::NAN, 0.0], [2.0, 2.0, 1.0, -1.0]),
+        [1.0, 0.0, 0.0, 0.0]
+    );
+    assert_eq!(
+        runf(FSGE, [1.0, 2.0, f32::NAN, 0.0], [2.0, 2.0, 1.0, -1.0]),
+        [0.0, 1.0, 0.0, 1.0]
+    );
+    assert_eq!(
+        runf(FSNE, [1.0, 2.0, f32::NAN, 0.0], [2.0, 2.0, f32::NAN, -0.0]),
+        [1.0, 0.0, 1.0, 0.0]
+    );
+    let o = run1(
+        &[alu(FCLT, dout(0), pa(0), pa(1))],
+        fv([1.0, 2.0, 3.0, -1.0]),
+        fv([2.0; 4]),
+    );
     assert_eq!(o, [!0, 0, 0, !0]);
-    let o = run1(&[alu(ICLT, dout(0), pa(0), pa(1))], [(-1i32) as u32, 5, 0, 3], [0, 5, 1, 2]);
+    let o = run1(
+        &[alu(ICLT, dout(0), pa(0), pa(1))],
+        [(-1i32) as u32, 5, 0, 3],
+        [0, 5, 1, 2],
+    );
     assert_eq!(o, [!0, 0, !0, 0]);
-    let o = run1(&[alu(UCLT, dout(0), pa(0), pa(1))], [(-1i32) as u32, 5, 0, 3], [0, 5, 1, 2]);
+    let o = run1(
+        &[alu(UCLT, dout(0), pa(0), pa(1))],
+        [(-1i32) as u32, 5, 0, 3],
+        [0, 5, 1, 2],
+    );
     assert_eq!(o, [0, 0, !0, 0]);
-    let o = run1(&[alu(ICEQ, dout(0), pa(0), pa(1))], [1, 2, 3, 4], [1, 0, 3, 0]);
+    let o = run1(
+        &[alu(ICEQ, dout(0), pa(0), pa(1))],
+        [1, 2, 3, 4],
+        [1, 0, 3, 0],
+    );
     assert_eq!(o, [!0, 0, !0, 0]);
 }
 
 #[test]
 fn integer_ops() {
     let m = (-2i32 << 30) as u32; // i32::MIN
-    let o = run1(&[alu(IDIV, dout(0), pa(0), pa(1))], [7, (-7i32) as u32, 5, m], [2, 2, 0, (-1i32) as u32]);
+    let o = run1(
+        &[alu(IDIV, dout(0), pa(0), pa(1))],
+        [7, (-7i32) as u32, 5, m],
+        [2, 2, 0, (-1i32) as u32],
+    );
     assert_eq!(o, [3, (-3i32) as u32, 0xffff_ffff, m]);
-    let o = run1(&[alu(UDIV, dout(0), pa(0), pa(1))], [7, 9, 5, 1], [2, 3, 0, 1]);
+    let o = run1(
+        &[alu(UDIV, dout(0), pa(0), pa(1))],
+        [7, 9, 5, 1],
+        [2, 3, 0, 1],
+    );
     assert_eq!(o, [3, 3, 0xffff_ffff, 1]);
-    let o = run1(&[alu(UMOD, dout(0), pa(0), pa(1))], [7, 9, 5, 1], [2, 4, 0, 1]);
+    let o = run1(
+        &[alu(UMOD, dout(0), pa(0), pa(1))],
+        [7, 9, 5, 1],
+        [2, 4, 0, 1],
+    );
     assert_eq!(o, [1, 1, 0xffff_ffff, 0]);
-    let o = run1(&[alu(SHL, dout(0), pa(0), pa(1))], [1, 1, 3, 0xffff_ffff], [4, 33, 0, 31]);
+    let o = run1(
+        &[alu(SHL, dout(0), pa(0), pa(1))],
+        [1, 1, 3, 0xffff_ffff],
+        [4, 33, 0, 31],
+    );
     assert_eq!(o, [16, 2, 3, 0x8000_0000]);
-    let o = run1(&[alu(ISHR, dout(0), pa(0), pa(1))], [0x8000_0000, 16, 3, 1], [4, 2, 0, 1]);
+    let o = run1(
+        &[alu(ISHR, dout(0), pa(0), pa(1))],
+        [0x8000_0000, 16, 3, 1],
+        [4, 2, 0, 1],
+    );
     assert_eq!(o, [0xf800_0000, 4, 3, 0]);
-    let o = run1(&[alu(USHR, dout(0), pa(0), pa(1))], [0x8000_0000, 16, 3, 1], [4, 2, 0, 1]);
+    let o = run1(
+        &[alu(USHR, dout(0), pa(0), pa(1))],
+        [0x8000_0000, 16, 3, 1],
+        [4, 2, 0, 1],
+    );
     assert_eq!(o, [0x0800_0000, 4, 3, 0]);
-    let o = run1(&[alu1(INEG, dout(0), pa(0))], [1, 0, 0x8000_0000, 5], [0; 4]);
+    let o = run1(
+        &[alu1(INEG, dout(0), pa(0))],
+        [1, 0, 0x8000_0000, 5],
+        [0; 4],
+    );
     assert_eq!(o, [0xffff_ffff, 0, 0x8000_0000, (-5i32) as u32]);
-    let o = run1(&[alu(IMAX, dout(0), pa(0), pa(1))], [(-1i32) as u32, 2, 3, 4], [1, 1, 5, 4]);
+    let o = run1(
+        &[alu(IMAX, dout(0), pa(0), pa(1))],
+        [(-1i32) as u32, 2, 3, 4],
+        [1, 1, 5, 4],
+    );
     assert_eq!(o, [1, 2, 5, 4]);
-    let o = run1(&[alu(UMAX, dout(0), pa(0), pa(1))], [(-1i32) as u32, 2, 3, 4], [1, 1, 5, 4]);
+    let o = run1(
+        &[alu(UMAX, dout(0), pa(0), pa(1))],
+        [(-1i32) as u32, 2, 3, 4],
+        [1, 1, 5, 4],
+    );
     assert_eq!(o, [0xffff_ffff, 2, 5, 4]);
-    let o = run1(&[alu(XOR, dout(0), pa(0), pa(1))], [0xff, 0, 1, 2], [0x0f, 0, 1, 1]);
+    let o = run1(
+        &[alu(XOR, dout(0), pa(0), pa(1))],
+        [0xff, 0, 1, 2],
+        [0x0f, 0, 1, 1],
+    );
     assert_eq!(o, [0xf0, 0, 0, 3]);
 }
 
 #[test]
 fn conversions() {
-    let o = run1(&[alu1(F2I, dout(0), pa(0))], fv([1.9, -1.9, 3e10, f32::NAN]), [0; 4]);
+    let o = run1(
+        &[alu1(F2I, dout(0), pa(0))],
+        fv([1.9, -1.9, 3e10, f32::NAN]),
+        [0; 4],
+    );
     assert_eq!(o, [1, (-1i32) as u32, i32::MAX as u32, 0]);
-    let o = run1(&[alu1(F2U, dout(0), pa(0))], fv([1.9, -1.9, 5e9, f32::NAN]), [0; 4]);
+    let o = run1(
+        &[alu1(F2U, dout(0), pa(0))],
+        fv([1.9, -1.9, 5e9, f32::NAN]),
+        [0; 4],
+    );
     assert_eq!(o, [1, 0, u32::MAX, 0]);
-    let o = run1(&[alu1(I2F, dout(0), pa(0))], [(-3i32) as u32, 16_777_217, 0, 1], [0; 4]);
+    let o = run1(
+        &[alu1(I2F, dout(0), pa(0))],
+        [(-3i32) as u32, 16_777_217, 0, 1],
+        [0; 4],
+    );
     assert_eq!(ff(o), [-3.0, 16_777_216.0, 0.0, 1.0]);
     let o = run1(&[alu1(U2F, dout(0), pa(0))], [u32::MAX, 2, 0, 1], [0; 4]);
     assert_eq!(ff(o), [4_294_967_296.0, 2.0, 0.0, 1.0]);
@@ -132,7 +262,13 @@ fn predicates_and_indexing() {
         alu_full(MOV, Pred::NOT_P0, false, dout(1), pa(0), r(0)),
     ];
     let p = vprog(&body);
-    let v = run_vertex(&p, &[fv([1.0, 5.0, 1.0, 5.0]), fv([2.0; 4])], &[], &mut NoTextures).unwrap();
+    let v = run_vertex(
+        &p,
+        &[fv([1.0, 5.0, 1.0, 5.0]), fv([2.0; 4])],
+        &[],
+        &mut NoTextures,
+    )
+    .unwrap();
     assert_eq!(ff(v.out[0]), [2.0, 0.0, 2.0, 0.0]);
     assert_eq!(ff(v.out[1]), [0.0, 5.0, 0.0, 5.0]);
     // a0.x = 2; o0 = sa[1 + a0.x] = sa3; an index past the bank reads 0.
@@ -164,19 +300,32 @@ fn flow_loops_calls_watchdog() {
     assert_eq!(v.instructions, 1 + 5 * 3 + 1 + 2 + 2);
     // An endless loop trips the watchdog.
     let p = Program::decode(&words(&[flow(BR, Pred::ALWAYS, 0), end()]), Stage::Vertex).unwrap();
-    assert_eq!(run_vertex(&p, &[], &[], &mut NoTextures), Err(UsseError::Watchdog { pc: 0 }));
+    assert_eq!(
+        run_vertex(&p, &[], &[], &mut NoTextures),
+        Err(UsseError::Watchdog { pc: 0 })
+    );
     // Recursion past CALL_STACK_DEPTH is illegal.
     let p = Program::decode(&words(&[flow(CALL, Pred::ALWAYS, 0), end()]), Stage::Vertex).unwrap();
-    assert!(matches!(run_vertex(&p, &[], &[], &mut NoTextures), Err(UsseError::Illegal { pc: 0, .. })));
+    assert!(matches!(
+        run_vertex(&p, &[], &[], &mut NoTextures),
+        Err(UsseError::Illegal { pc: 0, .. })
+    ));
 }
 
 #[test]
 fn illegal_programs() {
     let dec = |ins: &[W], st| Program::decode(&words(ins), st).err();
     // Unknown opcode 127.
-    assert!(matches!(dec(&[[127, 0], end()], Stage::Vertex), Some(UsseError::Illegal { pc: 0, .. })));
+    assert!(matches!(
+        dec(&[[127, 0], end()], Stage::Vertex),
+        Some(UsseError::Illegal { pc: 0, .. })
+    ));
     // Saturate on an integer op; modifier on an integer op.
-    assert!(dec(&[alu_full(IADD, Pred::ALWAYS, true, dr(0), r(0), r(1)), end()], Stage::Vertex).is_some());
+    assert!(dec(
+        &[alu_full(IADD, Pred::ALWAYS, true, dr(0), r(0), r(1)), end()],
+        Stage::Vertex
+    )
+    .is_some());
     assert!(dec(&[alu(IADD, dr(0), r(0).neg(), r(1)), end()], Stage::Vertex).is_some());
     // Registers past their banks.
     let mut w = UsseAlu::unpack(&alu(MOV, dr(0), r(0), r(0))).unwrap();
@@ -192,17 +341,29 @@ fn illegal_programs() {
     assert!(dec(&[flow(BR, Pred::ALWAYS, 2), end()], Stage::Vertex).is_some());
     let mut t = tex(dr(0), r(0), 0);
     t[1] |= 1 << 31;
-    assert!(matches!(dec(&[t, end()], Stage::Pixel), Some(UsseError::Illegal { pc: 0, .. })));
+    assert!(matches!(
+        dec(&[t, end()], Stage::Pixel),
+        Some(UsseError::Illegal { pc: 0, .. })
+    ));
     // Odd word count, empty.
     assert!(Program::decode(&[0], Stage::Vertex).is_err());
     assert!(Program::decode(&[], Stage::Vertex).is_err());
     // Run-time: END before EMITVTX, EMITVTX twice, falling off the end.
     let p = Program::decode(&words(&[end()]), Stage::Vertex).unwrap();
-    assert!(matches!(run_vertex(&p, &[], &[], &mut NoTextures), Err(UsseError::Illegal { .. })));
+    assert!(matches!(
+        run_vertex(&p, &[], &[], &mut NoTextures),
+        Err(UsseError::Illegal { .. })
+    ));
     let p = Program::decode(&words(&[emitvtx(), emitvtx(), end()]), Stage::Vertex).unwrap();
-    assert!(matches!(run_vertex(&p, &[], &[], &mut NoTextures), Err(UsseError::Illegal { pc: 1, .. })));
+    assert!(matches!(
+        run_vertex(&p, &[], &[], &mut NoTextures),
+        Err(UsseError::Illegal { pc: 1, .. })
+    ));
     let p = Program::decode(&words(&[emitvtx()]), Stage::Vertex).unwrap();
-    assert!(matches!(run_vertex(&p, &[], &[], &mut NoTextures), Err(UsseError::Illegal { pc: 1, .. })));
+    assert!(matches!(
+        run_vertex(&p, &[], &[], &mut NoTextures),
+        Err(UsseError::Illegal { pc: 1, .. })
+    ));
 }
 
 struct Recorder(Vec<(u32, [f32; 4], Lod)>);
@@ -238,24 +399,46 @@ fn quad_derivatives_kill_emitpix_tex() {
         assert_eq!(c, [2.0, 3.0, 0.0, 0.0]);
     }
     // KILL when pa0.x > 1 (pixels 1 and 3); pixel 3 is a helper, so reported not killed.
-    let ins = [alu(FCLT, dp(0).m(1), imm(1), pa(0)), flow(KILL, Pred::P0, 0), emitpix(pa(0)), end()];
+    let ins = [
+        alu(FCLT, dp(0).m(1), imm(1), pa(0)),
+        flow(KILL, Pred::P0, 0),
+        emitpix(pa(0)),
+        end(),
+    ];
     let p = Program::decode(&words(&ins), Stage::Pixel).unwrap();
     let q = run_quad(&p, &pav, [true, true, true, false], &[], &mut NoTextures).unwrap();
     assert_eq!(q.killed, [false, true, false, false]);
     assert_eq!(q.colour[0], [0.0, 0.0, 0.0, 1.0]);
     assert_eq!(q.colour[1], [0.0; 4]);
     // TEX takes the quad's derivatives; TEXL an explicit LOD; sampler index is passed.
-    let ins = [tex(dr(0), pa(0), 3), tex_full(TEXL, dr(1), pa(0), 1, 0), emitpix(r(0)), end()];
+    let ins = [
+        tex(dr(0), pa(0), 3),
+        tex_full(TEXL, dr(1), pa(0), 1, 0),
+        emitpix(r(0)),
+        end(),
+    ];
     let p = Program::decode(&words(&ins), Stage::Pixel).unwrap();
     let mut rec = Recorder(Vec::new());
     let q = run_quad(&p, &pav, [true; 4], &[], &mut rec).unwrap();
     assert_eq!(q.colour[3], [2.0, 3.0, 0.25, 1.0]);
     assert_eq!(rec.0.len(), 8);
     assert_eq!(rec.0[0].0, 3);
-    assert_eq!(rec.0[0].2, Lod::Implicit { ddx: [2.0, 0.0, 0.0, 0.0], ddy: [0.0, 3.0, 0.0, 0.0] });
+    assert_eq!(
+        rec.0[0].2,
+        Lod::Implicit {
+            ddx: [2.0, 0.0, 0.0, 0.0],
+            ddy: [0.0, 3.0, 0.0, 0.0]
+        }
+    );
     assert_eq!(rec.0[4], (1, [0.0, 0.0, 0.0, 1.0], Lod::Explicit(1.0)));
     // NoTextures faults in the TSP.
-    assert!(matches!(run_quad(&p, &pav, [true; 4], &[], &mut NoTextures), Err(UsseError::Fault(Fault { unit: Unit::Tsp, .. }))));
+    assert!(matches!(
+        run_quad(&p, &pav, [true; 4], &[], &mut NoTextures),
+        Err(UsseError::Fault(Fault {
+            unit: Unit::Tsp,
+            ..
+        }))
+    ));
 }
 
 #[test]

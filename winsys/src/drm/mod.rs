@@ -19,12 +19,12 @@ use std::time::Duration;
 use drm::control::syncobj;
 
 use crate::bo::{Bo, BoDesc, BoStorage, Caching};
-use crate::submit::{Accepted, Core, Engine};
 use crate::device::{Backend, Device, DeviceInfo};
 use crate::error::{Errno, Result, WinsysError};
 use crate::fence::{Fence, UserFence};
 use crate::job::{Job, JobKind};
 use crate::live::LiveCounts;
+use crate::submit::{Accepted, Core, Engine};
 use crate::trace::Trace;
 use uapi::*;
 
@@ -45,6 +45,13 @@ impl drm::control::Device for Card {}
 
 fn os(op: &'static str) -> impl Fn(Errno) -> WinsysError {
     move |errno| WinsysError::Os { op, errno }
+}
+
+/// CLOCK_MONOTONIC now, in nanoseconds: the clock of the uapi's absolute timeouts.
+pub(crate) fn now_ns() -> i64 {
+    nix::time::clock_gettime(nix::time::ClockId::CLOCK_MONOTONIC)
+        .map(|t| t.tv_sec() * 1_000_000_000 + t.tv_nsec())
+        .unwrap_or(0)
 }
 
 fn io_errno(e: &std::io::Error) -> Errno {
@@ -156,8 +163,15 @@ impl Engine for DrmShared {
             .iter()
             .map(|(bo, access)| drm_sgx535_gem_submit_bo {
                 handle: bo.handle(),
-                flags: if access.reads() { SGX535_SUBMIT_BO_READ } else { 0 }
-                    | if access.writes() { SGX535_SUBMIT_BO_WRITE } else { 0 },
+                flags: if access.reads() {
+                    SGX535_SUBMIT_BO_READ
+                } else {
+                    0
+                } | if access.writes() {
+                    SGX535_SUBMIT_BO_WRITE
+                } else {
+                    0
+                },
             })
             .collect();
         let (pipe, ta, td, twod) = match &acc.job.kind {
@@ -166,11 +180,12 @@ impl Engine for DrmShared {
             }
             JobKind::TwoD { regs: r } => (SGX535_PIPE_2D, Vec::new(), Vec::new(), regs(r)),
         };
-        let out = drm::control::Device::create_syncobj(&self.card, false)
-            .map_err(|e| WinsysError::Os {
+        let out = drm::control::Device::create_syncobj(&self.card, false).map_err(|e| {
+            WinsysError::Os {
                 op: "DRM_IOCTL_SYNCOBJ_CREATE",
                 errno: self.check_lost(io_errno(&e)),
-            })?;
+            }
+        })?;
         let ptr = |v: *const std::ffi::c_void, n: usize| if n == 0 { 0 } else { v as u64 };
         let mut submit = drm_sgx535_gem_submit {
             ctx: self.ctx,
@@ -349,8 +364,8 @@ impl DrmDevice {
         if driver != driver_name() {
             return Err(WinsysError::NotSgx535 { path: name, driver });
         }
-        let syncobjs = drm::Device::get_driver_capability(&card, drm::DriverCapability::SyncObj)
-            .unwrap_or(0);
+        let syncobjs =
+            drm::Device::get_driver_capability(&card, drm::DriverCapability::SyncObj).unwrap_or(0);
         if syncobjs == 0 {
             return Err(WinsysError::Unsupported {
                 backend: "drm",
@@ -368,13 +383,13 @@ impl DrmDevice {
         };
         let mut ctx = drm_sgx535_ctx_create::default();
         // SAFETY: `ctx` is a live drm_sgx535_ctx_create, the struct this request carries.
-        unsafe { ioctl_ctx_create(card.fd(), &mut ctx) }.map_err(os("DRM_IOCTL_SGX535_CTX_CREATE"))?;
-        let wake = drm::control::Device::create_syncobj(&card, false).map_err(|e| {
-            WinsysError::Os {
+        unsafe { ioctl_ctx_create(card.fd(), &mut ctx) }
+            .map_err(os("DRM_IOCTL_SGX535_CTX_CREATE"))?;
+        let wake =
+            drm::control::Device::create_syncobj(&card, false).map_err(|e| WinsysError::Os {
                 op: "DRM_IOCTL_SYNCOBJ_CREATE",
                 errno: io_errno(&e),
-            }
-        })?;
+            })?;
         let shared = Arc::new(DrmShared {
             core: Core::new(None),
             card,
@@ -395,7 +410,10 @@ impl DrmDevice {
                 errno: io_errno(&e),
             })?;
         let reaper_id = reaper.thread().id();
-        log::info!("drm: opened {name} (core revision {:#x})", shared.info.core_revision);
+        log::info!(
+            "drm: opened {name} (core revision {:#x})",
+            shared.info.core_revision
+        );
         Ok(DrmDevice {
             shared,
             reaper: Some(reaper),
@@ -416,12 +434,14 @@ impl DrmDevice {
 
     /// The kernel's own implicit-sync wait (GEM_WAIT): until `bo` is idle for `access`.
     pub fn kernel_wait(&self, bo: &Bo, access: crate::Access, timeout: Duration) -> Result<()> {
-        let now = nix::time::clock_gettime(nix::time::ClockId::CLOCK_MONOTONIC)
-            .map_err(os("clock_gettime"))?;
-        let now_ns = now.tv_sec() as i64 * 1_000_000_000 + now.tv_nsec() as i64;
+        let now_ns = now_ns();
         let w = drm_sgx535_gem_wait {
             handle: bo.handle(),
-            op: if access.writes() { SGX535_GEM_WAIT_WRITE } else { SGX535_GEM_WAIT_READ },
+            op: if access.writes() {
+                SGX535_GEM_WAIT_WRITE
+            } else {
+                SGX535_GEM_WAIT_READ
+            },
             timeout_ns: now_ns.saturating_add(timeout.as_nanos().min(i64::MAX as u128) as i64),
         };
         // SAFETY: `w` is a live drm_sgx535_gem_wait, the struct this request carries.
@@ -450,8 +470,15 @@ impl Device for DrmDevice {
         desc.validate()?;
         let mut c = drm_sgx535_gem_create {
             size: desc.size_b as u32,
-            flags: if desc.flags.caching == Caching::Cached { SGX535_BO_CACHED } else { 0 }
-                | if desc.flags.gpu_read_only { SGX535_BO_GPU_READ_ONLY } else { 0 },
+            flags: if desc.flags.caching == Caching::Cached {
+                SGX535_BO_CACHED
+            } else {
+                0
+            } | if desc.flags.gpu_read_only {
+                SGX535_BO_GPU_READ_ONLY
+            } else {
+                0
+            },
             va_align: desc.align_b as u32,
             handle: 0,
         };

@@ -6,19 +6,13 @@ use std::sync::Arc;
 use drm::control::{syncobj, Device as _};
 
 use super::uapi::*;
-use super::{lock, DrmShared, InFlight};
+use super::{lock, now_ns, DrmShared, InFlight};
 use crate::error::{Errno, JobError};
 use crate::job_result::{Counters, JobReport, Unit};
 use crate::sim::finish;
 
 /// How long one wait lasts before the reaper looks for shutdown again.
 const WAIT_NS: i64 = 1_000_000_000;
-
-fn now_ns() -> i64 {
-    nix::time::clock_gettime(nix::time::ClockId::CLOCK_MONOTONIC)
-        .map(|t| t.tv_sec() as i64 * 1_000_000_000 + t.tv_nsec() as i64)
-        .unwrap_or(0)
-}
 
 pub(super) fn run(shared: Arc<DrmShared>) {
     loop {
@@ -79,7 +73,11 @@ fn lose(shared: &DrmShared) {
 }
 
 fn reason(info: &drm_sgx535_job_info) -> String {
-    let len = info.reason.iter().position(|&b| b == 0).unwrap_or(info.reason.len());
+    let len = info
+        .reason
+        .iter()
+        .position(|&b| b == 0)
+        .unwrap_or(info.reason.len());
     String::from_utf8_lossy(&info.reason[..len]).into_owned()
 }
 
@@ -153,10 +151,9 @@ fn reap(shared: &DrmShared, h: syncobj::Handle) {
 
 fn end(shared: &DrmShared, j: InFlight, r: Result<(), JobError>, rep: Option<&JobReport>) {
     let us = j.submitted.elapsed().as_micros().min(u64::MAX as u128) as u64;
-    shared
-        .core
-        .trace
-        .update(j.acc.submission, |e| e.finish(r.as_ref().map(|_| ()), rep, us));
+    shared.core.trace.update(j.acc.submission, |e| {
+        e.finish(r.as_ref().map(|_| ()), rep, us)
+    });
     if let Err(e) = shared.card.destroy_syncobj(j.syncobj) {
         log::error!("drm reaper: destroying a syncobj: {e}");
     }

@@ -52,13 +52,11 @@ macro_rules! request {
 /// DRM_IOCTL_SGX535_GET_PARAM.
 pub const IOCTL_GET_PARAM: Request = request!(rw, DRM_SGX535_GET_PARAM, drm_sgx535_get_param);
 /// DRM_IOCTL_SGX535_GEM_CREATE.
-pub const IOCTL_GEM_CREATE: Request =
-    request!(rw, DRM_SGX535_GEM_CREATE, drm_sgx535_gem_create);
+pub const IOCTL_GEM_CREATE: Request = request!(rw, DRM_SGX535_GEM_CREATE, drm_sgx535_gem_create);
 /// DRM_IOCTL_SGX535_GEM_INFO.
 pub const IOCTL_GEM_INFO: Request = request!(rw, DRM_SGX535_GEM_INFO, drm_sgx535_gem_info);
 /// DRM_IOCTL_SGX535_GEM_SUBMIT.
-pub const IOCTL_GEM_SUBMIT: Request =
-    request!(rw, DRM_SGX535_GEM_SUBMIT, drm_sgx535_gem_submit);
+pub const IOCTL_GEM_SUBMIT: Request = request!(rw, DRM_SGX535_GEM_SUBMIT, drm_sgx535_gem_submit);
 /// DRM_IOCTL_SGX535_GEM_WAIT.
 pub const IOCTL_GEM_WAIT: Request = request!(w, DRM_SGX535_GEM_WAIT, drm_sgx535_gem_wait);
 /// DRM_IOCTL_SGX535_CTX_CREATE.
@@ -81,14 +79,14 @@ mod tests {
     /// (dir << 30 | size << 16 | type << 8 | nr) for the header's macros.
     #[test]
     fn request_numbers_match_the_header_macros() {
-        assert_eq!(IOCTL_GET_PARAM as u64, 0xC010_6440);
-        assert_eq!(IOCTL_GEM_CREATE as u64, 0xC010_6441);
-        assert_eq!(IOCTL_GEM_INFO as u64, 0xC010_6442);
-        assert_eq!(IOCTL_GEM_SUBMIT as u64, 0xC058_6443);
-        assert_eq!(IOCTL_GEM_WAIT as u64, 0x4010_6444);
-        assert_eq!(IOCTL_CTX_CREATE as u64, 0x8008_6445);
-        assert_eq!(IOCTL_CTX_FREE as u64, 0x4008_6446);
-        assert_eq!(IOCTL_JOB_INFO as u64, 0xC0E0_6447);
+        assert_eq!(IOCTL_GET_PARAM, 0xC010_6440);
+        assert_eq!(IOCTL_GEM_CREATE, 0xC010_6441);
+        assert_eq!(IOCTL_GEM_INFO, 0xC010_6442);
+        assert_eq!(IOCTL_GEM_SUBMIT, 0xC058_6443);
+        assert_eq!(IOCTL_GEM_WAIT, 0x4010_6444);
+        assert_eq!(IOCTL_CTX_CREATE, 0x8008_6445);
+        assert_eq!(IOCTL_CTX_FREE, 0x4008_6446);
+        assert_eq!(IOCTL_JOB_INFO, 0xC0E0_6447);
         assert_eq!(driver_name(), "sgx535");
     }
 

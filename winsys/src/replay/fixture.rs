@@ -242,7 +242,10 @@ mod tests {
             r#"{"inject": [{"what": "hang_job", "job": 1}, {"what": "lose_device", "job": 1}]}"#,
         ] {
             assert!(
-                matches!(Fixture::from_json(bad, "t"), Err(WinsysError::Fixture { .. })),
+                matches!(
+                    Fixture::from_json(bad, "t"),
+                    Err(WinsysError::Fixture { .. })
+                ),
                 "accepted {bad}"
             );
         }

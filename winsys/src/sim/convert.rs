@@ -54,7 +54,11 @@ pub(crate) fn outcome(status: &sgx_sim::JobStatus) -> Option<Result<(), JobError
             write: f.write,
         }),
         S::OutOfMemory => Err(JobError::OutOfMemory),
-        S::IllegalInstruction { unit: u, pc, reason } => Err(JobError::IllegalInstruction {
+        S::IllegalInstruction {
+            unit: u,
+            pc,
+            reason,
+        } => Err(JobError::IllegalInstruction {
             unit: unit(*u),
             pc: *pc,
             reason: reason.clone(),

@@ -16,13 +16,13 @@ use std::time::Duration;
 use sgx_sim::{Gpu, Perm};
 
 use crate::bo::{Bo, BoDesc, BoStorage};
-use crate::submit::{Accepted, Core, Engine};
 use crate::device::{Backend, Device, DeviceInfo};
 use crate::error::{Errno, JobError, Result, WinsysError};
 use crate::fence::{Fence, Notify, UserFence};
 use crate::job::Job;
 use crate::live::LiveCounts;
 use crate::replay::Fixture;
+use crate::submit::{Accepted, Core, Engine};
 use crate::trace::{Trace, TraceResult};
 use crate::va::{VaAllocator, PAGE_B, VA_END, VA_START};
 use backing::HeapBacking;
@@ -76,7 +76,10 @@ impl SimShared {
             v.append(&mut q.hung);
             v
         };
-        log::warn!("sim: device lost; failing {} unfinished jobs", doomed.len() + current.is_some() as usize);
+        log::warn!(
+            "sim: device lost; failing {} unfinished jobs",
+            doomed.len() + current.is_some() as usize
+        );
         for acc in current.into_iter().chain(doomed) {
             self.fail(acc, JobError::DeviceLost);
         }
@@ -84,15 +87,16 @@ impl SimShared {
 
     /// Ends an unfinished job with `err`.
     fn fail(&self, acc: Accepted, err: JobError) {
-        self.core
-            .trace
-            .update(acc.submission, |e| e.result = TraceResult::from_job(Err(&err)));
+        self.core.trace.update(acc.submission, |e| {
+            e.result = TraceResult::from_job(Err(&err))
+        });
         finish(acc, Err(err));
     }
 }
 
-/// Releases a finished job's buffers and dependencies, then signals its fence: whoever wakes on
-/// the fence finds the job's references already gone.
+/// Ends a job: releases its buffers and dependencies, signals its fence, drops the fence, and
+/// last drops its live token, so that once `wait_idle` sees no live job the backend holds no
+/// reference of any finished job.
 pub(crate) fn finish(acc: Accepted, r: std::result::Result<(), JobError>) {
     let Accepted {
         job,
@@ -103,8 +107,9 @@ pub(crate) fn finish(acc: Accepted, r: std::result::Result<(), JobError>) {
     } = acc;
     drop(job);
     drop(deps);
-    drop(job_token);
     fence.signal(r);
+    drop(fence);
+    drop(job_token);
 }
 
 impl Notify for SimShared {
@@ -118,8 +123,15 @@ impl Notify for SimShared {
 
 impl Engine for SimShared {
     fn enqueue(&self, acc: Accepted) -> Result<()> {
-        if let Some(errno) = self.fixture.as_ref().and_then(|f| f.refusal(acc.submission)) {
-            log::info!("replay: refusing submission {} with {errno:?}", acc.submission);
+        if let Some(errno) = self
+            .fixture
+            .as_ref()
+            .and_then(|f| f.refusal(acc.submission))
+        {
+            log::info!(
+                "replay: refusing submission {} with {errno:?}",
+                acc.submission
+            );
             return Err(WinsysError::Refused { errno });
         }
         let mut q = lock(&self.queue);
@@ -248,11 +260,11 @@ impl Device for SimDevice {
             log::info!("replay: failing allocation {n} with ENOMEM");
             return Err(oom);
         }
-        let va = lock(&s.va).alloc(desc.size_b, desc.align_b).ok_or_else(|| {
-            WinsysError::OutOfMemory {
+        let va = lock(&s.va)
+            .alloc(desc.size_b, desc.align_b)
+            .ok_or(WinsysError::OutOfMemory {
                 size_b: desc.size_b,
-            }
-        })?;
+            })?;
         let Some(backing) = HeapBacking::new(desc.size_b) else {
             lock(&s.va).free(va, desc.size_b);
             return Err(oom);

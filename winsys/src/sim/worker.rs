@@ -5,9 +5,9 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use super::{convert, lock, SimShared};
-use crate::submit::Accepted;
 use crate::error::JobError;
 use crate::replay::Inject;
+use crate::submit::Accepted;
 
 /// The worker loop; returns at shutdown, after failing every unfinished job.
 pub(super) fn run(shared: Arc<SimShared>) {

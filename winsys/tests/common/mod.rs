@@ -31,7 +31,17 @@ pub fn cmd_bo(dev: &dyn Device) -> Bo {
 
 /// A job filling pixel `x` of `dst` with `value` (its own command buffer).
 pub fn fill_job(dev: &dyn Device, dst: &Bo, x: u32, value: u32) -> Job {
-    let cmd = twod::fill(&surface(dst), Rect { x, y: 0, w: 1, h: 1 }, value).unwrap();
+    let cmd = twod::fill(
+        &surface(dst),
+        Rect {
+            x,
+            y: 0,
+            w: 1,
+            h: 1,
+        },
+        value,
+    )
+    .unwrap();
     twod::job(&cmd_bo(dev), &[cmd], LONG)
         .unwrap()
         .with_bo(dst, Access::Write)
@@ -41,7 +51,12 @@ pub fn fill_job(dev: &dyn Device, dst: &Bo, x: u32, value: u32) -> Job {
 pub fn copy_job(dev: &dyn Device, src: &Bo, sx: u32, dst: &Bo, dx: u32, n: u32) -> Job {
     let cmd = twod::copy(
         &surface(src),
-        Rect { x: sx, y: 0, w: n, h: 1 },
+        Rect {
+            x: sx,
+            y: 0,
+            w: n,
+            h: 1,
+        },
         &surface(dst),
         dx,
         0,

@@ -1,0 +1,22 @@
+//! `sgx535 bench twiddle|sim`: figures side by side in one run.
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// What to measure.
+    #[arg(value_parser = ["twiddle", "sim"])]
+    what: String,
+}
+
+pub fn run(a: &Args) -> anyhow::Result<()> {
+    match a.what.as_str() {
+        "twiddle" => {
+            let rows = sgx_layout::bench_twiddle(&[2048, 256])?;
+            print!("{}", sgx_layout::format_bench(&rows));
+        }
+        _ => {
+            let rows = sgx_sim::bench_sim();
+            print!("{}", sgx_sim::format_bench(&rows));
+        }
+    }
+    Ok(())
+}

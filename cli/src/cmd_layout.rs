@@ -1,0 +1,51 @@
+//! `sgx535 layout FORMAT WxH [--cube] [--levels N] [--json]`.
+
+use anyhow::{anyhow, Context};
+use sgx_hwdocs::Format;
+use sgx_layout::{Layout, Template};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Format, e.g. B8G8R8A8_UNORM (PIPE_FORMAT_ prefix optional).
+    format: String,
+    /// Size, WIDTHxHEIGHT in pixels.
+    size: String,
+    /// A cube map (square faces).
+    #[arg(long)]
+    cube: bool,
+    /// Levels (default: the full chain).
+    #[arg(long)]
+    levels: Option<u32>,
+    /// Machine-readable output.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(a: &Args) -> anyhow::Result<()> {
+    let format = Format::from_name(&a.format).ok_or_else(|| anyhow!("unknown format {}", a.format))?;
+    let (w, h) = a
+        .size
+        .split_once(['x', 'X'])
+        .ok_or_else(|| anyhow!("size {} is not WIDTHxHEIGHT", a.size))?;
+    let w: u32 = w.parse().with_context(|| format!("width {w}"))?;
+    let h: u32 = h.parse().with_context(|| format!("height {h}"))?;
+    let t = if a.cube {
+        if w != h {
+            return Err(anyhow!("cube faces are square, not {w}x{h}"));
+        }
+        Template::new_cube(format, w)
+    } else {
+        Template::new_2d(format, w, h)
+    };
+    let t = match a.levels {
+        Some(n) => t.with_levels(n),
+        None => t.with_full_chain(),
+    };
+    let l = Layout::new(&t)?;
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&l)?);
+    } else {
+        print!("{}", sgx_layout::level_table(&l));
+    }
+    Ok(())
+}

@@ -1,0 +1,741 @@
+//! The fake kernel driver: the sgx535 uapi served by the device model. One model GPU per
+//! process; each open of the node is a DRM file with its own GEM handles, syncobjs and contexts.
+//!
+//! Jobs run in submission order, as on one in-order ring, at the first moment their in-syncobjs
+//! are signalled (usually inside the submit ioctl). A hung job stalls everything behind it; a
+//! lost device fails every later ioctl with ENODEV.
+
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::ffi::c_int;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::time::Duration;
+
+use sgx_sim::{Gpu, Injection, JobDesc, JobStatus, Perm};
+use sgx_winsys::drm::uapi::*;
+use sgx_winsys::replay::{Fixture, Inject};
+use sgx_winsys::va::{VaAllocator, PAGE_B, VA_END, VA_START};
+
+use crate::memfd::MemfdBacking;
+
+/// A kernel error number.
+pub type Errno = c_int;
+/// An ioctl's result.
+pub type IoResult = Result<(), Errno>;
+
+/// mmap offsets: buffer id << 32, so each buffer has its own page-aligned window.
+const OFFSET_SHIFT: u32 = 32;
+
+/// What a syncobj holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SyncPoint {
+    /// No fence.
+    Empty,
+    /// A signalled stub fence.
+    Signalled,
+    /// The fence of a job.
+    Job(u64),
+}
+
+#[derive(Default)]
+struct FileState {
+    handles: HashMap<u32, u64>,
+    next_handle: u32,
+    syncobjs: HashMap<u32, SyncPoint>,
+    next_syncobj: u32,
+    ctxs: HashSet<u32>,
+}
+
+struct BoObj {
+    va: u32,
+    size_b: u64,
+    gpu_read_only: bool,
+    backing: Arc<MemfdBacking>,
+    /// GEM handles and queued jobs referring to it.
+    refs: u32,
+    last_write: u64,
+    last_use: u64,
+}
+
+struct JobRec {
+    desc: Option<JobDesc>,
+    bos: Vec<u64>,
+    deps: Vec<SyncPoint>,
+    index: u64,
+    info: drm_sgx535_job_info,
+}
+
+pub struct State {
+    gpu: Gpu,
+    va: VaAllocator,
+    files: HashMap<c_int, FileState>,
+    bos: HashMap<u64, BoObj>,
+    next_bo: u64,
+    jobs: Vec<JobRec>,
+    queue: VecDeque<u64>,
+    fixture: Option<Fixture>,
+    submissions: u64,
+    allocations: u64,
+    accepted: u64,
+    next_ctx: u32,
+    lost: bool,
+    hung: bool,
+}
+
+/// The shim's device: state under one lock, a condvar for waits.
+pub struct Shim {
+    st: Mutex<State>,
+    cv: Condvar,
+}
+
+fn now_ns() -> i64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: ts is a valid timespec to write to.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    ts.tv_sec * 1_000_000_000 + ts.tv_nsec
+}
+
+/// Copies a user array.
+///
+/// # Safety
+/// `ptr` must point at `n` readable `T`s when `n > 0`.
+unsafe fn user_slice<'a, T>(ptr: u64, n: u32) -> Result<&'a [T], Errno> {
+    if n == 0 {
+        return Ok(&[]);
+    }
+    if ptr == 0 {
+        return Err(libc::EFAULT);
+    }
+    // SAFETY: the caller guarantees ptr points at n Ts.
+    Ok(unsafe { std::slice::from_raw_parts(ptr as *const T, n as usize) })
+}
+
+fn unit_index(u: sgx_sim::Unit) -> u32 {
+    u.bif_bit().trailing_zeros() - 1
+}
+
+fn set_reason(info: &mut drm_sgx535_job_info, text: &str) {
+    let n = text.len().min(info.reason.len() - 1);
+    info.reason[..n].copy_from_slice(&text.as_bytes()[..n]);
+    info.reason[n] = 0;
+}
+
+impl Shim {
+    pub fn new(fixture: Option<Fixture>) -> Shim {
+        Shim {
+            st: Mutex::new(State {
+                gpu: Gpu::new(),
+                va: VaAllocator::new(VA_START, VA_END),
+                files: HashMap::new(),
+                bos: HashMap::new(),
+                next_bo: 1,
+                jobs: Vec::new(),
+                queue: VecDeque::new(),
+                fixture,
+                submissions: 0,
+                allocations: 0,
+                accepted: 0,
+                next_ctx: 1,
+                lost: false,
+                hung: false,
+            }),
+            cv: Condvar::new(),
+        }
+    }
+
+    pub fn lock(&self) -> MutexGuard<'_, State> {
+        // Every handler leaves the state consistent before anything can panic.
+        self.st.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub fn open_file(&self, fd: c_int) {
+        self.lock().files.insert(
+            fd,
+            FileState {
+                next_handle: 1,
+                next_syncobj: 1,
+                ..FileState::default()
+            },
+        );
+    }
+
+    pub fn is_ours(&self, fd: c_int) -> bool {
+        self.lock().files.contains_key(&fd)
+    }
+
+    /// Forgets a file: its handles let go of their buffers.
+    pub fn close_file(&self, fd: c_int) -> bool {
+        let mut st = self.lock();
+        let Some(f) = st.files.remove(&fd) else {
+            return false;
+        };
+        for bo in f.handles.into_values() {
+            st.unref(bo);
+        }
+        true
+    }
+
+    /// The memfd and length to map for an mmap of `len` bytes at `offset` on file `fd`.
+    pub fn mmap_target(&self, fd: c_int, offset: i64, len: usize) -> Result<c_int, Errno> {
+        let st = self.lock();
+        let f = st.files.get(&fd).ok_or(libc::EBADF)?;
+        let id = (offset as u64) >> OFFSET_SHIFT;
+        if offset < 0 || (offset as u64) & ((1 << OFFSET_SHIFT) - 1) != 0 {
+            return Err(libc::EINVAL);
+        }
+        if !f.handles.values().any(|&b| b == id) {
+            return Err(libc::EINVAL);
+        }
+        let bo = st.bos.get(&id).ok_or(libc::EINVAL)?;
+        if len as u64 > VaAllocator::rounded_b(bo.size_b) {
+            return Err(libc::EINVAL);
+        }
+        Ok(bo.backing.fd())
+    }
+
+    /// Serves one ioctl on file `fd`.
+    ///
+    /// # Safety
+    /// `arg` must point at the struct the request encodes (its size is in the request).
+    pub unsafe fn ioctl(&self, fd: c_int, request: std::ffi::c_ulong, arg: *mut u8) -> IoResult {
+        // c_ulong is 32 bits on 32-bit targets.
+        #[allow(clippy::unnecessary_cast)]
+        let request = request as u64;
+        let ty = (request >> 8) & 0xff;
+        let nr = request & 0xff;
+        let size = ((request >> 16) & 0x3fff) as usize;
+        if ty != u64::from(DRM_IOCTL_BASE) || arg.is_null() {
+            return Err(libc::ENOTTY);
+        }
+        macro_rules! arg {
+            ($t:ty) => {{
+                if size != std::mem::size_of::<$t>() {
+                    return Err(libc::EINVAL);
+                }
+                // SAFETY: the caller passes a pointer to the request's struct, whose size the
+                // request encodes and which was just checked.
+                unsafe { &mut *(arg as *mut $t) }
+            }};
+        }
+        let req = request as Request;
+        match nr {
+            0x00 => self.version(arg!(drm_sys::drm_version)),
+            0x09 => self.gem_close(fd, arg!(drm_sys::drm_gem_close)),
+            0x0c => {
+                let cap = arg!(drm_sys::drm_get_cap);
+                if cap.capability == u64::from(drm_sys::DRM_CAP_SYNCOBJ) {
+                    cap.value = 1;
+                    Ok(())
+                } else {
+                    Err(libc::EINVAL)
+                }
+            }
+            0xbf => self.syncobj_create(fd, arg!(drm_sys::drm_syncobj_create)),
+            0xc0 => self.syncobj_destroy(fd, arg!(drm_sys::drm_syncobj_destroy)),
+            0xc3 => self.syncobj_wait(fd, arg!(drm_sys::drm_syncobj_wait)),
+            0xc4 => self.syncobj_set(fd, arg!(drm_sys::drm_syncobj_array), SyncPoint::Empty),
+            0xc5 => self.syncobj_set(fd, arg!(drm_sys::drm_syncobj_array), SyncPoint::Signalled),
+            _ if req == IOCTL_GET_PARAM => self.get_param(arg!(drm_sgx535_get_param)),
+            _ if req == IOCTL_GEM_CREATE => self.gem_create(fd, arg!(drm_sgx535_gem_create)),
+            _ if req == IOCTL_GEM_INFO => self.gem_info(fd, arg!(drm_sgx535_gem_info)),
+            _ if req == IOCTL_GEM_SUBMIT => self.gem_submit(fd, arg!(drm_sgx535_gem_submit)),
+            _ if req == IOCTL_GEM_WAIT => self.gem_wait(fd, arg!(drm_sgx535_gem_wait)),
+            _ if req == IOCTL_CTX_CREATE => {
+                let c = arg!(drm_sgx535_ctx_create);
+                let mut st = self.lock();
+                st.alive()?;
+                let id = st.next_ctx;
+                st.next_ctx += 1;
+                st.file(fd)?.ctxs.insert(id);
+                c.id = id;
+                Ok(())
+            }
+            _ if req == IOCTL_CTX_FREE => {
+                let c = arg!(drm_sgx535_ctx_free);
+                let mut st = self.lock();
+                if st.file(fd)?.ctxs.remove(&c.id) {
+                    Ok(())
+                } else {
+                    Err(libc::EINVAL)
+                }
+            }
+            _ if req == IOCTL_JOB_INFO => {
+                let i = arg!(drm_sgx535_job_info);
+                let st = self.lock();
+                st.alive()?;
+                let rec = st.job(i.job_id).ok_or(libc::EINVAL)?;
+                *i = rec.info;
+                Ok(())
+            }
+            _ => Err(libc::EINVAL),
+        }
+    }
+
+    fn version(&self, v: &mut drm_sys::drm_version) -> IoResult {
+        v.version_major = 0;
+        v.version_minor = 1;
+        v.version_patchlevel = 0;
+        let fill = |len: &mut drm_sys::__kernel_size_t, ptr: *mut std::ffi::c_char, text: &str| {
+            if !ptr.is_null() && *len > 0 {
+                let n = (*len as usize).min(text.len());
+                // SAFETY: the caller gave a buffer of `len` bytes at `ptr`.
+                unsafe { std::ptr::copy_nonoverlapping(text.as_ptr(), ptr.cast(), n) };
+            }
+            *len = text.len() as drm_sys::__kernel_size_t;
+        };
+        fill(&mut v.name_len, v.name, driver_name());
+        fill(&mut v.date_len, v.date, "20260101");
+        fill(
+            &mut v.desc_len,
+            v.desc,
+            "sgx535 drm-shim over the device model",
+        );
+        Ok(())
+    }
+
+    fn get_param(&self, p: &mut drm_sgx535_get_param) -> IoResult {
+        self.lock().alive()?;
+        if p.pad != 0 {
+            return Err(libc::EINVAL);
+        }
+        p.value = match p.param {
+            DRM_SGX535_PARAM_CORE_REVISION => u64::from(sgx_winsys::MODEL_CORE_REVISION),
+            DRM_SGX535_PARAM_VA_START => VA_START,
+            DRM_SGX535_PARAM_VA_END => VA_END,
+            DRM_SGX535_PARAM_PAGE_SIZE => PAGE_B,
+            DRM_SGX535_PARAM_IS_MODEL => 1,
+            _ => return Err(libc::EINVAL),
+        };
+        Ok(())
+    }
+
+    fn gem_create(&self, fd: c_int, c: &mut drm_sgx535_gem_create) -> IoResult {
+        let mut st = self.lock();
+        st.alive()?;
+        st.file(fd)?;
+        if c.size == 0
+            || c.flags & !(SGX535_BO_CACHED | SGX535_BO_GPU_READ_ONLY) != 0
+            || (c.va_align != 0 && !c.va_align.is_power_of_two())
+        {
+            return Err(libc::EINVAL);
+        }
+        let n = st.allocations;
+        st.allocations += 1;
+        if st.fixture.as_ref().is_some_and(|f| f.fails_allocation(n)) {
+            return Err(libc::ENOMEM);
+        }
+        let size_b = u64::from(c.size);
+        let va = st
+            .va
+            .alloc(size_b, u64::from(c.va_align))
+            .ok_or(libc::ENOMEM)?;
+        let Some(backing) = MemfdBacking::new(VaAllocator::rounded_b(size_b) as usize) else {
+            st.va.free(va, size_b);
+            return Err(libc::ENOMEM);
+        };
+        let backing = Arc::new(backing);
+        let gpu_read_only = c.flags & SGX535_BO_GPU_READ_ONLY != 0;
+        let perm = Perm {
+            read: true,
+            write: !gpu_read_only,
+        };
+        if st.gpu.map(va, backing.clone(), perm).is_err() {
+            st.va.free(va, size_b);
+            return Err(libc::EINVAL);
+        }
+        let id = st.next_bo;
+        st.next_bo += 1;
+        st.bos.insert(
+            id,
+            BoObj {
+                va,
+                size_b,
+                gpu_read_only,
+                backing,
+                refs: 1,
+                last_write: 0,
+                last_use: 0,
+            },
+        );
+        let f = st.file(fd)?;
+        let h = f.next_handle;
+        f.next_handle += 1;
+        f.handles.insert(h, id);
+        c.handle = h;
+        Ok(())
+    }
+
+    fn gem_info(&self, fd: c_int, i: &mut drm_sgx535_gem_info) -> IoResult {
+        let mut st = self.lock();
+        st.alive()?;
+        let id = *st.file(fd)?.handles.get(&i.handle).ok_or(libc::ENOENT)?;
+        i.va = st.bos[&id].va;
+        i.offset = id << OFFSET_SHIFT;
+        Ok(())
+    }
+
+    fn gem_close(&self, fd: c_int, c: &mut drm_sys::drm_gem_close) -> IoResult {
+        let mut st = self.lock();
+        let id = st.file(fd)?.handles.remove(&c.handle).ok_or(libc::EINVAL)?;
+        st.unref(id);
+        Ok(())
+    }
+
+    fn gem_submit(&self, fd: c_int, s: &mut drm_sgx535_gem_submit) -> IoResult {
+        let mut st = self.lock();
+        st.alive()?;
+        if s.flags != 0 || s.pad != 0 || !st.file(fd)?.ctxs.contains(&s.ctx) {
+            return Err(libc::EINVAL);
+        }
+        // SAFETY: the submit struct's pointers point at arrays of the counts it gives (uapi).
+        let (bos, in_syncs, ta, td, twod) = unsafe {
+            (
+                user_slice::<drm_sgx535_gem_submit_bo>(s.bos, s.nr_bos)?,
+                user_slice::<u32>(s.in_syncs, s.nr_in_syncs)?,
+                user_slice::<drm_sgx535_reg>(s.regs_ta, s.nr_regs_ta)?,
+                user_slice::<drm_sgx535_reg>(s.regs_3d, s.nr_regs_3d)?,
+                user_slice::<drm_sgx535_reg>(s.regs_2d, s.nr_regs_2d)?,
+            )
+        };
+        let pairs = |l: &[drm_sgx535_reg]| l.iter().map(|r| (r.offset, r.value)).collect();
+        let desc = match s.pipe {
+            SGX535_PIPE_TA_3D if twod.is_empty() && !ta.is_empty() && !td.is_empty() => {
+                JobDesc::Render {
+                    ta_regs: pairs(ta),
+                    td_regs: pairs(td),
+                }
+            }
+            SGX535_PIPE_2D if ta.is_empty() && td.is_empty() && !twod.is_empty() => {
+                JobDesc::TwoD { regs: pairs(twod) }
+            }
+            _ => return Err(libc::EINVAL),
+        };
+        let file = st.file(fd)?;
+        let mut ids = Vec::with_capacity(bos.len());
+        for b in bos {
+            let id = *file.handles.get(&b.handle).ok_or(libc::ENOENT)?;
+            if b.flags & !(SGX535_SUBMIT_BO_READ | SGX535_SUBMIT_BO_WRITE) != 0 {
+                return Err(libc::EINVAL);
+            }
+            ids.push((id, b.flags & SGX535_SUBMIT_BO_WRITE != 0));
+        }
+        let mut deps = Vec::with_capacity(in_syncs.len());
+        for h in in_syncs {
+            match file.syncobjs.get(h).ok_or(libc::ENOENT)? {
+                SyncPoint::Empty => return Err(libc::EINVAL),
+                p => deps.push(*p),
+            }
+        }
+        if s.out_sync != 0 && !file.syncobjs.contains_key(&s.out_sync) {
+            return Err(libc::ENOENT);
+        }
+        if ids.iter().any(|&(id, w)| w && st.bos[&id].gpu_read_only) {
+            return Err(libc::EINVAL);
+        }
+        let n = st.submissions;
+        st.submissions += 1;
+        if let Some(e) = st.fixture.as_ref().and_then(|f| f.refusal(n)) {
+            return Err(e as c_int);
+        }
+        let job_id = st.jobs.len() as u64 + 1;
+        for &(id, write) in &ids {
+            let bo = st.bos.get_mut(&id).expect("looked up above");
+            bo.refs += 1;
+            bo.last_use = job_id;
+            if write {
+                bo.last_write = job_id;
+            }
+        }
+        let index = st.accepted;
+        st.accepted += 1;
+        st.jobs.push(JobRec {
+            desc: Some(desc),
+            bos: ids.iter().map(|&(id, _)| id).collect(),
+            deps,
+            index,
+            info: drm_sgx535_job_info {
+                job_id,
+                state: DRM_SGX535_JOB_PENDING,
+                ..Default::default()
+            },
+        });
+        if s.out_sync != 0 {
+            st.file(fd)?
+                .syncobjs
+                .insert(s.out_sync, SyncPoint::Job(job_id));
+        }
+        st.queue.push_back(job_id);
+        s.job_id = job_id;
+        st.run_ready();
+        drop(st);
+        self.cv.notify_all();
+        Ok(())
+    }
+
+    fn gem_wait(&self, fd: c_int, w: &mut drm_sgx535_gem_wait) -> IoResult {
+        let mut st = self.lock();
+        let id = *st.file(fd)?.handles.get(&w.handle).ok_or(libc::ENOENT)?;
+        let job = match w.op {
+            SGX535_GEM_WAIT_READ => st.bos[&id].last_write,
+            SGX535_GEM_WAIT_WRITE => st.bos[&id].last_use,
+            _ => return Err(libc::EINVAL),
+        };
+        loop {
+            st.alive()?;
+            if job == 0 || st.job_done(job) {
+                return Ok(());
+            }
+            st = self.sleep_until(st, w.timeout_ns)?;
+        }
+    }
+
+    fn syncobj_create(&self, fd: c_int, c: &mut drm_sys::drm_syncobj_create) -> IoResult {
+        let mut st = self.lock();
+        let f = st.file(fd)?;
+        let h = f.next_syncobj;
+        f.next_syncobj += 1;
+        let signalled = c.flags & drm_sys::DRM_SYNCOBJ_CREATE_SIGNALED != 0;
+        let p = if signalled {
+            SyncPoint::Signalled
+        } else {
+            SyncPoint::Empty
+        };
+        f.syncobjs.insert(h, p);
+        c.handle = h;
+        Ok(())
+    }
+
+    fn syncobj_destroy(&self, fd: c_int, d: &mut drm_sys::drm_syncobj_destroy) -> IoResult {
+        let mut st = self.lock();
+        match st.file(fd)?.syncobjs.remove(&d.handle) {
+            Some(_) => Ok(()),
+            None => Err(libc::EINVAL),
+        }
+    }
+
+    fn syncobj_set(&self, fd: c_int, a: &mut drm_sys::drm_syncobj_array, p: SyncPoint) -> IoResult {
+        // SAFETY: the array struct points at count_handles handles (uapi).
+        let hs = unsafe { user_slice::<u32>(a.handles, a.count_handles)? };
+        let mut st = self.lock();
+        let f = st.file(fd)?;
+        if hs.iter().any(|h| !f.syncobjs.contains_key(h)) {
+            return Err(libc::ENOENT);
+        }
+        for h in hs {
+            f.syncobjs.insert(*h, p);
+        }
+        drop(st);
+        self.cv.notify_all();
+        Ok(())
+    }
+
+    fn syncobj_wait(&self, fd: c_int, w: &mut drm_sys::drm_syncobj_wait) -> IoResult {
+        // SAFETY: the wait struct points at count_handles handles (uapi).
+        let hs = unsafe { user_slice::<u32>(w.handles, w.count_handles)? };
+        if hs.is_empty() {
+            return Err(libc::EINVAL);
+        }
+        let all = w.flags & drm_sys::DRM_SYNCOBJ_WAIT_FLAGS_WAIT_ALL != 0;
+        let for_submit = w.flags & drm_sys::DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT != 0;
+        let mut st = self.lock();
+        loop {
+            st.alive()?;
+            let f = st.files.get(&fd).ok_or(libc::EBADF)?;
+            let mut points = Vec::with_capacity(hs.len());
+            for h in hs {
+                points.push(*f.syncobjs.get(h).ok_or(libc::ENOENT)?);
+            }
+            if !for_submit && points.contains(&SyncPoint::Empty) {
+                return Err(libc::EINVAL);
+            }
+            let done: Vec<bool> = points.iter().map(|p| st.signalled(*p)).collect();
+            let first = done.iter().position(|&d| d);
+            if (all && done.iter().all(|&d| d)) || (!all && first.is_some()) {
+                w.first_signaled = first.unwrap_or(0) as u32;
+                return Ok(());
+            }
+            st = self.sleep_until(st, w.timeout_nsec)?;
+        }
+    }
+
+    /// Sleeps until woken or the absolute CLOCK_MONOTONIC deadline; ETIME past it.
+    fn sleep_until<'a>(
+        &self,
+        st: MutexGuard<'a, State>,
+        deadline_ns: i64,
+    ) -> Result<MutexGuard<'a, State>, Errno> {
+        let left = deadline_ns.saturating_sub(now_ns());
+        if left <= 0 {
+            return Err(libc::ETIME);
+        }
+        Ok(self
+            .cv
+            .wait_timeout(st, Duration::from_nanos(left as u64))
+            .unwrap_or_else(|e| e.into_inner())
+            .0)
+    }
+}
+
+impl State {
+    fn alive(&self) -> IoResult {
+        if self.lost {
+            Err(libc::ENODEV)
+        } else {
+            Ok(())
+        }
+    }
+
+    fn file(&mut self, fd: c_int) -> Result<&mut FileState, Errno> {
+        self.files.get_mut(&fd).ok_or(libc::EBADF)
+    }
+
+    fn job(&self, id: u64) -> Option<&JobRec> {
+        self.jobs.get(usize::try_from(id).ok()?.checked_sub(1)?)
+    }
+
+    fn job_done(&self, id: u64) -> bool {
+        self.job(id)
+            .is_some_and(|j| j.info.state != DRM_SGX535_JOB_PENDING)
+    }
+
+    fn signalled(&self, p: SyncPoint) -> bool {
+        match p {
+            SyncPoint::Empty => false,
+            SyncPoint::Signalled => true,
+            SyncPoint::Job(id) => self.job_done(id),
+        }
+    }
+
+    fn unref(&mut self, id: u64) {
+        let Some(bo) = self.bos.get_mut(&id) else {
+            return;
+        };
+        bo.refs -= 1;
+        if bo.refs == 0 {
+            let bo = self.bos.remove(&id).expect("present");
+            let _ = self.gpu.unmap(bo.va);
+            self.va.free(bo.va, bo.size_b);
+        }
+    }
+
+    /// Runs queued jobs in order while the one at the front has its dependencies signalled.
+    fn run_ready(&mut self) {
+        while !self.hung && !self.lost {
+            let Some(&id) = self.queue.front() else {
+                return;
+            };
+            let i = (id - 1) as usize;
+            if !self.jobs[i].deps.iter().all(|&p| self.signalled(p)) {
+                return;
+            }
+            self.queue.pop_front();
+            let inject = self
+                .fixture
+                .as_ref()
+                .and_then(|f| f.for_job(self.jobs[i].index))
+                .cloned();
+            let injection = match inject {
+                Some(Inject::LoseDevice { .. }) => {
+                    self.lose();
+                    return;
+                }
+                Some(Inject::FaultJob { unit, addr, .. }) => Some(Injection::Fault {
+                    job: 0,
+                    unit: sim_unit(unit),
+                    addr,
+                }),
+                Some(Inject::HangJob { .. }) => Some(Injection::Hang { job: 0 }),
+                Some(Inject::FailJob { reason, .. }) => Some(Injection::Fail { job: 0, reason }),
+                _ => None,
+            };
+            if let Some(inj) = injection {
+                self.gpu.inject(inj);
+            }
+            let desc = self.jobs[i]
+                .desc
+                .take()
+                .expect("a queued job has its description");
+            let r = self.gpu.run(&desc);
+            if r.status == JobStatus::Hang {
+                self.hung = true;
+                return;
+            }
+            let info = &mut self.jobs[i].info;
+            info.events = r.events;
+            info.events2 = r.events2;
+            info.bif_int_stat = r.bif_int_stat;
+            info.start_cycles = r.start_cycles;
+            info.end_cycles = r.end_cycles;
+            let c = r.counters;
+            info.counters = [
+                c.tiles_rendered,
+                c.tiles_loaded,
+                c.tiles_stored,
+                c.pixels_shaded,
+                c.texels_fetched,
+                c.usse_instructions,
+                c.pbe_bytes_written,
+                c.prims_binned,
+                c.pb_bytes_used,
+            ];
+            info.state = match r.status {
+                JobStatus::Done => DRM_SGX535_JOB_DONE,
+                JobStatus::Fault(f) => {
+                    info.unit = unit_index(f.unit);
+                    info.addr = f.addr;
+                    info.write = f.write as u32;
+                    DRM_SGX535_JOB_FAULT
+                }
+                JobStatus::OutOfMemory => DRM_SGX535_JOB_OUT_OF_MEMORY,
+                JobStatus::IllegalInstruction { unit, pc, reason } => {
+                    info.unit = unit_index(unit);
+                    info.addr = pc;
+                    set_reason(info, &reason);
+                    DRM_SGX535_JOB_ILLEGAL_INSTRUCTION
+                }
+                JobStatus::BadState { unit, reason } => {
+                    info.unit = unit_index(unit);
+                    set_reason(info, &reason);
+                    DRM_SGX535_JOB_BAD_STATE
+                }
+                JobStatus::Failed(reason) => {
+                    set_reason(info, &reason);
+                    DRM_SGX535_JOB_FAILED
+                }
+                JobStatus::Hang => unreachable!("handled above"),
+            };
+            let bos = std::mem::take(&mut self.jobs[i].bos);
+            for b in bos {
+                self.unref(b);
+            }
+        }
+    }
+
+    /// The device is lost: unfinished jobs end LOST, every later ioctl fails with ENODEV.
+    fn lose(&mut self) {
+        self.lost = true;
+        for j in &mut self.jobs {
+            if j.info.state == DRM_SGX535_JOB_PENDING {
+                j.info.state = DRM_SGX535_JOB_LOST;
+            }
+        }
+        self.queue.clear();
+    }
+}
+
+fn sim_unit(u: sgx_winsys::Unit) -> sgx_sim::Unit {
+    use sgx_sim::Unit as S;
+    [
+        S::Cache,
+        S::Ta,
+        S::Vdm,
+        S::TwoD,
+        S::Pbe,
+        S::Tsp,
+        S::Isp,
+        S::UssePds,
+        S::Host,
+    ][u.index() as usize]
+}

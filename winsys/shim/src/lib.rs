@@ -1,0 +1,248 @@
+//! sgx535 drm-shim: an LD_PRELOAD library in the manner of Mesa's src/drm-shim. It wraps libc's
+//! open, close, ioctl and mmap so that opening the render node path (default
+//! /dev/dri/renderD128, or `SGX535_SHIM_NODE`) yields a file that speaks
+//! include/drm-uapi/sgx535_drm.h, served by the device model. Every other file passes through.
+//! `SGX535_SHIM_FIXTURE` names a host fixture (fixtures/README.md) whose failures the fake
+//! kernel injects.
+//!
+//! The wrappers are defined with fixed arguments although libc declares open and ioctl
+//! variadic: on the x86-64 and AArch64 Linux ABIs the optional argument arrives where a fixed
+//! one would.
+
+mod device;
+mod memfd;
+mod real;
+
+use std::ffi::{c_char, c_int, c_uint, c_ulong, c_void, CStr, CString};
+use std::sync::OnceLock;
+
+use device::Shim;
+use real::real;
+
+/// Environment variable: the node path the shim presents.
+const NODE_ENV: &str = "SGX535_SHIM_NODE";
+/// Environment variable: a host fixture to inject.
+const FIXTURE_ENV: &str = "SGX535_SHIM_FIXTURE";
+const DEFAULT_NODE: &str = "/dev/dri/renderD128";
+
+static SHIM: OnceLock<Shim> = OnceLock::new();
+
+fn node() -> &'static CStr {
+    static NODE: OnceLock<CString> = OnceLock::new();
+    NODE.get_or_init(|| {
+        let p = std::env::var(NODE_ENV).unwrap_or_else(|_| DEFAULT_NODE.into());
+        CString::new(p).unwrap_or_else(|_| CString::from(c"/dev/dri/renderD128"))
+    })
+}
+
+/// The device, made at the first open of the node. Its fixture is read then, outside any lock
+/// of the shim (reading it goes through the wrapped open and close).
+fn shim() -> &'static Shim {
+    SHIM.get_or_init(|| {
+        let fixture = std::env::var_os(FIXTURE_ENV).map(|p| {
+            sgx_winsys::replay::Fixture::load(std::path::Path::new(&p)).unwrap_or_else(|e| {
+                eprintln!("sgx535 drm-shim: {e}");
+                std::process::abort();
+            })
+        });
+        Shim::new(fixture)
+    })
+}
+
+/// The shim, if `fd` is one of its files.
+fn ours(fd: c_int) -> Option<&'static Shim> {
+    SHIM.get().filter(|s| s.is_ours(fd))
+}
+
+fn set_errno(e: c_int) {
+    // SAFETY: __errno_location returns this thread's errno slot.
+    unsafe { *libc::__errno_location() = e };
+}
+
+/// Opens the node: a memfd stands in for the file descriptor.
+fn open_node() -> c_int {
+    // SAFETY: memfd_create takes a NUL-terminated name and flags.
+    let fd = unsafe { libc::memfd_create(c"sgx535-render-node".as_ptr(), libc::MFD_CLOEXEC) };
+    if fd >= 0 {
+        shim().open_file(fd);
+    }
+    fd
+}
+
+/// True when `path` is the node.
+///
+/// # Safety
+/// `path` is null or NUL-terminated.
+unsafe fn is_node(path: *const c_char) -> bool {
+    // SAFETY: the caller passes a NUL-terminated path (or null).
+    !path.is_null() && unsafe { CStr::from_ptr(path) } == node()
+}
+
+/// # Safety
+/// As libc's open.
+#[no_mangle]
+pub unsafe extern "C" fn open(path: *const c_char, flags: c_int, mode: c_uint) -> c_int {
+    // SAFETY: forwarded from our caller.
+    unsafe {
+        if is_node(path) {
+            return open_node();
+        }
+        (real().open)(path, flags, mode)
+    }
+}
+
+/// # Safety
+/// As libc's open64.
+#[no_mangle]
+pub unsafe extern "C" fn open64(path: *const c_char, flags: c_int, mode: c_uint) -> c_int {
+    // SAFETY: forwarded from our caller.
+    unsafe {
+        if is_node(path) {
+            return open_node();
+        }
+        (real().open64)(path, flags, mode)
+    }
+}
+
+/// # Safety
+/// As glibc's fortified __open_2.
+#[no_mangle]
+pub unsafe extern "C" fn __open_2(path: *const c_char, flags: c_int) -> c_int {
+    // SAFETY: forwarded from our caller.
+    unsafe { open(path, flags, 0) }
+}
+
+/// # Safety
+/// As glibc's fortified __open64_2.
+#[no_mangle]
+pub unsafe extern "C" fn __open64_2(path: *const c_char, flags: c_int) -> c_int {
+    // SAFETY: forwarded from our caller.
+    unsafe { open64(path, flags, 0) }
+}
+
+/// # Safety
+/// As libc's openat.
+#[no_mangle]
+pub unsafe extern "C" fn openat(
+    dir: c_int,
+    path: *const c_char,
+    flags: c_int,
+    mode: c_uint,
+) -> c_int {
+    // SAFETY: forwarded from our caller; the node path is absolute, so `dir` does not matter.
+    unsafe {
+        if is_node(path) {
+            return open_node();
+        }
+        (real().openat)(dir, path, flags, mode)
+    }
+}
+
+/// # Safety
+/// As libc's openat64.
+#[no_mangle]
+pub unsafe extern "C" fn openat64(
+    dir: c_int,
+    path: *const c_char,
+    flags: c_int,
+    mode: c_uint,
+) -> c_int {
+    // SAFETY: forwarded from our caller; the node path is absolute.
+    unsafe {
+        if is_node(path) {
+            return open_node();
+        }
+        (real().openat64)(dir, path, flags, mode)
+    }
+}
+
+/// # Safety
+/// As libc's close.
+#[no_mangle]
+pub unsafe extern "C" fn close(fd: c_int) -> c_int {
+    if let Some(s) = SHIM.get() {
+        s.close_file(fd);
+    }
+    // SAFETY: forwarded; for a node file this closes its stand-in memfd.
+    unsafe { (real().close)(fd) }
+}
+
+/// # Safety
+/// As libc's ioctl with a pointer argument.
+#[no_mangle]
+pub unsafe extern "C" fn ioctl(fd: c_int, request: c_ulong, arg: *mut c_void) -> c_int {
+    match ours(fd) {
+        // SAFETY: the caller passes the struct its request encodes.
+        Some(s) => match unsafe { s.ioctl(fd, request, arg.cast()) } {
+            Ok(()) => 0,
+            Err(e) => {
+                set_errno(e);
+                -1
+            }
+        },
+        // SAFETY: forwarded.
+        None => unsafe { (real().ioctl)(fd, request, arg) },
+    }
+}
+
+/// Maps a buffer of a node file: its memfd, at the buffer's own offset 0.
+fn mmap_node(
+    s: &Shim,
+    addr: *mut c_void,
+    len: libc::size_t,
+    prot: c_int,
+    flags: c_int,
+    fd: c_int,
+    offset: i64,
+) -> *mut c_void {
+    match s.mmap_target(fd, offset, len) {
+        // SAFETY: maps the buffer's memfd as the caller asked, within its length (checked).
+        Ok(memfd) => unsafe { (real().mmap)(addr, len, prot, flags, memfd, 0) },
+        Err(e) => {
+            set_errno(e);
+            libc::MAP_FAILED
+        }
+    }
+}
+
+/// # Safety
+/// As libc's mmap.
+#[no_mangle]
+pub unsafe extern "C" fn mmap(
+    addr: *mut c_void,
+    len: libc::size_t,
+    prot: c_int,
+    flags: c_int,
+    fd: c_int,
+    offset: libc::off_t,
+) -> *mut c_void {
+    match ours(fd) {
+        Some(s) => mmap_node(s, addr, len, prot, flags, fd, offset),
+        // SAFETY: forwarded.
+        None => unsafe { (real().mmap)(addr, len, prot, flags, fd, offset) },
+    }
+}
+
+/// # Safety
+/// As libc's mmap64.
+#[no_mangle]
+pub unsafe extern "C" fn mmap64(
+    addr: *mut c_void,
+    len: libc::size_t,
+    prot: c_int,
+    flags: c_int,
+    fd: c_int,
+    offset: libc::off64_t,
+) -> *mut c_void {
+    match ours(fd) {
+        Some(s) => mmap_node(s, addr, len, prot, flags, fd, offset),
+        // SAFETY: forwarded.
+        None => unsafe { (real().mmap64)(addr, len, prot, flags, fd, offset) },
+    }
+}
+
+/// Present in the process only when the shim is preloaded: lets a program check.
+#[no_mangle]
+pub extern "C" fn sgx535_drm_shim_active() -> c_int {
+    1
+}

@@ -1,0 +1,59 @@
+//! The libc functions the shim wraps, looked up with dlsym(RTLD_NEXT) as Mesa's drm-shim does.
+
+use std::ffi::{c_char, c_int, c_ulong, c_void, CStr};
+use std::sync::OnceLock;
+
+pub type OpenFn = unsafe extern "C" fn(*const c_char, c_int, ...) -> c_int;
+pub type OpenatFn = unsafe extern "C" fn(c_int, *const c_char, c_int, ...) -> c_int;
+pub type CloseFn = unsafe extern "C" fn(c_int) -> c_int;
+pub type IoctlFn = unsafe extern "C" fn(c_int, c_ulong, ...) -> c_int;
+pub type MmapFn = unsafe extern "C" fn(
+    *mut c_void,
+    libc::size_t,
+    c_int,
+    c_int,
+    c_int,
+    libc::off_t,
+) -> *mut c_void;
+
+/// The next definitions of the wrapped functions (libc's).
+pub struct Real {
+    pub open: OpenFn,
+    pub open64: OpenFn,
+    pub openat: OpenatFn,
+    pub openat64: OpenatFn,
+    pub close: CloseFn,
+    pub ioctl: IoctlFn,
+    pub mmap: MmapFn,
+    pub mmap64: MmapFn,
+}
+
+fn sym(name: &CStr) -> *mut c_void {
+    // SAFETY: dlsym with RTLD_NEXT and a NUL-terminated name has no other preconditions.
+    let p = unsafe { libc::dlsym(libc::RTLD_NEXT, name.as_ptr()) };
+    if p.is_null() {
+        eprintln!("sgx535 drm-shim: cannot resolve {name:?}");
+        std::process::abort();
+    }
+    p
+}
+
+/// The real functions (resolved once; the lookup calls none of the wrapped functions).
+pub fn real() -> &'static Real {
+    static REAL: OnceLock<Real> = OnceLock::new();
+    REAL.get_or_init(|| {
+        // SAFETY: each symbol is libc's definition of the function whose type it is cast to.
+        unsafe {
+            Real {
+                open: std::mem::transmute::<*mut c_void, OpenFn>(sym(c"open")),
+                open64: std::mem::transmute::<*mut c_void, OpenFn>(sym(c"open64")),
+                openat: std::mem::transmute::<*mut c_void, OpenatFn>(sym(c"openat")),
+                openat64: std::mem::transmute::<*mut c_void, OpenatFn>(sym(c"openat64")),
+                close: std::mem::transmute::<*mut c_void, CloseFn>(sym(c"close")),
+                ioctl: std::mem::transmute::<*mut c_void, IoctlFn>(sym(c"ioctl")),
+                mmap: std::mem::transmute::<*mut c_void, MmapFn>(sym(c"mmap")),
+                mmap64: std::mem::transmute::<*mut c_void, MmapFn>(sym(c"mmap64")),
+            }
+        }
+    })
+}

@@ -1,0 +1,317 @@
+//! The drm backend end to end: this test re-runs itself in a child process with the drm-shim
+//! preloaded, where the backend's real ioctl path (open, VERSION, GEM_CREATE, mmap, submit with
+//! syncobjs, JOB_INFO) reaches the fake render node; the child's pixels and trace must equal
+//! those of the sim backend run here.
+
+mod common;
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use common::LONG;
+use sgx_hwdocs::Format;
+use sgx_winsys::twod::{self, Rect, Surface};
+use sgx_winsys::{Access, Bo, BoDesc, Device, DrmDevice, JobError, SimDevice, WinsysError};
+
+const CHILD_ENV: &str = "SGX535_SHIM_CHILD";
+const MARK: &str = "SHIM-OUTCOME ";
+
+fn surface(bo: &Bo) -> Surface<'_> {
+    Surface {
+        bo,
+        offset_b: 0,
+        stride_b: 64,
+        format: Format::B8G8R8A8_UNORM,
+    }
+}
+
+/// Submits a 2D job. Its command buffer is kept in `keep` until the scenario ends, so GPU
+/// addresses do not depend on when finished jobs release theirs.
+fn submit(
+    dev: &dyn Device,
+    keep: &mut Vec<Bo>,
+    cmds: &[sgx_hwdocs::twod::TwodCmd],
+    bos: &[(&Bo, Access)],
+) -> sgx_winsys::Fence {
+    let cmd = dev
+        .create_bo(&BoDesc::new(twod::list_size_b(cmds.len())))
+        .unwrap();
+    let mut job = twod::job(&cmd, cmds, LONG).unwrap();
+    for (b, a) in bos {
+        job = job.with_bo(b, *a);
+    }
+    keep.push(cmd);
+    dev.submit(job).unwrap()
+}
+
+/// The same work on any backend: fills and copies on a 16x16 target, then a job that faults.
+/// Returns the target's pixels, the fault, and the trace without wall-clock durations.
+fn scenario(dev: &dyn Device) -> serde_json::Value {
+    let src = dev.create_bo(&BoDesc::new(16 * 64)).unwrap();
+    let dst = dev.create_bo(&BoDesc::new(16 * 64)).unwrap();
+    let all = Rect {
+        x: 0,
+        y: 0,
+        w: 16,
+        h: 16,
+    };
+    let k = &mut Vec::new();
+    submit(
+        dev,
+        k,
+        &[twod::fill(&surface(&src), all, 0xFF11_2233).unwrap()],
+        &[(&src, Access::Write)],
+    );
+    let inner = Rect {
+        x: 4,
+        y: 4,
+        w: 8,
+        h: 8,
+    };
+    submit(
+        dev,
+        k,
+        &[twod::fill(&surface(&src), inner, 0xFF00_FF00).unwrap()],
+        &[(&src, Access::Write)],
+    );
+    submit(
+        dev,
+        k,
+        &[twod::copy(&surface(&src), all, &surface(&dst), 0, 0).unwrap()],
+        &[(&src, Access::Read), (&dst, Access::Write)],
+    );
+    let last = submit(
+        dev,
+        k,
+        &[twod::fill(
+            &surface(&dst),
+            Rect {
+                x: 14,
+                y: 0,
+                w: 2,
+                h: 3,
+            },
+            0x8080_8080,
+        )
+        .unwrap()],
+        &[(&dst, Access::Write)],
+    );
+    let far = Surface {
+        offset_b: 0x4000_0000,
+        ..surface(&dst)
+    };
+    let bad = submit(
+        dev,
+        k,
+        &[twod::fill(&far, all, 1).unwrap()],
+        &[(&dst, Access::Write)],
+    );
+    last.wait(LONG).unwrap();
+    let fault = match bad.wait(LONG) {
+        Err(WinsysError::Job {
+            error: e @ JobError::Fault { .. },
+            ..
+        }) => e.to_string(),
+        other => panic!("expected a fault: {other:?}"),
+    };
+    dev.wait_idle(LONG).unwrap();
+    let pixels = common::pixels(&dst);
+    let mut trace = serde_json::to_value(dev.trace()).unwrap();
+    for e in trace["entries"].as_array_mut().unwrap() {
+        e.as_object_mut().unwrap().remove("duration_us");
+    }
+    serde_json::json!({ "pixels": pixels, "fault": fault, "trace": trace })
+}
+
+/// The shim library cargo built next to this test (a dev-dependency of the crate).
+fn shim_library() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let deps = exe.parent().unwrap();
+    [deps.to_path_buf(), deps.parent().unwrap().to_path_buf()]
+        .iter()
+        .map(|d| d.join("libsgx535_drm_shim.so"))
+        .find(|p| p.exists())
+        .expect("libsgx535_drm_shim.so not built next to the test (cargo test -p sgx-winsys)")
+}
+
+/// Runs the child test `name` with the shim preloaded; returns its stdout.
+fn run_child(name: &str, envs: &[(&str, String)]) -> String {
+    let out = Command::new(std::env::current_exe().unwrap())
+        .args([name, "--exact", "--nocapture", "--test-threads=1"])
+        .env("LD_PRELOAD", shim_library())
+        .env(CHILD_ENV, "1")
+        .env_remove("SGX_DRM_NODE")
+        .envs(envs.iter().map(|(k, v)| (*k, v.as_str())))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "child {name} failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+}
+
+fn in_child() -> bool {
+    std::env::var_os(CHILD_ENV).is_some()
+}
+
+#[test]
+fn drm_backend_under_the_shim_matches_the_sim_backend() {
+    if in_child() {
+        return;
+    }
+    let stdout = run_child("child_scenario", &[]);
+    let line = stdout
+        .lines()
+        .find_map(|l| l.find(MARK).map(|i| &l[i + MARK.len()..]))
+        .unwrap_or_else(|| panic!("no outcome in the child's output:\n{stdout}"));
+    let drm: serde_json::Value = serde_json::from_str(line).unwrap();
+    let sim = scenario(&SimDevice::new().unwrap());
+    assert_eq!(drm["pixels"], sim["pixels"]);
+    assert_eq!(drm["fault"], sim["fault"]);
+    assert_eq!(drm["trace"], sim["trace"]);
+    let px: Vec<u64> = sim["pixels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_u64().unwrap())
+        .collect();
+    assert_eq!(px[0], 0xFF11_2233);
+    assert_eq!(px[5 * 16 + 5], 0xFF00_FF00);
+    assert_eq!(px[15], 0x8080_8080);
+    assert_eq!(px[15 * 16 + 15], 0xFF11_2233);
+}
+
+/// Runs in the child only: the scenario on the drm backend, printed for the parent.
+#[test]
+fn child_scenario() {
+    if !in_child() {
+        return;
+    }
+    let dev = DrmDevice::open_default().unwrap();
+    let info = dev.info();
+    assert_eq!(info.driver, "sgx535");
+    assert!(info.is_model);
+    assert_eq!(info.core_revision, sgx_winsys::MODEL_CORE_REVISION);
+    assert!(matches!(
+        dev.user_fence(),
+        Err(WinsysError::Unsupported { .. })
+    ));
+    let outcome = scenario(&dev);
+    // Fences are signalled by the reaper thread, not the caller.
+    let b = dev.create_bo(&BoDesc::new(64)).unwrap();
+    let f = common::fill(&dev, &b, 0, 3).unwrap();
+    f.wait(LONG).unwrap();
+    assert_eq!(f.signalled_by(), Some(dev.reaper_thread()));
+    dev.kernel_wait(&b, Access::Write, LONG).unwrap();
+    assert_eq!(common::pixels(&b)[0], 3);
+    println!("{MARK}{outcome}");
+}
+
+#[test]
+fn injected_failures_come_back_through_the_kernel_path() {
+    if in_child() {
+        return;
+    }
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fixtures/host");
+    for name in [
+        "fault_job_pbe.json",
+        "lose_device.json",
+        "refuse_submission_enospc.json",
+        "fail_allocation_enomem.json",
+    ] {
+        let out = run_child(
+            "child_fixture",
+            &[
+                ("SGX535_SHIM_FIXTURE", dir.join(name).display().to_string()),
+                ("SGX535_FIXTURE_NAME", name.to_string()),
+            ],
+        );
+        assert!(out.contains("FIXTURE-OK"), "{name}:\n{out}");
+    }
+}
+
+/// Runs in the child only: a few fills under the fixture the parent chose.
+#[test]
+fn child_fixture() {
+    if !in_child() {
+        return;
+    }
+    let dev = DrmDevice::open_default().unwrap();
+    let name = std::env::var("SGX535_FIXTURE_NAME").unwrap();
+    let target = dev.create_bo(&BoDesc::new(4)).unwrap();
+    match name.as_str() {
+        "fault_job_pbe.json" => {
+            common::fill(&dev, &target, 0, 1)
+                .unwrap()
+                .wait(LONG)
+                .unwrap();
+            match common::fill(&dev, &target, 0, 2).unwrap().wait(LONG) {
+                Err(WinsysError::Job { error, .. }) => assert_eq!(
+                    error,
+                    JobError::Fault {
+                        unit: sgx_winsys::Unit::Pbe,
+                        addr: 0x3000_1000,
+                        write: false
+                    }
+                ),
+                other => panic!("{other:?}"),
+            }
+        }
+        "lose_device.json" => {
+            for v in 0..2 {
+                common::fill(&dev, &target, 0, v)
+                    .unwrap()
+                    .wait(LONG)
+                    .unwrap();
+            }
+            let f = common::fill(&dev, &target, 0, 9).unwrap();
+            assert!(matches!(
+                f.wait(LONG),
+                Err(WinsysError::Job {
+                    error: JobError::DeviceLost,
+                    ..
+                })
+            ));
+            assert!(dev.is_lost());
+            assert!(matches!(
+                dev.create_bo(&BoDesc::new(4)),
+                Err(WinsysError::DeviceLost)
+            ));
+            assert!(matches!(
+                target.map(Access::Read, LONG),
+                Err(WinsysError::DeviceLost)
+            ));
+        }
+        "refuse_submission_enospc.json" => {
+            for v in 0..2 {
+                common::fill(&dev, &target, 0, v)
+                    .unwrap()
+                    .wait(LONG)
+                    .unwrap();
+            }
+            assert!(matches!(
+                common::fill(&dev, &target, 0, 5),
+                Err(WinsysError::Refused {
+                    errno: sgx_winsys::Errno::ENOSPC
+                })
+            ));
+            common::fill(&dev, &target, 0, 6)
+                .unwrap()
+                .wait(LONG)
+                .unwrap();
+            assert_eq!(common::pixels(&target), vec![6]);
+        }
+        "fail_allocation_enomem.json" => {
+            assert!(matches!(
+                dev.create_bo(&BoDesc::new(4)),
+                Err(WinsysError::OutOfMemory { size_b: 4 })
+            ));
+            assert!(dev.create_bo(&BoDesc::new(4)).is_ok());
+        }
+        other => panic!("no check for {other}"),
+    }
+    println!("FIXTURE-OK");
+}
