@@ -322,8 +322,15 @@ fn loss_fails_jobs_still_waiting() {
             ..
         })
     ));
-    assert_eq!(held.status(), FenceStatus::Error(JobError::DeviceLost));
+    assert!(matches!(
+        held.wait(LONG),
+        Err(WinsysError::Job {
+            error: JobError::DeviceLost,
+            ..
+        })
+    ));
     drop(gate);
+    dev.wait_idle(LONG).unwrap();
     assert_eq!(dev.live().jobs, 0);
 }
 
