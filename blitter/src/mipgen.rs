@@ -26,18 +26,18 @@ pub enum Route {
 }
 
 /// One generation pass.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct Pass {
     /// Level written.
     pub level: u32,
     /// Level sampled.
     pub src_level: u32,
     /// Out-fence of its submission.
-    pub fence: u64,
+    pub fence: sgx_winsys::Fence,
 }
 
 /// What generate_mipmap did.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct MipgenReport {
     /// GPU or CPU.
     pub route: Route,
@@ -47,10 +47,10 @@ pub struct MipgenReport {
     pub private_chain: bool,
 }
 
-/// The first error among fences that have already ended (no waiting).
-fn first_error(fences: &[sgx_winsys::Fence]) -> Option<sgx_pipe::PipeError> {
-    fences.iter().find_map(|f| match f.status() {
-        FenceStatus::Error(error) => Some(sgx_pipe::PipeError::Winsys(sgx_winsys::WinsysError::Job { fence: f.id(), error })),
+/// The first error among fences that have already ended (no waiting): its index and error.
+fn first_error(passes: &[Pass]) -> Option<(usize, sgx_pipe::PipeError)> {
+    passes.iter().enumerate().find_map(|(i, p)| match p.fence.status() {
+        FenceStatus::Error(error) => Some((i, sgx_pipe::PipeError::Winsys(sgx_winsys::WinsysError::Job { fence: p.fence.id(), error }))),
         _ => None,
     })
 }
@@ -105,12 +105,11 @@ impl Blitter {
 
         let saved = SavedState::save_and_pause(ctx);
         let mut passes: Vec<Pass> = Vec::new();
-        let mut fences: Vec<sgx_winsys::Fence> = Vec::new();
         let mut failure = None;
         for level in base + 1..=last {
             // A pass already failed on the GPU: stop rather than build on it.
-            if let Some(e) = first_error(&fences) {
-                failure = Some((level, e));
+            if let Some((i, e)) = first_error(&passes) {
+                failure = Some((passes[i].level, e));
                 break;
             }
             let (w, h) = target.level_extent(level)?;
@@ -125,10 +124,7 @@ impl Blitter {
             };
             let r = self.draw_quad(ctx, &q).and_then(|()| ctx.flush());
             match r {
-                Ok(Some(f)) => {
-                    passes.push(Pass { level, src_level: level - 1, fence: f.id() });
-                    fences.push(f);
-                }
+                Ok(Some(f)) => passes.push(Pass { level, src_level: level - 1, fence: f }),
                 Ok(None) => {
                     failure = Some((level, sgx_pipe::PipeError::InvalidArgument("a generation pass submitted nothing".into())));
                     break;
@@ -155,6 +151,22 @@ impl Blitter {
         }
         res.clear_stale(levels_mask(base + 1, last));
         Ok(MipgenReport { route: Route::Gpu, passes, private_chain: res.width() == 2048 && base == 0 })
+    }
+
+    /// Waits for every pass of a GPU generation, in order. A pass that ended with an error
+    /// (a GPU fault surfaces on its fence, after submission) stops the generation as a
+    /// submission error would: its level and the levels after it are marked stale.
+    pub fn wait_mipmap(&self, res: &Arc<Resource>, report: &MipgenReport, timeout: std::time::Duration) -> Result<()> {
+        let Some(last) = report.passes.last().map(|p| p.level) else {
+            return Ok(());
+        };
+        for p in &report.passes {
+            if let Err(e) = p.fence.wait(timeout) {
+                res.mark_stale(levels_mask(p.level, last));
+                return Err(BlitError::Stopped { level: p.level, first_stale: p.level, source: e.into() });
+            }
+        }
+        Ok(())
     }
 
     /// The CPU generator over the resource's storage, after a refusal before any submission.

@@ -56,9 +56,7 @@ pub fn run(a: &Args) -> anyhow::Result<()> {
 
     let t0 = Instant::now();
     let report = blitter.generate_mipmap(&mut ctx, &res, a.base, last)?;
-    if let Some(f) = ctx.last_fence() {
-        f.wait(sgx_pipe::DEFAULT_TIMEOUT).context("waiting for the last pass")?;
-    }
+    blitter.wait_mipmap(&res, &report, sgx_pipe::DEFAULT_TIMEOUT)?;
     let elapsed = t0.elapsed();
     match &report.route {
         Route::Gpu => println!(
@@ -73,7 +71,7 @@ pub fn run(a: &Args) -> anyhow::Result<()> {
     println!("{:>5} {:>9} {:>6} {:>6} {:>10} {:>12} {:>12}  result", "level", "size", "sub", "fence", "after", "pbe_bytes", "footprint_B");
     let mut bytes_ok = true;
     for p in &report.passes {
-        let e = trace.entries.iter().find(|e| e.fence == Some(p.fence)).context("pass missing from the trace")?;
+        let e = trace.entries.iter().find(|e| e.fence == Some(p.fence.id())).context("pass missing from the trace")?;
         let s = (a.size >> p.level).max(1);
         let footprint = layout.level(p.level)?.footprint_B;
         let written = e.counters.map(|c| c.pbe_bytes_written).unwrap_or(0);
@@ -84,7 +82,7 @@ pub fn run(a: &Args) -> anyhow::Result<()> {
             p.level,
             format!("{s}x{s}"),
             e.submission,
-            p.fence,
+            p.fence.id(),
             if deps.is_empty() { "-".into() } else { deps.join(",") },
             written,
             footprint,

@@ -32,6 +32,50 @@ pub(crate) fn twiddle(x: u32, y: u32, log2_w: u32, log2_h: u32) -> u32 {
     inter | (rest << (2 * m))
 }
 
+/// `x.floor()` without the libm call (`floorf` is out of line without SSE4.1): bit-identical
+/// for every input, including -0.0, NaN and infinities (held against `f32::floor` in tests).
+#[inline(always)]
+pub(crate) fn floor_fast(x: f32) -> f32 {
+    // From 2^23 up every f32 is an integer (or inf/NaN) and is its own floor.
+    if x.abs() < 8_388_608.0 {
+        let t = x as i32 as f32;
+        let r = if t > x { t - 1.0 } else { t };
+        // A zero result keeps x's sign (floor(-0.0) = -0.0); other results already have it.
+        r.copysign(x)
+    } else {
+        x
+    }
+}
+
+/// Bit-spread of the low 16 bits of `v` into the even bits.
+#[inline(always)]
+fn spread(v: u32) -> u32 {
+    let mut v = v & 0xffff;
+    v = (v | (v << 8)) & 0x00ff_00ff;
+    v = (v | (v << 4)) & 0x0f0f_0f0f;
+    v = (v | (v << 2)) & 0x3333_3333;
+    (v | (v << 1)) & 0x5555_5555
+}
+
+/// The X part of [`twiddle`]: its bits are disjoint from [`twiddle_row`]'s, so
+/// `twiddle(x, y) == twiddle_col(x) | twiddle_row(y)` for x, y inside the level.
+#[inline(always)]
+pub(crate) fn twiddle_col(x: u32, log2_w: u32, log2_h: u32) -> u32 {
+    let m = log2_w.min(log2_h);
+    let lo = (1u32 << m) - 1;
+    let rest = if log2_w > log2_h { x >> m } else { 0 };
+    (spread(x & lo) << 1) | (rest << (2 * m))
+}
+
+/// The Y part of [`twiddle`] (see [`twiddle_col`]).
+#[inline(always)]
+pub(crate) fn twiddle_row(y: u32, log2_w: u32, log2_h: u32) -> u32 {
+    let m = log2_w.min(log2_h);
+    let lo = (1u32 << m) - 1;
+    let rest = if log2_w > log2_h { 0 } else { y >> m };
+    spread(y & lo) | (rest << (2 * m))
+}
+
 /// k / 255 for every byte k (the same values a division gives, without dividing per texel).
 static UNORM8: [f32; 256] = {
     let mut t = [0.0f32; 256];
