@@ -109,7 +109,8 @@ impl Admission {
             path: path.display().to_string(),
             msg: e.to_string(),
         })?;
-        self.entries.extend(parse(&text, &path.display().to_string())?);
+        self.entries
+            .extend(parse(&text, &path.display().to_string())?);
         Ok(())
     }
 
@@ -175,10 +176,16 @@ mod tests {
         assert!(a.admits(DeviceKind::Model, &req(512, 2)).is_err());
         let mut r = req(64, 0);
         r.format = Format::B5G6R5_UNORM;
-        assert!(a.admits(DeviceKind::Model, &r).unwrap_err().contains("B5G6R5_UNORM"));
+        assert!(a
+            .admits(DeviceKind::Model, &r)
+            .unwrap_err()
+            .contains("B5G6R5_UNORM"));
         let mut r = req(64, 0);
         r.height_px = 32;
-        assert!(a.admits(DeviceKind::Model, &r).unwrap_err().contains("square"));
+        assert!(a
+            .admits(DeviceKind::Model, &r)
+            .unwrap_err()
+            .contains("square"));
         let mut r = req(64, 0);
         r.single_layer = false;
         assert!(a.admits(DeviceKind::Model, &r).is_err());
@@ -196,7 +203,10 @@ mod tests {
         r.format = Format::B5G6R5_UNORM;
         assert!(a.admits(DeviceKind::Model, &r).is_ok());
         std::fs::write(&p, r#"{"entries":[{"device":"model","format":"NOPE","sizes_px":[64],"base_levels":[0],"source":"x"}]}"#).unwrap();
-        assert!(matches!(a.extend_from_file(&p), Err(BlitError::Admission { .. })));
+        assert!(matches!(
+            a.extend_from_file(&p),
+            Err(BlitError::Admission { .. })
+        ));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

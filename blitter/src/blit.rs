@@ -30,11 +30,15 @@ pub struct BlitInfo {
 
 fn check(r: &Resource, level: u32, b: &PipeBox, what: &str) -> Result<()> {
     if r.target() != ResourceTarget::Texture2D {
-        return Err(BlitError::InvalidArgument(format!("{what} is not a 2D texture")));
+        return Err(BlitError::InvalidArgument(format!(
+            "{what} is not a 2D texture"
+        )));
     }
     let (w, h) = r.level_extent(level)?;
     if b.width == 0 || b.height == 0 || b.x + b.width > w || b.y + b.height > h {
-        return Err(BlitError::InvalidArgument(format!("{what} box {b:?} outside level {level} ({w}x{h})")));
+        return Err(BlitError::InvalidArgument(format!(
+            "{what} box {b:?} outside level {level} ({w}x{h})"
+        )));
     }
     Ok(())
 }
@@ -60,7 +64,12 @@ impl Blitter {
             ],
             dst: &info.dst,
             dst_level: info.dst_level,
-            rect: [info.dst_box.x, info.dst_box.y, info.dst_box.width, info.dst_box.height],
+            rect: [
+                info.dst_box.x,
+                info.dst_box.y,
+                info.dst_box.width,
+                info.dst_box.height,
+            ],
             linear: info.linear,
         };
         let saved = SavedState::save_and_pause(ctx);

@@ -107,7 +107,9 @@ impl Blitter {
             zsbuf: None,
         })?;
         let [x, y, rw, rh] = q.rect;
-        ctx.set_viewport_state(&ViewportState::rect(x as f32, y as f32, rw as f32, rh as f32))?;
+        ctx.set_viewport_state(&ViewportState::rect(
+            x as f32, y as f32, rw as f32, rh as f32,
+        ))?;
         let whole = x == 0 && y == 0 && rw == w && rh == h;
         ctx.set_scissor_state(&ScissorState {
             minx: x,
@@ -117,12 +119,25 @@ impl Blitter {
         })?;
         ctx.bind_blend_state(Some(&self.blend));
         ctx.bind_depth_stencil_alpha_state(Some(&self.dsa));
-        ctx.bind_rasterizer_state(Some(if whole { &self.rast } else { &self.rast_scissor }));
+        ctx.bind_rasterizer_state(Some(if whole {
+            &self.rast
+        } else {
+            &self.rast_scissor
+        }));
         ctx.bind_vs_state(Some(&self.vs))?;
         ctx.bind_fs_state(Some(&self.fs))?;
-        let samp = if q.linear { &self.linear } else { &self.nearest };
+        let samp = if q.linear {
+            &self.linear
+        } else {
+            &self.nearest
+        };
         ctx.bind_sampler_states(0, &[Some(samp.clone())])?;
-        ctx.set_sampler_views(0, &[Some(SamplerView::new(q.src).levels(q.src_level, q.src_level))])?;
+        ctx.set_sampler_views(
+            0,
+            &[Some(
+                SamplerView::new(q.src).levels(q.src_level, q.src_level),
+            )],
+        )?;
         ctx.bind_vertex_elements_state(Some(&self.velems));
         let [s0, t0, s1, t1] = q.st;
         ctx.set_vertex_buffers(

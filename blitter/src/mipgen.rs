@@ -49,10 +49,19 @@ pub struct MipgenReport {
 
 /// The first error among fences that have already ended (no waiting): its index and error.
 fn first_error(passes: &[Pass]) -> Option<(usize, sgx_pipe::PipeError)> {
-    passes.iter().enumerate().find_map(|(i, p)| match p.fence.status() {
-        FenceStatus::Error(error) => Some((i, sgx_pipe::PipeError::Winsys(sgx_winsys::WinsysError::Job { fence: p.fence.id(), error }))),
-        _ => None,
-    })
+    passes
+        .iter()
+        .enumerate()
+        .find_map(|(i, p)| match p.fence.status() {
+            FenceStatus::Error(error) => Some((
+                i,
+                sgx_pipe::PipeError::Winsys(sgx_winsys::WinsysError::Job {
+                    fence: p.fence.id(),
+                    error,
+                }),
+            )),
+            _ => None,
+        })
 }
 
 fn levels_mask(from: u32, to: u32) -> u32 {
@@ -61,9 +70,17 @@ fn levels_mask(from: u32, to: u32) -> u32 {
 
 impl Blitter {
     /// Generates levels `base+1..=last` of a texture from level `base`.
-    pub fn generate_mipmap(&self, ctx: &mut Context, res: &Arc<Resource>, base: u32, last: u32) -> Result<MipgenReport> {
+    pub fn generate_mipmap(
+        &self,
+        ctx: &mut Context,
+        res: &Arc<Resource>,
+        base: u32,
+        last: u32,
+    ) -> Result<MipgenReport> {
         if res.target() == ResourceTarget::Buffer {
-            return Err(BlitError::InvalidArgument("generate_mipmap of a buffer".into()));
+            return Err(BlitError::InvalidArgument(
+                "generate_mipmap of a buffer".into(),
+            ));
         }
         if base > last || last > res.last_level() {
             return Err(BlitError::InvalidArgument(format!(
@@ -72,9 +89,17 @@ impl Blitter {
             )));
         }
         if base == last {
-            return Ok(MipgenReport { route: Route::Gpu, passes: Vec::new(), private_chain: false });
+            return Ok(MipgenReport {
+                route: Route::Gpu,
+                passes: Vec::new(),
+                private_chain: false,
+            });
         }
-        let kind = if ctx.screen().device().info().is_model { DeviceKind::Model } else { DeviceKind::Hardware };
+        let kind = if ctx.screen().device().info().is_model {
+            DeviceKind::Model
+        } else {
+            DeviceKind::Hardware
+        };
         let req = MipRequest {
             format: res.format(),
             width_px: res.width(),
@@ -90,7 +115,15 @@ impl Blitter {
         let private = if base == 0 && res.width() == 2048 {
             match ctx.screen().resource_create(res.template()) {
                 Ok(p) => Some(p),
-                Err(e) => return self.cpu_fallback(ctx, res, base, last, format!("private chain allocation failed: {e}")),
+                Err(e) => {
+                    return self.cpu_fallback(
+                        ctx,
+                        res,
+                        base,
+                        last,
+                        format!("private chain allocation failed: {e}"),
+                    )
+                }
             }
         } else {
             None
@@ -124,9 +157,18 @@ impl Blitter {
             };
             let r = self.draw_quad(ctx, &q).and_then(|()| ctx.flush());
             match r {
-                Ok(Some(f)) => passes.push(Pass { level, src_level: level - 1, fence: f }),
+                Ok(Some(f)) => passes.push(Pass {
+                    level,
+                    src_level: level - 1,
+                    fence: f,
+                }),
                 Ok(None) => {
-                    failure = Some((level, sgx_pipe::PipeError::InvalidArgument("a generation pass submitted nothing".into())));
+                    failure = Some((
+                        level,
+                        sgx_pipe::PipeError::InvalidArgument(
+                            "a generation pass submitted nothing".into(),
+                        ),
+                    ));
                     break;
                 }
                 Err(e) => {
@@ -141,48 +183,79 @@ impl Blitter {
             // resource is stale; in place, the levels from the failed pass on are.
             let first_stale = if private.is_some() { base + 1 } else { level };
             res.mark_stale(levels_mask(first_stale, last));
-            return Err(BlitError::Stopped { level, first_stale, source });
+            return Err(BlitError::Stopped {
+                level,
+                first_stale,
+                source,
+            });
         }
         restored?;
         if let Some(p) = private {
             let st = p.storage().clone();
-            let layout = st.layout.ok_or_else(|| BlitError::InvalidArgument("private chain has no layout".into()))?;
+            let layout = st
+                .layout
+                .ok_or_else(|| BlitError::InvalidArgument("private chain has no layout".into()))?;
             res.adopt_storage(st.bo, layout)?;
         }
         res.clear_stale(levels_mask(base + 1, last));
-        Ok(MipgenReport { route: Route::Gpu, passes, private_chain: res.width() == 2048 && base == 0 })
+        Ok(MipgenReport {
+            route: Route::Gpu,
+            passes,
+            private_chain: res.width() == 2048 && base == 0,
+        })
     }
 
     /// Waits for every pass of a GPU generation, in order. A pass that ended with an error
     /// (a GPU fault surfaces on its fence, after submission) stops the generation as a
     /// submission error would: its level and the levels after it are marked stale.
-    pub fn wait_mipmap(&self, res: &Arc<Resource>, report: &MipgenReport, timeout: std::time::Duration) -> Result<()> {
+    pub fn wait_mipmap(
+        &self,
+        res: &Arc<Resource>,
+        report: &MipgenReport,
+        timeout: std::time::Duration,
+    ) -> Result<()> {
         let Some(last) = report.passes.last().map(|p| p.level) else {
             return Ok(());
         };
         for p in &report.passes {
             if let Err(e) = p.fence.wait(timeout) {
                 res.mark_stale(levels_mask(p.level, last));
-                return Err(BlitError::Stopped { level: p.level, first_stale: p.level, source: e.into() });
+                return Err(BlitError::Stopped {
+                    level: p.level,
+                    first_stale: p.level,
+                    source: e.into(),
+                });
             }
         }
         Ok(())
     }
 
     /// The CPU generator over the resource's storage, after a refusal before any submission.
-    fn cpu_fallback(&self, ctx: &mut Context, res: &Arc<Resource>, base: u32, last: u32, reason: String) -> Result<MipgenReport> {
+    fn cpu_fallback(
+        &self,
+        ctx: &mut Context,
+        res: &Arc<Resource>,
+        base: u32,
+        last: u32,
+        reason: String,
+    ) -> Result<MipgenReport> {
         log::info!("generate_mipmap: CPU route: {reason}");
         ctx.flush_resource(res)?;
         let (bo, layout) = {
             let st = res.storage();
             (st.bo.clone(), st.layout.clone())
         };
-        let layout = layout.ok_or_else(|| BlitError::InvalidArgument("texture without layout".into()))?;
+        let layout =
+            layout.ok_or_else(|| BlitError::InvalidArgument("texture without layout".into()))?;
         let map = bo.map(Access::ReadWrite, sgx_pipe::DEFAULT_TIMEOUT)?;
         let mut alloc = map.to_vec();
         sgx_layout::mipgen::generate_mipmaps(&layout, &mut alloc, base, last)?;
         map.write_at(0, &alloc)?;
         res.clear_stale(levels_mask(base + 1, last));
-        Ok(MipgenReport { route: Route::Cpu { reason }, passes: Vec::new(), private_chain: false })
+        Ok(MipgenReport {
+            route: Route::Cpu { reason },
+            passes: Vec::new(),
+            private_chain: false,
+        })
     }
 }

@@ -8,10 +8,26 @@
 
 /// Per channel (B, G, R, A): base, x weights, y weights (bits 0..10, all even).
 const CHANNELS: [(u32, [u32; 11], [u32; 11]); 4] = [
-    (3, [2, 2, 4, 4, 6, 6, 8, 8, 10, 10, 12], [12, 10, 10, 8, 8, 6, 6, 4, 4, 2, 2]),
-    (1, [10, 2, 14, 6, 18, 22, 4, 8, 12, 16, 20], [2, 2, 4, 4, 6, 6, 8, 8, 10, 10, 12]),
-    (7, [4, 2, 6, 2, 8, 4, 10, 6, 12, 8, 14], [2, 6, 4, 8, 6, 10, 8, 12, 10, 14, 2]),
-    (40, [2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2], [4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4]),
+    (
+        3,
+        [2, 2, 4, 4, 6, 6, 8, 8, 10, 10, 12],
+        [12, 10, 10, 8, 8, 6, 6, 4, 4, 2, 2],
+    ),
+    (
+        1,
+        [10, 2, 14, 6, 18, 22, 4, 8, 12, 16, 20],
+        [2, 2, 4, 4, 6, 6, 8, 8, 10, 10, 12],
+    ),
+    (
+        7,
+        [4, 2, 6, 2, 8, 4, 10, 6, 12, 8, 14],
+        [2, 6, 4, 8, 6, 10, 8, 12, 10, 14, 2],
+    ),
+    (
+        40,
+        [2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2],
+        [4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4],
+    ),
 ];
 
 fn channel(c: usize, x: u32, y: u32) -> u8 {
@@ -50,9 +66,15 @@ pub fn expected_chain(level0: &[u8], size_px: u32) -> Result<Vec<Vec<u8>>, Strin
             for x in 0..d {
                 for c in 0..4 {
                     let at = |xx: u32, yy: u32| u32::from(src[((yy * s + xx) * 4 + c) as usize]);
-                    let sum = at(2 * x, 2 * y) + at(2 * x + 1, 2 * y) + at(2 * x, 2 * y + 1) + at(2 * x + 1, 2 * y + 1);
+                    let sum = at(2 * x, 2 * y)
+                        + at(2 * x + 1, 2 * y)
+                        + at(2 * x, 2 * y + 1)
+                        + at(2 * x + 1, 2 * y + 1);
                     if sum % 4 != 0 {
-                        return Err(format!("level {} texel ({x},{y}) channel {c}: sum {sum}", levels.len()));
+                        return Err(format!(
+                            "level {} texel ({x},{y}) channel {c}: sum {sum}",
+                            levels.len()
+                        ));
                     }
                     next[((y * d + x) * 4 + c) as usize] = (sum / 4) as u8;
                 }
@@ -70,9 +92,11 @@ mod tests {
 
     #[test]
     fn values_stay_in_a_byte_and_averages_are_exact() {
-        for c in 0..4 {
-            let (base, cx, cy) = &CHANNELS[c];
-            assert!(base + cx.iter().sum::<u32>() + cy.iter().sum::<u32>() < 256, "channel {c}");
+        for (c, (base, cx, cy)) in CHANNELS.iter().enumerate() {
+            assert!(
+                base + cx.iter().sum::<u32>() + cy.iter().sum::<u32>() < 256,
+                "channel {c}"
+            );
             assert!(cx.iter().chain(cy.iter()).all(|w| w % 2 == 0));
         }
         for s in [32, 64, 128] {

@@ -19,7 +19,12 @@ pub fn rig_on(dev: Arc<dyn Device>) -> Rig {
     let screen = Screen::with_shader_cache(dev.clone(), ShaderCache::in_memory());
     let ctx = screen.context_create();
     let blitter = Blitter::with_admission(&ctx, sgx_blitter::Admission::builtin()).unwrap();
-    Rig { dev, screen, ctx, blitter }
+    Rig {
+        dev,
+        screen,
+        ctx,
+        blitter,
+    }
 }
 
 pub fn rig() -> Rig {
@@ -46,17 +51,28 @@ pub fn patterned(r: &mut Rig, format: Format, size: u32) -> Arc<Resource> {
     let l0 = if format == Format::B8G8R8A8_UNORM {
         pattern::level0(size)
     } else {
-        (0..size as usize * size as usize * bpe).map(|i| (i * 7 + i / 5) as u8).collect()
+        (0..size as usize * size as usize * bpe)
+            .map(|i| (i * 7 + i / 5) as u8)
+            .collect()
     };
     r.ctx
-        .texture_subdata(&res, 0, 0, PipeBox::new(0, 0, size, size), &l0, size as usize * bpe)
+        .texture_subdata(
+            &res,
+            0,
+            0,
+            PipeBox::new(0, 0, size, size),
+            &l0,
+            size as usize * bpe,
+        )
         .unwrap();
     res
 }
 
 /// Every level of a texture as linear rows.
 pub fn read_all(r: &mut Rig, res: &Arc<Resource>) -> Vec<Vec<u8>> {
-    (0..=res.last_level()).map(|l| r.ctx.read_level(res, l, 0).unwrap()).collect()
+    (0..=res.last_level())
+        .map(|l| r.ctx.read_level(res, l, 0).unwrap())
+        .collect()
 }
 
 /// The whole allocation, raw.

@@ -51,17 +51,30 @@ fn six_fenced_passes_exact_pixels_state_and_query_intact() {
     let l0 = pattern::level0(64);
     // The independent CPU averaging check, before any submission.
     let expected = pattern::expected_chain(&l0, 64).expect("every 2x2 average is exact");
-    assert!(r.dev.trace().entries.is_empty(), "nothing submitted before the check");
+    assert!(
+        r.dev.trace().entries.is_empty(),
+        "nothing submitted before the check"
+    );
 
     // The application's own state: a 32x32 target, shaders, vertex buffers, a texture binding.
     let app_rt = r
         .screen
-        .resource_create(&ResourceTemplate::texture_2d(Format::B8G8R8A8_UNORM, 32, 32, 0, bind::RENDER_TARGET | bind::SAMPLER_VIEW))
+        .resource_create(&ResourceTemplate::texture_2d(
+            Format::B8G8R8A8_UNORM,
+            32,
+            32,
+            0,
+            bind::RENDER_TARGET | bind::SAMPLER_VIEW,
+        ))
         .unwrap();
     let fb = FramebufferState {
         width: 32,
         height: 32,
-        cbuf: Some(Surface { resource: app_rt.clone(), level: 0, face: 0 }),
+        cbuf: Some(Surface {
+            resource: app_rt.clone(),
+            level: 0,
+            face: 0,
+        }),
         zsbuf: None,
     };
     let ctx = &mut r.ctx;
@@ -74,20 +87,34 @@ fn six_fenced_passes_exact_pixels_state_and_query_intact() {
     ctx.bind_fs_state(Some(&fs)).unwrap();
     let ve = ctx
         .create_vertex_elements_state(&[
-            VertexElement { src_offset: 0, vertex_buffer_index: 0, src_format: VertexFormat::R32G32B32A32_FLOAT },
-            VertexElement { src_offset: 16, vertex_buffer_index: 0, src_format: VertexFormat::R32G32B32A32_FLOAT },
+            VertexElement {
+                src_offset: 0,
+                vertex_buffer_index: 0,
+                src_format: VertexFormat::R32G32B32A32_FLOAT,
+            },
+            VertexElement {
+                src_offset: 16,
+                vertex_buffer_index: 0,
+                src_format: VertexFormat::R32G32B32A32_FLOAT,
+            },
         ])
         .unwrap();
     ctx.bind_vertex_elements_state(Some(&ve));
     let app_view = SamplerView::new(&tex).levels(0, 0);
     ctx.set_sampler_views(0, &[Some(app_view.clone())]).unwrap();
-    ctx.clear(sgx_pipe::clear_flags::COLOR0, [0.0, 0.0, 0.0, 1.0], 1.0, 0).unwrap();
+    ctx.clear(sgx_pipe::clear_flags::COLOR0, [0.0, 0.0, 0.0, 1.0], 1.0, 0)
+        .unwrap();
 
     let q = ctx.create_query(QueryType::OcclusionCounter);
     ctx.begin_query(&q).unwrap();
-    let vb1 = VertexBuffer { stride: 32, buffer_offset: 0, buffer: BufferSource::User(square(0, 0, [1.0, 0.0, 0.0, 1.0]).into()) };
+    let vb1 = VertexBuffer {
+        stride: 32,
+        buffer_offset: 0,
+        buffer: BufferSource::User(square(0, 0, [1.0, 0.0, 0.0, 1.0]).into()),
+    };
     ctx.set_vertex_buffers(0, &[Some(vb1.clone())]).unwrap();
-    ctx.draw_vbo(&DrawInfo::arrays(PrimMode::TRIANGLE_STRIP, 0, 4)).unwrap();
+    ctx.draw_vbo(&DrawInfo::arrays(PrimMode::TRIANGLE_STRIP, 0, 4))
+        .unwrap();
 
     let before = (
         ctx.framebuffer_state(),
@@ -99,7 +126,9 @@ fn six_fenced_passes_exact_pixels_state_and_query_intact() {
         ctx.vertex_elements_state(),
     );
     let report = r.blitter.generate_mipmap(&mut r.ctx, &tex, 0, 6).unwrap();
-    r.blitter.wait_mipmap(&tex, &report, sgx_pipe::DEFAULT_TIMEOUT).unwrap();
+    r.blitter
+        .wait_mipmap(&tex, &report, sgx_pipe::DEFAULT_TIMEOUT)
+        .unwrap();
     let ctx = &mut r.ctx;
     let after = (
         ctx.framebuffer_state(),
@@ -116,38 +145,70 @@ fn six_fenced_passes_exact_pixels_state_and_query_intact() {
     assert_eq!(before.3, after.3, "vertex buffers");
     assert_eq!(before.4, after.4, "sampler views");
     assert_eq!(before.5, after.5, "viewport");
-    assert!(Arc::ptr_eq(before.6.as_ref().unwrap(), after.6.as_ref().unwrap()), "vertex elements");
+    assert!(
+        Arc::ptr_eq(before.6.as_ref().unwrap(), after.6.as_ref().unwrap()),
+        "vertex elements"
+    );
     assert!(ctx.active_query_state(), "queries resumed");
 
-    let vb2 = VertexBuffer { stride: 32, buffer_offset: 0, buffer: BufferSource::User(square(16, 16, [0.0, 1.0, 0.0, 1.0]).into()) };
+    let vb2 = VertexBuffer {
+        stride: 32,
+        buffer_offset: 0,
+        buffer: BufferSource::User(square(16, 16, [0.0, 1.0, 0.0, 1.0]).into()),
+    };
     ctx.set_vertex_buffers(0, &[Some(vb2)]).unwrap();
-    ctx.draw_vbo(&DrawInfo::arrays(PrimMode::TRIANGLE_STRIP, 0, 4)).unwrap();
+    ctx.draw_vbo(&DrawInfo::arrays(PrimMode::TRIANGLE_STRIP, 0, 4))
+        .unwrap();
     ctx.end_query(&q).unwrap();
-    assert_eq!(ctx.get_query_result(&q, true).unwrap(), Some(128), "the query counts the application's two 8x8 draws only");
+    assert_eq!(
+        ctx.get_query_result(&q, true).unwrap(),
+        Some(128),
+        "the query counts the application's two 8x8 draws only"
+    );
 
     // Route and trace: one native submission per level, in order, each after the previous.
     assert_eq!(report.route, Route::Gpu);
-    assert_eq!(report.passes.iter().map(|p| p.level).collect::<Vec<_>>(), vec![1, 2, 3, 4, 5, 6]);
+    assert_eq!(
+        report.passes.iter().map(|p| p.level).collect::<Vec<_>>(),
+        vec![1, 2, 3, 4, 5, 6]
+    );
     let trace = r.dev.trace();
     let mut prev: Option<u64> = None;
     let mut last_sub = None;
     for p in &report.passes {
-        let e = trace.entries.iter().find(|e| e.fence == Some(p.fence.id())).expect("pass in the trace");
+        let e = trace
+            .entries
+            .iter()
+            .find(|e| e.fence == Some(p.fence.id()))
+            .expect("pass in the trace");
         assert_eq!(e.kind, "render");
         assert_eq!(format!("{:?}", e.result), "Done", "no fault");
         if let Some(f) = prev {
-            assert!(e.deps.contains(&f), "pass {} ordered after fence {f}: deps {:?}", p.level, e.deps);
+            assert!(
+                e.deps.contains(&f),
+                "pass {} ordered after fence {f}: deps {:?}",
+                p.level,
+                e.deps
+            );
         }
         if let Some(s) = last_sub {
             assert!(e.submission > s);
         }
         let written = e.counters.unwrap().pbe_bytes_written;
         let footprint = tex.layout().unwrap().level(p.level).unwrap().footprint_B;
-        assert_eq!(written, footprint, "level {} writes exactly its bytes", p.level);
+        assert_eq!(
+            written, footprint,
+            "level {} writes exactly its bytes",
+            p.level
+        );
         prev = Some(p.fence.id());
         last_sub = Some(e.submission);
     }
-    let faults = trace.entries.iter().filter(|e| format!("{:?}", e.result) != "Done").count();
+    let faults = trace
+        .entries
+        .iter()
+        .filter(|e| format!("{:?}", e.result) != "Done")
+        .count();
     assert_eq!(faults, 0);
 
     // Every RGBA byte of every level, read directly; the source untouched.
@@ -162,7 +223,13 @@ fn six_fenced_passes_exact_pixels_state_and_query_intact() {
         let s = 64 >> l;
         let dst = r
             .screen
-            .resource_create(&ResourceTemplate::texture_2d(Format::B8G8R8A8_UNORM, s, s, 0, bind::RENDER_TARGET | bind::SAMPLER_VIEW))
+            .resource_create(&ResourceTemplate::texture_2d(
+                Format::B8G8R8A8_UNORM,
+                s,
+                s,
+                0,
+                bind::RENDER_TARGET | bind::SAMPLER_VIEW,
+            ))
             .unwrap();
         r.blitter
             .blit(
@@ -178,7 +245,11 @@ fn six_fenced_passes_exact_pixels_state_and_query_intact() {
                 },
             )
             .unwrap();
-        assert_eq!(r.ctx.read_level(&dst, 0, 0).unwrap(), expected[l as usize], "level {l} sampled");
+        assert_eq!(
+            r.ctx.read_level(&dst, 0, 0).unwrap(),
+            expected[l as usize],
+            "level {l} sampled"
+        );
     }
 
     // The application's pixels: its two squares and the clear colour elsewhere.

@@ -1,9 +1,9 @@
-//! `sgx535 bench twiddle|sim`: figures side by side in one run.
+//! `sgx535 bench twiddle|sim|draws`: figures side by side in one run.
 
 #[derive(clap::Args)]
 pub struct Args {
     /// What to measure.
-    #[arg(value_parser = ["twiddle", "sim"])]
+    #[arg(value_parser = ["twiddle", "sim", "draws"])]
     what: String,
 }
 
@@ -13,6 +13,7 @@ pub fn run(a: &Args) -> anyhow::Result<()> {
             let rows = sgx_layout::bench_twiddle(&[2048, 256])?;
             print!("{}", sgx_layout::format_bench(&rows));
         }
+        "draws" => crate::cmd_bench_draws::run()?,
         _ => {
             let rows = sgx_sim::bench_sim();
             print!("{}", sgx_sim::format_bench(&rows));

@@ -34,7 +34,10 @@ pub fn run_compile(a: &CompileArgs) -> anyhow::Result<()> {
 pub fn run_disasm(a: &DisasmArgs) -> anyhow::Result<()> {
     let bytes = std::fs::read(&a.file).with_context(|| format!("reading {}", a.file.display()))?;
     if bytes.len() % 8 != 0 {
-        anyhow::bail!("{} bytes: not a whole number of 8-byte instructions", bytes.len());
+        anyhow::bail!(
+            "{} bytes: not a whole number of 8-byte instructions",
+            bytes.len()
+        );
     }
     let words: Vec<u32> = bytes
         .chunks(4)

@@ -22,7 +22,8 @@ pub struct Args {
 }
 
 pub fn run(a: &Args) -> anyhow::Result<()> {
-    let format = Format::from_name(&a.format).ok_or_else(|| anyhow!("unknown format {}", a.format))?;
+    let format =
+        Format::from_name(&a.format).ok_or_else(|| anyhow!("unknown format {}", a.format))?;
     let (w, h) = a
         .size
         .split_once(['x', 'X'])

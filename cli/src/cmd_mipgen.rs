@@ -41,14 +41,29 @@ pub fn run(a: &Args) -> anyhow::Result<()> {
 
     // The pattern and its expected chain, checked on the CPU before anything is submitted.
     let l0 = pattern::level0(a.size);
-    let expected = pattern::expected_chain(&l0, a.size).map_err(|e| anyhow::anyhow!("pattern: {e}"))?;
+    let expected =
+        pattern::expected_chain(&l0, a.size).map_err(|e| anyhow::anyhow!("pattern: {e}"))?;
     println!("source: {0}x{0} B8G8R8A8_UNORM, levels 0..={1}; CPU averaging check: every 2x2 average exact", a.size, levels - 1);
-    ctx.texture_subdata(&res, 0, 0, PipeBox::new(0, 0, a.size, a.size), &l0, a.size as usize * 4)?;
+    ctx.texture_subdata(
+        &res,
+        0,
+        0,
+        PipeBox::new(0, 0, a.size, a.size),
+        &l0,
+        a.size as usize * 4,
+    )?;
     // A window starting above level 0 samples levels the source does not fill: fill them
     // with the expected chain first.
     for l in 1..=a.base {
         let s = (a.size >> l).max(1);
-        ctx.texture_subdata(&res, l, 0, PipeBox::new(0, 0, s, s), &expected[l as usize], s as usize * 4)?;
+        ctx.texture_subdata(
+            &res,
+            l,
+            0,
+            PipeBox::new(0, 0, s, s),
+            &expected[l as usize],
+            s as usize * 4,
+        )?;
     }
     ctx.flush()?;
     dev.wait_idle(sgx_pipe::DEFAULT_TIMEOUT)?;
@@ -62,16 +77,27 @@ pub fn run(a: &Args) -> anyhow::Result<()> {
         Route::Gpu => println!(
             "route: GPU, {} generation submissions{}",
             report.passes.len(),
-            if report.private_chain { ", private chain adopted" } else { "" }
+            if report.private_chain {
+                ", private chain adopted"
+            } else {
+                ""
+            }
         ),
         Route::Cpu { reason } => println!("route: CPU ({reason})"),
     }
     let layout = res.layout().context("texture layout")?;
     let trace = dev.trace();
-    println!("{:>5} {:>9} {:>6} {:>6} {:>10} {:>12} {:>12}  result", "level", "size", "sub", "fence", "after", "pbe_bytes", "footprint_B");
+    println!(
+        "{:>5} {:>9} {:>6} {:>6} {:>10} {:>12} {:>12}  result",
+        "level", "size", "sub", "fence", "after", "pbe_bytes", "footprint_B"
+    );
     let mut bytes_ok = true;
     for p in &report.passes {
-        let e = trace.entries.iter().find(|e| e.fence == Some(p.fence.id())).context("pass missing from the trace")?;
+        let e = trace
+            .entries
+            .iter()
+            .find(|e| e.fence == Some(p.fence.id()))
+            .context("pass missing from the trace")?;
         let s = (a.size >> p.level).max(1);
         let footprint = layout.level(p.level)?.footprint_B;
         let written = e.counters.map(|c| c.pbe_bytes_written).unwrap_or(0);
@@ -83,7 +109,11 @@ pub fn run(a: &Args) -> anyhow::Result<()> {
             format!("{s}x{s}"),
             e.submission,
             p.fence.id(),
-            if deps.is_empty() { "-".into() } else { deps.join(",") },
+            if deps.is_empty() {
+                "-".into()
+            } else {
+                deps.join(",")
+            },
             written,
             footprint,
             e.result

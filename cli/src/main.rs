@@ -1,7 +1,9 @@
 //! `sgx535`: the command-line program of the sgx535 driver library.
 
 mod cmd_bench;
+mod cmd_bench_draws;
 mod cmd_compile;
+mod cmd_demo;
 mod cmd_hwdocs;
 mod cmd_layout;
 mod cmd_mipgen;
@@ -9,7 +11,11 @@ mod cmd_mipgen;
 use clap::{Parser, Subcommand};
 
 #[derive(Parser)]
-#[command(name = "sgx535", version, about = "PowerVR SGX535 (GMA500) userspace driver tools")]
+#[command(
+    name = "sgx535",
+    version,
+    about = "PowerVR SGX535 (GMA500) userspace driver tools"
+)]
 struct Cli {
     #[command(subcommand)]
     cmd: Cmd,
@@ -21,7 +27,8 @@ enum Cmd {
     Hwdocs(cmd_hwdocs::Args),
     /// Print where every level and face of a texture lives.
     Layout(cmd_layout::Args),
-    /// Measure: `twiddle` (copies vs memcpy vs reference), `sim` (the device model).
+    /// Measure: `twiddle` (copies vs memcpy vs reference), `sim` (the device model), `draws`
+    /// (draws per second through the pipe).
     Bench(cmd_bench::Args),
     /// Compile TGSI text to USSE model code and print the disassembly and statistics.
     Compile(cmd_compile::CompileArgs),
@@ -30,6 +37,8 @@ enum Cmd {
     /// Generate a mip chain on the GPU model, one fenced submission per level, and compare it
     /// byte for byte with the CPU reference.
     Mipgen(cmd_mipgen::Args),
+    /// Render the lit, textured cube or glxgears' gears on the GPU model and write PNGs.
+    Demo(cmd_demo::Args),
 }
 
 fn main() {
@@ -42,6 +51,7 @@ fn main() {
         Cmd::Compile(a) => cmd_compile::run_compile(&a),
         Cmd::Disasm(a) => cmd_compile::run_disasm(&a),
         Cmd::Mipgen(a) => cmd_mipgen::run(&a),
+        Cmd::Demo(a) => cmd_demo::run(&a),
     };
     if let Err(e) = r {
         eprintln!("sgx535: {e:#}");

@@ -25,7 +25,12 @@ pub(crate) struct Arena {
 
 impl Arena {
     /// Reserves `len` bytes at `align` (a power of two) and returns (chunk, offset, GPU address).
-    fn reserve(&mut self, dev: &dyn Device, len: usize, align: usize) -> Result<(usize, usize, u32)> {
+    fn reserve(
+        &mut self,
+        dev: &dyn Device,
+        len: usize,
+        align: usize,
+    ) -> Result<(usize, usize, u32)> {
         let need = len as u64;
         let fits = self.chunks.last().is_some_and(|c| {
             let off = c.data.len().div_ceil(align) * align;

@@ -199,16 +199,26 @@ impl Context {
             h_tl: b.h_tl,
         }
         .pack()?[0];
-        let pb_base = regs::DpmPbBase { addr: pb.gpu_addr() }.pack()?[0];
+        let pb_base = regs::DpmPbBase {
+            addr: pb.gpu_addr(),
+        }
+        .pack()?[0];
         let pb_size = u32::try_from(pb.size_b()).unwrap_or(u32::MAX);
         let ta_regs = vec![
-            (regs::VDM_CTRL_STREAM_BASE, regs::VdmCtrlStreamBase { addr: stream_va }.pack()?[0]),
+            (
+                regs::VDM_CTRL_STREAM_BASE,
+                regs::VdmCtrlStreamBase { addr: stream_va }.pack()?[0],
+            ),
             (regs::TE_SCREEN, screen),
             (regs::DPM_PB_BASE, pb_base),
             (regs::DPM_PB_SIZE, pb_size),
             (regs::VDM_START, regs::VdmStart { start: true }.pack()?[0]),
         ];
-        let mut td = vec![(regs::TE_SCREEN, screen), (regs::DPM_PB_BASE, pb_base), (regs::DPM_PB_SIZE, pb_size)];
+        let mut td = vec![
+            (regs::TE_SCREEN, screen),
+            (regs::DPM_PB_BASE, pb_base),
+            (regs::DPM_PB_SIZE, pb_size),
+        ];
 
         let mut job_bos: Vec<(Bo, Access)> = Vec::new();
         // Colour target.
@@ -218,14 +228,23 @@ impl Context {
                     let st = s.resource.storage();
                     (st.bo.clone(), st.layout.clone())
                 };
-                let layout = layout.ok_or_else(|| crate::PipeError::InvalidArgument("colour buffer has no layout".into()))?;
+                let layout = layout.ok_or_else(|| {
+                    crate::PipeError::InvalidArgument("colour buffer has no layout".into())
+                })?;
                 let mut p = layout.pbe_state(s.face, s.level, bo.gpu_addr())?;
                 // The framebuffer may be smaller than the level.
                 p.clip_xmax = p.clip_xmax.min(b.fb.width - 1);
                 p.clip_ymax = p.clip_ymax.min(b.fb.height - 1);
                 p.extent_w_tl = b.w_tl;
                 p.extent_h_tl = b.h_tl;
-                job_bos.push((bo, if any_colour_load { Access::ReadWrite } else { Access::Write }));
+                job_bos.push((
+                    bo,
+                    if any_colour_load {
+                        Access::ReadWrite
+                    } else {
+                        Access::Write
+                    },
+                ));
                 p
             }
             None => pbe::PbeState {
@@ -239,25 +258,68 @@ impl Context {
             td.push((regs::PBE_STATE + regs::PBE_STATE_STRIDE * i as u32, *w));
         }
         for (i, c) in b.clear_colour.iter().enumerate() {
-            td.push((regs::BGOBJ_COLOUR + regs::BGOBJ_COLOUR_STRIDE * i as u32, c.to_bits()));
+            td.push((
+                regs::BGOBJ_COLOUR + regs::BGOBJ_COLOUR_STRIDE * i as u32,
+                c.to_bits(),
+            ));
         }
-        td.push((regs::ISP_BGOBJDEPTH, regs::IspBgobjdepth { depth: b.clear_depth }.pack()?[0]));
-        td.push((regs::BGOBJ_STENCIL, regs::BgobjStencil { value: u32::from(b.clear_stencil) }.pack()?[0]));
-        td.push((regs::TILE_CTRL_BASE, regs::TileCtrlBase { addr: ctrl_va }.pack()?[0]));
+        td.push((
+            regs::ISP_BGOBJDEPTH,
+            regs::IspBgobjdepth {
+                depth: b.clear_depth,
+            }
+            .pack()?[0],
+        ));
+        td.push((
+            regs::BGOBJ_STENCIL,
+            regs::BgobjStencil {
+                value: u32::from(b.clear_stencil),
+            }
+            .pack()?[0],
+        ));
+        td.push((
+            regs::TILE_CTRL_BASE,
+            regs::TileCtrlBase { addr: ctrl_va }.pack()?[0],
+        ));
         if let Some(z) = &b.fb.zsbuf {
             let (bo, layout) = {
                 let st = z.resource.storage();
                 (st.bo.clone(), st.layout.clone())
             };
-            let layout = layout.ok_or_else(|| crate::PipeError::InvalidArgument("depth buffer has no layout".into()))?;
+            let layout = layout.ok_or_else(|| {
+                crate::PipeError::InvalidArgument("depth buffer has no layout".into())
+            })?;
             let lvl = layout.level(z.level)?;
             let base = bo.gpu_addr() + layout.level_range_B(z.face, z.level)?.start as u32;
-            td.push((regs::ISP_ZLSCTL, regs::IspZlsctl { enable: 1, format: z.resource.format() }.pack()?[0]));
+            td.push((
+                regs::ISP_ZLSCTL,
+                regs::IspZlsctl {
+                    enable: 1,
+                    format: z.resource.format(),
+                }
+                .pack()?[0],
+            ));
             td.push((regs::ZLS_ZBASE, regs::ZlsZbase { addr: base }.pack()?[0]));
-            td.push((regs::ZLS_STRIDE, regs::ZlsStride { stride_b: lvl.stride_B as u32 }.pack()?[0]));
-            job_bos.push((bo, if any_depth_load { Access::ReadWrite } else { Access::Write }));
+            td.push((
+                regs::ZLS_STRIDE,
+                regs::ZlsStride {
+                    stride_b: lvl.stride_B as u32,
+                }
+                .pack()?[0],
+            ));
+            job_bos.push((
+                bo,
+                if any_depth_load {
+                    Access::ReadWrite
+                } else {
+                    Access::Write
+                },
+            ));
         }
-        td.push((regs::ISP_START_RENDER, regs::IspStartRender { start: true }.pack()?[0]));
+        td.push((
+            regs::ISP_START_RENDER,
+            regs::IspStartRender { start: true }.pack()?[0],
+        ));
 
         let mut job = Job::render(ta_regs, td);
         job.bos.extend(b.arena.finish(timeout)?);
@@ -285,7 +347,13 @@ pub(crate) fn prim_count(mode: ta_stream::Topology, count: u32) -> u64 {
         POINTS => c,
         LINES => c / 2,
         LINE_STRIP => c.saturating_sub(1),
-        LINE_LOOP => if c >= 2 { c } else { 0 },
+        LINE_LOOP => {
+            if c >= 2 {
+                c
+            } else {
+                0
+            }
+        }
         TRIANGLES => c / 3,
         TRIANGLE_STRIP | TRIANGLE_FAN => c.saturating_sub(2),
     }

@@ -69,7 +69,9 @@ impl Cap {
             }
             s.push(c.to_ascii_uppercase());
         }
-        s.replace("2D_", "_2D_").replace("3D_", "_3D_").replace("__", "_")
+        s.replace("2D_", "_2D_")
+            .replace("3D_", "_3D_")
+            .replace("__", "_")
     }
 }
 
@@ -218,7 +220,13 @@ mod tests {
             get_shader_param(ShaderStage::Fragment, ShaderCap::PreferredIr),
             PIPE_SHADER_IR_TGSI
         );
-        assert_eq!(get_shader_param(ShaderStage::Vertex, ShaderCap::MaxConstBufferSize), 2048);
-        assert_eq!(get_shader_param(ShaderStage::Vertex, ShaderCap::MaxTextureSamplers), 0);
+        assert_eq!(
+            get_shader_param(ShaderStage::Vertex, ShaderCap::MaxConstBufferSize),
+            2048
+        );
+        assert_eq!(
+            get_shader_param(ShaderStage::Vertex, ShaderCap::MaxTextureSamplers),
+            0
+        );
     }
 }

@@ -25,7 +25,8 @@ impl Context {
             return invalid("clear values must be finite");
         }
         let colour = buffers & clear_flags::COLOR0 != 0 && self.fb.cbuf.is_some();
-        let ds = buffers & (clear_flags::DEPTH | clear_flags::STENCIL) != 0 && self.fb.zsbuf.is_some();
+        let ds =
+            buffers & (clear_flags::DEPTH | clear_flags::STENCIL) != 0 && self.fb.zsbuf.is_some();
         if !colour && !ds {
             return Ok(());
         }
@@ -33,9 +34,14 @@ impl Context {
             return Err(PipeError::NotBound("framebuffer"));
         }
         // Keeping stencil but clearing depth (or the reverse) needs the old values: load them.
-        if ds && self.fb.zsbuf.as_ref().is_some_and(|z| {
-            z.resource.format() == sgx_hwdocs::Format::Z24_UNORM_S8_UINT
-        }) && buffers & (clear_flags::DEPTH | clear_flags::STENCIL) != (clear_flags::DEPTH | clear_flags::STENCIL)
+        if ds
+            && self
+                .fb
+                .zsbuf
+                .as_ref()
+                .is_some_and(|z| z.resource.format() == sgx_hwdocs::Format::Z24_UNORM_S8_UINT)
+            && buffers & (clear_flags::DEPTH | clear_flags::STENCIL)
+                != (clear_flags::DEPTH | clear_flags::STENCIL)
         {
             return Err(PipeError::Unsupported(
                 "clearing only depth or only stencil of a depth/stencil buffer".into(),

@@ -85,7 +85,9 @@ pub struct Context {
 
 impl std::fmt::Debug for Context {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Context").field("stats", &self.stats).finish_non_exhaustive()
+        f.debug_struct("Context")
+            .field("stats", &self.stats)
+            .finish_non_exhaustive()
     }
 }
 
@@ -150,7 +152,10 @@ impl Context {
         self.blend = s.cloned();
     }
     /// `create_depth_stencil_alpha_state`.
-    pub fn create_depth_stencil_alpha_state(&self, s: &DepthStencilAlphaState) -> Arc<DepthStencilAlphaState> {
+    pub fn create_depth_stencil_alpha_state(
+        &self,
+        s: &DepthStencilAlphaState,
+    ) -> Arc<DepthStencilAlphaState> {
         Arc::new(*s)
     }
     /// `bind_depth_stencil_alpha_state`.
@@ -159,7 +164,11 @@ impl Context {
     }
     /// `create_rasterizer_state`.
     pub fn create_rasterizer_state(&self, s: &RasterizerState) -> Result<Arc<RasterizerState>> {
-        if !(s.point_size.is_finite() && s.point_size > 0.0 && s.line_width.is_finite() && s.line_width > 0.0) {
+        if !(s.point_size.is_finite()
+            && s.point_size > 0.0
+            && s.line_width.is_finite()
+            && s.line_width > 0.0)
+        {
             return invalid("point size and line width must be positive");
         }
         Ok(Arc::new(*s))
@@ -176,9 +185,16 @@ impl Context {
         Ok(Arc::new(*s))
     }
     /// `bind_sampler_states` for the fragment stage, from `start`.
-    pub fn bind_sampler_states(&mut self, start: usize, s: &[Option<Arc<SamplerState>>]) -> Result<()> {
+    pub fn bind_sampler_states(
+        &mut self,
+        start: usize,
+        s: &[Option<Arc<SamplerState>>],
+    ) -> Result<()> {
         if start + s.len() > MAX_SAMPLERS {
-            return invalid(format!("samplers {start}..{} of {MAX_SAMPLERS}", start + s.len()));
+            return invalid(format!(
+                "samplers {start}..{} of {MAX_SAMPLERS}",
+                start + s.len()
+            ));
         }
         for (i, v) in s.iter().enumerate() {
             self.samplers[start + i] = v.clone();
@@ -188,7 +204,10 @@ impl Context {
     /// `set_sampler_views` for the fragment stage, from `start`.
     pub fn set_sampler_views(&mut self, start: usize, v: &[Option<SamplerView>]) -> Result<()> {
         if start + v.len() > MAX_SAMPLERS {
-            return invalid(format!("sampler views {start}..{} of {MAX_SAMPLERS}", start + v.len()));
+            return invalid(format!(
+                "sampler views {start}..{} of {MAX_SAMPLERS}",
+                start + v.len()
+            ));
         }
         for view in v.iter().flatten() {
             check_view(view)?;
@@ -199,11 +218,20 @@ impl Context {
         Ok(())
     }
     /// `create_vertex_elements_state`.
-    pub fn create_vertex_elements_state(&self, e: &[VertexElement]) -> Result<Arc<Vec<VertexElement>>> {
+    pub fn create_vertex_elements_state(
+        &self,
+        e: &[VertexElement],
+    ) -> Result<Arc<Vec<VertexElement>>> {
         if e.len() > MAX_VERTEX_BUFFERS {
-            return invalid(format!("{} vertex elements, at most {MAX_VERTEX_BUFFERS}", e.len()));
+            return invalid(format!(
+                "{} vertex elements, at most {MAX_VERTEX_BUFFERS}",
+                e.len()
+            ));
         }
-        if let Some(b) = e.iter().find(|x| x.vertex_buffer_index as usize >= MAX_VERTEX_BUFFERS) {
+        if let Some(b) = e
+            .iter()
+            .find(|x| x.vertex_buffer_index as usize >= MAX_VERTEX_BUFFERS)
+        {
             return invalid(format!("vertex buffer index {}", b.vertex_buffer_index));
         }
         Ok(Arc::new(e.to_vec()))
@@ -278,7 +306,12 @@ impl Context {
     }
 
     /// `set_constant_buffer` for a stage (index 0 only: one constant buffer per stage).
-    pub fn set_constant_buffer(&mut self, stage: ShaderStage, index: u32, cb: Option<ConstantBuffer>) -> Result<()> {
+    pub fn set_constant_buffer(
+        &mut self,
+        stage: ShaderStage,
+        index: u32,
+        cb: Option<ConstantBuffer>,
+    ) -> Result<()> {
         if index != 0 {
             return invalid(format!("constant buffer {index}: only buffer 0"));
         }
@@ -484,25 +517,46 @@ fn check_framebuffer(fb: &FramebufferState) -> Result<()> {
     }
     let max = sgx_hwdocs::limits::MAX_TARGET_PX as u32;
     if fb.width > max || fb.height > max {
-        return invalid(format!("framebuffer {}x{} exceeds {max}", fb.width, fb.height));
+        return invalid(format!(
+            "framebuffer {}x{} exceeds {max}",
+            fb.width, fb.height
+        ));
     }
     if let Some(c) = &fb.cbuf {
         let (w, h) = check_surface(c, "colour buffer")?;
         if w < fb.width || h < fb.height {
-            return invalid(format!("colour buffer {w}x{h} is smaller than the framebuffer"));
+            return invalid(format!(
+                "colour buffer {w}x{h} is smaller than the framebuffer"
+            ));
         }
         let f = c.resource.format();
-        if !f.info().renderable || matches!(f.info().kind, sgx_hwdocs::FormatKind::Depth | sgx_hwdocs::FormatKind::DepthStencil) {
-            return Err(crate::PipeError::UnsupportedFormat { format: f, what: "as a colour buffer" });
+        if !f.info().renderable
+            || matches!(
+                f.info().kind,
+                sgx_hwdocs::FormatKind::Depth | sgx_hwdocs::FormatKind::DepthStencil
+            )
+        {
+            return Err(crate::PipeError::UnsupportedFormat {
+                format: f,
+                what: "as a colour buffer",
+            });
         }
     }
     if let Some(z) = &fb.zsbuf {
         let (w, h) = check_surface(z, "depth buffer")?;
         if w < fb.width || h < fb.height {
-            return invalid(format!("depth buffer {w}x{h} is smaller than the framebuffer"));
+            return invalid(format!(
+                "depth buffer {w}x{h} is smaller than the framebuffer"
+            ));
         }
-        if !matches!(z.resource.format().info().kind, sgx_hwdocs::FormatKind::Depth | sgx_hwdocs::FormatKind::DepthStencil) {
-            return Err(crate::PipeError::UnsupportedFormat { format: z.resource.format(), what: "as a depth buffer" });
+        if !matches!(
+            z.resource.format().info().kind,
+            sgx_hwdocs::FormatKind::Depth | sgx_hwdocs::FormatKind::DepthStencil
+        ) {
+            return Err(crate::PipeError::UnsupportedFormat {
+                format: z.resource.format(),
+                what: "as a depth buffer",
+            });
         }
     }
     Ok(())

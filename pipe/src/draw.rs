@@ -94,8 +94,14 @@ pub(crate) fn tex_state(view: &SamplerView, s: &SamplerState) -> Result<texture:
 impl Context {
     /// The linked program of the bound shaders, linked and uploaded once per pair.
     pub(crate) fn program(&mut self) -> Result<Arc<Program>> {
-        let vs = self.vs.clone().ok_or(PipeError::NotBound("vertex shader"))?;
-        let fs = self.fs.clone().ok_or(PipeError::NotBound("fragment shader"))?;
+        let vs = self
+            .vs
+            .clone()
+            .ok_or(PipeError::NotBound("vertex shader"))?;
+        let fs = self
+            .fs
+            .clone()
+            .ok_or(PipeError::NotBound("fragment shader"))?;
         if let Some(p) = self.programs.get(&(vs.id, fs.id)) {
             return Ok(p.clone());
         }
@@ -127,7 +133,12 @@ impl Context {
         let y1 = clampf(v.translate[1] + v.scale[1].abs(), h).ceil() as u32;
         let (mut r, s) = ((x0, y0, x1, y1), self.scissor);
         if self.rast.as_ref().is_some_and(|r| r.scissor) {
-            r = (r.0.max(s.minx), r.1.max(s.miny), r.2.min(s.maxx), r.3.min(s.maxy));
+            r = (
+                r.0.max(s.minx),
+                r.1.max(s.miny),
+                r.2.min(s.maxx),
+                r.3.min(s.maxy),
+            );
         }
         r
     }
@@ -143,7 +154,10 @@ impl Context {
         if self.fb.cbuf.is_none() && self.fb.zsbuf.is_none() {
             return Err(PipeError::NotBound("framebuffer"));
         }
-        let velems = self.velems.clone().ok_or(PipeError::NotBound("vertex elements"))?;
+        let velems = self
+            .velems
+            .clone()
+            .ok_or(PipeError::NotBound("vertex elements"))?;
         let program = self.program()?;
         if velems.len() < program.linked.vs.inputs.len() {
             return invalid(format!(
@@ -161,21 +175,29 @@ impl Context {
             return Ok(());
         }
         if prims > limits::MAX_PRIMS_PER_RENDER {
-            return Err(PipeError::Unsupported(format!("{prims} primitives in one draw")));
+            return Err(PipeError::Unsupported(format!(
+                "{prims} primitives in one draw"
+            )));
         }
 
         // Parameter memory: split the batch before the TA would run out.
         let (x0, y0, x1, y1) = self.draw_rect();
-        let tiles = u64::from(x1.saturating_sub(x0).div_ceil(16) + 1) * u64::from(y1.saturating_sub(y0).div_ceil(16) + 1);
+        let tiles = u64::from(x1.saturating_sub(x0).div_ceil(16) + 1)
+            * u64::from(y1.saturating_sub(y0).div_ceil(16) + 1);
         let varyings = program.linked.varyings.len() as u64;
-        let per_prim = limits::PB_PRIM_RECORD_B + 3 * (limits::PB_VERTEX_B + varyings * limits::PB_VARYING_B);
+        let per_prim =
+            limits::PB_PRIM_RECORD_B + 3 * (limits::PB_VERTEX_B + varyings * limits::PB_VARYING_B);
         let need = prims * (per_prim + tiles * limits::PB_TILE_REF_B);
         if need > PB_BUDGET_B * 4 {
             return Err(PipeError::Unsupported(format!(
                 "a draw needing {need} bytes of parameter memory; split it"
             )));
         }
-        if self.batch.as_ref().is_some_and(|b| b.draws > 0 && b.pb_need_b + need > PB_BUDGET_B) {
+        if self
+            .batch
+            .as_ref()
+            .is_some_and(|b| b.draws > 0 && b.pb_need_b + need > PB_BUDGET_B)
+        {
             self.flush_batch()?;
             self.stats.pb_splits += 1;
         }
@@ -188,7 +210,13 @@ impl Context {
             _ => {
                 let va = key_and_state.upload(&*dev, b)?;
                 b.last_state = Some((key_and_state.key.clone(), va));
-                b.stream.extend(ta_stream::CtrlState { state_addr: va, ..Default::default() }.pack()?);
+                b.stream.extend(
+                    ta_stream::CtrlState {
+                        state_addr: va,
+                        ..Default::default()
+                    }
+                    .pack()?,
+                );
                 self.stats.state_blocks_emitted += 1;
                 self.stats.state_words_emitted += key_and_state.words as u64;
             }
@@ -209,7 +237,10 @@ impl Context {
                 let addr = match src {
                     BufferSource::Resource(r) => {
                         if end > u64::from(r.width()) {
-                            return invalid(format!("indices up to byte {end} of a {}-byte buffer", r.width()));
+                            return invalid(format!(
+                                "indices up to byte {end} of a {}-byte buffer",
+                                r.width()
+                            ));
                         }
                         let bo = r.bo();
                         b.reads.insert(r.id());
@@ -218,15 +249,20 @@ impl Context {
                     }
                     BufferSource::User(d) => {
                         if end > d.len() as u64 {
-                            return invalid(format!("indices up to byte {end} of {} user bytes", d.len()));
+                            return invalid(format!(
+                                "indices up to byte {end} of {} user bytes",
+                                d.len()
+                            ));
                         }
-                        b.arena.push_bytes(&*dev, &d[off as usize..end as usize], 4)?
+                        b.arena
+                            .push_bytes(&*dev, &d[off as usize..end as usize], 4)?
                     }
                 };
                 (ty, addr, i64::from(info.index_bias))
             }
         };
-        let base_vertex = i32::try_from(base_vertex).map_err(|_| PipeError::InvalidArgument("first vertex out of range".into()))?;
+        let base_vertex = i32::try_from(base_vertex)
+            .map_err(|_| PipeError::InvalidArgument("first vertex out of range".into()))?;
         b.stream.extend(
             ta_stream::CtrlPrim {
                 topology: info.mode,
@@ -250,7 +286,12 @@ impl Context {
         if !self.queries_enabled {
             return Ok(None);
         }
-        let Some(q) = self.active_queries.iter().find(|q| q.kind().is_occlusion()).cloned() else {
+        let Some(q) = self
+            .active_queries
+            .iter()
+            .find(|q| q.kind().is_occlusion())
+            .cloned()
+        else {
             return Ok(None);
         };
         let b = self.batch.as_mut().expect("batch exists");
@@ -258,9 +299,14 @@ impl Context {
             return Ok(Some(*a));
         }
         let mut st = q.st();
-        let bo = st.bo.clone().ok_or_else(|| PipeError::InvalidArgument("query has no buffer".into()))?;
+        let bo = st
+            .bo
+            .clone()
+            .ok_or_else(|| PipeError::InvalidArgument("query has no buffer".into()))?;
         if st.slots_used >= QUERY_SLOTS {
-            return Err(PipeError::Unsupported("an occlusion query spanning more than 1024 renders".into()));
+            return Err(PipeError::Unsupported(
+                "an occlusion query spanning more than 1024 renders".into(),
+            ));
         }
         let addr = bo.gpu_addr() + 4 * st.slots_used;
         st.slots_used += 1;
@@ -312,7 +358,9 @@ impl Context {
             };
             attrs.extend(
                 render::VertexAttr {
-                    addr: base.wrapping_add(vb.buffer_offset).wrapping_add(e.src_offset),
+                    addr: base
+                        .wrapping_add(vb.buffer_offset)
+                        .wrapping_add(e.src_offset),
                     stride_b: vb.stride,
                     ty,
                     comps_m1: comps - 1,
@@ -325,8 +373,12 @@ impl Context {
         let units = lfs.samplers.iter().map(|s| s.unit + 1).max().unwrap_or(0);
         let mut texs = Vec::new();
         for u in 0..units as usize {
-            let view = self.views[u].clone().ok_or(PipeError::NotBound("sampler view"))?;
-            let samp = self.samplers[u].clone().ok_or(PipeError::NotBound("sampler state"))?;
+            let view = self.views[u]
+                .clone()
+                .ok_or(PipeError::NotBound("sampler view"))?;
+            let samp = self.samplers[u]
+                .clone()
+                .ok_or(PipeError::NotBound("sampler state"))?;
             texs.extend(tex_state(&view, &samp)?.pack()?);
             let b = self.batch.as_mut().expect("batch exists");
             b.reads.insert(view.resource.id());
@@ -365,7 +417,11 @@ impl Context {
             tex_table_addr: 0,
         };
         let two_sided = dsa.stencil[1].enabled;
-        let back = if two_sided { dsa.stencil[1] } else { dsa.stencil[0] };
+        let back = if two_sided {
+            dsa.stencil[1]
+        } else {
+            dsa.stencil[0]
+        };
         let ispw = isp::IspState {
             depth_func: dsa.depth_func,
             depth_test: dsa.depth_enabled,
@@ -498,8 +554,9 @@ impl PendingState {
     fn upload(&self, dev: &dyn sgx_winsys::Device, b: &mut crate::batch::Batch) -> Result<u32> {
         let align = limits::STATE_ALIGN_B as usize;
         let mut block = self.block.clone();
-        let mut program = render::ProgramState::unpack(&block[render::DRAW_STATE_PROGRAM_DW as usize..])
-            .map_err(|e| PipeError::InvalidArgument(format!("internal: {e}")))?;
+        let mut program =
+            render::ProgramState::unpack(&block[render::DRAW_STATE_PROGRAM_DW as usize..])
+                .map_err(|e| PipeError::InvalidArgument(format!("internal: {e}")))?;
         if !self.attrs.is_empty() {
             program.attr_table_addr = b.arena.push_dwords(dev, &self.attrs, align)?;
         }
@@ -514,6 +571,6 @@ impl PendingState {
             program.fs_const_addr = b.arena.push_dwords(dev, &self.fs_consts, calign)?;
         }
         pack_into(&mut block, render::DRAW_STATE_PROGRAM_DW, &program.pack()?);
-        Ok(b.arena.push_dwords(dev, &block, align)?)
+        b.arena.push_dwords(dev, &block, align)
     }
 }

@@ -22,13 +22,15 @@ mod transfer;
 
 pub use caps::{Cap, ShaderCap, ShaderStage};
 pub use clear::clear_flags;
-pub use context::{Context, ContextStats, RenderCondition, DEFAULT_TIMEOUT, MAX_SAMPLERS, MAX_VERTEX_BUFFERS};
+pub use context::{
+    Context, ContextStats, RenderCondition, DEFAULT_TIMEOUT, MAX_SAMPLERS, MAX_VERTEX_BUFFERS,
+};
 pub use draw::{DrawInfo, PrimMode};
 pub use error::{PipeError, Result};
 pub use program::{Program, ShaderState};
 pub use query::{Query, QueryType};
 pub use resource::{bind, Resource, ResourceTarget, ResourceTemplate, Storage};
 pub use screen::Screen;
-pub use shader_cache::{CacheStats, ShaderCache};
 pub use sgx_hwdocs::Format;
+pub use shader_cache::{CacheStats, ShaderCache};
 pub use transfer::{map_flags, PipeBox, Transfer};

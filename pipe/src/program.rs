@@ -44,7 +44,11 @@ pub struct Program {
 
 impl Program {
     /// Uploads a linked pair's code into a GPU read-only buffer.
-    pub(crate) fn upload(dev: &dyn Device, linked: Arc<LinkedProgram>, timeout: std::time::Duration) -> Result<Program> {
+    pub(crate) fn upload(
+        dev: &dyn Device,
+        linked: Arc<LinkedProgram>,
+        timeout: std::time::Duration,
+    ) -> Result<Program> {
         let vs_b = linked.vs.code.len() * 4;
         let fs_off = vs_b.div_ceil(128) * 128;
         let total = fs_off + linked.fs.code.len() * 4;

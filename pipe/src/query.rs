@@ -27,7 +27,10 @@ pub enum QueryType {
 impl QueryType {
     /// Counted by the ISP.
     pub fn is_occlusion(self) -> bool {
-        matches!(self, QueryType::OcclusionCounter | QueryType::OcclusionPredicate)
+        matches!(
+            self,
+            QueryType::OcclusionCounter | QueryType::OcclusionPredicate
+        )
     }
 }
 

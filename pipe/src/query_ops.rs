@@ -27,10 +27,14 @@ impl Context {
         match q.kind() {
             QueryType::OcclusionCounter | QueryType::OcclusionPredicate => {
                 if self.active_queries.iter().any(|a| a.kind().is_occlusion()) {
-                    return Err(PipeError::Unsupported("two occlusion queries active at once".into()));
+                    return Err(PipeError::Unsupported(
+                        "two occlusion queries active at once".into(),
+                    ));
                 }
                 // A fresh zeroed buffer: the GPU adds into its slots.
-                let bo = self.dev().create_bo(&BoDesc::new(u64::from(QUERY_SLOTS) * 4))?;
+                let bo = self
+                    .dev()
+                    .create_bo(&BoDesc::new(u64::from(QUERY_SLOTS) * 4))?;
                 let mut st = q.st();
                 st.bo = Some(bo);
                 st.slots_used = 0;
@@ -91,11 +95,19 @@ impl Context {
         if !q.st().ended {
             return invalid("query has not ended");
         }
-        let timeout = if wait { self.timeout } else { std::time::Duration::ZERO };
+        let timeout = if wait {
+            self.timeout
+        } else {
+            std::time::Duration::ZERO
+        };
         let r = match q.kind() {
             QueryType::OcclusionCounter | QueryType::OcclusionPredicate => {
                 // Work counting into it may still sit in the batch.
-                if self.batch.as_ref().is_some_and(|b| b.query_slots.iter().any(|(x, _)| Arc::ptr_eq(x, q))) {
+                if self
+                    .batch
+                    .as_ref()
+                    .is_some_and(|b| b.query_slots.iter().any(|(x, _)| Arc::ptr_eq(x, q)))
+                {
                     if !wait {
                         return Ok(None);
                     }
@@ -113,7 +125,10 @@ impl Context {
                 };
                 let mut bytes = vec![0u8; used as usize * 4];
                 map.read_at(0, &mut bytes)?;
-                let sum: u64 = bytes.chunks(4).map(|c| u64::from(u32::from_le_bytes([c[0], c[1], c[2], c[3]]))).sum();
+                let sum: u64 = bytes
+                    .chunks(4)
+                    .map(|c| u64::from(u32::from_le_bytes([c[0], c[1], c[2], c[3]])))
+                    .sum();
                 if q.kind() == QueryType::OcclusionPredicate {
                     u64::from(sum != 0)
                 } else {
@@ -128,7 +143,10 @@ impl Context {
                         Ok(()) => 1,
                         Err(sgx_winsys::WinsysError::Timeout { .. }) => {
                             if wait {
-                                return Err(PipeError::Winsys(sgx_winsys::WinsysError::Timeout { fence: f.id(), waited_ms: timeout.as_millis() as u64 }));
+                                return Err(PipeError::Winsys(sgx_winsys::WinsysError::Timeout {
+                                    fence: f.id(),
+                                    waited_ms: timeout.as_millis() as u64,
+                                }));
                             }
                             return Ok(Some(0));
                         }

@@ -103,7 +103,10 @@ impl ResourceTemplate {
     /// The layout template of a texture.
     pub(crate) fn layout_template(&self) -> Result<Template> {
         if self.nr_samples > 1 {
-            return invalid(format!("{} samples: only single-sampled resources", self.nr_samples));
+            return invalid(format!(
+                "{} samples: only single-sampled resources",
+                self.nr_samples
+            ));
         }
         let t = match self.target {
             ResourceTarget::Buffer => return invalid("a buffer has no texture layout"),
@@ -231,7 +234,11 @@ impl Resource {
     pub fn adopt_storage(&self, bo: Bo, layout: Layout) -> Result<()> {
         let mut s = self.storage();
         match &s.layout {
-            Some(l) if l.width_px == layout.width_px && l.format == layout.format && l.levels.len() == layout.levels.len() && l.target == layout.target => {}
+            Some(l)
+                if l.width_px == layout.width_px
+                    && l.format == layout.format
+                    && l.levels.len() == layout.levels.len()
+                    && l.target == layout.target => {}
             _ => return invalid("adopted storage does not match the resource"),
         }
         if bo.size_b() < layout.size_B {

@@ -67,12 +67,19 @@ impl Screen {
     }
 
     /// `is_format_supported`: whether `format` can serve `bind` on `target` with `samples`.
-    pub fn is_format_supported(&self, format: Format, target: Target, bind_flags: u32, samples: u32) -> bool {
+    pub fn is_format_supported(
+        &self,
+        format: Format,
+        target: Target,
+        bind_flags: u32,
+        samples: u32,
+    ) -> bool {
         if samples > 1 {
             return false;
         }
         if target == Target::Buffer {
-            return bind_flags & (bind::RENDER_TARGET | bind::DEPTH_STENCIL | bind::SAMPLER_VIEW) == 0;
+            return bind_flags & (bind::RENDER_TARGET | bind::DEPTH_STENCIL | bind::SAMPLER_VIEW)
+                == 0;
         }
         let info = format.info();
         let depth = matches!(info.kind, FormatKind::Depth | FormatKind::DepthStencil);

@@ -92,7 +92,9 @@ impl ShaderCache {
 
     fn path(&self, key: &[u8; 32], kind: &str) -> Option<PathBuf> {
         let hex: String = key.iter().map(|b| format!("{b:02x}")).collect();
-        self.dir.as_ref().map(|d| d.join(format!("{kind}-{hex}.json")))
+        self.dir
+            .as_ref()
+            .map(|d| d.join(format!("{kind}-{hex}.json")))
     }
 
     /// The compiled form of `tgsi`, compiling it at most once per process and once per disk
@@ -120,7 +122,10 @@ impl ShaderCache {
         T: serde::Serialize + serde::de::DeserializeOwned,
     {
         if let Some(s) = mem.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
-            self.stats.lock().unwrap_or_else(|e| e.into_inner()).memory_hits += 1;
+            self.stats
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .memory_hits += 1;
             return Ok(s.clone());
         }
         let path = self.path(&key, kind);
@@ -130,13 +135,21 @@ impl ShaderCache {
                 .and_then(|b| serde_json::from_slice::<T>(&b).ok())
             {
                 let s = Arc::new(s);
-                mem.lock().unwrap_or_else(|e| e.into_inner()).insert(key, s.clone());
-                self.stats.lock().unwrap_or_else(|e| e.into_inner()).disk_hits += 1;
+                mem.lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .insert(key, s.clone());
+                self.stats
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .disk_hits += 1;
                 return Ok(s);
             }
         }
         let s = Arc::new(make()?);
-        self.stats.lock().unwrap_or_else(|e| e.into_inner()).compiles += 1;
+        self.stats
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .compiles += 1;
         if let Some(p) = &path {
             // The disk cache is an optimisation: failing to write it is logged, not an error.
             let write = || -> std::io::Result<()> {
@@ -149,7 +162,9 @@ impl ShaderCache {
                 log::warn!("shader cache: cannot write {}: {e}", p.display());
             }
         }
-        mem.lock().unwrap_or_else(|e| e.into_inner()).insert(key, s.clone());
+        mem.lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(key, s.clone());
         Ok(s)
     }
 }

@@ -42,7 +42,12 @@ pub struct PipeBox {
 impl PipeBox {
     /// A box.
     pub fn new(x: u32, y: u32, width: u32, height: u32) -> PipeBox {
-        PipeBox { x, y, width, height }
+        PipeBox {
+            x,
+            y,
+            width,
+            height,
+        }
     }
 }
 
@@ -62,7 +67,12 @@ pub struct Transfer {
 
 /// A copy of one level's bytes at their offsets in an allocation-sized buffer (the layout's
 /// rect copies address the whole allocation), and where the level starts.
-fn level_window(map: &sgx_winsys::Mapping, l: &sgx_layout::Layout, face: u32, level: u32) -> Result<(Vec<u8>, usize)> {
+fn level_window(
+    map: &sgx_winsys::Mapping,
+    l: &sgx_layout::Layout,
+    face: u32,
+    level: u32,
+) -> Result<(Vec<u8>, usize)> {
     let range = l.level_range_B(face, level)?;
     let (start, end) = (range.start as usize, range.end as usize);
     let mut alloc = vec![0u8; end];
@@ -80,7 +90,12 @@ impl Context {
                 return invalid("a buffer box is one row of level 0");
             }
             if u64::from(b.x) + u64::from(b.width) > u64::from(r.width()) {
-                return invalid(format!("bytes {}..{} of a {}-byte buffer", b.x, b.x + b.width, r.width()));
+                return invalid(format!(
+                    "bytes {}..{} of a {}-byte buffer",
+                    b.x,
+                    b.x + b.width,
+                    r.width()
+                ));
             }
             return Ok(());
         }
@@ -88,25 +103,41 @@ impl Context {
             return invalid(format!("face {face} of {}", r.faces()));
         }
         let (w, h) = r.level_extent(level)?;
-        if u64::from(b.x) + u64::from(b.width) > u64::from(w) || u64::from(b.y) + u64::from(b.height) > u64::from(h) {
+        if u64::from(b.x) + u64::from(b.width) > u64::from(w)
+            || u64::from(b.y) + u64::from(b.height) > u64::from(h)
+        {
             return invalid(format!("box {b:?} outside level {level} ({w}x{h})"));
         }
         Ok(())
     }
 
     /// `transfer_map`.
-    pub fn transfer_map(&mut self, r: &Arc<Resource>, level: u32, face: u32, usage: u32, b: PipeBox) -> Result<Transfer> {
+    pub fn transfer_map(
+        &mut self,
+        r: &Arc<Resource>,
+        level: u32,
+        face: u32,
+        usage: u32,
+        b: PipeBox,
+    ) -> Result<Transfer> {
         if usage & (map_flags::READ | map_flags::WRITE) == 0 {
             return invalid("a map reads, writes or both");
         }
         self.check_box(r, level, face, b)?;
         let writes = usage & map_flags::WRITE != 0;
-        let reads = usage & map_flags::READ != 0 || (writes && usage & map_flags::DISCARD_RANGE == 0 && r.target() != ResourceTarget::Buffer);
+        let reads = usage & map_flags::READ != 0
+            || (writes
+                && usage & map_flags::DISCARD_RANGE == 0
+                && r.target() != ResourceTarget::Buffer);
         let unsync = usage & map_flags::UNSYNCHRONIZED != 0;
         if !unsync {
             self.flush_for_cpu_access(r.id(), writes)?;
         }
-        let bpe = if r.target() == ResourceTarget::Buffer { 1 } else { r.format().info().bytes_per_el as usize };
+        let bpe = if r.target() == ResourceTarget::Buffer {
+            1
+        } else {
+            r.format().info().bytes_per_el as usize
+        };
         let stride = b.width as usize * bpe;
         let mut data = vec![0u8; stride * b.height as usize];
         if reads {
@@ -115,12 +146,23 @@ impl Context {
                 (st.bo.clone(), st.layout.clone())
             };
             let access = Access::Read;
-            let map = if unsync { bo.map_unsynchronized(access)? } else { bo.map(access, self.timeout)? };
+            let map = if unsync {
+                bo.map_unsynchronized(access)?
+            } else {
+                bo.map(access, self.timeout)?
+            };
             match layout {
                 None => map.read_at(u64::from(b.x), &mut data)?,
                 Some(l) => {
                     let (alloc, _) = level_window(&map, &l, face, level)?;
-                    l.read_rect(&alloc, face, level, Rect::new(b.x, b.y, b.width, b.height), &mut data, stride)?;
+                    l.read_rect(
+                        &alloc,
+                        face,
+                        level,
+                        Rect::new(b.x, b.y, b.width, b.height),
+                        &mut data,
+                        stride,
+                    )?;
                 }
             }
         }
@@ -149,14 +191,29 @@ impl Context {
             let st = r.storage();
             (st.bo.clone(), st.layout.clone())
         };
-        let access = if layout.is_some() { Access::ReadWrite } else { Access::Write };
-        let map = if unsync { bo.map_unsynchronized(access)? } else { bo.map(access, self.timeout)? };
+        let access = if layout.is_some() {
+            Access::ReadWrite
+        } else {
+            Access::Write
+        };
+        let map = if unsync {
+            bo.map_unsynchronized(access)?
+        } else {
+            bo.map(access, self.timeout)?
+        };
         match layout {
             None => map.write_at(u64::from(t.bbox.x), &t.data)?,
             Some(l) => {
                 let (mut alloc, start) = level_window(&map, &l, t.face, t.level)?;
                 let b = t.bbox;
-                l.write_rect(&mut alloc, t.face, t.level, Rect::new(b.x, b.y, b.width, b.height), &t.data, t.stride)?;
+                l.write_rect(
+                    &mut alloc,
+                    t.face,
+                    t.level,
+                    Rect::new(b.x, b.y, b.width, b.height),
+                    &t.data,
+                    t.stride,
+                )?;
                 map.write_at(start as u64, &alloc[start..])?;
             }
         }
@@ -164,16 +221,35 @@ impl Context {
     }
 
     /// `texture_subdata`: writes `data` (rows `stride` bytes apart) into a box of a level.
-    pub fn texture_subdata(&mut self, r: &Arc<Resource>, level: u32, face: u32, b: PipeBox, data: &[u8], stride: usize) -> Result<()> {
+    pub fn texture_subdata(
+        &mut self,
+        r: &Arc<Resource>,
+        level: u32,
+        face: u32,
+        b: PipeBox,
+        data: &[u8],
+        stride: usize,
+    ) -> Result<()> {
         if r.target() == ResourceTarget::Buffer {
             return invalid("texture_subdata of a buffer");
         }
         let bpe = r.format().info().bytes_per_el as usize;
         let row = b.width as usize * bpe;
         if stride < row || data.len() < stride * (b.height as usize - 1) + row {
-            return invalid(format!("{} bytes with stride {stride} for a {}x{} box", data.len(), b.width, b.height));
+            return invalid(format!(
+                "{} bytes with stride {stride} for a {}x{} box",
+                data.len(),
+                b.width,
+                b.height
+            ));
         }
-        let mut t = self.transfer_map(r, level, face, map_flags::WRITE | map_flags::DISCARD_RANGE, b)?;
+        let mut t = self.transfer_map(
+            r,
+            level,
+            face,
+            map_flags::WRITE | map_flags::DISCARD_RANGE,
+            b,
+        )?;
         for y in 0..b.height as usize {
             t.data[y * row..(y + 1) * row].copy_from_slice(&data[y * stride..y * stride + row]);
         }
@@ -185,8 +261,15 @@ impl Context {
         if r.target() != ResourceTarget::Buffer {
             return invalid("buffer_subdata of a texture");
         }
-        let len = u32::try_from(data.len()).map_err(|_| crate::PipeError::InvalidArgument("data too long".into()))?;
-        let mut t = self.transfer_map(r, 0, 0, map_flags::WRITE | map_flags::DISCARD_RANGE, PipeBox::new(offset, 0, len, 1))?;
+        let len = u32::try_from(data.len())
+            .map_err(|_| crate::PipeError::InvalidArgument("data too long".into()))?;
+        let mut t = self.transfer_map(
+            r,
+            0,
+            0,
+            map_flags::WRITE | map_flags::DISCARD_RANGE,
+            PipeBox::new(offset, 0, len, 1),
+        )?;
         t.data.copy_from_slice(data);
         self.transfer_unmap(t)
     }
@@ -194,11 +277,25 @@ impl Context {
     /// Reads a whole level as linear rows (width * bytes per element apart).
     pub fn read_level(&mut self, r: &Arc<Resource>, level: u32, face: u32) -> Result<Vec<u8>> {
         let (w, h) = r.level_extent(level)?;
-        Ok(self.transfer_map(r, level, face, map_flags::READ, PipeBox::new(0, 0, w, h))?.data)
+        Ok(self
+            .transfer_map(r, level, face, map_flags::READ, PipeBox::new(0, 0, w, h))?
+            .data)
     }
 
     /// `resource_copy_region` on the CPU: same format, a box of one level into another.
-    pub fn resource_copy_region(&mut self, dst: &Arc<Resource>, dst_level: u32, dst_face: u32, dx: u32, dy: u32, src: &Arc<Resource>, src_level: u32, src_face: u32, b: PipeBox) -> Result<()> {
+    #[allow(clippy::too_many_arguments)] // Gallium's signature, kept so the C glue stays thin.
+    pub fn resource_copy_region(
+        &mut self,
+        dst: &Arc<Resource>,
+        dst_level: u32,
+        dst_face: u32,
+        dx: u32,
+        dy: u32,
+        src: &Arc<Resource>,
+        src_level: u32,
+        src_face: u32,
+        b: PipeBox,
+    ) -> Result<()> {
         if dst.target() == ResourceTarget::Buffer || src.target() == ResourceTarget::Buffer {
             if dst.target() != src.target() {
                 return invalid("copy between a buffer and a texture");
@@ -208,9 +305,20 @@ impl Context {
             return self.buffer_subdata(dst, dx, &data);
         }
         if dst.format() != src.format() {
-            return invalid(format!("copy from {} to {}", src.format().name(), dst.format().name()));
+            return invalid(format!(
+                "copy from {} to {}",
+                src.format().name(),
+                dst.format().name()
+            ));
         }
         let t = self.transfer_map(src, src_level, src_face, map_flags::READ, b)?;
-        self.texture_subdata(dst, dst_level, dst_face, PipeBox::new(dx, dy, b.width, b.height), &t.data, t.stride)
+        self.texture_subdata(
+            dst,
+            dst_level,
+            dst_face,
+            PipeBox::new(dx, dy, b.width, b.height),
+            &t.data,
+            t.stride,
+        )
     }
 }

@@ -295,6 +295,8 @@ pub struct Gpu {
     clock_cycles: u64,
     jobs_run: u64,
     injections: Vec<(u64, Injection)>,
+    /// Fast paths on (the default) or only the reference paths.
+    fast: bool,
 }
 
 impl Default for Gpu {
@@ -317,6 +319,7 @@ impl Gpu {
             clock_cycles: 0,
             jobs_run: 0,
             injections: Vec::new(),
+            fast: true,
         }
     }
 
@@ -339,6 +342,13 @@ impl Gpu {
             | Injection::Fail { job, .. } => *job,
         };
         self.injections.push((self.jobs_run.saturating_add(n), inj));
+    }
+
+    /// With `on`, later jobs run only the slow, obvious reference paths of the model instead
+    /// of its fast paths (per-quad texturing, straight-line shading, incremental edges, span
+    /// stores). Results are byte-identical either way; this exists to cross-check them.
+    pub fn set_reference_paths(&mut self, on: bool) {
+        self.fast = !on;
     }
 
     /// Model clock, in core cycles since creation.
@@ -381,7 +391,7 @@ impl Gpu {
             },
             None => match job {
                 JobDesc::Render { ta_regs, td_regs } => {
-                    render::run(&self.mmu, ta_regs, td_regs, &mut counters)
+                    render::run(&self.mmu, ta_regs, td_regs, self.fast, &mut counters)
                 }
                 JobDesc::TwoD { regs } => twod::run(&self.mmu, regs, &mut counters),
             },

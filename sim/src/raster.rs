@@ -218,6 +218,8 @@ struct Raster<'a> {
     qout: QuadOut,
     queries: HashMap<u32, u32>,
     rec: Vec<u32>,
+    /// Fast paths on (else reference only).
+    fast: bool,
     c: &'a mut Counters,
 }
 
@@ -352,16 +354,46 @@ impl Raster<'_> {
             )
         };
         let has_kill = ctx.fs.has_kill;
-        let mut sampler = Sampler::new(self.mmu, &ctx.tex);
+        let fast = self.fast;
+        let mut sampler = Sampler::new(self.mmu, &ctx.tex, fast);
         let mut passed = 0u32;
         let qx0 = px0 & !1;
         let qy0 = py0 & !1;
+        // Fast path: edge values stepped by constants from the window's first quad (wrapping,
+        // so they equal the reference's products mod 2^64), and the whole window skipped when
+        // one edge rejects all four of its corners.
+        let sub = SUB as i64;
+        let edge_at = |k: usize, px: i64, py: i64| {
+            let (dx, dy, ax, ay, _) = ea[k];
+            let (cx, cy) = (
+                px.wrapping_mul(sub) + sub / 2,
+                py.wrapping_mul(sub) + sub / 2,
+            );
+            dx.wrapping_mul(cy.wrapping_sub(ay))
+                .wrapping_sub(dy.wrapping_mul(cx.wrapping_sub(ax)))
+        };
+        let step_x = ea.map(|(_, dy, ..)| dy.wrapping_mul(-2 * sub));
+        let step_y = ea.map(|(dx, ..)| dx.wrapping_mul(2 * sub));
+        let pix_off: [[i64; 3]; 4] = [0, 1, 2, 3].map(|i| {
+            [0, 1, 2].map(|k| {
+                let (dx, dy, ..) = ea[k];
+                let (ox, oy) = ((i & 1) as i64, (i >> 1) as i64);
+                dx.wrapping_mul(oy * sub)
+                    .wrapping_sub(dy.wrapping_mul(ox * sub))
+            })
+        });
+        let mut row_e = [0, 1, 2].map(|k| edge_at(k, qx0, qy0));
+        let skip = fast && window_rejected(&ea, px0, py0, px1, py1);
         let mut qy = qy0;
-        while qy <= py1 {
+        while qy <= py1 && !skip {
+            let mut qe = row_e;
+            row_e = [0, 1, 2].map(|k| row_e[k].wrapping_add(step_y[k]));
             let mut qx = qx0;
             while qx <= px1 {
+                let here = qe;
+                qe = [0, 1, 2].map(|k| qe[k].wrapping_add(step_x[k]));
                 let mut cov = [false; 4];
-                let mut lam = [[0f32; 3]; 4];
+                let mut ev = [[0i64; 3]; 4];
                 for i in 0..4 {
                     let (px, py) = (qx + (i & 1) as i64, qy + (i >> 1) as i64);
                     let (cx, cy) = (
@@ -371,9 +403,13 @@ impl Raster<'_> {
                     let mut inside = px >= px0 && px <= px1 && py >= py0 && py <= py1;
                     for k in 0..3 {
                         let (dx, dy, ax, ay, th) = ea[k];
-                        let e = dx * (cy - ay) - dy * (cx - ax);
+                        let e = if fast {
+                            here[k].wrapping_add(pix_off[i][k])
+                        } else {
+                            dx * (cy - ay) - dy * (cx - ax)
+                        };
                         inside &= e >= th;
-                        lam[i][k] = e as f32 * inv_area;
+                        ev[i][k] = e;
                     }
                     cov[i] = inside;
                 }
@@ -381,6 +417,7 @@ impl Raster<'_> {
                     qx += 2;
                     continue;
                 }
+                let lam = ev.map(|e| e.map(|e| e as f32 * inv_area));
                 // Interpolate z and the varyings for all four pixels (helpers too).
                 let mut z = [0f32; 4];
                 for i in 0..4 {
@@ -505,12 +542,42 @@ impl Raster<'_> {
     }
 }
 
+/// Whether one edge (dx, dy, ax, ay, threshold) of `ea` is below its threshold at all four
+/// corner pixel centres of the window, so at none of its pixels (edge values are linear). Only
+/// claimed when every product stays inside i64 at the corners, hence everywhere in the window,
+/// so the reference's arithmetic is exact there too.
+fn window_rejected(
+    ea: &[(i64, i64, i64, i64, i64); 3],
+    px0: i64,
+    py0: i64,
+    px1: i64,
+    py1: i64,
+) -> bool {
+    let sub = i128::from(SUB as i64);
+    let fits = |v: i128| i64::try_from(v).is_ok();
+    ea.iter().any(|&(dx, dy, ax, ay, th)| {
+        [(px0, py0), (px1, py0), (px0, py1), (px1, py1)]
+            .iter()
+            .all(|&(px, py)| {
+                let (cx, cy) = (
+                    i128::from(px) * sub + sub / 2,
+                    i128::from(py) * sub + sub / 2,
+                );
+                let (dcx, dcy) = (cx - i128::from(ax), cy - i128::from(ay));
+                let (p, q) = (i128::from(dx) * dcy, i128::from(dy) * dcx);
+                let e = p - q;
+                [cx, cy, dcx, dcy, p, q, e].iter().all(|&v| fits(v)) && e < i128::from(th)
+            })
+    })
+}
+
 /// Runs the 3D phase over the render box.
 pub(crate) fn run(
     mmu: &Mmu,
     regs: &RegFile,
     headers_off: u32,
     progs: &mut ProgramCache,
+    fast: bool,
     c: &mut Counters,
 ) -> Result<(), JobErr> {
     let bad = |e: sgx_hwdocs::DecodeError| JobErr::bad(Unit::Isp, e.to_string());
@@ -539,7 +606,7 @@ pub(crate) fn run(
         mmu,
         progs,
         ctxs: HashMap::new(),
-        machine: Box::new(Machine::new()),
+        machine: Box::new(Machine::with_paths(fast)),
         pa: Box::new([[[0; 4]; 16]; 4]),
         qout: QuadOut {
             colour: [[0.0; 4]; 4],
@@ -548,6 +615,7 @@ pub(crate) fn run(
         },
         queries: HashMap::new(),
         rec: Vec::new(),
+        fast,
         c,
     };
     let mut tile = Box::new(Tile {

@@ -169,6 +169,7 @@ pub(crate) fn run(
     mmu: &Mmu,
     ta_regs: &[(u32, u32)],
     td_regs: &[(u32, u32)],
+    fast: bool,
     c: &mut Counters,
 ) -> Outcome {
     let mut events = 0;
@@ -176,7 +177,7 @@ pub(crate) fn run(
         let ta = RegFile::load(ta_regs, r::VDM_START, Unit::Vdm)?;
         let td = RegFile::load(td_regs, r::ISP_START_RENDER, Unit::Isp)?;
         let mut progs = ProgramCache::default();
-        let headers_off = match crate::ta::run(mmu, &ta, &mut progs, c) {
+        let headers_off = match crate::ta::run(mmu, &ta, &mut progs, fast, c) {
             Err(JobErr::Oom) => {
                 events |= event::DPM_OOM_GLOBAL;
                 return Err(JobErr::Oom);
@@ -184,7 +185,7 @@ pub(crate) fn run(
             r => r?,
         };
         events |= event::TA_FINISHED;
-        crate::raster::run(mmu, &td, headers_off, &mut progs, c)?;
+        crate::raster::run(mmu, &td, headers_off, &mut progs, fast, c)?;
         events |= event::PIXELBE_END_RENDER | event::DPM_3D_MEM_FREE;
         Ok(())
     })();

@@ -182,6 +182,8 @@ fn convert(t: AttrType, b: &[u8]) -> f32 {
 struct Ta<'a> {
     mmu: &'a Mmu,
     machine: Box<Machine>,
+    /// Fast paths on (else reference only).
+    fast: bool,
     bin: Binner,
     line_w: f32,
     c: &'a mut Counters,
@@ -231,7 +233,7 @@ impl Ta<'_> {
             }
             *slot = v.map(f32::to_bits);
         }
-        let mut sampler = Sampler::new(self.mmu, &d.tex);
+        let mut sampler = Sampler::new(self.mmu, &d.tex, self.fast);
         let out = self
             .machine
             .run_vertex(&d.vs, &pa[..d.attrs.len()], &d.consts, &mut sampler)
@@ -550,6 +552,7 @@ pub(crate) fn run(
     mmu: &Mmu,
     regs: &RegFile,
     progs: &mut ProgramCache,
+    fast: bool,
     c: &mut Counters,
 ) -> Result<u32, JobErr> {
     let bad = |e: sgx_hwdocs::DecodeError| JobErr::bad(Unit::Vdm, e.to_string());
@@ -564,7 +567,8 @@ pub(crate) fn run(
     let ntiles = (screen.w_tl * screen.h_tl) as usize;
     let mut ta = Ta {
         mmu,
-        machine: Box::new(Machine::new()),
+        machine: Box::new(Machine::with_paths(fast)),
+        fast,
         bin: Binner {
             w_tl: screen.w_tl,
             h_tl: screen.h_tl,

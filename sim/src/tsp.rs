@@ -87,6 +87,68 @@ static UNORM8: [f32; 256] = {
     t
 };
 
+/// raw / (2^bits - 1) for every unorm channel width 1..=8 and raw value (row 0 unused), the
+/// values the reference decoder's division gives.
+static UNORM: [[f32; 256]; 9] = {
+    let mut t = [[0.0f32; 256]; 9];
+    let mut bits = 1;
+    while bits <= 8 {
+        let max = ((1u32 << bits) - 1) as f32;
+        let mut k = 0;
+        while k < (1 << bits) {
+            t[bits][k] = k as f32 / max;
+            k += 1;
+        }
+        bits += 1;
+    }
+    t
+};
+
+/// Ones, for a missing alpha lane.
+static ONES: [f32; 256] = [1.0; 256];
+
+/// The fast decoder of a unorm format whose channels are all 8 bits or narrower: lane `l` of
+/// an element `v` is `table[l][(v >> shift[l]) & mask[l]]` (missing lanes have mask 0 and a
+/// table holding their constant), without branches.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Lut {
+    shift: [u32; 4],
+    mask: [u32; 4],
+    table: [&'static [f32; 256]; 4],
+}
+
+impl Lut {
+    /// The table decoder for `dec`, when its format has one.
+    pub(crate) fn new(dec: &Decoder) -> Option<Lut> {
+        if dec.float || dec.ch[..dec.nch].iter().any(|c| c.1 > 8) {
+            return None;
+        }
+        let mut lut = Lut {
+            shift: [0; 4],
+            mask: [0; 4],
+            table: [&UNORM[1], &UNORM[1], &UNORM[1], &ONES],
+        };
+        // Later channels win a lane, as in `Decoder::decode`.
+        for &(lo, bits, lanes, _) in &dec.ch[..dec.nch] {
+            for l in 0..4 {
+                if lanes & (1 << l) != 0 {
+                    lut.shift[l] = lo;
+                    lut.mask[l] = (1 << bits) - 1;
+                    lut.table[l] = &UNORM[bits as usize];
+                }
+            }
+        }
+        Some(lut)
+    }
+
+    /// RGBA of one element; equal to `Decoder::decode`.
+    #[inline(always)]
+    pub(crate) fn decode(&self, v: u32) -> [f32; 4] {
+        let lane = |l: usize| self.table[l][((v >> self.shift[l]) & self.mask[l] & 0xff) as usize];
+        [lane(0), lane(1), lane(2), lane(3)]
+    }
+}
+
 /// How to turn one element into RGBA: per channel (shift, width, destination lanes, scale).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Decoder {
@@ -201,6 +263,8 @@ pub(crate) fn half_to_f32(h: u16) -> f32 {
 pub(crate) struct TexUnit {
     st: TexState,
     dec: Decoder,
+    /// `dec` as tables, for the fast path.
+    lut: Option<Lut>,
     bpe: u32,
     twiddled: bool,
     w: [u32; LEVELS],
@@ -215,6 +279,10 @@ pub(crate) struct TexUnit {
     ptr: Vec<Option<*const u8>>,
     lod_max: f32,
     bias: f32,
+    /// Every sample reads the base level of face 0 with `mag_filter`, whatever the LOD
+    /// (one filter, no mip selection left once clamped to `lod_max`): the fast path then
+    /// skips the LOD computation.
+    lod_free: bool,
 }
 
 /// The texture table of a draw.
@@ -262,6 +330,7 @@ impl TexUnit {
         let mut u = TexUnit {
             st,
             dec: Decoder::new(st.format),
+            lut: Lut::new(&Decoder::new(st.format)),
             bpe,
             twiddled,
             w: [1; LEVELS],
@@ -275,6 +344,7 @@ impl TexUnit {
             ptr: Vec::new(),
             lod_max: 0.0,
             bias: st.lod_bias as f32 / 16.0,
+            lod_free: false,
         };
         let mut at = 0u64;
         for l in 0..st.levels as usize {
@@ -304,6 +374,11 @@ impl TexUnit {
         };
         let max = st.max_level.min(st.levels - 1).max(st.base_level);
         u.lod_max = (max - st.base_level) as f32;
+        // With lod_max 0 a minified sample clamps to LOD 0: NEAREST picks level 0 and LINEAR
+        // has fraction 0, so only the filter could differ from magnification.
+        u.lod_free = !st.cube
+            && st.min_filter == st.mag_filter
+            && (st.mip_filter == MipFilter::NONE || u.lod_max == 0.0);
         let faces = if st.cube { 6 } else { 1 };
         for face in 0..faces {
             for l in 0..LEVELS {
@@ -366,6 +441,57 @@ impl TexUnit {
             }
         };
         Ok(self.dec.decode(v))
+    }
+}
+
+impl TexUnit {
+    /// Byte offset of column `x` of level `l`; the whole offset is `col_b + row_b`.
+    #[inline(always)]
+    fn col_b(&self, l: usize, x: u32) -> u32 {
+        if self.twiddled {
+            twiddle_col(x, self.lw[l], self.lh[l]) * self.bpe
+        } else {
+            x * self.bpe
+        }
+    }
+
+    /// Byte offset of row `y` of level `l`.
+    #[inline(always)]
+    fn row_b(&self, l: usize, y: u32) -> u32 {
+        if self.twiddled {
+            twiddle_row(y, self.lw[l], self.lh[l]) * self.bpe
+        } else {
+            y * self.stride[l]
+        }
+    }
+
+    /// The element at byte offset `off` of a level held at host pointer `p`, decoded.
+    ///
+    /// # Safety
+    /// `p` is a level pointer from `ptr` and `off` an offset of an element inside that level.
+    #[inline(always)]
+    unsafe fn texel_at(&self, p: *const u8, off: u32) -> [f32; 4] {
+        // SAFETY: forwarded contract.
+        let v = unsafe { self.raw_at(p, off) };
+        match &self.lut {
+            Some(l) => l.decode(v),
+            None => self.dec.decode(v),
+        }
+    }
+
+    /// The raw element at byte offset `off` of a level held at `p` (see `texel_at`).
+    #[inline(always)]
+    unsafe fn raw_at(&self, p: *const u8, off: u32) -> u32 {
+        // SAFETY: per the contract, [p + off, p + off + bpe) lies inside the level's span.
+        let v = unsafe {
+            let p = p.add(off as usize);
+            match self.bpe {
+                4 => u32::from_le(std::ptr::read_unaligned(p as *const u32)),
+                2 => u32::from(u16::from_le(std::ptr::read_unaligned(p as *const u16))),
+                _ => u32::from(*p),
+            }
+        };
+        v
     }
 }
 
@@ -449,14 +575,93 @@ pub(crate) struct Sampler<'a> {
     mmu: &'a Mmu,
     table: &'a TexTable,
     pub texels: u64,
+    /// Take the fast paths (else only the reference ones; results are identical).
+    fast: bool,
 }
 
 impl<'a> Sampler<'a> {
-    pub(crate) fn new(mmu: &'a Mmu, table: &'a TexTable) -> Sampler<'a> {
+    pub(crate) fn new(mmu: &'a Mmu, table: &'a TexTable, fast: bool) -> Sampler<'a> {
         Sampler {
             mmu,
             table,
             texels: 0,
+            fast,
+        }
+    }
+
+    /// `filter2d` through the fast path when the level is held in one mapping.
+    #[inline(always)]
+    fn filter<const FAST: bool>(
+        &mut self,
+        u: &TexUnit,
+        face: u32,
+        l: usize,
+        s: f32,
+        t: f32,
+        f: Filter,
+    ) -> Result<[f32; 4], Fault> {
+        if FAST {
+            if let Some(p) = u.ptr[face as usize * LEVELS + l] {
+                return Ok(self.filter2d_fast(u, p, l, s, t, f));
+            }
+        }
+        self.filter2d(u, face, l, s, t, f)
+    }
+
+    /// `filter2d` on a level held at host pointer `p`: the same arithmetic, with the
+    /// addressing split into column and row offsets and no per-texel MMU path.
+    #[inline(always)]
+    fn filter2d_fast(
+        &mut self,
+        u: &TexUnit,
+        p: *const u8,
+        l: usize,
+        s: f32,
+        t: f32,
+        f: Filter,
+    ) -> [f32; 4] {
+        let (w, h) = (u.w[l], u.h[l]);
+        let (ws, wt) = if u.st.cube {
+            (AddrMode::CLAMP_TO_EDGE, AddrMode::CLAMP_TO_EDGE)
+        } else {
+            (u.st.wrap_s, u.st.wrap_t)
+        };
+        match f {
+            Filter::NEAREST => {
+                let x = wrap(floor_fast(s * w as f32) as i32, w, ws);
+                let y = wrap(floor_fast(t * h as f32) as i32, h, wt);
+                self.texels += 1;
+                // SAFETY: wrap keeps x < w and y < h, so the offset is an element of level l.
+                unsafe { u.texel_at(p, u.col_b(l, x) + u.row_b(l, y)) }
+            }
+            Filter::LINEAR => {
+                let fx = s * w as f32 - 0.5;
+                let fy = t * h as f32 - 0.5;
+                let (x0f, y0f) = (floor_fast(fx), floor_fast(fy));
+                let (ax, ay) = (fx - x0f, fy - y0f);
+                let (x0, y0) = (x0f as i32, y0f as i32);
+                let (xa, xb) = (wrap(x0, w, ws), wrap(x0.saturating_add(1), w, ws));
+                let (ya, yb) = (wrap(y0, h, wt), wrap(y0.saturating_add(1), h, wt));
+                let (ca, cb) = (u.col_b(l, xa), u.col_b(l, xb));
+                let (ra, rb) = (u.row_b(l, ya), u.row_b(l, yb));
+                self.texels += 4;
+                // SAFETY: wrap keeps every coordinate inside level l.
+                let (t00, t10, t01, t11) = unsafe {
+                    (
+                        u.texel_at(p, ca + ra),
+                        u.texel_at(p, cb + ra),
+                        u.texel_at(p, ca + rb),
+                        u.texel_at(p, cb + rb),
+                    )
+                };
+                let mut o = [0.0; 4];
+                for i in 0..4 {
+                    let top = t00[i] + (t10[i] - t00[i]) * ax;
+                    let bot = t01[i] + (t11[i] - t01[i]) * ax;
+                    o[i] = top + (bot - top) * ay;
+                }
+                o
+            }
         }
     }
 
@@ -511,8 +716,17 @@ fn rho(ddx: [f32; 2], ddy: [f32; 2]) -> f32 {
     a.max(b)
 }
 
-impl Textures for Sampler<'_> {
-    fn sample(&mut self, unit: u32, coord: [f32; 4], lod: Lod) -> Result<[f32; 4], Fault> {
+impl Sampler<'_> {
+    /// One sample; `FAST` = false is the reference (every LOD computed, every texel through
+    /// `filter2d`), `FAST` = true skips the LOD of LOD-free units and filters held levels
+    /// through `filter2d_fast`.
+    #[inline(always)]
+    fn sample_with<const FAST: bool>(
+        &mut self,
+        unit: u32,
+        coord: [f32; 4],
+        lod: Lod,
+    ) -> Result<[f32; 4], Fault> {
         let table = self.table;
         // Programs are checked against tex_count before they run; past it reads as a TSP fault.
         let u = table.units.get(unit as usize).ok_or(Fault {
@@ -527,52 +741,58 @@ impl Textures for Sampler<'_> {
         } else {
             (0, coord[0], coord[1])
         };
-        let implicit = |ddx: [f32; 4], ddy: [f32; 4]| {
-            let (dx, dy) = if u.st.cube {
-                let (s0, t0) = (s, t);
-                let add = |d: [f32; 4]| [coord[0] + d[0], coord[1] + d[1], coord[2] + d[2], 0.0];
-                let (sx, tx) = cube_st_on(face, add(ddx));
-                let (sy, ty) = cube_st_on(face, add(ddy));
-                (
-                    [(sx - s0) * bw, (tx - t0) * bh],
-                    [(sy - s0) * bw, (ty - t0) * bh],
-                )
-            } else {
-                ([ddx[0] * bw, ddx[1] * bh], [ddy[0] * bw, ddy[1] * bh])
-            };
-            rho(dx, dy).log2()
-        };
-        let lambda = match lod {
-            Lod::Implicit { ddx, ddy } => implicit(ddx, ddy),
-            Lod::Bias { ddx, ddy, bias } => implicit(ddx, ddy) + bias,
-            Lod::Explicit(l) => l,
-        } + u.bias;
         let st = &u.st;
-        let out = if lambda.is_nan() || lambda <= 0.0 {
-            // Magnification (and NaN): the base level.
-            self.filter2d(u, face, base, s, t, st.mag_filter)?
+        let out = if FAST && u.lod_free {
+            self.filter::<FAST>(u, 0, base, s, t, st.mag_filter)?
         } else {
-            let lam = lambda.min(u.lod_max);
-            match st.mip_filter {
-                MipFilter::NONE => self.filter2d(u, face, base, s, t, st.min_filter)?,
-                MipFilter::NEAREST => {
-                    let l = if lam <= 0.5 {
-                        0
-                    } else {
-                        ((lam + 0.5).ceil() - 1.0) as usize
-                    };
-                    self.filter2d(u, face, base + l, s, t, st.min_filter)?
-                }
-                MipFilter::LINEAR => {
-                    let l0 = lam.floor();
-                    let fr = lam - l0;
-                    let l0 = l0 as usize;
-                    let a = self.filter2d(u, face, base + l0, s, t, st.min_filter)?;
-                    if fr == 0.0 {
-                        a
-                    } else {
-                        let b = self.filter2d(u, face, base + l0 + 1, s, t, st.min_filter)?;
-                        [0, 1, 2, 3].map(|i| a[i] + (b[i] - a[i]) * fr)
+            let implicit = |ddx: [f32; 4], ddy: [f32; 4]| {
+                let (dx, dy) = if u.st.cube {
+                    let (s0, t0) = (s, t);
+                    let add =
+                        |d: [f32; 4]| [coord[0] + d[0], coord[1] + d[1], coord[2] + d[2], 0.0];
+                    let (sx, tx) = cube_st_on(face, add(ddx));
+                    let (sy, ty) = cube_st_on(face, add(ddy));
+                    (
+                        [(sx - s0) * bw, (tx - t0) * bh],
+                        [(sy - s0) * bw, (ty - t0) * bh],
+                    )
+                } else {
+                    ([ddx[0] * bw, ddx[1] * bh], [ddy[0] * bw, ddy[1] * bh])
+                };
+                rho(dx, dy).log2()
+            };
+            let lambda = match lod {
+                Lod::Implicit { ddx, ddy } => implicit(ddx, ddy),
+                Lod::Bias { ddx, ddy, bias } => implicit(ddx, ddy) + bias,
+                Lod::Explicit(l) => l,
+            } + u.bias;
+            if lambda.is_nan() || lambda <= 0.0 {
+                // Magnification (and NaN): the base level.
+                self.filter::<FAST>(u, face, base, s, t, st.mag_filter)?
+            } else {
+                let lam = lambda.min(u.lod_max);
+                match st.mip_filter {
+                    MipFilter::NONE => self.filter::<FAST>(u, face, base, s, t, st.min_filter)?,
+                    MipFilter::NEAREST => {
+                        let l = if lam <= 0.5 {
+                            0
+                        } else {
+                            ((lam + 0.5).ceil() - 1.0) as usize
+                        };
+                        self.filter::<FAST>(u, face, base + l, s, t, st.min_filter)?
+                    }
+                    MipFilter::LINEAR => {
+                        let l0 = lam.floor();
+                        let fr = lam - l0;
+                        let l0 = l0 as usize;
+                        let a = self.filter::<FAST>(u, face, base + l0, s, t, st.min_filter)?;
+                        if fr == 0.0 {
+                            a
+                        } else {
+                            let b =
+                                self.filter::<FAST>(u, face, base + l0 + 1, s, t, st.min_filter)?;
+                            [0, 1, 2, 3].map(|i| a[i] + (b[i] - a[i]) * fr)
+                        }
                     }
                 }
             }
@@ -591,6 +811,36 @@ impl Textures for Sampler<'_> {
             pick(st.swz_b),
             pick(st.swz_a),
         ])
+    }
+}
+
+impl Textures for Sampler<'_> {
+    fn sample(&mut self, unit: u32, coord: [f32; 4], lod: Lod) -> Result<[f32; 4], Fault> {
+        if self.fast {
+            self.sample_with::<true>(unit, coord, lod)
+        } else {
+            self.sample_with::<false>(unit, coord, lod)
+        }
+    }
+
+    fn sample_quad(
+        &mut self,
+        unit: u32,
+        coord: &[[f32; 4]; 4],
+        lod: &[Lod; 4],
+        ex: [bool; 4],
+        out: &mut [[f32; 4]; 4],
+    ) -> Result<(), Fault> {
+        for i in 0..4 {
+            if ex[i] {
+                out[i] = if self.fast {
+                    self.sample_with::<true>(unit, coord[i], lod[i])?
+                } else {
+                    self.sample_with::<false>(unit, coord[i], lod[i])?
+                };
+            }
+        }
+        Ok(())
     }
 }
 

@@ -2,8 +2,8 @@
 
 use sgx_hwdocs::usse::{
     DstBank, InstrFormat, OpKind, Opcode, Pred, SourceCount, SrcBank, SrcMod, UsseAlu, UsseFlow,
-    UsseLimm, UsseTex, MAX_INSTRUCTIONS, OUTPUT_REGS, PREDICATE_REGS, PRIMARY_REGS, SECONDARY_REGS,
-    TEMP_REGS,
+    UsseLimm, UsseTex, MAX_EXECUTED_PER_INSTANCE, MAX_INSTRUCTIONS, OUTPUT_REGS, PREDICATE_REGS,
+    PRIMARY_REGS, SECONDARY_REGS, TEMP_REGS,
 };
 
 use super::{Stage, UsseError};
@@ -66,6 +66,10 @@ pub struct Program {
     pub(crate) outs_used: usize,
     /// Whether any KILL is present (the ISP then shades before depth/stencil updates).
     pub(crate) has_kill: bool,
+    /// A pixel program without control flow: no BR/CALL/RET/KILL/END before a final
+    /// unpredicated END or RET, so every instance of a quad runs every instruction in order
+    /// and the interpreter may skip per-instance scheduling.
+    pub(crate) straight: bool,
 }
 
 const NO_SRC: Src = Src {
@@ -344,12 +348,22 @@ impl Program {
                 outs_used = outs_used.max(usize::from(n) + 1);
             }
         }
+        let straight = stage == Stage::Pixel
+            && n as u64 <= MAX_EXECUTED_PER_INSTANCE
+            && ins.split_last().is_some_and(|(last, body)| {
+                matches!(last.op, Opcode::END | Opcode::RET)
+                    && last.pred == Pred::ALWAYS
+                    && body
+                        .iter()
+                        .all(|i| i.op == Opcode::NOP || i.op.format() != InstrFormat::FLOW)
+            });
         Ok(Program {
             ins,
             stage,
             temps_used: temps,
             outs_used,
             has_kill,
+            straight,
         })
     }
 

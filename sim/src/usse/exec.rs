@@ -9,7 +9,8 @@
 #![allow(clippy::needless_range_loop)]
 
 use sgx_hwdocs::usse::{
-    OpKind, Opcode, Pred, SrcMod, CALL_STACK_DEPTH, MAX_EXECUTED_PER_INSTANCE, SECONDARY_REGS,
+    InstrFormat, OpKind, Opcode, Pred, SrcMod, CALL_STACK_DEPTH, MAX_EXECUTED_PER_INSTANCE,
+    SECONDARY_REGS,
 };
 
 use super::decode::{Dst, Instr, Program, Src, SrcReg};
@@ -19,6 +20,9 @@ const CALL_DEPTH: usize = CALL_STACK_DEPTH as usize;
 
 /// Register state of up to four instances, reused across runs so no run allocates.
 pub(crate) struct Machine {
+    /// Take the fast paths (straight-line quads, quad texture sampling); else only the
+    /// reference scheduling. Results are identical.
+    pub(crate) fast: bool,
     temps: [[[u32; 4]; 4]; 64],
     outs: [[[u32; 4]; 4]; 16],
     preds: [[[bool; 4]; 3]; 4],
@@ -191,10 +195,19 @@ impl Machine {
     /// A machine with zeroed registers.
     pub(crate) fn new() -> Machine {
         Machine {
+            fast: true,
             temps: [[[0; 4]; 4]; 64],
             outs: [[[0; 4]; 4]; 16],
             preds: [[[false; 4]; 3]; 4],
             a0: [[0; 4]; 4],
+        }
+    }
+
+    /// A machine with zeroed registers taking the fast paths or only the reference ones.
+    pub(crate) fn with_paths(fast: bool) -> Machine {
+        Machine {
+            fast,
+            ..Machine::new()
         }
     }
 
@@ -351,6 +364,9 @@ impl Machine {
         tex: &mut dyn Textures,
     ) -> Result<u64, UsseError> {
         let n = ctl.n;
+        if self.fast && p.straight && n == 4 && ctl.running == [true; 4] {
+            return self.exec_straight(p, ctl, pa, sa, tex);
+        }
         self.reset(p, n);
         let len = p.ins.len() as u32;
         let mut total = 0u64;
@@ -386,6 +402,155 @@ impl Machine {
             self.step(p, ins, pc, ex, ctl, pa, sa, tex)?;
         }
         Ok(total)
+    }
+
+    /// `exec` of a straight-line program on a full quad: all four instances sit at the same
+    /// pc throughout, so each instruction runs once for all of them, in the reference's
+    /// instance order, without scheduling; the watchdog cannot fire (len <= its limit).
+    fn exec_straight(
+        &mut self,
+        p: &Program,
+        ctl: &mut Ctl,
+        pa: &[[[u32; 4]; 16]],
+        sa: &[[u32; 4]],
+        tex: &mut dyn Textures,
+    ) -> Result<u64, UsseError> {
+        self.reset(p, 4);
+        for (pc, ins) in p.ins.iter().enumerate() {
+            self.step4(p, ins, pc as u32, ctl, pa, sa, tex)?;
+        }
+        Ok(4 * p.ins.len() as u64)
+    }
+
+    /// `step` with all four instances executing: operands read and results written for the
+    /// quad at once (one dispatch on register kinds per instruction, not per instance). Equal
+    /// to `step` because an instance's results land only in its own registers and no source
+    /// reads another instance's registers here (FDDX/FDDY keep `step`).
+    #[allow(clippy::too_many_arguments)]
+    fn step4(
+        &mut self,
+        p: &Program,
+        ins: &Instr,
+        pc: u32,
+        ctl: &mut Ctl,
+        pa: &[[[u32; 4]; 16]],
+        sa: &[[u32; 4]],
+        tex: &mut dyn Textures,
+    ) -> Result<(), UsseError> {
+        match ins.op {
+            Opcode::TEX | Opcode::TEXB | Opcode::TEXL | Opcode::TEXD => {
+                let c = self.read4(&ins.s0, pa, sa).map(fv);
+                let mut lod = [Lod::Explicit(0.0); 4];
+                for (i, l) in lod.iter_mut().enumerate() {
+                    *l = self.lod_of(ins, p.stage, &c, i);
+                }
+                let mut r = [[0f32; 4]; 4];
+                tex.sample_quad(u32::from(ins.sampler), &c, &lod, [true; 4], &mut r)
+                    .map_err(UsseError::Fault)?;
+                self.write4(ins, r.map(|v| v.map(b)));
+            }
+            Opcode::EMITPIX => {
+                let a = self.read4(&ins.s0, pa, sa);
+                for i in 0..4 {
+                    let pl = self.pred_lanes(ins.pred, i);
+                    for l in 0..4 {
+                        if pl[l] {
+                            ctl.colour[i][l] = a[i][l];
+                        }
+                    }
+                }
+            }
+            Opcode::LIMM => self.write4(ins, [[ins.imm; 4]; 4]),
+            op if op.format() == InstrFormat::ALU && !matches!(op, Opcode::FDDX | Opcode::FDDY) => {
+                let a = self.read4(&ins.s0, pa, sa);
+                let c = self.read4(&ins.s1, pa, sa);
+                let mut d = [[0; 4]; 4];
+                if op == Opcode::FMAD {
+                    for (i, di) in d.iter_mut().enumerate() {
+                        *di = self.dst_value(ins.dst, i);
+                    }
+                }
+                let mut r = [[0; 4]; 4];
+                for i in 0..4 {
+                    r[i] = alu(op, a[i], c[i], d[i]);
+                }
+                self.write4(ins, r);
+            }
+            _ => self.step(p, ins, pc, [true; 4], ctl, pa, sa, tex)?,
+        }
+        Ok(())
+    }
+
+    /// `read` for the four instances of a quad.
+    #[inline(always)]
+    fn read4(&self, s: &Src, pa: &[[[u32; 4]; 16]], sa: &[[u32; 4]]) -> [[u32; 4]; 4] {
+        let r: [[u32; 4]; 4] = match s.reg {
+            SrcReg::Temp(n) => self.temps[usize::from(n)],
+            SrcReg::Primary(n) => {
+                let n = usize::from(n);
+                [pa[0][n], pa[1][n], pa[2][n], pa[3][n]]
+            }
+            SrcReg::Output(n) => self.outs[usize::from(n)],
+            SrcReg::Imm(bits) => [[bits; 4]; 4],
+            SrcReg::Secondary(_) | SrcReg::SecIndexed(_) => {
+                let mut r = [[0; 4]; 4];
+                for (i, ri) in r.iter_mut().enumerate() {
+                    let raw = Src {
+                        swz: [0, 1, 2, 3],
+                        modi: SrcMod::NONE,
+                        ..*s
+                    };
+                    *ri = self.read(&raw, i, pa, sa);
+                }
+                r
+            }
+        };
+        let w = s.swz.map(usize::from);
+        let v = r.map(|x| [x[w[0]], x[w[1]], x[w[2]], x[w[3]]]);
+        match s.modi {
+            SrcMod::NONE => v,
+            SrcMod::NEG => v.map(|x| lanes(x, |y| y ^ 0x8000_0000)),
+            SrcMod::ABS => v.map(|x| lanes(x, |y| y & 0x7fff_ffff)),
+            SrcMod::NEG_ABS => v.map(|x| lanes(x, |y| y | 0x8000_0000)),
+        }
+    }
+
+    /// `write` for the four instances of a quad.
+    #[inline(always)]
+    fn write4(&mut self, ins: &Instr, v: [[u32; 4]; 4]) {
+        if let (Dst::Temp(n), Pred::ALWAYS, 0b1111, false) = (ins.dst, ins.pred, ins.mask, ins.sat)
+        {
+            self.temps[usize::from(n)] = v;
+            return;
+        }
+        for (i, vi) in v.into_iter().enumerate() {
+            self.write(ins, i, vi);
+        }
+    }
+
+    /// The level of detail instance `i` of a TEX-kind instruction asks for.
+    #[inline(always)]
+    fn lod_of(&self, ins: &Instr, stage: Stage, c: &[[f32; 4]; 4], i: usize) -> Lod {
+        let ci = c[i];
+        let quad_d = |bit: usize| sub4(c[i | bit], c[i & !bit]);
+        match (ins.op, stage) {
+            (Opcode::TEXL, _) => Lod::Explicit(ci[3]),
+            (Opcode::TEXD, _) => Lod::Implicit {
+                ddx: fv(self.temps[usize::from(ins.grad)][i]),
+                ddy: fv(self.temps[usize::from(ins.grad) + 1][i]),
+            },
+            (Opcode::TEX, Stage::Vertex) => Lod::Explicit(0.0),
+            (_, Stage::Vertex) => Lod::Explicit(ci[3]),
+            (Opcode::TEX, Stage::Pixel) => Lod::Implicit {
+                ddx: quad_d(1),
+                ddy: quad_d(2),
+            },
+            (_, Stage::Pixel) => Lod::Bias {
+                ddx: quad_d(1),
+                ddy: quad_d(2),
+                bias: ci[3],
+            },
+        }
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -496,34 +661,34 @@ impl Machine {
                 for (i, ci) in c.iter_mut().enumerate().take(n) {
                     *ci = fv(self.read(&ins.s0, i, pa, sa));
                 }
-                for i in 0..n {
-                    if !ex[i] {
-                        continue;
+                if self.fast {
+                    // One call per quad: writes land after all samples, which is the same as
+                    // interleaving them (each instance reads only its own registers).
+                    let mut lod = [Lod::Explicit(0.0); 4];
+                    for i in 0..n {
+                        if ex[i] {
+                            lod[i] = self.lod_of(ins, p.stage, &c, i);
+                        }
                     }
-                    let ci = c[i];
-                    let quad_d = |bit: usize| sub4(c[i | bit], c[i & !bit]);
-                    let lod = match (ins.op, p.stage) {
-                        (Opcode::TEXL, _) => Lod::Explicit(ci[3]),
-                        (Opcode::TEXD, _) => Lod::Implicit {
-                            ddx: fv(self.temps[usize::from(ins.grad)][i]),
-                            ddy: fv(self.temps[usize::from(ins.grad) + 1][i]),
-                        },
-                        (Opcode::TEX, Stage::Vertex) => Lod::Explicit(0.0),
-                        (_, Stage::Vertex) => Lod::Explicit(ci[3]),
-                        (Opcode::TEX, Stage::Pixel) => Lod::Implicit {
-                            ddx: quad_d(1),
-                            ddy: quad_d(2),
-                        },
-                        (_, Stage::Pixel) => Lod::Bias {
-                            ddx: quad_d(1),
-                            ddy: quad_d(2),
-                            bias: ci[3],
-                        },
-                    };
-                    let r = tex
-                        .sample(u32::from(ins.sampler), ci, lod)
+                    let mut r = [[0f32; 4]; 4];
+                    tex.sample_quad(u32::from(ins.sampler), &c, &lod, ex, &mut r)
                         .map_err(UsseError::Fault)?;
-                    self.write(ins, i, r.map(b));
+                    for i in 0..n {
+                        if ex[i] {
+                            self.write(ins, i, r[i].map(b));
+                        }
+                    }
+                } else {
+                    for i in 0..n {
+                        if !ex[i] {
+                            continue;
+                        }
+                        let lod = self.lod_of(ins, p.stage, &c, i);
+                        let r = tex
+                            .sample(u32::from(ins.sampler), c[i], lod)
+                            .map_err(UsseError::Fault)?;
+                        self.write(ins, i, r.map(b));
+                    }
                 }
             }
             op => {

@@ -51,6 +51,26 @@ pub enum Lod {
 pub trait Textures {
     /// Samples unit `unit` at `coord` (xy for 2D, xyz for cube); returns filtered, swizzled RGBA.
     fn sample(&mut self, unit: u32, coord: [f32; 4], lod: Lod) -> Result<[f32; 4], Fault>;
+
+    /// Samples unit `unit` for the pixels `i` of a quad with `ex[i]` set, in pixel order, into
+    /// `out[i]` (others untouched); the first fault in pixel order is returned. Must equal
+    /// `sample` per pixel, which the default does; implementations override it to decode
+    /// the unit once per quad.
+    fn sample_quad(
+        &mut self,
+        unit: u32,
+        coord: &[[f32; 4]; 4],
+        lod: &[Lod; 4],
+        ex: [bool; 4],
+        out: &mut [[f32; 4]; 4],
+    ) -> Result<(), Fault> {
+        for i in 0..4 {
+            if ex[i] {
+                out[i] = self.sample(unit, coord[i], lod[i])?;
+            }
+        }
+        Ok(())
+    }
 }
 
 /// No texture units: every sample faults (unit TSP, address 0).

@@ -1,0 +1,252 @@
+//! `sgx535 bench draws`: draws per second for 10,000 small draws, each its own draw_vbo call,
+//! into one 256x256 target on the device model, with and without state changes between draws;
+//! with the context's counters, which show how much state each pattern re-emits.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::Context as _;
+use sgx_pipe::state::*;
+use sgx_pipe::{
+    bind, clear_flags, Context, ContextStats, DrawInfo, Format, PrimMode, ResourceTemplate, Screen,
+    ShaderStage,
+};
+use sgx_winsys::{Device, SimDevice};
+
+/// Draws per measured run.
+const DRAWS: u32 = 10_000;
+/// Side of the target, in pixels.
+const SIZE_PX: u32 = 256;
+
+const VS: &str = "VERT
+DCL IN[0]
+DCL OUT[0], POSITION
+  0: MOV OUT[0], IN[0]
+  1: END
+";
+
+const FS: &str = "FRAG
+DCL OUT[0], COLOR
+DCL CONST[0][0]
+  0: MOV OUT[0], CONST[0][0]
+  1: END
+";
+
+/// What changes between consecutive draws.
+#[derive(Clone, Copy)]
+enum Change {
+    /// Nothing: one state block serves every draw.
+    None,
+    /// The same blend state object rebound before every draw (redundant: nothing re-emitted).
+    RebindSame,
+    /// The fragment constant (the colour) alternates between two buffers.
+    Constants,
+    /// Two blend states alternate (opaque, additive).
+    Blend,
+}
+
+impl Change {
+    fn name(self) -> &'static str {
+        match self {
+            Change::None => "no state change",
+            Change::RebindSame => "same blend state rebound",
+            Change::Constants => "alternating constants",
+            Change::Blend => "alternating blend states",
+        }
+    }
+}
+
+/// One small triangle per draw, 10,000 of them in a 100x100 grid of 2.56-pixel cells, in NDC.
+fn triangles() -> Vec<u8> {
+    let cell = 2.0 / 100.0;
+    let mut v = Vec::with_capacity(DRAWS as usize * 3 * 16);
+    for i in 0..DRAWS {
+        let x = -1.0 + (i % 100) as f32 * cell;
+        let y = -1.0 + (i / 100) as f32 * cell;
+        for (dx, dy) in [(0.0, 0.0), (cell, 0.0), (0.0, cell)] {
+            for f in [x + dx, y + dy, 0.0, 1.0] {
+                v.extend_from_slice(&f32::to_le_bytes(f));
+            }
+        }
+    }
+    v
+}
+
+struct Bench {
+    dev: Arc<dyn Device>,
+    ctx: Context,
+    vbuf: VertexBuffer,
+    blend: [Arc<BlendState>; 2],
+    colours: [ConstantBuffer; 2],
+}
+
+struct Row {
+    record: Duration,
+    total: Duration,
+    stats: ContextStats,
+}
+
+fn delta(a: ContextStats, b: ContextStats) -> ContextStats {
+    ContextStats {
+        draws: b.draws - a.draws,
+        draws_skipped: b.draws_skipped - a.draws_skipped,
+        state_blocks_emitted: b.state_blocks_emitted - a.state_blocks_emitted,
+        state_words_emitted: b.state_words_emitted - a.state_words_emitted,
+        submissions: b.submissions - a.submissions,
+        pb_splits: b.pb_splits - a.pb_splits,
+    }
+}
+
+impl Bench {
+    fn new() -> anyhow::Result<Bench> {
+        let dev: Arc<dyn Device> = Arc::new(SimDevice::new()?);
+        let screen = Screen::new(dev.clone());
+        let mut ctx = screen.context_create();
+        let colour = screen.resource_create(&ResourceTemplate::texture_2d(
+            Format::B8G8R8A8_UNORM,
+            SIZE_PX,
+            SIZE_PX,
+            0,
+            bind::RENDER_TARGET,
+        ))?;
+        ctx.set_framebuffer_state(&FramebufferState {
+            width: SIZE_PX,
+            height: SIZE_PX,
+            cbuf: Some(Surface {
+                resource: colour,
+                level: 0,
+                face: 0,
+            }),
+            zsbuf: None,
+        })?;
+        ctx.set_viewport_state(&ViewportState::rect(
+            0.0,
+            0.0,
+            SIZE_PX as f32,
+            SIZE_PX as f32,
+        ))?;
+        let vs = ctx.create_vs_state(VS)?;
+        let fs = ctx.create_fs_state(FS)?;
+        ctx.bind_vs_state(Some(&vs))?;
+        ctx.bind_fs_state(Some(&fs))?;
+        let velems = ctx.create_vertex_elements_state(&[VertexElement {
+            src_offset: 0,
+            vertex_buffer_index: 0,
+            src_format: VertexFormat::R32G32B32A32_FLOAT,
+        }])?;
+        ctx.bind_vertex_elements_state(Some(&velems));
+        let data = triangles();
+        let vb = screen.resource_create(&ResourceTemplate::buffer(
+            u32::try_from(data.len())?,
+            bind::VERTEX_BUFFER,
+        ))?;
+        ctx.buffer_subdata(&vb, 0, &data)?;
+        let vbuf = VertexBuffer {
+            stride: 16,
+            buffer_offset: 0,
+            buffer: BufferSource::Resource(vb),
+        };
+        let opaque = ctx.create_blend_state(&BlendState::default());
+        let additive = ctx.create_blend_state(&BlendState {
+            blend_enable: true,
+            rgb_dst_factor: BlendFactor::ONE,
+            alpha_dst_factor: BlendFactor::ONE,
+            ..Default::default()
+        });
+        let colour = |c: [f32; 4]| ConstantBuffer {
+            data: c.iter().map(|f| f.to_bits()).collect(),
+        };
+        Ok(Bench {
+            dev,
+            ctx,
+            vbuf,
+            blend: [opaque, additive],
+            colours: [colour([0.9, 0.5, 0.1, 1.0]), colour([0.1, 0.4, 0.9, 1.0])],
+        })
+    }
+
+    /// Binds the baseline state and clears.
+    fn reset(&mut self) -> anyhow::Result<()> {
+        self.ctx.bind_blend_state(Some(&self.blend[0]));
+        self.ctx
+            .set_constant_buffer(ShaderStage::Fragment, 0, Some(self.colours[0].clone()))?;
+        self.ctx.set_vertex_buffers(0, &[Some(self.vbuf.clone())])?;
+        self.ctx
+            .clear(clear_flags::COLOR0, [0.0, 0.0, 0.0, 1.0], 1.0, 0)?;
+        Ok(())
+    }
+
+    /// `draws` draws with `change` between them, then a flush and a wait for the fence.
+    fn run(&mut self, change: Change, draws: u32) -> anyhow::Result<Row> {
+        self.reset()?;
+        let before = self.ctx.stats();
+        let t0 = Instant::now();
+        for i in 0..draws {
+            let k = (i % 2) as usize;
+            match change {
+                Change::None => {}
+                Change::RebindSame => self.ctx.bind_blend_state(Some(&self.blend[0])),
+                Change::Constants => self.ctx.set_constant_buffer(
+                    ShaderStage::Fragment,
+                    0,
+                    Some(self.colours[k].clone()),
+                )?,
+                Change::Blend => self.ctx.bind_blend_state(Some(&self.blend[k])),
+            }
+            self.ctx
+                .draw_vbo(&DrawInfo::arrays(PrimMode::TRIANGLES, 3 * i, 3))?;
+        }
+        let record = t0.elapsed();
+        let fence = self.ctx.flush()?.context("the run submitted nothing")?;
+        fence.wait(sgx_pipe::DEFAULT_TIMEOUT)?;
+        let total = t0.elapsed();
+        Ok(Row {
+            record,
+            total,
+            stats: delta(before, self.ctx.stats()),
+        })
+    }
+}
+
+pub fn run() -> anyhow::Result<()> {
+    let mut b = Bench::new()?;
+    // Warm up: compile, link and upload the program, so no run pays for it.
+    b.run(Change::None, 1)?;
+    b.dev.wait_idle(sgx_pipe::DEFAULT_TIMEOUT)?;
+    println!("{DRAWS} draws of one small triangle each into {SIZE_PX}x{SIZE_PX} B8G8R8A8_UNORM (device model), flush and wait at the end");
+    println!(
+        "{:<26} {:>10} {:>12} {:>10} {:>12} {:>12} {:>8} {:>6}",
+        "between draws",
+        "record ms",
+        "record d/s",
+        "total ms",
+        "draws/s",
+        "state blks",
+        "words",
+        "subms"
+    );
+    for change in [
+        Change::None,
+        Change::RebindSame,
+        Change::Constants,
+        Change::Blend,
+    ] {
+        let r = b.run(change, DRAWS)?;
+        let per_s = |d: Duration| f64::from(DRAWS) / d.as_secs_f64();
+        println!(
+            "{:<26} {:>10.1} {:>12.0} {:>10.1} {:>12.0} {:>12} {:>8} {:>6}",
+            change.name(),
+            r.record.as_secs_f64() * 1e3,
+            per_s(r.record),
+            r.total.as_secs_f64() * 1e3,
+            per_s(r.total),
+            r.stats.state_blocks_emitted,
+            r.stats.state_words_emitted,
+            r.stats.submissions
+        );
+        if r.stats.draws != u64::from(DRAWS) {
+            anyhow::bail!("{} of {DRAWS} draws drew", r.stats.draws);
+        }
+    }
+    Ok(())
+}

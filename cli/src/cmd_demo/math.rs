@@ -1,0 +1,113 @@
+//! 4x4 matrices as OpenGL's fixed-function pipeline builds them (glRotatef, glTranslatef,
+//! glFrustum), stored row-major so that each row is one constant register a vertex shader
+//! DP4s against, as Mesa's state tracker lays out the MVP matrix.
+
+/// A 4x4 matrix, `m[row][column]`, acting on column vectors.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Mat4(pub [[f32; 4]; 4]);
+
+impl Mat4 {
+    /// The identity.
+    pub fn identity() -> Mat4 {
+        let mut m = [[0.0; 4]; 4];
+        for (i, r) in m.iter_mut().enumerate() {
+            r[i] = 1.0;
+        }
+        Mat4(m)
+    }
+
+    /// `self * o`.
+    pub fn mul(&self, o: &Mat4) -> Mat4 {
+        let mut m = [[0.0; 4]; 4];
+        for (r, row) in m.iter_mut().enumerate() {
+            for (c, x) in row.iter_mut().enumerate() {
+                *x = (0..4).map(|k| self.0[r][k] * o.0[k][c]).sum();
+            }
+        }
+        Mat4(m)
+    }
+
+    /// glTranslatef.
+    pub fn translate(x: f32, y: f32, z: f32) -> Mat4 {
+        let mut m = Mat4::identity();
+        m.0[0][3] = x;
+        m.0[1][3] = y;
+        m.0[2][3] = z;
+        m
+    }
+
+    /// glRotatef: `deg` degrees about the axis (x, y, z).
+    pub fn rotate(deg: f32, x: f32, y: f32, z: f32) -> Mat4 {
+        let len = (x * x + y * y + z * z).sqrt();
+        let (x, y, z) = (x / len, y / len, z / len);
+        let (s, c) = deg.to_radians().sin_cos();
+        let t = 1.0 - c;
+        Mat4([
+            [x * x * t + c, x * y * t - z * s, x * z * t + y * s, 0.0],
+            [y * x * t + z * s, y * y * t + c, y * z * t - x * s, 0.0],
+            [x * z * t - y * s, y * z * t + x * s, z * z * t + c, 0.0],
+            [0.0, 0.0, 0.0, 1.0],
+        ])
+    }
+
+    /// glFrustum: clip z in [-w, w], as GL (and the model's clipper) expect.
+    pub fn frustum(l: f32, r: f32, b: f32, t: f32, n: f32, f: f32) -> Mat4 {
+        Mat4([
+            [2.0 * n / (r - l), 0.0, (r + l) / (r - l), 0.0],
+            [0.0, 2.0 * n / (t - b), (t + b) / (t - b), 0.0],
+            [0.0, 0.0, -(f + n) / (f - n), -2.0 * f * n / (f - n)],
+            [0.0, 0.0, -1.0, 0.0],
+        ])
+    }
+
+    /// gluPerspective: vertical field of view in degrees.
+    pub fn perspective(fovy_deg: f32, aspect: f32, n: f32, f: f32) -> Mat4 {
+        let t = n * (fovy_deg.to_radians() / 2.0).tan();
+        Mat4::frustum(-t * aspect, t * aspect, -t, t, n, f)
+    }
+
+    /// The matrix applied to a point.
+    pub fn apply(&self, v: [f32; 4]) -> [f32; 4] {
+        let mut o = [0.0; 4];
+        for (r, x) in o.iter_mut().enumerate() {
+            *x = (0..4).map(|k| self.0[r][k] * v[k]).sum();
+        }
+        o
+    }
+}
+
+/// `v / |v|`.
+pub fn normalize(v: [f32; 3]) -> [f32; 3] {
+    let l = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
+    [v[0] / l, v[1] / l, v[2] / l]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rotate_z_quarter_turn_maps_x_to_y() {
+        let p = Mat4::rotate(90.0, 0.0, 0.0, 1.0).apply([1.0, 0.0, 0.0, 1.0]);
+        assert!((p[0]).abs() < 1e-6 && (p[1] - 1.0).abs() < 1e-6, "{p:?}");
+    }
+
+    #[test]
+    fn frustum_maps_near_and_far_planes_to_clip_bounds() {
+        let m = Mat4::frustum(-1.0, 1.0, -1.0, 1.0, 5.0, 60.0);
+        let near = m.apply([0.0, 0.0, -5.0, 1.0]);
+        let far = m.apply([0.0, 0.0, -60.0, 1.0]);
+        assert!((near[2] / near[3] + 1.0).abs() < 1e-5, "{near:?}");
+        assert!((far[2] / far[3] - 1.0).abs() < 1e-5, "{far:?}");
+    }
+
+    #[test]
+    fn translate_then_multiply_composes_right_to_left() {
+        let m = Mat4::translate(1.0, 0.0, 0.0).mul(&Mat4::rotate(90.0, 0.0, 0.0, 1.0));
+        let p = m.apply([1.0, 0.0, 0.0, 1.0]);
+        assert!(
+            (p[0] - 1.0).abs() < 1e-6 && (p[1] - 1.0).abs() < 1e-6,
+            "{p:?}"
+        );
+    }
+}
