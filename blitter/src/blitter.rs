@@ -14,6 +14,8 @@ use crate::shaders;
 pub struct Blitter {
     pub(crate) vs: Arc<ShaderState>,
     pub(crate) fs: Arc<ShaderState>,
+    pub(crate) vs_pos: Arc<ShaderState>,
+    pub(crate) fs_const: Arc<ShaderState>,
     pub(crate) velems: Arc<Vec<VertexElement>>,
     pub(crate) blend: Arc<BlendState>,
     pub(crate) dsa: Arc<DepthStencilAlphaState>,
@@ -79,6 +81,8 @@ impl Blitter {
         Ok(Blitter {
             vs,
             fs,
+            vs_pos: ctx.create_vs_state(shaders::VS_POSITION)?,
+            fs_const: ctx.create_fs_state(shaders::FS_CONSTANT)?,
             velems,
             blend: ctx.create_blend_state(&BlendState::default()),
             dsa: ctx.create_depth_stencil_alpha_state(&DepthStencilAlphaState::default()),

@@ -5,6 +5,7 @@
 mod admission;
 mod blit;
 mod blitter;
+mod clear;
 mod error;
 mod mipgen;
 pub mod pattern;

@@ -11,6 +11,22 @@ DCL OUT[1], GENERIC[0]
   2: END
 ";
 
+/// Passes a position through (the texture coordinate of the quad is ignored).
+pub const VS_POSITION: &str = "VERT
+DCL IN[0]
+DCL OUT[0], POSITION
+  0: MOV OUT[0], IN[0]
+  1: END
+";
+
+/// Writes constant 0 as the colour.
+pub const FS_CONSTANT: &str = "FRAG
+DCL OUT[0], COLOR
+DCL CONST[0]
+  0: MOV OUT[0], CONST[0]
+  1: END
+";
+
 /// Samples texture unit 0 at the coordinate.
 pub const FS_TEXTURE: &str = "FRAG
 DCL IN[0], GENERIC[0], PERSPECTIVE

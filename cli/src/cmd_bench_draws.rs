@@ -81,6 +81,8 @@ struct Bench {
 }
 
 struct Row {
+    /// Buffer entries in the submitted job's list.
+    job_bos: usize,
     record: Duration,
     total: Duration,
     stats: ContextStats,
@@ -215,7 +217,7 @@ pub fn run() -> anyhow::Result<()> {
     b.dev.wait_idle(sgx_pipe::DEFAULT_TIMEOUT)?;
     println!("{DRAWS} draws of one small triangle each into {SIZE_PX}x{SIZE_PX} B8G8R8A8_UNORM (device model), flush and wait at the end");
     println!(
-        "{:<26} {:>10} {:>12} {:>10} {:>12} {:>12} {:>8} {:>6}",
+        "{:<26} {:>10} {:>12} {:>10} {:>12} {:>12} {:>8} {:>6} {:>8}",
         "between draws",
         "record ms",
         "record d/s",
@@ -223,7 +225,8 @@ pub fn run() -> anyhow::Result<()> {
         "draws/s",
         "state blks",
         "words",
-        "subms"
+        "subms",
+        "job BOs"
     );
     for change in [
         Change::None,
@@ -234,7 +237,7 @@ pub fn run() -> anyhow::Result<()> {
         let r = b.run(change, DRAWS)?;
         let per_s = |d: Duration| f64::from(DRAWS) / d.as_secs_f64();
         println!(
-            "{:<26} {:>10.1} {:>12.0} {:>10.1} {:>12.0} {:>12} {:>8} {:>6}",
+            "{:<26} {:>10.1} {:>12.0} {:>10.1} {:>12.0} {:>12} {:>8} {:>6} {:>8}",
             change.name(),
             r.record.as_secs_f64() * 1e3,
             per_s(r.record),
@@ -242,7 +245,8 @@ pub fn run() -> anyhow::Result<()> {
             per_s(r.total),
             r.stats.state_blocks_emitted,
             r.stats.state_words_emitted,
-            r.stats.submissions
+            r.stats.submissions,
+            r.job_bos
         );
         if r.stats.draws != u64::from(DRAWS) {
             anyhow::bail!("{} of {DRAWS} draws drew", r.stats.draws);

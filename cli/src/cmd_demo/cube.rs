@@ -158,8 +158,9 @@ impl Cube {
             }),
             rast: ctx.create_rasterizer_state(&RasterizerState {
                 cull_face: CullMode::BACK,
-                // GL's counter-clockwise fronts, seen through the y-flipped viewport.
-                front_ccw: false,
+                // GL's counter-clockwise fronts: the y-flipped viewport keeps them
+                // counter-clockwise on screen (Mesa keeps front_ccw for window targets).
+                front_ccw: true,
                 ..Default::default()
             })?,
             sampler: ctx.create_sampler_state(&SamplerState {
@@ -205,7 +206,7 @@ impl Cube {
             })],
         )?;
         let n = n as f32;
-        let modelview = Mat4::translate(0.0, 0.0, -5.0)
+        let modelview = Mat4::translate(0.0, 0.0, -6.0)
             .mul(&Mat4::rotate(25.0 + 9.0 * n, 1.0, 0.0, 0.0))
             .mul(&Mat4::rotate(35.0 + 15.0 * n, 0.0, 1.0, 0.0));
         let projection = Mat4::perspective(40.0, 1.0, 1.0, 20.0);

@@ -269,8 +269,9 @@ impl Gears {
             }),
             rast: ctx.create_rasterizer_state(&RasterizerState {
                 cull_face: CullMode::BACK,
-                // GL's counter-clockwise fronts, seen through the y-flipped viewport.
-                front_ccw: false,
+                // GL's counter-clockwise fronts: the y-flipped viewport keeps them
+                // counter-clockwise on screen (Mesa keeps front_ccw for window targets).
+                front_ccw: true,
                 ..Default::default()
             })?,
             blend: ctx.create_blend_state(&BlendState::default()),

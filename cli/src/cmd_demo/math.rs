@@ -67,6 +67,7 @@ impl Mat4 {
     }
 
     /// The matrix applied to a point.
+    #[cfg(test)]
     pub fn apply(&self, v: [f32; 4]) -> [f32; 4] {
         let mut o = [0.0; 4];
         for (r, x) in o.iter_mut().enumerate() {

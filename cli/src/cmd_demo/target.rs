@@ -67,8 +67,8 @@ impl Target {
             zsbuf: Some(surface(&self.depth)),
         })?;
         let mut vp = ViewportState::rect(0.0, 0.0, self.width_px as f32, self.height_px as f32);
-        // The window's row 0 is its top; GL's NDC y = +1 is too. Mesa negates the scale the
-        // same way for a y-0-top framebuffer (and flips front_ccw to match).
+        // The window's row 0 is its top, where GL's NDC y = +1 belongs: Mesa negates the y
+        // scale the same way for a y-0-top (window) framebuffer.
         vp.scale[1] = -vp.scale[1];
         ctx.set_viewport_state(&vp)
     }

@@ -10,8 +10,12 @@ use sgx_hwdocs::{Format, FormatKind};
 
 use crate::mmu::Mmu;
 use crate::render::JobErr;
+
+mod fast;
 use crate::usse::{Lod, Textures};
 use crate::{Fault, Unit};
+use fast::FastUnit;
+pub(crate) use fast::{twiddle_col, twiddle_row};
 
 const LEVELS: usize = MAX_TEXTURE_LEVELS as usize;
 
@@ -32,50 +36,6 @@ pub(crate) fn twiddle(x: u32, y: u32, log2_w: u32, log2_h: u32) -> u32 {
     inter | (rest << (2 * m))
 }
 
-/// `x.floor()` without the libm call (`floorf` is out of line without SSE4.1): bit-identical
-/// for every input, including -0.0, NaN and infinities (held against `f32::floor` in tests).
-#[inline(always)]
-pub(crate) fn floor_fast(x: f32) -> f32 {
-    // From 2^23 up every f32 is an integer (or inf/NaN) and is its own floor.
-    if x.abs() < 8_388_608.0 {
-        let t = x as i32 as f32;
-        let r = if t > x { t - 1.0 } else { t };
-        // A zero result keeps x's sign (floor(-0.0) = -0.0); other results already have it.
-        r.copysign(x)
-    } else {
-        x
-    }
-}
-
-/// Bit-spread of the low 16 bits of `v` into the even bits.
-#[inline(always)]
-fn spread(v: u32) -> u32 {
-    let mut v = v & 0xffff;
-    v = (v | (v << 8)) & 0x00ff_00ff;
-    v = (v | (v << 4)) & 0x0f0f_0f0f;
-    v = (v | (v << 2)) & 0x3333_3333;
-    (v | (v << 1)) & 0x5555_5555
-}
-
-/// The X part of [`twiddle`]: its bits are disjoint from [`twiddle_row`]'s, so
-/// `twiddle(x, y) == twiddle_col(x) | twiddle_row(y)` for x, y inside the level.
-#[inline(always)]
-pub(crate) fn twiddle_col(x: u32, log2_w: u32, log2_h: u32) -> u32 {
-    let m = log2_w.min(log2_h);
-    let lo = (1u32 << m) - 1;
-    let rest = if log2_w > log2_h { x >> m } else { 0 };
-    (spread(x & lo) << 1) | (rest << (2 * m))
-}
-
-/// The Y part of [`twiddle`] (see [`twiddle_col`]).
-#[inline(always)]
-pub(crate) fn twiddle_row(y: u32, log2_w: u32, log2_h: u32) -> u32 {
-    let m = log2_w.min(log2_h);
-    let lo = (1u32 << m) - 1;
-    let rest = if log2_w > log2_h { 0 } else { y >> m };
-    spread(y & lo) | (rest << (2 * m))
-}
-
 /// k / 255 for every byte k (the same values a division gives, without dividing per texel).
 static UNORM8: [f32; 256] = {
     let mut t = [0.0f32; 256];
@@ -86,68 +46,6 @@ static UNORM8: [f32; 256] = {
     }
     t
 };
-
-/// raw / (2^bits - 1) for every unorm channel width 1..=8 and raw value (row 0 unused), the
-/// values the reference decoder's division gives.
-static UNORM: [[f32; 256]; 9] = {
-    let mut t = [[0.0f32; 256]; 9];
-    let mut bits = 1;
-    while bits <= 8 {
-        let max = ((1u32 << bits) - 1) as f32;
-        let mut k = 0;
-        while k < (1 << bits) {
-            t[bits][k] = k as f32 / max;
-            k += 1;
-        }
-        bits += 1;
-    }
-    t
-};
-
-/// Ones, for a missing alpha lane.
-static ONES: [f32; 256] = [1.0; 256];
-
-/// The fast decoder of a unorm format whose channels are all 8 bits or narrower: lane `l` of
-/// an element `v` is `table[l][(v >> shift[l]) & mask[l]]` (missing lanes have mask 0 and a
-/// table holding their constant), without branches.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Lut {
-    shift: [u32; 4],
-    mask: [u32; 4],
-    table: [&'static [f32; 256]; 4],
-}
-
-impl Lut {
-    /// The table decoder for `dec`, when its format has one.
-    pub(crate) fn new(dec: &Decoder) -> Option<Lut> {
-        if dec.float || dec.ch[..dec.nch].iter().any(|c| c.1 > 8) {
-            return None;
-        }
-        let mut lut = Lut {
-            shift: [0; 4],
-            mask: [0; 4],
-            table: [&UNORM[1], &UNORM[1], &UNORM[1], &ONES],
-        };
-        // Later channels win a lane, as in `Decoder::decode`.
-        for &(lo, bits, lanes, _) in &dec.ch[..dec.nch] {
-            for l in 0..4 {
-                if lanes & (1 << l) != 0 {
-                    lut.shift[l] = lo;
-                    lut.mask[l] = (1 << bits) - 1;
-                    lut.table[l] = &UNORM[bits as usize];
-                }
-            }
-        }
-        Some(lut)
-    }
-
-    /// RGBA of one element; equal to `Decoder::decode`.
-    #[inline(always)]
-    pub(crate) fn decode(&self, v: u32) -> [f32; 4] {
-        let lane = |l: usize| self.table[l][((v >> self.shift[l]) & self.mask[l] & 0xff) as usize];
-        [lane(0), lane(1), lane(2), lane(3)]
-    }
-}
 
 /// How to turn one element into RGBA: per channel (shift, width, destination lanes, scale).
 #[derive(Clone, Copy, Debug)]
@@ -263,8 +161,8 @@ pub(crate) fn half_to_f32(h: u16) -> f32 {
 pub(crate) struct TexUnit {
     st: TexState,
     dec: Decoder,
-    /// `dec` as tables, for the fast path.
-    lut: Option<Lut>,
+    /// What the fast paths precompute.
+    fast: FastUnit,
     bpe: u32,
     twiddled: bool,
     w: [u32; LEVELS],
@@ -296,6 +194,31 @@ fn align_up(v: u64, a: u64) -> u64 {
 }
 
 impl TexUnit {
+    /// A unit with `st`'s format and layout and no levels yet.
+    fn blank(st: TexState) -> TexUnit {
+        let bpe = st.format.info().bytes_per_el;
+        let dec = Decoder::new(st.format);
+        TexUnit {
+            st,
+            dec,
+            fast: FastUnit::new(&st, &dec, bpe),
+            bpe,
+            twiddled: st.layout == MemLayout::TWIDDLED,
+            w: [1; LEVELS],
+            h: [1; LEVELS],
+            lw: [0; LEVELS],
+            lh: [0; LEVELS],
+            stride: [0; LEVELS],
+            off: [0; LEVELS],
+            size: [0; LEVELS],
+            face_stride: 0,
+            ptr: Vec::new(),
+            lod_max: 0.0,
+            bias: 0.0,
+            lod_free: false,
+        }
+    }
+
     fn new(mmu: &Mmu, st: TexState, unit: Unit) -> Result<TexUnit, JobErr> {
         let bad = |m: String| JobErr::bad(unit, format!("TexState: {m}"));
         let info = st.format.info();
@@ -327,25 +250,8 @@ impl TexUnit {
             )));
         }
         let bpe = info.bytes_per_el;
-        let mut u = TexUnit {
-            st,
-            dec: Decoder::new(st.format),
-            lut: Lut::new(&Decoder::new(st.format)),
-            bpe,
-            twiddled,
-            w: [1; LEVELS],
-            h: [1; LEVELS],
-            lw: [0; LEVELS],
-            lh: [0; LEVELS],
-            stride: [0; LEVELS],
-            off: [0; LEVELS],
-            size: [0; LEVELS],
-            face_stride: 0,
-            ptr: Vec::new(),
-            lod_max: 0.0,
-            bias: st.lod_bias as f32 / 16.0,
-            lod_free: false,
-        };
+        let mut u = TexUnit::blank(st);
+        u.bias = st.lod_bias as f32 / 16.0;
         let mut at = 0u64;
         for l in 0..st.levels as usize {
             let (w, h) = ((w0 >> l).max(1), (h0 >> l).max(1));
@@ -444,57 +350,6 @@ impl TexUnit {
     }
 }
 
-impl TexUnit {
-    /// Byte offset of column `x` of level `l`; the whole offset is `col_b + row_b`.
-    #[inline(always)]
-    fn col_b(&self, l: usize, x: u32) -> u32 {
-        if self.twiddled {
-            twiddle_col(x, self.lw[l], self.lh[l]) * self.bpe
-        } else {
-            x * self.bpe
-        }
-    }
-
-    /// Byte offset of row `y` of level `l`.
-    #[inline(always)]
-    fn row_b(&self, l: usize, y: u32) -> u32 {
-        if self.twiddled {
-            twiddle_row(y, self.lw[l], self.lh[l]) * self.bpe
-        } else {
-            y * self.stride[l]
-        }
-    }
-
-    /// The element at byte offset `off` of a level held at host pointer `p`, decoded.
-    ///
-    /// # Safety
-    /// `p` is a level pointer from `ptr` and `off` an offset of an element inside that level.
-    #[inline(always)]
-    unsafe fn texel_at(&self, p: *const u8, off: u32) -> [f32; 4] {
-        // SAFETY: forwarded contract.
-        let v = unsafe { self.raw_at(p, off) };
-        match &self.lut {
-            Some(l) => l.decode(v),
-            None => self.dec.decode(v),
-        }
-    }
-
-    /// The raw element at byte offset `off` of a level held at `p` (see `texel_at`).
-    #[inline(always)]
-    unsafe fn raw_at(&self, p: *const u8, off: u32) -> u32 {
-        // SAFETY: per the contract, [p + off, p + off + bpe) lies inside the level's span.
-        let v = unsafe {
-            let p = p.add(off as usize);
-            match self.bpe {
-                4 => u32::from_le(std::ptr::read_unaligned(p as *const u32)),
-                2 => u32::from(u16::from_le(std::ptr::read_unaligned(p as *const u16))),
-                _ => u32::from(*p),
-            }
-        };
-        v
-    }
-}
-
 #[inline(always)]
 fn wrap(i: i32, n: u32, m: AddrMode) -> u32 {
     let n = n as i32;
@@ -586,82 +441,6 @@ impl<'a> Sampler<'a> {
             table,
             texels: 0,
             fast,
-        }
-    }
-
-    /// `filter2d` through the fast path when the level is held in one mapping.
-    #[inline(always)]
-    fn filter<const FAST: bool>(
-        &mut self,
-        u: &TexUnit,
-        face: u32,
-        l: usize,
-        s: f32,
-        t: f32,
-        f: Filter,
-    ) -> Result<[f32; 4], Fault> {
-        if FAST {
-            if let Some(p) = u.ptr[face as usize * LEVELS + l] {
-                return Ok(self.filter2d_fast(u, p, l, s, t, f));
-            }
-        }
-        self.filter2d(u, face, l, s, t, f)
-    }
-
-    /// `filter2d` on a level held at host pointer `p`: the same arithmetic, with the
-    /// addressing split into column and row offsets and no per-texel MMU path.
-    #[inline(always)]
-    fn filter2d_fast(
-        &mut self,
-        u: &TexUnit,
-        p: *const u8,
-        l: usize,
-        s: f32,
-        t: f32,
-        f: Filter,
-    ) -> [f32; 4] {
-        let (w, h) = (u.w[l], u.h[l]);
-        let (ws, wt) = if u.st.cube {
-            (AddrMode::CLAMP_TO_EDGE, AddrMode::CLAMP_TO_EDGE)
-        } else {
-            (u.st.wrap_s, u.st.wrap_t)
-        };
-        match f {
-            Filter::NEAREST => {
-                let x = wrap(floor_fast(s * w as f32) as i32, w, ws);
-                let y = wrap(floor_fast(t * h as f32) as i32, h, wt);
-                self.texels += 1;
-                // SAFETY: wrap keeps x < w and y < h, so the offset is an element of level l.
-                unsafe { u.texel_at(p, u.col_b(l, x) + u.row_b(l, y)) }
-            }
-            Filter::LINEAR => {
-                let fx = s * w as f32 - 0.5;
-                let fy = t * h as f32 - 0.5;
-                let (x0f, y0f) = (floor_fast(fx), floor_fast(fy));
-                let (ax, ay) = (fx - x0f, fy - y0f);
-                let (x0, y0) = (x0f as i32, y0f as i32);
-                let (xa, xb) = (wrap(x0, w, ws), wrap(x0.saturating_add(1), w, ws));
-                let (ya, yb) = (wrap(y0, h, wt), wrap(y0.saturating_add(1), h, wt));
-                let (ca, cb) = (u.col_b(l, xa), u.col_b(l, xb));
-                let (ra, rb) = (u.row_b(l, ya), u.row_b(l, yb));
-                self.texels += 4;
-                // SAFETY: wrap keeps every coordinate inside level l.
-                let (t00, t10, t01, t11) = unsafe {
-                    (
-                        u.texel_at(p, ca + ra),
-                        u.texel_at(p, cb + ra),
-                        u.texel_at(p, ca + rb),
-                        u.texel_at(p, cb + rb),
-                    )
-                };
-                let mut o = [0.0; 4];
-                for i in 0..4 {
-                    let top = t00[i] + (t10[i] - t00[i]) * ax;
-                    let bot = t01[i] + (t11[i] - t01[i]) * ax;
-                    o[i] = top + (bot - top) * ay;
-                }
-                o
-            }
         }
     }
 
@@ -831,6 +610,13 @@ impl Textures for Sampler<'_> {
         ex: [bool; 4],
         out: &mut [[f32; 4]; 4],
     ) -> Result<(), Fault> {
+        if self.fast && ex != [false; 4] {
+            if let Some(u) = self.table.units.get(unit as usize) {
+                if self.quad_fast(u, coord, ex, out) {
+                    return Ok(());
+                }
+            }
+        }
         for i in 0..4 {
             if ex[i] {
                 out[i] = if self.fast {

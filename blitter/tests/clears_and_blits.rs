@@ -1,0 +1,157 @@
+//! Clears that need a draw, and blits: scissored clears and clear_render_target touch exactly
+//! their rectangle; a scaled, format-converting blit gives the expected pixels; the
+//! application's state is as it was.
+
+mod common;
+
+use common::*;
+use sgx_blitter::BlitInfo;
+use sgx_pipe::state::*;
+use sgx_pipe::{bind, clear_flags, Format, PipeBox, ResourceTemplate};
+
+fn rt(r: &Rig, format: Format, w: u32, h: u32) -> std::sync::Arc<sgx_pipe::Resource> {
+    r.screen
+        .resource_create(&ResourceTemplate::texture_2d(
+            format,
+            w,
+            h,
+            0,
+            bind::RENDER_TARGET | bind::SAMPLER_VIEW,
+        ))
+        .unwrap()
+}
+
+#[test]
+fn a_scissored_clear_touches_exactly_its_rectangle() {
+    let mut r = rig();
+    let t = rt(&r, Format::B8G8R8A8_UNORM, 40, 24);
+    let fb = FramebufferState {
+        width: 40,
+        height: 24,
+        cbuf: Some(Surface {
+            resource: t.clone(),
+            level: 0,
+            face: 0,
+        }),
+        zsbuf: None,
+    };
+    r.ctx.set_framebuffer_state(&fb).unwrap();
+    r.ctx
+        .clear(clear_flags::COLOR0, [0.0, 0.0, 1.0, 1.0], 1.0, 0)
+        .unwrap();
+    let vp = ViewportState::rect(1.0, 2.0, 3.0, 4.0);
+    r.ctx.set_viewport_state(&vp).unwrap();
+    let sc = ScissorState {
+        minx: 5,
+        miny: 3,
+        maxx: 23,
+        maxy: 17,
+    };
+    r.blitter
+        .clear_scissored(
+            &mut r.ctx,
+            clear_flags::COLOR0,
+            &sc,
+            [0.0, 1.0, 0.0, 1.0],
+            1.0,
+            0,
+        )
+        .unwrap();
+    assert_eq!(r.ctx.viewport_state(), vp, "viewport restored");
+    let px = r.ctx.read_level(&t, 0, 0).unwrap();
+    for y in 0..24u32 {
+        for x in 0..40u32 {
+            let inside = (5..23).contains(&x) && (3..17).contains(&y);
+            let want = if inside {
+                [0, 255, 0, 255]
+            } else {
+                [255, 0, 0, 255]
+            };
+            assert_eq!(px[((y * 40 + x) * 4) as usize..][..4], want, "({x},{y})");
+        }
+    }
+}
+
+#[test]
+fn clear_render_target_fills_a_rectangle_of_any_level() {
+    let mut r = rig();
+    let t = r
+        .screen
+        .resource_create(&ResourceTemplate::texture_2d(
+            Format::B5G6R5_UNORM,
+            32,
+            32,
+            2,
+            bind::RENDER_TARGET | bind::SAMPLER_VIEW,
+        ))
+        .unwrap();
+    let before1 = r.ctx.read_level(&t, 0, 0).unwrap();
+    r.blitter
+        .clear_render_target(&mut r.ctx, &t, 1, [1.0, 0.0, 0.0, 1.0], 2, 4, 9, 5)
+        .unwrap();
+    let px = r.ctx.read_level(&t, 1, 0).unwrap();
+    for y in 0..16u32 {
+        for x in 0..16u32 {
+            let inside = (2..11).contains(&x) && (4..9).contains(&y);
+            let v = u16::from_le_bytes([
+                px[((y * 16 + x) * 2) as usize],
+                px[((y * 16 + x) * 2 + 1) as usize],
+            ]);
+            assert_eq!(v, if inside { 0xF800 } else { 0 }, "({x},{y})");
+        }
+    }
+    assert_eq!(
+        r.ctx.read_level(&t, 0, 0).unwrap(),
+        before1,
+        "level 0 untouched"
+    );
+    assert!(r
+        .blitter
+        .clear_render_target(&mut r.ctx, &t, 1, [1.0; 4], 10, 10, 7, 1)
+        .is_err());
+}
+
+#[test]
+fn a_scaled_format_converting_blit() {
+    let mut r = rig();
+    // A 4x4 B8G8R8A8 source of four 2x2 colour blocks, blitted nearest and doubled into an
+    // R8G8B8A8 8x8 destination.
+    let src = rt(&r, Format::B8G8R8A8_UNORM, 4, 4);
+    let colours: [[u8; 4]; 4] = [
+        [0, 0, 255, 255],
+        [0, 255, 0, 255],
+        [255, 0, 0, 255],
+        [255, 255, 255, 255],
+    ];
+    let mut data = Vec::new();
+    for y in 0..4 {
+        for x in 0..4 {
+            data.extend_from_slice(&colours[(y / 2) * 2 + x / 2]);
+        }
+    }
+    r.ctx
+        .texture_subdata(&src, 0, 0, PipeBox::new(0, 0, 4, 4), &data, 16)
+        .unwrap();
+    let dst = rt(&r, Format::R8G8B8A8_UNORM, 8, 8);
+    r.blitter
+        .blit(
+            &mut r.ctx,
+            &BlitInfo {
+                dst: dst.clone(),
+                dst_level: 0,
+                dst_box: PipeBox::new(0, 0, 8, 8),
+                src,
+                src_level: 0,
+                src_box: PipeBox::new(0, 0, 4, 4),
+                linear: false,
+            },
+        )
+        .unwrap();
+    let px = r.ctx.read_level(&dst, 0, 0).unwrap();
+    for y in 0..8usize {
+        for x in 0..8usize {
+            let [b, g, rr, a] = colours[(y / 4) * 2 + x / 4];
+            assert_eq!(px[(y * 8 + x) * 4..][..4], [rr, g, b, a], "({x},{y})");
+        }
+    }
+}

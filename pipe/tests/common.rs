@@ -1,0 +1,159 @@
+//! Shared set-up of the pipe tests.
+
+#![allow(dead_code)]
+
+use std::sync::Arc;
+
+use sgx_pipe::state::*;
+use sgx_pipe::*;
+use sgx_winsys::{Device, SimDevice};
+
+pub const VS_POS: &str = "VERT
+DCL IN[0]
+DCL OUT[0], POSITION
+  0: MOV OUT[0], IN[0]
+  1: END
+";
+
+pub const VS_POS_TEX: &str = "VERT
+DCL IN[0]
+DCL IN[1]
+DCL OUT[0], POSITION
+DCL OUT[1], GENERIC[0]
+  0: MOV OUT[0], IN[0]
+  1: MOV OUT[1], IN[1]
+  2: END
+";
+
+pub const FS_CONST: &str = "FRAG
+DCL OUT[0], COLOR
+DCL CONST[0]
+  0: MOV OUT[0], CONST[0]
+  1: END
+";
+
+pub const FS_TEX: &str = "FRAG
+DCL IN[0], GENERIC[0], PERSPECTIVE
+DCL OUT[0], COLOR
+DCL SAMP[0]
+DCL SVIEW[0], 2D, FLOAT
+  0: TEX OUT[0], IN[0], SAMP[0], 2D
+  1: END
+";
+
+pub struct Rig {
+    pub dev: Arc<dyn Device>,
+    pub screen: Screen,
+    pub ctx: Context,
+}
+
+pub fn rig() -> Rig {
+    let dev: Arc<dyn Device> = Arc::new(SimDevice::new().unwrap());
+    let screen = Screen::with_shader_cache(dev.clone(), ShaderCache::in_memory());
+    let ctx = screen.context_create();
+    Rig { dev, screen, ctx }
+}
+
+pub fn target(r: &Rig, format: Format, w: u32, h: u32) -> Arc<Resource> {
+    r.screen
+        .resource_create(&ResourceTemplate::texture_2d(
+            format,
+            w,
+            h,
+            0,
+            bind::RENDER_TARGET | bind::SAMPLER_VIEW,
+        ))
+        .unwrap()
+}
+
+pub fn fb(c: &Arc<Resource>, z: Option<&Arc<Resource>>) -> FramebufferState {
+    FramebufferState {
+        width: c.width(),
+        height: c.height(),
+        cbuf: Some(Surface {
+            resource: c.clone(),
+            level: 0,
+            face: 0,
+        }),
+        zsbuf: z.map(|z| Surface {
+            resource: z.clone(),
+            level: 0,
+            face: 0,
+        }),
+    }
+}
+
+/// Binds a constant-colour pipeline onto framebuffer `f`.
+pub fn bind_const(r: &mut Rig, f: &FramebufferState) {
+    let ctx = &mut r.ctx;
+    ctx.set_framebuffer_state(f).unwrap();
+    ctx.set_viewport_state(&ViewportState::rect(
+        0.0,
+        0.0,
+        f.width as f32,
+        f.height as f32,
+    ))
+    .unwrap();
+    let vs = ctx.create_vs_state(VS_POS).unwrap();
+    let fs = ctx.create_fs_state(FS_CONST).unwrap();
+    ctx.bind_vs_state(Some(&vs)).unwrap();
+    ctx.bind_fs_state(Some(&fs)).unwrap();
+    let ve = ctx
+        .create_vertex_elements_state(&[VertexElement {
+            src_offset: 0,
+            vertex_buffer_index: 0,
+            src_format: VertexFormat::R32G32B32A32_FLOAT,
+        }])
+        .unwrap();
+    ctx.bind_vertex_elements_state(Some(&ve));
+}
+
+pub fn set_colour(r: &mut Rig, c: [f32; 4]) {
+    let data: Vec<u32> = c.iter().map(|f| f.to_bits()).collect();
+    r.ctx
+        .set_constant_buffer(
+            ShaderStage::Fragment,
+            0,
+            Some(ConstantBuffer { data: data.into() }),
+        )
+        .unwrap();
+}
+
+/// Vertices (x, y, z, w) in pixels of a `w`x`h` target, converted to NDC.
+pub fn verts_px(pts: &[(f32, f32, f32)], w: u32, h: u32) -> Vec<u8> {
+    let mut v = Vec::new();
+    for &(x, y, z) in pts {
+        for f in [x / w as f32 * 2.0 - 1.0, y / h as f32 * 2.0 - 1.0, z, 1.0] {
+            v.extend_from_slice(&f.to_le_bytes());
+        }
+    }
+    v
+}
+
+/// Draws a rectangle of pixels [x0,x1) x [y0,y1) at depth z as a strip.
+pub fn rect(r: &mut Rig, x0: u32, y0: u32, x1: u32, y1: u32, z: f32) {
+    let (w, h) = (
+        r.ctx.framebuffer_state().width,
+        r.ctx.framebuffer_state().height,
+    );
+    let (a, b, c, d) = (x0 as f32, x1 as f32, y0 as f32, y1 as f32);
+    let data = verts_px(&[(a, c, z), (b, c, z), (a, d, z), (b, d, z)], w, h);
+    r.ctx
+        .set_vertex_buffers(
+            0,
+            &[Some(VertexBuffer {
+                stride: 16,
+                buffer_offset: 0,
+                buffer: BufferSource::User(data.into()),
+            })],
+        )
+        .unwrap();
+    r.ctx
+        .draw_vbo(&DrawInfo::arrays(PrimMode::TRIANGLE_STRIP, 0, 4))
+        .unwrap();
+}
+
+pub fn pixel(data: &[u8], w: u32, x: u32, y: u32) -> [u8; 4] {
+    let i = ((y * w + x) * 4) as usize;
+    [data[i], data[i + 1], data[i + 2], data[i + 3]]
+}

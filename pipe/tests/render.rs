@@ -1,0 +1,342 @@
+//! Drawing through the pipe on the model: triangles, depth, blending, the tile-based batch
+//! (partial draws load and store only their tiles), redundant state not re-emitted.
+
+mod common;
+
+use common::*;
+use sgx_pipe::state::*;
+use sgx_pipe::*;
+
+const RED: [u8; 4] = [0, 0, 255, 255];
+const BLUE: [u8; 4] = [255, 0, 0, 255];
+const BLACK: [u8; 4] = [0, 0, 0, 255];
+
+#[test]
+fn a_triangle_covers_the_pixels_of_the_top_left_rule() {
+    let mut r = rig();
+    let t = target(&r, Format::B8G8R8A8_UNORM, 32, 32);
+    bind_const(&mut r, &fb(&t, None));
+    r.ctx
+        .clear(clear_flags::COLOR0, [0.0, 0.0, 0.0, 1.0], 1.0, 0)
+        .unwrap();
+    set_colour(&mut r, [1.0, 0.0, 0.0, 1.0]);
+    let data = verts_px(
+        &[(8.0, 8.0, 0.0), (24.0, 8.0, 0.0), (8.0, 24.0, 0.0)],
+        32,
+        32,
+    );
+    r.ctx
+        .set_vertex_buffers(
+            0,
+            &[Some(VertexBuffer {
+                stride: 16,
+                buffer_offset: 0,
+                buffer: BufferSource::User(data.into()),
+            })],
+        )
+        .unwrap();
+    r.ctx
+        .draw_vbo(&DrawInfo::arrays(PrimMode::TRIANGLES, 0, 3))
+        .unwrap();
+    let px = r.ctx.read_level(&t, 0, 0).unwrap();
+    for y in 0..32 {
+        for x in 0..32 {
+            let inside = (8..24).contains(&x) && (8..24).contains(&y) && x + y <= 30;
+            assert_eq!(
+                pixel(&px, 32, x, y),
+                if inside { RED } else { BLACK },
+                "({x},{y})"
+            );
+        }
+    }
+}
+
+#[test]
+fn depth_test_keeps_the_nearer_surface_whatever_the_order() {
+    for near_first in [true, false] {
+        let mut r = rig();
+        let t = target(&r, Format::B8G8R8A8_UNORM, 32, 32);
+        let z = r
+            .screen
+            .resource_create(&ResourceTemplate::texture_2d(
+                Format::Z24_UNORM_S8_UINT,
+                32,
+                32,
+                0,
+                bind::DEPTH_STENCIL,
+            ))
+            .unwrap();
+        bind_const(&mut r, &fb(&t, Some(&z)));
+        let dsa = r
+            .ctx
+            .create_depth_stencil_alpha_state(&DepthStencilAlphaState {
+                depth_enabled: true,
+                depth_writemask: true,
+                depth_func: CompareFunc::LESS,
+                ..Default::default()
+            });
+        r.ctx.bind_depth_stencil_alpha_state(Some(&dsa));
+        r.ctx
+            .clear(
+                clear_flags::COLOR0 | clear_flags::DEPTH | clear_flags::STENCIL,
+                [0.0, 0.0, 0.0, 1.0],
+                1.0,
+                0,
+            )
+            .unwrap();
+        let draws: [([f32; 4], f32); 2] =
+            [([1.0, 0.0, 0.0, 1.0], 0.2), ([0.0, 0.0, 1.0, 1.0], 0.6)];
+        let order: Vec<usize> = if near_first { vec![0, 1] } else { vec![1, 0] };
+        for i in order {
+            set_colour(&mut r, draws[i].0);
+            rect(&mut r, 4, 4, 28, 28, draws[i].1);
+        }
+        let px = r.ctx.read_level(&t, 0, 0).unwrap();
+        assert_eq!(pixel(&px, 32, 16, 16), RED, "near_first {near_first}");
+        assert_eq!(pixel(&px, 32, 0, 0), BLACK);
+    }
+}
+
+#[test]
+fn depth_survives_a_flush_between_draws() {
+    // The second draw lands in a new render: depth must come back from the ZLS buffer.
+    let mut r = rig();
+    let t = target(&r, Format::B8G8R8A8_UNORM, 32, 32);
+    let z = r
+        .screen
+        .resource_create(&ResourceTemplate::texture_2d(
+            Format::Z16_UNORM,
+            32,
+            32,
+            0,
+            bind::DEPTH_STENCIL,
+        ))
+        .unwrap();
+    bind_const(&mut r, &fb(&t, Some(&z)));
+    let dsa = r
+        .ctx
+        .create_depth_stencil_alpha_state(&DepthStencilAlphaState {
+            depth_enabled: true,
+            depth_writemask: true,
+            depth_func: CompareFunc::LESS,
+            ..Default::default()
+        });
+    r.ctx.bind_depth_stencil_alpha_state(Some(&dsa));
+    r.ctx
+        .clear(
+            clear_flags::COLOR0 | clear_flags::DEPTH,
+            [0.0, 0.0, 0.0, 1.0],
+            1.0,
+            0,
+        )
+        .unwrap();
+    set_colour(&mut r, [1.0, 0.0, 0.0, 1.0]);
+    rect(&mut r, 0, 0, 32, 32, 0.2);
+    r.ctx.flush().unwrap();
+    set_colour(&mut r, [0.0, 0.0, 1.0, 1.0]);
+    rect(&mut r, 0, 0, 32, 32, 0.6);
+    let px = r.ctx.read_level(&t, 0, 0).unwrap();
+    assert_eq!(pixel(&px, 32, 5, 5), RED);
+}
+
+#[test]
+fn blending_mixes_by_source_alpha() {
+    let mut r = rig();
+    let t = target(&r, Format::B8G8R8A8_UNORM, 16, 16);
+    bind_const(&mut r, &fb(&t, None));
+    r.ctx
+        .clear(clear_flags::COLOR0, [0.0, 0.0, 1.0, 1.0], 1.0, 0)
+        .unwrap();
+    let blend = r.ctx.create_blend_state(&BlendState {
+        blend_enable: true,
+        rgb_src_factor: BlendFactor::SRC_ALPHA,
+        rgb_dst_factor: BlendFactor::INV_SRC_ALPHA,
+        alpha_src_factor: BlendFactor::ONE,
+        alpha_dst_factor: BlendFactor::ZERO,
+        ..Default::default()
+    });
+    r.ctx.bind_blend_state(Some(&blend));
+    set_colour(&mut r, [1.0, 0.0, 0.0, 0.25]);
+    rect(&mut r, 0, 0, 16, 16, 0.0);
+    let px = r.ctx.read_level(&t, 0, 0).unwrap();
+    // r = 0.25 * 255 = 63.75, b = 0.75 * 255 = 191.25, a = 0.25 * 255 = 63.75.
+    assert_eq!(pixel(&px, 16, 7, 7), [191, 0, 64, 64]);
+}
+
+#[test]
+fn a_partial_draw_loads_and_stores_only_its_tile_and_leaves_other_bytes() {
+    let mut r = rig();
+    let t = target(&r, Format::B8G8R8A8_UNORM, 64, 64);
+    bind_const(&mut r, &fb(&t, None));
+    r.ctx
+        .clear(clear_flags::COLOR0, [0.0, 0.0, 0.0, 1.0], 1.0, 0)
+        .unwrap();
+    set_colour(&mut r, [0.0, 0.0, 1.0, 1.0]);
+    rect(&mut r, 0, 0, 64, 64, 0.0);
+    r.ctx.flush().unwrap();
+    let before = t.bo().read_all(DEFAULT_TIMEOUT).unwrap();
+    // One 8x8 square inside tile (1, 1), with a viewport and scissor confining it there.
+    r.ctx
+        .set_viewport_state(&ViewportState::rect(16.0, 16.0, 16.0, 16.0))
+        .unwrap();
+    set_colour(&mut r, [1.0, 0.0, 0.0, 1.0]);
+    let data = verts_px(
+        &[
+            (4.0, 4.0, 0.0),
+            (12.0, 4.0, 0.0),
+            (4.0, 12.0, 0.0),
+            (12.0, 12.0, 0.0),
+        ],
+        16,
+        16,
+    );
+    r.ctx
+        .set_vertex_buffers(
+            0,
+            &[Some(VertexBuffer {
+                stride: 16,
+                buffer_offset: 0,
+                buffer: BufferSource::User(data.into()),
+            })],
+        )
+        .unwrap();
+    r.ctx
+        .draw_vbo(&DrawInfo::arrays(PrimMode::TRIANGLE_STRIP, 0, 4))
+        .unwrap();
+    let fence = r.ctx.flush().unwrap().unwrap();
+    fence.wait(DEFAULT_TIMEOUT).unwrap();
+    let e = r
+        .dev
+        .trace()
+        .entries
+        .into_iter()
+        .find(|e| e.fence == Some(fence.id()))
+        .unwrap();
+    let c = e.counters.unwrap();
+    assert_eq!((c.tiles_loaded, c.tiles_stored), (1, 1), "{c:?}");
+    let after = t.bo().read_all(DEFAULT_TIMEOUT).unwrap();
+    let layout = t.layout().unwrap();
+    let lvl = layout.level(0).unwrap();
+    let mut changed = 0;
+    for y in 0..64 {
+        for x in 0..64 {
+            let o = lvl.texel_offset_B(x, y, 4).unwrap() as usize;
+            let in_square = (20..28).contains(&x) && (20..28).contains(&y);
+            let same = before[o..o + 4] == after[o..o + 4];
+            if in_square {
+                assert_eq!(&after[o..o + 4], &RED, "({x},{y})");
+            } else if !same {
+                changed += 1;
+            }
+        }
+    }
+    assert_eq!(changed, 0, "pixels outside the square changed");
+    assert_eq!(
+        before[64 * 64 * 4..],
+        after[64 * 64 * 4..],
+        "bytes past the level"
+    );
+}
+
+#[test]
+fn rebinding_equal_state_emits_no_new_state() {
+    let mut r = rig();
+    let t = target(&r, Format::B8G8R8A8_UNORM, 32, 32);
+    bind_const(&mut r, &fb(&t, None));
+    set_colour(&mut r, [1.0, 0.0, 0.0, 1.0]);
+    let data = verts_px(&[(0.0, 0.0, 0.0), (8.0, 0.0, 0.0), (0.0, 8.0, 0.0)], 32, 32);
+    let vb = VertexBuffer {
+        stride: 16,
+        buffer_offset: 0,
+        buffer: BufferSource::User(data.into()),
+    };
+    r.ctx.set_vertex_buffers(0, &[Some(vb.clone())]).unwrap();
+    for _ in 0..10 {
+        // New objects with the same contents.
+        let b = r.ctx.create_blend_state(&BlendState::default());
+        r.ctx.bind_blend_state(Some(&b));
+        let ras = r
+            .ctx
+            .create_rasterizer_state(&RasterizerState::default())
+            .unwrap();
+        r.ctx.bind_rasterizer_state(Some(&ras));
+        set_colour(&mut r, [1.0, 0.0, 0.0, 1.0]);
+        r.ctx.set_vertex_buffers(0, &[Some(vb.clone())]).unwrap();
+        r.ctx
+            .draw_vbo(&DrawInfo::arrays(PrimMode::TRIANGLES, 0, 3))
+            .unwrap();
+    }
+    let s = r.ctx.stats();
+    assert_eq!(s.draws, 10);
+    assert_eq!(s.state_blocks_emitted, 1, "{s:?}");
+    // A real change emits once more.
+    set_colour(&mut r, [0.0, 1.0, 0.0, 1.0]);
+    r.ctx
+        .draw_vbo(&DrawInfo::arrays(PrimMode::TRIANGLES, 0, 3))
+        .unwrap();
+    assert_eq!(r.ctx.stats().state_blocks_emitted, 2);
+    r.ctx.flush().unwrap();
+    assert_eq!(r.ctx.stats().submissions, 1, "one batch, one render");
+}
+
+#[test]
+fn occlusion_counts_only_samples_passing_depth() {
+    let mut r = rig();
+    let t = target(&r, Format::B8G8R8A8_UNORM, 32, 32);
+    let z = r
+        .screen
+        .resource_create(&ResourceTemplate::texture_2d(
+            Format::Z16_UNORM,
+            32,
+            32,
+            0,
+            bind::DEPTH_STENCIL,
+        ))
+        .unwrap();
+    bind_const(&mut r, &fb(&t, Some(&z)));
+    let dsa = r
+        .ctx
+        .create_depth_stencil_alpha_state(&DepthStencilAlphaState {
+            depth_enabled: true,
+            depth_writemask: true,
+            depth_func: CompareFunc::LESS,
+            ..Default::default()
+        });
+    r.ctx.bind_depth_stencil_alpha_state(Some(&dsa));
+    r.ctx
+        .clear(clear_flags::COLOR0 | clear_flags::DEPTH, [0.0; 4], 1.0, 0)
+        .unwrap();
+    set_colour(&mut r, [1.0; 4]);
+    rect(&mut r, 0, 0, 16, 16, 0.2);
+    let q = r.ctx.create_query(QueryType::OcclusionCounter);
+    r.ctx.begin_query(&q).unwrap();
+    // 32x32 at depth 0.5: the 16x16 nearer square hides 256 of its 1024 pixels.
+    rect(&mut r, 0, 0, 32, 32, 0.5);
+    r.ctx.end_query(&q).unwrap();
+    assert_eq!(r.ctx.get_query_result(&q, true).unwrap(), Some(768));
+    let p = r.ctx.create_query(QueryType::OcclusionPredicate);
+    r.ctx.begin_query(&p).unwrap();
+    rect(&mut r, 0, 0, 8, 8, 0.9);
+    r.ctx.end_query(&p).unwrap();
+    assert_eq!(
+        r.ctx.get_query_result(&p, true).unwrap(),
+        Some(0),
+        "fully hidden"
+    );
+}
+
+#[test]
+fn a_cpu_read_sees_the_gpus_newer_pixels() {
+    let mut r = rig();
+    let t = target(&r, Format::B8G8R8A8_UNORM, 16, 16);
+    bind_const(&mut r, &fb(&t, None));
+    set_colour(&mut r, [0.0, 0.0, 1.0, 1.0]);
+    rect(&mut r, 0, 0, 16, 16, 0.0);
+    // No flush: the read must submit the pending batch and wait for it.
+    let t1 = r
+        .ctx
+        .transfer_map(&t, 0, 0, map_flags::READ, PipeBox::new(3, 3, 2, 2))
+        .unwrap();
+    assert_eq!(&t1.data[..4], &BLUE);
+    assert_eq!(r.ctx.stats().submissions, 1);
+}

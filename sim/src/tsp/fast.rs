@@ -1,0 +1,608 @@
+//! The sampler's fast paths, each equal to the reference in `mod.rs` (held by the tests below
+//! and by whole renders in `crate::fastpaths`): a floor without the libm call, twiddled
+//! addressing split into column and row parts, table decoders, and a per-quad path for
+//! LOD-free units that decodes the unit once per quad and filters with the texel format known
+//! at compile time.
+
+use sgx_hwdocs::texture::{AddrMode, Filter, Swizzle, TexState};
+
+use super::{wrap, Decoder, Sampler, TexUnit, LEVELS};
+use crate::Fault;
+
+/// `x.floor()` without the libm call (`floorf` is out of line without SSE4.1): bit-identical
+/// for every input, including -0.0, NaN and infinities.
+#[inline(always)]
+pub(crate) fn floor_fast(x: f32) -> f32 {
+    // From 2^23 up every f32 is an integer (or inf/NaN) and is its own floor.
+    if x.abs() < 8_388_608.0 {
+        let t = x as i32 as f32;
+        let r = if t > x { t - 1.0 } else { t };
+        // A zero result keeps x's sign (floor(-0.0) = -0.0); other results already have it.
+        r.copysign(x)
+    } else {
+        x
+    }
+}
+
+/// Bit-spread of the low 16 bits of `v` into the even bits.
+#[inline(always)]
+fn spread(v: u32) -> u32 {
+    let mut v = v & 0xffff;
+    v = (v | (v << 8)) & 0x00ff_00ff;
+    v = (v | (v << 4)) & 0x0f0f_0f0f;
+    v = (v | (v << 2)) & 0x3333_3333;
+    (v | (v << 1)) & 0x5555_5555
+}
+
+/// The X part of [`super::twiddle`]: its bits are disjoint from [`twiddle_row`]'s, so
+/// `twiddle(x, y) == twiddle_col(x) | twiddle_row(y)` for x, y inside the level.
+#[inline(always)]
+pub(crate) fn twiddle_col(x: u32, log2_w: u32, log2_h: u32) -> u32 {
+    let m = log2_w.min(log2_h);
+    let lo = (1u32 << m) - 1;
+    let rest = if log2_w > log2_h { x >> m } else { 0 };
+    (spread(x & lo) << 1) | (rest << (2 * m))
+}
+
+/// The Y part of [`super::twiddle`] (see [`twiddle_col`]).
+#[inline(always)]
+pub(crate) fn twiddle_row(y: u32, log2_w: u32, log2_h: u32) -> u32 {
+    let m = log2_w.min(log2_h);
+    let lo = (1u32 << m) - 1;
+    let rest = if log2_w > log2_h { 0 } else { y >> m };
+    spread(y & lo) | (rest << (2 * m))
+}
+
+/// raw / (2^bits - 1) for every unorm channel width 1..=8 and raw value (row 0 unused): the
+/// values the reference decoder's division gives.
+static UNORM: [[f32; 256]; 9] = {
+    let mut t = [[0.0f32; 256]; 9];
+    let mut bits = 1;
+    while bits <= 8 {
+        let max = ((1u32 << bits) - 1) as f32;
+        let mut k = 0;
+        while k < (1 << bits) {
+            t[bits][k] = k as f32 / max;
+            k += 1;
+        }
+        bits += 1;
+    }
+    t
+};
+
+/// Ones, for a missing alpha lane.
+static ONES: [f32; 256] = [1.0; 256];
+
+/// The table decoder of a unorm format whose channels are all 8 bits or narrower: lane `l` of
+/// an element `v` is `table[l][(v >> shift[l]) & mask[l]]` (a missing lane has mask 0 and a
+/// table holding its constant), without branches.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Lut {
+    shift: [u32; 4],
+    mask: [u32; 4],
+    table: [&'static [f32; 256]; 4],
+}
+
+impl Lut {
+    /// The table decoder equal to `dec`, when its format has one.
+    pub(crate) fn new(dec: &Decoder) -> Option<Lut> {
+        if dec.float || dec.ch[..dec.nch].iter().any(|c| c.1 > 8) {
+            return None;
+        }
+        let mut lut = Lut {
+            shift: [0; 4],
+            mask: [0; 4],
+            table: [&UNORM[1], &UNORM[1], &UNORM[1], &ONES],
+        };
+        // Later channels win a lane, as in `Decoder::decode`.
+        for &(lo, bits, lanes, _) in &dec.ch[..dec.nch] {
+            for l in 0..4 {
+                if lanes & (1 << l) != 0 {
+                    lut.shift[l] = lo;
+                    lut.mask[l] = (1 << bits) - 1;
+                    lut.table[l] = &UNORM[bits as usize];
+                }
+            }
+        }
+        Some(lut)
+    }
+
+    /// RGBA of one element; equal to `Decoder::decode`.
+    #[inline(always)]
+    pub(crate) fn decode(&self, v: u32) -> [f32; 4] {
+        let lane = |l: usize| self.table[l][((v >> self.shift[l]) & self.mask[l] & 0xff) as usize];
+        [lane(0), lane(1), lane(2), lane(3)]
+    }
+
+    /// Whether lanes r, g, b, a are whole bytes at these shifts (None: the constant 1).
+    fn is_bytes(&self, shifts: [Option<u32>; 4]) -> bool {
+        (0..4).all(|l| match shifts[l] {
+            Some(sh) => {
+                self.shift[l] == sh
+                    && self.mask[l] == 0xff
+                    && std::ptr::eq(self.table[l], &UNORM[8])
+            }
+            None => self.mask[l] == 0 && std::ptr::eq(self.table[l], &ONES),
+        })
+    }
+}
+
+/// Which statically known texel reader the quad path uses for a unit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    /// 32-bit, bytes B G R A.
+    Bgra8,
+    /// 32-bit, bytes R G B A.
+    Rgba8,
+    /// 32-bit, bytes B G R X (alpha 1).
+    Bgrx8,
+    /// Any format with a [`Lut`].
+    Table,
+    /// The reference decoder (float formats).
+    Decoder,
+}
+
+/// What the fast paths precompute per texture unit.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct FastUnit {
+    lut: Option<Lut>,
+    kind: Kind,
+    /// Swizzle as indices into (r, g, b, a, 0, 1).
+    swz: [usize; 4],
+    swz_identity: bool,
+}
+
+impl FastUnit {
+    pub(crate) fn new(st: &TexState, dec: &Decoder, bpe: u32) -> FastUnit {
+        let lut = Lut::new(dec);
+        let kind = match &lut {
+            Some(l) if bpe == 4 && l.is_bytes([Some(16), Some(8), Some(0), Some(24)]) => {
+                Kind::Bgra8
+            }
+            Some(l) if bpe == 4 && l.is_bytes([Some(0), Some(8), Some(16), Some(24)]) => {
+                Kind::Rgba8
+            }
+            Some(l) if bpe == 4 && l.is_bytes([Some(16), Some(8), Some(0), None]) => Kind::Bgrx8,
+            Some(_) => Kind::Table,
+            None => Kind::Decoder,
+        };
+        let idx = |z: Swizzle| match z {
+            Swizzle::R => 0,
+            Swizzle::G => 1,
+            Swizzle::B => 2,
+            Swizzle::A => 3,
+            Swizzle::ZERO => 4,
+            Swizzle::ONE => 5,
+        };
+        let swz = [idx(st.swz_r), idx(st.swz_g), idx(st.swz_b), idx(st.swz_a)];
+        FastUnit {
+            lut,
+            kind,
+            swz,
+            swz_identity: swz == [0, 1, 2, 3],
+        }
+    }
+
+    /// The reference's channel swizzle of a filtered colour.
+    #[inline(always)]
+    fn swizzle(&self, o: [f32; 4]) -> [f32; 4] {
+        if self.swz_identity {
+            return o;
+        }
+        let e = [o[0], o[1], o[2], o[3], 0.0, 1.0];
+        self.swz.map(|i| e[i])
+    }
+}
+
+/// Reads and decodes one element of a level held in host memory.
+trait Texel {
+    /// The element at `p + off`, decoded.
+    ///
+    /// # Safety
+    /// `p` is a level pointer of `u` and `off` the byte offset of an element of that level.
+    unsafe fn at(u: &TexUnit, p: *const u8, off: u32) -> [f32; 4];
+}
+
+/// # Safety
+/// `p + off .. p + off + 4` is readable.
+#[inline(always)]
+unsafe fn read32(p: *const u8, off: u32) -> u32 {
+    // SAFETY: per the contract.
+    u32::from_le(unsafe { std::ptr::read_unaligned(p.add(off as usize) as *const u32) })
+}
+
+#[inline(always)]
+fn byte(v: u32, sh: u32) -> f32 {
+    UNORM[8][((v >> sh) & 0xff) as usize]
+}
+
+struct Bgra8;
+impl Texel for Bgra8 {
+    #[inline(always)]
+    unsafe fn at(_: &TexUnit, p: *const u8, off: u32) -> [f32; 4] {
+        // SAFETY: a Bgra8 unit has 4-byte elements.
+        let v = unsafe { read32(p, off) };
+        [byte(v, 16), byte(v, 8), byte(v, 0), byte(v, 24)]
+    }
+}
+
+struct Rgba8;
+impl Texel for Rgba8 {
+    #[inline(always)]
+    unsafe fn at(_: &TexUnit, p: *const u8, off: u32) -> [f32; 4] {
+        // SAFETY: an Rgba8 unit has 4-byte elements.
+        let v = unsafe { read32(p, off) };
+        [byte(v, 0), byte(v, 8), byte(v, 16), byte(v, 24)]
+    }
+}
+
+struct Bgrx8;
+impl Texel for Bgrx8 {
+    #[inline(always)]
+    unsafe fn at(_: &TexUnit, p: *const u8, off: u32) -> [f32; 4] {
+        // SAFETY: a Bgrx8 unit has 4-byte elements.
+        let v = unsafe { read32(p, off) };
+        [byte(v, 16), byte(v, 8), byte(v, 0), 1.0]
+    }
+}
+
+/// Any format: its table decoder, else the reference decoder.
+struct AnyTexel;
+impl Texel for AnyTexel {
+    #[inline(always)]
+    unsafe fn at(u: &TexUnit, p: *const u8, off: u32) -> [f32; 4] {
+        // SAFETY: forwarded contract.
+        let v = unsafe { u.raw_at(p, off) };
+        match &u.fast.lut {
+            Some(l) => l.decode(v),
+            None => u.dec.decode(v),
+        }
+    }
+}
+
+impl TexUnit {
+    /// Byte offset of column `x` of level `l`; an element's offset is `col_b + row_b`.
+    #[inline(always)]
+    fn col_b(&self, l: usize, x: u32) -> u32 {
+        if self.twiddled {
+            twiddle_col(x, self.lw[l], self.lh[l]) * self.bpe
+        } else {
+            x * self.bpe
+        }
+    }
+
+    /// Byte offset of row `y` of level `l`.
+    #[inline(always)]
+    fn row_b(&self, l: usize, y: u32) -> u32 {
+        if self.twiddled {
+            twiddle_row(y, self.lw[l], self.lh[l]) * self.bpe
+        } else {
+            y * self.stride[l]
+        }
+    }
+
+    /// The raw element at byte offset `off` of a level held at `p`.
+    ///
+    /// # Safety
+    /// `p` is a level pointer of this unit and `off` the offset of an element of that level.
+    #[inline(always)]
+    unsafe fn raw_at(&self, p: *const u8, off: u32) -> u32 {
+        // SAFETY: [p + off, p + off + bpe) lies inside the level's span, per the contract.
+        unsafe {
+            let p = p.add(off as usize);
+            match self.bpe {
+                4 => u32::from_le(std::ptr::read_unaligned(p as *const u32)),
+                2 => u32::from(u16::from_le(std::ptr::read_unaligned(p as *const u16))),
+                _ => u32::from(*p),
+            }
+        }
+    }
+}
+
+/// The reference `filter2d` on level `l` held at host pointer `p`: the same arithmetic, with
+/// the addressing split into column and row offsets and elements read through `X`.
+#[inline(always)]
+fn filter_at<X: Texel>(
+    u: &TexUnit,
+    p: *const u8,
+    l: usize,
+    s: f32,
+    t: f32,
+    f: Filter,
+    texels: &mut u64,
+) -> [f32; 4] {
+    let (w, h) = (u.w[l], u.h[l]);
+    let (ws, wt) = if u.st.cube {
+        (AddrMode::CLAMP_TO_EDGE, AddrMode::CLAMP_TO_EDGE)
+    } else {
+        (u.st.wrap_s, u.st.wrap_t)
+    };
+    match f {
+        Filter::NEAREST => {
+            let x = wrap(floor_fast(s * w as f32) as i32, w, ws);
+            let y = wrap(floor_fast(t * h as f32) as i32, h, wt);
+            *texels += 1;
+            // SAFETY: wrap keeps x < w and y < h, so the offset is an element of level l.
+            unsafe { X::at(u, p, u.col_b(l, x) + u.row_b(l, y)) }
+        }
+        Filter::LINEAR => {
+            let fx = s * w as f32 - 0.5;
+            let fy = t * h as f32 - 0.5;
+            let (x0f, y0f) = (floor_fast(fx), floor_fast(fy));
+            let (ax, ay) = (fx - x0f, fy - y0f);
+            let (x0, y0) = (x0f as i32, y0f as i32);
+            let (xa, xb) = (wrap(x0, w, ws), wrap(x0.saturating_add(1), w, ws));
+            let (ya, yb) = (wrap(y0, h, wt), wrap(y0.saturating_add(1), h, wt));
+            let (ca, cb) = (u.col_b(l, xa), u.col_b(l, xb));
+            let (ra, rb) = (u.row_b(l, ya), u.row_b(l, yb));
+            *texels += 4;
+            // SAFETY: wrap keeps every coordinate inside level l.
+            let (t00, t10, t01, t11) = unsafe {
+                (
+                    X::at(u, p, ca + ra),
+                    X::at(u, p, cb + ra),
+                    X::at(u, p, ca + rb),
+                    X::at(u, p, cb + rb),
+                )
+            };
+            let mut o = [0.0; 4];
+            for i in 0..4 {
+                let top = t00[i] + (t10[i] - t00[i]) * ax;
+                let bot = t01[i] + (t11[i] - t01[i]) * ax;
+                o[i] = top + (bot - top) * ay;
+            }
+            o
+        }
+    }
+}
+
+impl Sampler<'_> {
+    /// `filter2d` through the fast path when the level is held in one mapping.
+    #[inline(always)]
+    pub(super) fn filter<const FAST: bool>(
+        &mut self,
+        u: &TexUnit,
+        face: u32,
+        l: usize,
+        s: f32,
+        t: f32,
+        f: Filter,
+    ) -> Result<[f32; 4], Fault> {
+        if FAST {
+            if let Some(p) = u.ptr[face as usize * LEVELS + l] {
+                return Ok(filter_at::<AnyTexel>(u, p, l, s, t, f, &mut self.texels));
+            }
+        }
+        self.filter2d(u, face, l, s, t, f)
+    }
+
+    /// `sample` for the `ex` pixels of a quad on a LOD-free unit whose base level is held in
+    /// one mapping (what `sample_with::<true>` does per pixel, with the unit decoded once);
+    /// false, touching nothing, for any other unit.
+    pub(super) fn quad_fast(
+        &mut self,
+        u: &TexUnit,
+        coord: &[[f32; 4]; 4],
+        ex: [bool; 4],
+        out: &mut [[f32; 4]; 4],
+    ) -> bool {
+        if !u.lod_free {
+            return false;
+        }
+        let l = u.st.base_level as usize;
+        let Some(p) = u.ptr[l] else {
+            return false;
+        };
+        match u.fast.kind {
+            Kind::Bgra8 => self.quad_2d::<Bgra8>(u, p, l, coord, ex, out),
+            Kind::Rgba8 => self.quad_2d::<Rgba8>(u, p, l, coord, ex, out),
+            Kind::Bgrx8 => self.quad_2d::<Bgrx8>(u, p, l, coord, ex, out),
+            Kind::Table | Kind::Decoder => self.quad_2d::<AnyTexel>(u, p, l, coord, ex, out),
+        }
+        true
+    }
+
+    #[inline(always)]
+    fn quad_2d<X: Texel>(
+        &mut self,
+        u: &TexUnit,
+        p: *const u8,
+        l: usize,
+        coord: &[[f32; 4]; 4],
+        ex: [bool; 4],
+        out: &mut [[f32; 4]; 4],
+    ) {
+        let f = u.st.mag_filter;
+        let mut texels = self.texels;
+        for i in 0..4 {
+            if ex[i] {
+                let o = filter_at::<X>(u, p, l, coord[i][0], coord[i][1], f, &mut texels);
+                out[i] = u.fast.swizzle(o);
+            }
+        }
+        self.texels = texels;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use sgx_hwdocs::Format;
+
+    use super::super::twiddle;
+    use super::*;
+
+    #[test]
+    fn floor_fast_is_floor() {
+        let mut vals: Vec<f32> = vec![
+            0.0,
+            -0.0,
+            0.5,
+            -0.5,
+            1.0,
+            -1.0,
+            -1.5,
+            8_388_607.5,
+            -8_388_607.5,
+            8_388_608.0,
+            -8_388_609.0,
+            2.5e9,
+            -2.5e9,
+            f32::MIN_POSITIVE,
+            -f32::MIN_POSITIVE,
+            1e-45,
+            -1e-45,
+            f32::MAX,
+            f32::MIN,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            f32::NAN,
+            -f32::NAN,
+        ];
+        // Every 509th bit pattern: all exponents, both signs, many mantissas.
+        vals.extend((0..=u32::MAX / 509).map(|k| f32::from_bits(k * 509)));
+        for x in vals {
+            let (a, b) = (floor_fast(x), x.floor());
+            assert!(
+                a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan()),
+                "{x:e} ({:#x}): {a:e} vs {b:e}",
+                x.to_bits()
+            );
+        }
+    }
+
+    #[test]
+    fn twiddle_splits_into_column_and_row() {
+        for (lw, lh) in [
+            (0, 0),
+            (3, 3),
+            (4, 1),
+            (1, 4),
+            (0, 5),
+            (6, 0),
+            (11, 11),
+            (11, 3),
+        ] {
+            let (w, h) = (1u32 << lw, 1u32 << lh);
+            for y in (0..h).step_by((h as usize / 64).max(1)) {
+                for x in (0..w).step_by((w as usize / 64).max(1)) {
+                    assert_eq!(
+                        twiddle_col(x, lw, lh) + twiddle_row(y, lw, lh),
+                        twiddle(x, y, lw, lh),
+                        "{x},{y} in {lw}x{lh}"
+                    );
+                }
+            }
+        }
+    }
+
+    /// Elements to decode: every 16-bit value, then a spread of 32-bit ones.
+    fn elements() -> impl Iterator<Item = u32> {
+        (0..=0xffffu32).chain((0..=u32::MAX / 65_521).map(|k| k.wrapping_mul(65_521) ^ 0x5a5a_5a5a))
+    }
+
+    #[test]
+    fn table_decoders_equal_the_decoder() {
+        let mut tabled = 0;
+        for &f in Format::ALL.iter().filter(|f| f.info().sampleable) {
+            let dec = Decoder::new(f);
+            let Some(lut) = Lut::new(&dec) else {
+                assert!(dec.float, "{f:?} has no table decoder");
+                continue;
+            };
+            tabled += 1;
+            for v in elements() {
+                let (a, b) = (lut.decode(v), dec.decode(v));
+                assert_eq!(a.map(f32::to_bits), b.map(f32::to_bits), "{f:?} {v:#x}");
+            }
+        }
+        assert!(tabled >= 8);
+    }
+
+    #[test]
+    fn kinds_read_like_the_decoder() {
+        let mut seen = Vec::new();
+        for &f in Format::ALL.iter().filter(|f| f.info().sampleable) {
+            let info = f.info();
+            let st = TexState {
+                format: f,
+                ..TexState::default()
+            };
+            let dec = Decoder::new(f);
+            let fu = FastUnit::new(&st, &dec, info.bytes_per_el);
+            seen.push(fu.kind);
+            let mut u = TexUnit::blank(st);
+            u.fast = fu;
+            for v in elements() {
+                let b = v.to_le_bytes();
+                let p = b.as_ptr();
+                // SAFETY: offset 0 of a 4-byte buffer holds any element of up to 4 bytes.
+                let got = unsafe {
+                    match fu.kind {
+                        Kind::Bgra8 => Bgra8::at(&u, p, 0),
+                        Kind::Rgba8 => Rgba8::at(&u, p, 0),
+                        Kind::Bgrx8 => Bgrx8::at(&u, p, 0),
+                        Kind::Table | Kind::Decoder => AnyTexel::at(&u, p, 0),
+                    }
+                };
+                let mask = if info.bytes_per_el == 4 {
+                    u32::MAX
+                } else {
+                    (1 << (8 * info.bytes_per_el)) - 1
+                };
+                let want = dec.decode(v & mask);
+                assert_eq!(
+                    got.map(f32::to_bits),
+                    want.map(f32::to_bits),
+                    "{f:?} {v:#x}"
+                );
+            }
+        }
+        for k in [
+            Kind::Bgra8,
+            Kind::Rgba8,
+            Kind::Bgrx8,
+            Kind::Table,
+            Kind::Decoder,
+        ] {
+            assert!(seen.contains(&k), "no format takes {k:?}");
+        }
+    }
+
+    #[test]
+    fn swizzle_picks_like_the_reference() {
+        let all = [
+            Swizzle::R,
+            Swizzle::G,
+            Swizzle::B,
+            Swizzle::A,
+            Swizzle::ZERO,
+            Swizzle::ONE,
+        ];
+        let o = [0.25, 0.5, 0.75, -2.0];
+        for (k, &z) in all.iter().enumerate() {
+            let st = TexState {
+                swz_r: z,
+                swz_g: all[(k + 1) % 6],
+                swz_b: all[(k + 3) % 6],
+                swz_a: all[(k + 5) % 6],
+                ..TexState::default()
+            };
+            let fu = FastUnit::new(&st, &Decoder::new(st.format), 4);
+            let pick = |z: Swizzle| match z {
+                Swizzle::R => o[0],
+                Swizzle::G => o[1],
+                Swizzle::B => o[2],
+                Swizzle::A => o[3],
+                Swizzle::ZERO => 0.0,
+                Swizzle::ONE => 1.0,
+            };
+            let want = [
+                pick(st.swz_r),
+                pick(st.swz_g),
+                pick(st.swz_b),
+                pick(st.swz_a),
+            ];
+            assert_eq!(fu.swizzle(o), want);
+        }
+    }
+}
