@@ -202,7 +202,10 @@ impl Bench {
         let fence = self.ctx.flush()?.context("the run submitted nothing")?;
         fence.wait(sgx_pipe::DEFAULT_TIMEOUT)?;
         let total = t0.elapsed();
+        let trace = self.dev.trace();
+        let job = trace.entries.iter().find(|e| e.fence == Some(fence.id()));
         Ok(Row {
+            job_bos: job.map_or(0, |e| e.bos.len()),
             record,
             total,
             stats: delta(before, self.ctx.stats()),

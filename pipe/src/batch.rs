@@ -45,8 +45,9 @@ pub(crate) struct Batch {
     /// Resources the render reads and writes (ids).
     pub reads: HashSet<u64>,
     pub writes: HashSet<u64>,
-    /// User buffers uploaded in this batch: (data pointer, length) -> GPU address.
-    pub user_uploads: Vec<((usize, usize), u32)>,
+    /// User buffers uploaded in this batch, and where. The batch holds each one, so its
+    /// address cannot be reused by a later buffer while the entry stands.
+    pub user_uploads: Vec<(std::sync::Arc<[u8]>, u32)>,
 }
 
 /// Largest parameter memory one render gets; a batch that would need more is split.

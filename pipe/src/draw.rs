@@ -344,17 +344,14 @@ impl Context {
                     b.bos.push((bo.clone(), Access::Read));
                     bo.gpu_addr()
                 }
-                BufferSource::User(d) => {
-                    let k = (d.as_ptr() as usize, d.len());
-                    match b.user_uploads.iter().find(|(x, _)| *x == k) {
-                        Some((_, va)) => *va,
-                        None => {
-                            let va = b.arena.push_bytes(&*dev, d, 16)?;
-                            b.user_uploads.push((k, va));
-                            va
-                        }
+                BufferSource::User(d) => match b.user_uploads.iter().find(|(x, _)| Arc::ptr_eq(x, d)) {
+                    Some((_, va)) => *va,
+                    None => {
+                        let va = b.arena.push_bytes(&*dev, d, 16)?;
+                        b.user_uploads.push((d.clone(), va));
+                        va
                     }
-                }
+                },
             };
             attrs.extend(
                 render::VertexAttr {

@@ -143,13 +143,17 @@ enum Kind {
 }
 
 /// What the fast paths precompute per texture unit.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub(crate) struct FastUnit {
     lut: Option<Lut>,
     kind: Kind,
     /// Swizzle as indices into (r, g, b, a, 0, 1).
     swz: [usize; 4],
     swz_identity: bool,
+    /// For the quad path (LOD-free units with a held base level): the byte offset of each
+    /// column and each row of the base level (`col_b`, `row_b` as tables).
+    cols_b: Vec<u32>,
+    rows_b: Vec<u32>,
 }
 
 impl FastUnit {
@@ -180,6 +184,17 @@ impl FastUnit {
             kind,
             swz,
             swz_identity: swz == [0, 1, 2, 3],
+            cols_b: Vec::new(),
+            rows_b: Vec::new(),
+        }
+    }
+
+    /// Fills the quad path's offset tables once `u`'s levels are laid out.
+    pub(crate) fn plan(u: &mut TexUnit) {
+        let l = u.st.base_level as usize;
+        if u.lod_free && u.ptr.get(l).is_some_and(Option::is_some) {
+            u.fast.cols_b = (0..u.w[l]).map(|x| u.col_b(l, x)).collect();
+            u.fast.rows_b = (0..u.h[l]).map(|y| u.row_b(l, y)).collect();
         }
     }
 
@@ -386,41 +401,104 @@ impl Sampler<'_> {
         ex: [bool; 4],
         out: &mut [[f32; 4]; 4],
     ) -> bool {
-        if !u.lod_free {
-            return false;
-        }
         let l = u.st.base_level as usize;
-        let Some(p) = u.ptr[l] else {
-            return false;
+        let p = match u.ptr.get(l) {
+            Some(Some(p)) if u.lod_free && !u.fast.cols_b.is_empty() => *p,
+            _ => return false,
         };
-        match u.fast.kind {
-            Kind::Bgra8 => self.quad_2d::<Bgra8>(u, p, l, coord, ex, out),
-            Kind::Rgba8 => self.quad_2d::<Rgba8>(u, p, l, coord, ex, out),
-            Kind::Bgrx8 => self.quad_2d::<Bgrx8>(u, p, l, coord, ex, out),
-            Kind::Table | Kind::Decoder => self.quad_2d::<AnyTexel>(u, p, l, coord, ex, out),
+        let lv = Level {
+            p,
+            w: u.w[l],
+            h: u.h[l],
+            ws: u.st.wrap_s,
+            wt: u.st.wrap_t,
+            cols_b: &u.fast.cols_b,
+            rows_b: &u.fast.rows_b,
+        };
+        let f = u.st.mag_filter;
+        let n = ex.iter().filter(|&&e| e).count() as u64;
+        self.texels += n * if f == Filter::LINEAR { 4 } else { 1 };
+        match (u.fast.kind, f) {
+            (Kind::Bgra8, Filter::LINEAR) => quad_linear::<Bgra8>(u, &lv, coord, ex, out),
+            (Kind::Rgba8, Filter::LINEAR) => quad_linear::<Rgba8>(u, &lv, coord, ex, out),
+            (Kind::Bgrx8, Filter::LINEAR) => quad_linear::<Bgrx8>(u, &lv, coord, ex, out),
+            (_, Filter::LINEAR) => quad_linear::<AnyTexel>(u, &lv, coord, ex, out),
+            (_, Filter::NEAREST) => quad_nearest(u, &lv, coord, ex, out),
         }
         true
     }
+}
 
-    #[inline(always)]
-    fn quad_2d<X: Texel>(
-        &mut self,
-        u: &TexUnit,
-        p: *const u8,
-        l: usize,
-        coord: &[[f32; 4]; 4],
-        ex: [bool; 4],
-        out: &mut [[f32; 4]; 4],
-    ) {
-        let f = u.st.mag_filter;
-        let mut texels = self.texels;
-        for i in 0..4 {
-            if ex[i] {
-                let o = filter_at::<X>(u, p, l, coord[i][0], coord[i][1], f, &mut texels);
-                out[i] = u.fast.swizzle(o);
-            }
+/// The quad path's view of one held level.
+struct Level<'a> {
+    p: *const u8,
+    w: u32,
+    h: u32,
+    ws: AddrMode,
+    wt: AddrMode,
+    cols_b: &'a [u32],
+    rows_b: &'a [u32],
+}
+
+/// `filter_at` LINEAR for the `ex` pixels of a quad.
+#[inline(always)]
+fn quad_linear<X: Texel>(
+    u: &TexUnit,
+    lv: &Level,
+    coord: &[[f32; 4]; 4],
+    ex: [bool; 4],
+    out: &mut [[f32; 4]; 4],
+) {
+    let (wf, hf) = (lv.w as f32, lv.h as f32);
+    for i in 0..4 {
+        if !ex[i] {
+            continue;
         }
-        self.texels = texels;
+        let fx = coord[i][0] * wf - 0.5;
+        let fy = coord[i][1] * hf - 0.5;
+        let (x0f, y0f) = (floor_fast(fx), floor_fast(fy));
+        let (ax, ay) = (fx - x0f, fy - y0f);
+        let (x0, y0) = (x0f as i32, y0f as i32);
+        let (xa, xb) = (wrap(x0, lv.w, lv.ws), wrap(x0.saturating_add(1), lv.w, lv.ws));
+        let (ya, yb) = (wrap(y0, lv.h, lv.wt), wrap(y0.saturating_add(1), lv.h, lv.wt));
+        let (ca, cb) = (lv.cols_b[xa as usize], lv.cols_b[xb as usize]);
+        let (ra, rb) = (lv.rows_b[ya as usize], lv.rows_b[yb as usize]);
+        // SAFETY: the tables hold offsets of elements of the held level.
+        let (t00, t10, t01, t11) = unsafe {
+            (
+                X::at(u, lv.p, ca + ra),
+                X::at(u, lv.p, cb + ra),
+                X::at(u, lv.p, ca + rb),
+                X::at(u, lv.p, cb + rb),
+            )
+        };
+        let mut o = [0.0; 4];
+        for c in 0..4 {
+            let top = t00[c] + (t10[c] - t00[c]) * ax;
+            let bot = t01[c] + (t11[c] - t01[c]) * ax;
+            o[c] = top + (bot - top) * ay;
+        }
+        out[i] = u.fast.swizzle(o);
+    }
+}
+
+/// `filter_at` NEAREST for the `ex` pixels of a quad.
+fn quad_nearest(
+    u: &TexUnit,
+    lv: &Level,
+    coord: &[[f32; 4]; 4],
+    ex: [bool; 4],
+    out: &mut [[f32; 4]; 4],
+) {
+    let (wf, hf) = (lv.w as f32, lv.h as f32);
+    for i in 0..4 {
+        if ex[i] {
+            let x = wrap(floor_fast(coord[i][0] * wf) as i32, lv.w, lv.ws);
+            let y = wrap(floor_fast(coord[i][1] * hf) as i32, lv.h, lv.wt);
+            let off = lv.cols_b[x as usize] + lv.rows_b[y as usize];
+            // SAFETY: the tables hold offsets of elements of the held level.
+            out[i] = u.fast.swizzle(unsafe { AnyTexel::at(u, lv.p, off) });
+        }
     }
 }
 
@@ -530,6 +608,7 @@ mod tests {
             let dec = Decoder::new(f);
             let fu = FastUnit::new(&st, &dec, info.bytes_per_el);
             seen.push(fu.kind);
+            let kind = fu.kind;
             let mut u = TexUnit::blank(st);
             u.fast = fu;
             for v in elements() {
@@ -537,7 +616,7 @@ mod tests {
                 let p = b.as_ptr();
                 // SAFETY: offset 0 of a 4-byte buffer holds any element of up to 4 bytes.
                 let got = unsafe {
-                    match fu.kind {
+                    match kind {
                         Kind::Bgra8 => Bgra8::at(&u, p, 0),
                         Kind::Rgba8 => Rgba8::at(&u, p, 0),
                         Kind::Bgrx8 => Bgrx8::at(&u, p, 0),
