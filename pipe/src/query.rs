@@ -49,6 +49,8 @@ pub(crate) struct QueryState {
     pub ended: bool,
     /// Fence of the work up to begin (time queries).
     pub begin_fence: Option<Fence>,
+    /// Model clock at begin when no work was pending then.
+    pub begin_cycles: u64,
     /// Fence of the work up to end.
     pub end_fence: Option<Fence>,
     /// The result, once read.

@@ -41,7 +41,10 @@ impl Context {
             }
             QueryType::TimeElapsed => {
                 let f = self.flush()?;
-                q.st().begin_fence = f;
+                let at = self.device_clock_cycles();
+                let mut st = q.st();
+                st.begin_fence = f.filter(|f| f.is_pending());
+                st.begin_cycles = at;
             }
             QueryType::Timestamp => return invalid("TIMESTAMP queries have no begin"),
             QueryType::GpuFinished => return invalid("GPU_FINISHED queries have no begin"),
@@ -155,9 +158,9 @@ impl Context {
                 }
             }
             QueryType::Timestamp | QueryType::TimeElapsed => {
-                let (b, e) = {
+                let (b, b_cycles, e) = {
                     let st = q.st();
-                    (st.begin_fence.clone(), st.end_fence.clone())
+                    (st.begin_fence.clone(), st.begin_cycles, st.end_fence.clone())
                 };
                 let end = match e {
                     Some(f) => match f.wait(timeout) {
@@ -170,7 +173,13 @@ impl Context {
                 if q.kind() == QueryType::Timestamp {
                     cycles_to_ns(end)
                 } else {
-                    let start = b.map(|f| self.fence_end_cycles(f.id())).unwrap_or(end);
+                    let start = match b {
+                        Some(f) => {
+                            f.wait(self.timeout)?;
+                            self.fence_end_cycles(f.id())
+                        }
+                        None => b_cycles,
+                    };
                     cycles_to_ns(end.saturating_sub(start))
                 }
             }

@@ -8,7 +8,7 @@ use sgx_hwdocs::{Format, FormatKind};
 
 use crate::mmu::Mmu;
 use crate::render::JobErr;
-use crate::tsp::{twiddle, Decoder};
+use crate::tsp::{twiddle, twiddle_col, twiddle_row, Decoder};
 use crate::{Fault, Unit};
 
 const T: u32 = TILE_W_PX as u32;
@@ -65,11 +65,65 @@ impl Encoder {
     }
 }
 
+/// The fast `Encoder`: per channel slot (shift, max, source lane) with padding channels
+/// folded into `ones`, so encoding is four branch-free steps; unused slots have max 0 and
+/// contribute (0 * 0 + 0.5) as u32 = 0.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct FastEncoder {
+    ch: [(u32, f32, usize); 4],
+    ones: u32,
+}
+
+impl FastEncoder {
+    /// The fast form of `e`, when every channel is 16 bits or narrower (so a clamped channel
+    /// times its max stays far inside u32).
+    pub(crate) fn new(e: &Encoder) -> Option<FastEncoder> {
+        let mut f = FastEncoder {
+            ch: [(0, 0.0, 0); 4],
+            ones: 0,
+        };
+        for (k, &(lo, bits, src)) in e.ch[..e.nch].iter().enumerate() {
+            if bits > 16 {
+                return None;
+            }
+            let max = (1u32 << bits) - 1;
+            if src == 4 {
+                f.ones |= max << lo;
+            } else {
+                f.ch[k] = (lo, max as f32, usize::from(src));
+            }
+        }
+        Some(f)
+    }
+
+    /// `Encoder::encode`, equal for every input.
+    #[inline(always)]
+    pub(crate) fn encode(&self, c: [f32; 4]) -> u32 {
+        let mut v = self.ones;
+        for &(lo, max, src) in &self.ch {
+            let x = c[src & 3];
+            // NaN fails both compares and lands on 0, as in `encode`.
+            let x = if x >= 1.0 {
+                1.0
+            } else if x > 0.0 {
+                x
+            } else {
+                0.0
+            };
+            // SAFETY: x * max + 0.5 lies in [0, 65535.5]: finite and inside u32.
+            let q: u32 = unsafe { (x * max + 0.5).to_int_unchecked() };
+            v |= q << lo;
+        }
+        v
+    }
+}
+
 /// A decoded colour target.
 pub(crate) struct Target {
     st: PbeState,
     bpe: u32,
     enc: Encoder,
+    fast_enc: Option<FastEncoder>,
     dec: Decoder,
     /// Writable pixel rectangle, inclusive-exclusive.
     x0: u32,
@@ -102,6 +156,7 @@ impl Target {
             st,
             bpe: info.bytes_per_el,
             enc: Encoder::new(st.format),
+            fast_enc: FastEncoder::new(&Encoder::new(st.format)),
             dec: Decoder::new(st.format),
             x0: st.clip_xmin,
             y0: st.clip_ymin,
@@ -169,6 +224,63 @@ impl Target {
         Ok(n)
     }
 
+    /// `store` through the fast paths: the fast encoder, and for a twiddled surface held in
+    /// one writable mapping, direct stores (no per-pixel MMU walk; nothing can fault). Falls
+    /// back to `store` otherwise.
+    pub(crate) fn store_fast(
+        &self,
+        mmu: &Mmu,
+        tx: u32,
+        ty: u32,
+        colour: &[[f32; 4]; 256],
+    ) -> Result<u64, Fault> {
+        let Some(enc) = self.fast_enc else {
+            return self.store(mmu, tx, ty, colour);
+        };
+        let Some((xs, ys)) = self.span(tx, ty) else {
+            return Ok(0);
+        };
+        let bpe = self.bpe as usize;
+        let mut n = 0u64;
+        match self.st.layout {
+            MemLayout::LINEAR => {
+                let mut row = [0u8; 4 * T as usize];
+                for y in ys {
+                    let line = &colour[((y - ty * T) * T) as usize..];
+                    let mut k = 0;
+                    for x in xs.clone() {
+                        let v = enc.encode(line[(x - tx * T) as usize]).to_le_bytes();
+                        row[k..k + bpe].copy_from_slice(&v[..bpe]);
+                        k += bpe;
+                    }
+                    mmu.write(Unit::Pbe, self.addr(xs.start, y), &row[..k])?;
+                    n += k as u64;
+                }
+            }
+            MemLayout::TWIDDLED => {
+                let (lw, lh) = (self.st.log2_w, self.st.log2_h);
+                let surface_b = (1usize << (lw + lh)) * bpe;
+                let Some(p) = mmu.span(self.st.base_addr, surface_b, true) else {
+                    return self.store(mmu, tx, ty, colour);
+                };
+                for y in ys {
+                    let line = &colour[((y - ty * T) * T) as usize..];
+                    let row_b = twiddle_row(y, lw, lh) as usize * bpe;
+                    for x in xs.clone() {
+                        let v = enc.encode(line[(x - tx * T) as usize]).to_le_bytes();
+                        let off = row_b + twiddle_col(x, lw, lh) as usize * bpe;
+                        // SAFETY: x < 2^log2_w and y < 2^log2_h (the writable rectangle is
+                        // clipped to the surface), so the element lies inside the surface's
+                        // span, which `span` checked is writable host memory.
+                        unsafe { std::ptr::copy_nonoverlapping(v.as_ptr(), p.add(off), bpe) };
+                        n += bpe as u64;
+                    }
+                }
+            }
+        }
+        Ok(n)
+    }
+
     /// Loads tile (tx, ty)'s pixels inside the writable rectangle into `colour`.
     pub(crate) fn load(
         &self,
@@ -214,5 +326,41 @@ mod tests {
         assert_eq!(e.encode([0.0; 4]), 0xff00_0000);
         let e = Encoder::new(Format::B5G5R5A1_UNORM);
         assert_eq!(e.encode([0.0, 0.0, 0.0, 0.6]), 0x8000);
+    }
+
+    #[test]
+    fn fast_encoder_equals_encoder() {
+        let mut vals = vec![
+            f32::NAN,
+            -f32::NAN,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            -0.0,
+            0.0,
+            1.0,
+            -1.0,
+            2.0,
+            f32::MIN_POSITIVE,
+            1.0 - f32::EPSILON,
+        ];
+        // Every k/4096 in [-0.25, 1.25], and near each 8-bit rounding boundary.
+        vals.extend((-1024..=5120).map(|k| k as f32 / 4096.0));
+        vals.extend((0..=255).flat_map(|k| {
+            let b = (k as f32 + 0.5) / 255.0;
+            [b, f32::from_bits(b.to_bits() - 1), f32::from_bits(b.to_bits() + 1)]
+        }));
+        let mut n = 0;
+        for &f in Format::ALL.iter().filter(|f| f.info().renderable) {
+            let e = Encoder::new(f);
+            let Some(fe) = FastEncoder::new(&e) else {
+                continue;
+            };
+            n += 1;
+            for (i, &a) in vals.iter().enumerate() {
+                let c = [a, vals[(i * 7 + 1) % vals.len()], vals[(i * 13 + 2) % vals.len()], vals[(i * 31 + 3) % vals.len()]];
+                assert_eq!(fe.encode(c), e.encode(c), "{f:?} {c:?}");
+            }
+        }
+        assert!(n >= 5, "{n} formats with a fast encoder");
     }
 }

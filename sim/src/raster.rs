@@ -665,7 +665,11 @@ pub(crate) fn run(
                 rs.draw(&pr, &mut tile, tx, ty)?;
             }
             if ctrl.colour_store {
-                rs.c.pbe_bytes_written += target.store(mmu, tx, ty, &tile.colour)?;
+                rs.c.pbe_bytes_written += if fast {
+                    target.store_fast(mmu, tx, ty, &tile.colour)?
+                } else {
+                    target.store(mmu, tx, ty, &tile.colour)?
+                };
                 rs.c.tiles_stored += 1;
             }
             if let (true, Some(z)) = (ctrl.depth_store, &zls) {

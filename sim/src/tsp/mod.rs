@@ -298,6 +298,7 @@ impl TexUnit {
                 u.ptr.push(p);
             }
         }
+        FastUnit::plan(&mut u);
         Ok(u)
     }
 
