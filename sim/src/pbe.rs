@@ -259,8 +259,10 @@ impl Target {
             }
             MemLayout::TWIDDLED => {
                 let (lw, lh) = (self.st.log2_w, self.st.log2_h);
-                let surface_b = (1usize << (lw + lh)) * bpe;
-                let Some(p) = mmu.span(self.st.base_addr, surface_b, true) else {
+                let surface_b = 1usize
+                    .checked_shl(lw + lh)
+                    .and_then(|n| n.checked_mul(bpe));
+                let Some(p) = surface_b.and_then(|b| mmu.span(self.st.base_addr, b, true)) else {
                     return self.store(mmu, tx, ty, colour);
                 };
                 for y in ys {

@@ -166,9 +166,13 @@ fn blend_eq(f: BlendFunc, s: f32, d: f32, fs: f32, fd: f32) -> f32 {
     }
 }
 
+#[inline]
 fn blend(ctx: &DrawCtx, src: [f32; 4], dst: [f32; 4]) -> [f32; 4] {
     let t = &ctx.ds.tsp;
-    let s = src.map(clamp01);
+    let mut s = [0.0; 4];
+    for i in 0..4 {
+        s[i] = clamp01(src[i]);
+    }
     let mut out = if t.blend {
         let k = ctx.blend_const;
         let mut o = [0.0; 4];
@@ -417,7 +421,12 @@ impl Raster<'_> {
                     qx += 2;
                     continue;
                 }
-                let lam = ev.map(|e| e.map(|e| e as f32 * inv_area));
+                let mut lam = [[0f32; 3]; 4];
+                for i in 0..4 {
+                    for k in 0..3 {
+                        lam[i][k] = ev[i][k] as f32 * inv_area;
+                    }
+                }
                 // Interpolate z and the varyings for all four pixels (helpers too).
                 let mut z = [0f32; 4];
                 for i in 0..4 {
@@ -457,18 +466,25 @@ impl Raster<'_> {
                         let inv = 1.0 / sum;
                         let w = [q[0] * inv, q[1] * inv, q[2] * inv];
                         for k in 0..nvar {
-                            let v = match ctx.interp[k] {
+                            let (a, b, c) = (&vars[0][k], &vars[1][k], &vars[2][k]);
+                            let dst = &mut pa[i][k];
+                            match ctx.interp[k] {
                                 Interp::PERSPECTIVE => {
-                                    let (a, b, c) = (&vars[0][k], &vars[1][k], &vars[2][k]);
-                                    [0, 1, 2, 3].map(|j| w[0] * a[j] + w[1] * b[j] + w[2] * c[j])
+                                    for j in 0..4 {
+                                        dst[j] = (w[0] * a[j] + w[1] * b[j] + w[2] * c[j]).to_bits();
+                                    }
                                 }
                                 Interp::LINEAR => {
-                                    let (a, b, c) = (&vars[0][k], &vars[1][k], &vars[2][k]);
-                                    [0, 1, 2, 3].map(|j| l[0] * a[j] + l[1] * b[j] + l[2] * c[j])
+                                    for j in 0..4 {
+                                        dst[j] = (l[0] * a[j] + l[1] * b[j] + l[2] * c[j]).to_bits();
+                                    }
                                 }
-                                Interp::FLAT => prov[k],
-                            };
-                            pa[i][k] = v.map(f32::to_bits);
+                                Interp::FLAT => {
+                                    for j in 0..4 {
+                                        dst[j] = prov[k][j].to_bits();
+                                    }
+                                }
+                            }
                         }
                         let (px, py) = (
                             (qx + (i & 1) as i64) as f32 + 0.5,

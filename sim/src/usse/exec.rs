@@ -346,6 +346,16 @@ impl Machine {
                 reason: "vertex program run as a pixel program".into(),
             });
         }
+        if self.fast && p.straight {
+            let mut colour = [[0u32; 4]; 4];
+            out.instructions = self.exec_straight(p, &mut colour, pa, sa, tex)?;
+            for i in 0..4 {
+                out.colour[i] = fv(colour[i]);
+                // A straight program has no KILL.
+                out.killed[i] = false;
+            }
+            return Ok(());
+        }
         let mut ctl = Ctl::new(4, [true; 4]);
         out.instructions = self.exec(p, &mut ctl, pa, sa, tex)?;
         for i in 0..4 {
@@ -364,9 +374,6 @@ impl Machine {
         tex: &mut dyn Textures,
     ) -> Result<u64, UsseError> {
         let n = ctl.n;
-        if self.fast && p.straight && n == 4 && ctl.running == [true; 4] {
-            return self.exec_straight(p, ctl, pa, sa, tex);
-        }
         self.reset(p, n);
         let len = p.ins.len() as u32;
         let mut total = 0u64;
@@ -404,42 +411,46 @@ impl Machine {
         Ok(total)
     }
 
-    /// `exec` of a straight-line program on a full quad: all four instances sit at the same
-    /// pc throughout, so each instruction runs once for all of them, in the reference's
-    /// instance order, without scheduling; the watchdog cannot fire (len <= its limit).
+    /// `exec` of a straight-line pixel program on a quad: all four instances sit at the same
+    /// pc throughout, so each instruction runs once for all of them without scheduling; the
+    /// watchdog cannot fire (len <= its limit) and the final END or RET only stops them.
+    /// EMITPIX lands in `colour`. Returns the instructions executed.
     fn exec_straight(
         &mut self,
         p: &Program,
-        ctl: &mut Ctl,
+        colour: &mut [[u32; 4]; 4],
         pa: &[[[u32; 4]; 16]],
         sa: &[[u32; 4]],
         tex: &mut dyn Textures,
     ) -> Result<u64, UsseError> {
         self.reset(p, 4);
-        for (pc, ins) in p.ins.iter().enumerate() {
-            self.step4(p, ins, pc as u32, ctl, pa, sa, tex)?;
+        for ins in &p.ins {
+            self.step4(p, ins, colour, pa, sa, tex)?;
         }
         Ok(4 * p.ins.len() as u64)
     }
 
-    /// `step` with all four instances executing: operands read and results written for the
-    /// quad at once (one dispatch on register kinds per instruction, not per instance). Equal
-    /// to `step` because an instance's results land only in its own registers and no source
-    /// reads another instance's registers here (FDDX/FDDY keep `step`).
-    #[allow(clippy::too_many_arguments)]
+    /// `step` with all four instances of a straight program executing: operands read and
+    /// results written for the quad at once (one dispatch on register kinds per instruction,
+    /// not per instance). Equal to `step`: an instance's results land only in its own
+    /// registers, and FDDX/FDDY and TEX read every instance's source before any write, as
+    /// `step` does.
     fn step4(
         &mut self,
         p: &Program,
         ins: &Instr,
-        pc: u32,
-        ctl: &mut Ctl,
+        colour: &mut [[u32; 4]; 4],
         pa: &[[[u32; 4]; 16]],
         sa: &[[u32; 4]],
         tex: &mut dyn Textures,
     ) -> Result<(), UsseError> {
         match ins.op {
             Opcode::TEX | Opcode::TEXB | Opcode::TEXL | Opcode::TEXD => {
-                let c = self.read4(&ins.s0, pa, sa).map(fv);
+                let raw = self.read4(&ins.s0, pa, sa);
+                let mut c = [[0f32; 4]; 4];
+                for i in 0..4 {
+                    c[i] = fv(raw[i]);
+                }
                 let mut lod = [Lod::Explicit(0.0); 4];
                 for (i, l) in lod.iter_mut().enumerate() {
                     *l = self.lod_of(ins, p.stage, &c, i);
@@ -447,7 +458,13 @@ impl Machine {
                 let mut r = [[0f32; 4]; 4];
                 tex.sample_quad(u32::from(ins.sampler), &c, &lod, [true; 4], &mut r)
                     .map_err(UsseError::Fault)?;
-                self.write4(ins, r.map(|v| v.map(b)));
+                let mut v = [[0u32; 4]; 4];
+                for i in 0..4 {
+                    for l in 0..4 {
+                        v[i][l] = b(r[i][l]);
+                    }
+                }
+                self.write4(ins, v);
             }
             Opcode::EMITPIX => {
                 let a = self.read4(&ins.s0, pa, sa);
@@ -455,13 +472,24 @@ impl Machine {
                     let pl = self.pred_lanes(ins.pred, i);
                     for l in 0..4 {
                         if pl[l] {
-                            ctl.colour[i][l] = a[i][l];
+                            colour[i][l] = a[i][l];
                         }
                     }
                 }
             }
             Opcode::LIMM => self.write4(ins, [[ins.imm; 4]; 4]),
-            op if op.format() == InstrFormat::ALU && !matches!(op, Opcode::FDDX | Opcode::FDDY) => {
+            Opcode::FDDX | Opcode::FDDY => {
+                let a = self.read4(&ins.s0, pa, sa);
+                let bit = if ins.op == Opcode::FDDX { 1 } else { 2 };
+                let mut v = [[0u32; 4]; 4];
+                for i in 0..4 {
+                    v[i] = sub4(fv(a[i | bit]), fv(a[i & !bit])).map(b);
+                }
+                self.write4(ins, v);
+            }
+            // The program's final END or RET (decode's `straight` admits no other flow).
+            op if op.format() == InstrFormat::FLOW => {}
+            op => {
                 let a = self.read4(&ins.s0, pa, sa);
                 let c = self.read4(&ins.s1, pa, sa);
                 let mut d = [[0; 4]; 4];
@@ -476,7 +504,6 @@ impl Machine {
                 }
                 self.write4(ins, r);
             }
-            _ => self.step(p, ins, pc, [true; 4], ctl, pa, sa, tex)?,
         }
         Ok(())
     }
@@ -505,14 +532,20 @@ impl Machine {
                 r
             }
         };
-        let w = s.swz.map(usize::from);
-        let v = r.map(|x| [x[w[0]], x[w[1]], x[w[2]], x[w[3]]]);
-        match s.modi {
-            SrcMod::NONE => v,
-            SrcMod::NEG => v.map(|x| lanes(x, |y| y ^ 0x8000_0000)),
-            SrcMod::ABS => v.map(|x| lanes(x, |y| y & 0x7fff_ffff)),
-            SrcMod::NEG_ABS => v.map(|x| lanes(x, |y| y | 0x8000_0000)),
+        let w = s.swz;
+        let (and, or, xor) = match s.modi {
+            SrcMod::NONE => (u32::MAX, 0, 0),
+            SrcMod::NEG => (u32::MAX, 0, 0x8000_0000),
+            SrcMod::ABS => (0x7fff_ffff, 0, 0),
+            SrcMod::NEG_ABS => (u32::MAX, 0x8000_0000, 0),
+        };
+        let mut v = [[0; 4]; 4];
+        for i in 0..4 {
+            for l in 0..4 {
+                v[i][l] = ((r[i][usize::from(w[l] & 3)] & and) | or) ^ xor;
+            }
         }
+        v
     }
 
     /// `write` for the four instances of a quad.
