@@ -111,6 +111,10 @@ impl Blitter {
             zsbuf: None,
         })?;
         let [x, y, rw, rh] = q.rect;
+        if x == 0 && y == 0 && rw == w && rh == h {
+            // The quad covers the whole level: its old contents need not be loaded.
+            ctx.invalidate_colour_buffer()?;
+        }
         ctx.set_viewport_state(&ViewportState::rect(
             x as f32, y as f32, rw as f32, rh as f32,
         ))?;

@@ -194,6 +194,11 @@ fn six_fenced_passes_exact_pixels_state_and_query_intact() {
         if let Some(s) = last_sub {
             assert!(e.submission > s);
         }
+        assert_eq!(
+            e.counters.unwrap().tiles_loaded,
+            0,
+            "a pass overwrites its level: nothing to load"
+        );
         let written = e.counters.unwrap().pbe_bytes_written;
         let footprint = tex.layout().unwrap().level(p.level).unwrap().footprint_B;
         assert_eq!(

@@ -118,3 +118,103 @@ pub fn run(a: &Args) -> anyhow::Result<()> {
     );
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn setup() -> (Arc<dyn Device>, sgx_pipe::Context, Screen) {
+        let dev: Arc<dyn Device> = Arc::new(SimDevice::new().expect("model"));
+        let screen = Screen::with_shader_cache(dev.clone(), sgx_pipe::ShaderCache::in_memory());
+        let ctx = screen.context_create();
+        (dev, ctx, screen)
+    }
+
+    fn frame(scene: &Scene, ctx: &mut sgx_pipe::Context, n: u32) -> Vec<u8> {
+        scene.draw(ctx, n).expect("draw");
+        ctx.flush().expect("flush");
+        scene.target().read_rgba(ctx).expect("read back")
+    }
+
+    /// Centroid (x, y) and count of pixels where `pick` holds.
+    fn blob(rgba: &[u8], w: u32, pick: impl Fn(u16, u16, u16) -> bool) -> (f32, f32, u32) {
+        let (mut sx, mut sy, mut n) = (0.0, 0.0, 0);
+        for (i, p) in rgba.chunks_exact(4).enumerate() {
+            if pick(p[0].into(), p[1].into(), p[2].into()) {
+                sx += (i as u32 % w) as f32;
+                sy += (i as u32 / w) as f32;
+                n += 1;
+            }
+        }
+        (sx / n.max(1) as f32, sy / n.max(1) as f32, n)
+    }
+
+    #[test]
+    fn gears_frame_shows_red_green_and_blue_gears_where_glxgears_puts_them() {
+        let (_dev, mut ctx, screen) = setup();
+        let scene = Scene::Gears(gears::Gears::new(&screen, &mut ctx).expect("gears"));
+        let img = frame(&scene, &mut ctx, 0);
+        let w = gears::SIZE_PX;
+        let red = blob(&img, w, |r, g, b| r > 60 && r > 2 * g.max(b));
+        let green = blob(&img, w, |r, g, b| g > 60 && g > 2 * r.max(b));
+        let blue = blob(&img, w, |r, g, b| b > 60 && b > 2 * r.max(g));
+        let c = w as f32 / 2.0;
+        // Red: the big gear, lower left; green: right; blue: top.
+        assert!(red.2 > 10_000 && red.0 < c && red.1 > c, "red {red:?}");
+        assert!(green.2 > 2_000 && green.0 > c, "green {green:?}");
+        assert!(blue.2 > 2_000 && blue.1 < c, "blue {blue:?}");
+        assert!(red.2 > green.2 && red.2 > blue.2);
+        // Background black at the corners; the gear's hole shows the background too.
+        assert_eq!(&img[..4], &[0, 0, 0, 255]);
+    }
+
+    #[test]
+    fn cube_frame_is_textured_lit_and_on_the_clear_colour() {
+        let (_dev, mut ctx, screen) = setup();
+        let scene = Scene::Cube(cube::Cube::new(&screen, &mut ctx).expect("cube"));
+        let img = frame(&scene, &mut ctx, 0);
+        let w = cube::SIZE_PX;
+        // The clear colour (0.08, 0.09, 0.14) at the corners.
+        assert_eq!(&img[..4], &[20, 23, 36, 255]);
+        // Warm and cool checker squares, both around the centre.
+        let warm = blob(&img, w, |r, _, b| r > 100 && r > 2 * b);
+        let cool = blob(&img, w, |r, _, b| b > 60 && b > 2 * r);
+        let c = w as f32 / 2.0;
+        for (name, (x, y, n)) in [("warm", warm), ("cool", cool)] {
+            assert!(n > 3_000, "{name}: {n} pixels");
+            assert!(
+                (x - c).abs() < 30.0 && (y - c).abs() < 30.0,
+                "{name} centred at {x}, {y}"
+            );
+        }
+        // Lighting: the brightest warm texels are much brighter than the dimmest.
+        let reds: Vec<u8> = img
+            .chunks_exact(4)
+            .filter(|p| u16::from(p[0]) > 2 * u16::from(p[2]) && p[0] > 40)
+            .map(|p| p[0])
+            .collect();
+        let (lo, hi) = (
+            reds.iter().min().copied().unwrap_or(0),
+            reds.iter().max().copied().unwrap_or(0),
+        );
+        assert!(hi > 200 && lo < 150, "warm texels lit from {lo} to {hi}");
+    }
+
+    #[test]
+    fn cube_depth_test_hides_back_faces_as_culling_does() {
+        let (_dev, mut ctx, screen) = setup();
+        let mut scene = Scene::Cube(cube::Cube::new(&screen, &mut ctx).expect("cube"));
+        let culled = frame(&scene, &mut ctx, 2);
+        if let Scene::Cube(c) = &mut scene {
+            c.set_cull(&ctx, sgx_pipe::state::CullMode::NONE)
+                .expect("rasterizer state");
+        }
+        let depth_only = frame(&scene, &mut ctx, 2);
+        let differ = culled
+            .chunks_exact(4)
+            .zip(depth_only.chunks_exact(4))
+            .filter(|(a, b)| a != b)
+            .count();
+        assert_eq!(differ, 0, "pixels where depth testing and culling disagree");
+    }
+}

@@ -14,13 +14,16 @@ fn main() {
     if std::env::var_os("SGX535_SHIM_EXAMPLE_CHILD").is_none() {
         let exe = std::env::current_exe().expect("own path");
         let dir = exe.parent().and_then(|d| d.parent()).expect("target dir");
-        let lib = [dir.join("libsgx535_drm_shim.so"), dir.join("deps/libsgx535_drm_shim.so")]
-            .into_iter()
-            .find(|p| p.exists())
-            .unwrap_or_else(|| {
-                eprintln!("build the shim first: cargo build -p sgx-drm-shim");
-                std::process::exit(2)
-            });
+        let lib = [
+            dir.join("libsgx535_drm_shim.so"),
+            dir.join("deps/libsgx535_drm_shim.so"),
+        ]
+        .into_iter()
+        .find(|p| p.exists())
+        .unwrap_or_else(|| {
+            eprintln!("build the shim first: cargo build -p sgx-drm-shim");
+            std::process::exit(2)
+        });
         let st = std::process::Command::new(exe)
             .env("LD_PRELOAD", lib)
             .env("SGX535_SHIM_EXAMPLE_CHILD", "1")
@@ -30,7 +33,11 @@ fn main() {
     }
     let dev = Arc::new(sgx_winsys::DrmDevice::open_default().expect("the shim's render node"));
     let pixels = shim_scene::scene(dev.clone());
-    eprintln!("drm backend {:?}: {} bytes of pixels read back", dev.path(), pixels.len());
+    eprintln!(
+        "drm backend {:?}: {} bytes of pixels read back",
+        dev.path(),
+        pixels.len()
+    );
     let trace = sgx_winsys::Device::trace(&*dev);
     println!("{}", trace.to_json());
 }

@@ -50,8 +50,8 @@ pub(crate) struct Batch {
     pub user_uploads: Vec<(std::sync::Arc<[u8]>, u32)>,
 }
 
-/// Largest parameter memory one render gets; a batch that would need more is split.
-pub(crate) const PB_BUDGET_B: u64 = 16 << 20;
+/// Largest parameter memory one render gets by default; a batch that would need more is split.
+pub const DEFAULT_PB_BUDGET_B: u64 = 16 << 20;
 
 impl Batch {
     pub fn new(fb: &FramebufferState) -> Batch {

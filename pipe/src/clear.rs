@@ -16,6 +16,22 @@ pub mod clear_flags {
 }
 
 impl Context {
+    /// Declares the bound colour buffer's contents unneeded, as a clear whose values do not
+    /// matter: the next render loads nothing for it (the blitter calls this before drawing a
+    /// whole mip level). Work already recorded is submitted first.
+    pub fn invalidate_colour_buffer(&mut self) -> Result<()> {
+        if self.fb.cbuf.is_none() {
+            return Ok(());
+        }
+        if self.batch.as_ref().is_some_and(|b| b.draws > 0) {
+            self.flush_batch()?;
+        }
+        let b = self.batch();
+        b.colour_cleared = true;
+        b.clear_colour = [0.0; 4];
+        Ok(())
+    }
+
     /// `clear` of the whole framebuffer (`buffers`: [`clear_flags`]).
     pub fn clear(&mut self, buffers: u32, color: [f32; 4], depth: f64, stencil: u8) -> Result<()> {
         if buffers & !(clear_flags::DEPTH | clear_flags::STENCIL | clear_flags::COLOR0) != 0 {

@@ -81,6 +81,7 @@ pub struct Context {
     pub(crate) last_fence: Option<Fence>,
     pub(crate) stats: ContextStats,
     pub(crate) timeout: Duration,
+    pub(crate) pb_budget_b: u64,
 }
 
 impl std::fmt::Debug for Context {
@@ -119,6 +120,7 @@ impl Context {
             last_fence: None,
             stats: ContextStats::default(),
             timeout: DEFAULT_TIMEOUT,
+            pb_budget_b: crate::batch::DEFAULT_PB_BUDGET_B,
         }
     }
 
@@ -134,6 +136,12 @@ impl Context {
     /// Counters so far.
     pub fn stats(&self) -> ContextStats {
         self.stats
+    }
+
+    /// Sets the parameter memory one render may use; a batch that would need more is submitted
+    /// and recording continues in a new one (hwdocs render.json's parameter-memory rule).
+    pub fn set_parameter_memory_budget(&mut self, bytes: u64) {
+        self.pb_budget_b = bytes.max(4096);
     }
 
     /// Sets how long CPU waits on the GPU may take.

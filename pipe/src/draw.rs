@@ -6,7 +6,7 @@ use std::sync::Arc;
 use sgx_hwdocs::{isp, limits, render, ta_stream, texture, tsp};
 use sgx_winsys::Access;
 
-use crate::batch::{prim_count, PB_BUDGET_B};
+use crate::batch::prim_count;
 use crate::caps::ShaderStage;
 use crate::context::{stage_index, Context};
 use crate::error::{invalid, PipeError, Result};
@@ -188,7 +188,7 @@ impl Context {
         let per_prim =
             limits::PB_PRIM_RECORD_B + 3 * (limits::PB_VERTEX_B + varyings * limits::PB_VARYING_B);
         let need = prims * (per_prim + tiles * limits::PB_TILE_REF_B);
-        if need > PB_BUDGET_B * 4 {
+        if need > self.pb_budget_b.max(crate::batch::DEFAULT_PB_BUDGET_B) * 4 {
             return Err(PipeError::Unsupported(format!(
                 "a draw needing {need} bytes of parameter memory; split it"
             )));
@@ -196,7 +196,7 @@ impl Context {
         if self
             .batch
             .as_ref()
-            .is_some_and(|b| b.draws > 0 && b.pb_need_b + need > PB_BUDGET_B)
+            .is_some_and(|b| b.draws > 0 && b.pb_need_b + need > self.pb_budget_b)
         {
             self.flush_batch()?;
             self.stats.pb_splits += 1;
@@ -344,14 +344,16 @@ impl Context {
                     b.bos.push((bo.clone(), Access::Read));
                     bo.gpu_addr()
                 }
-                BufferSource::User(d) => match b.user_uploads.iter().find(|(x, _)| Arc::ptr_eq(x, d)) {
-                    Some((_, va)) => *va,
-                    None => {
-                        let va = b.arena.push_bytes(&*dev, d, 16)?;
-                        b.user_uploads.push((d.clone(), va));
-                        va
+                BufferSource::User(d) => {
+                    match b.user_uploads.iter().find(|(x, _)| Arc::ptr_eq(x, d)) {
+                        Some((_, va)) => *va,
+                        None => {
+                            let va = b.arena.push_bytes(&*dev, d, 16)?;
+                            b.user_uploads.push((d.clone(), va));
+                            va
+                        }
                     }
-                },
+                }
             };
             attrs.extend(
                 render::VertexAttr {

@@ -20,6 +20,7 @@ mod shader_cache;
 pub mod state;
 mod transfer;
 
+pub use batch::DEFAULT_PB_BUDGET_B;
 pub use caps::{Cap, ShaderCap, ShaderStage};
 pub use clear::clear_flags;
 pub use context::{

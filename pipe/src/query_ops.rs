@@ -160,7 +160,11 @@ impl Context {
             QueryType::Timestamp | QueryType::TimeElapsed => {
                 let (b, b_cycles, e) = {
                     let st = q.st();
-                    (st.begin_fence.clone(), st.begin_cycles, st.end_fence.clone())
+                    (
+                        st.begin_fence.clone(),
+                        st.begin_cycles,
+                        st.end_fence.clone(),
+                    )
                 };
                 let end = match e {
                     Some(f) => match f.wait(timeout) {

@@ -11,33 +11,113 @@ use sgx_pipe::*;
 fn bad_input_is_an_error_and_keeps_what_was_bound() {
     let mut r = rig();
     let t = target(&r, Format::B8G8R8A8_UNORM, 16, 16);
-    let tex = r.screen.resource_create(&ResourceTemplate::texture_2d(Format::B8G8R8A8_UNORM, 8, 8, 3, bind::SAMPLER_VIEW)).unwrap();
+    let tex = r
+        .screen
+        .resource_create(&ResourceTemplate::texture_2d(
+            Format::B8G8R8A8_UNORM,
+            8,
+            8,
+            3,
+            bind::SAMPLER_VIEW,
+        ))
+        .unwrap();
     bind_const(&mut r, &fb(&t, None));
     let view = SamplerView::new(&tex);
     r.ctx.set_sampler_views(0, &[Some(view.clone())]).unwrap();
 
     // Levels out of range, a box outside its level, a face a 2D texture lacks.
-    assert!(matches!(r.ctx.set_sampler_views(0, &[Some(SamplerView::new(&tex).levels(2, 4))]), Err(PipeError::InvalidArgument(_))));
-    assert!(matches!(r.ctx.set_sampler_views(7, &[None, None]), Err(PipeError::InvalidArgument(_))));
-    assert_eq!(r.ctx.sampler_views()[0].as_ref(), Some(&view), "a refused call changes nothing");
-    assert!(r.ctx.transfer_map(&tex, 1, 0, map_flags::READ, PipeBox::new(2, 2, 3, 3)).is_err());
-    assert!(r.ctx.transfer_map(&tex, 4, 0, map_flags::READ, PipeBox::new(0, 0, 1, 1)).is_err());
-    assert!(r.ctx.transfer_map(&tex, 0, 1, map_flags::READ, PipeBox::new(0, 0, 1, 1)).is_err());
-    assert!(r.ctx.texture_subdata(&tex, 0, 0, PipeBox::new(0, 0, 8, 8), &[0; 10], 32).is_err());
+    assert!(matches!(
+        r.ctx
+            .set_sampler_views(0, &[Some(SamplerView::new(&tex).levels(2, 4))]),
+        Err(PipeError::InvalidArgument(_))
+    ));
+    assert!(matches!(
+        r.ctx.set_sampler_views(7, &[None, None]),
+        Err(PipeError::InvalidArgument(_))
+    ));
+    assert_eq!(
+        r.ctx.sampler_views()[0].as_ref(),
+        Some(&view),
+        "a refused call changes nothing"
+    );
+    assert!(r
+        .ctx
+        .transfer_map(&tex, 1, 0, map_flags::READ, PipeBox::new(2, 2, 3, 3))
+        .is_err());
+    assert!(r
+        .ctx
+        .transfer_map(&tex, 4, 0, map_flags::READ, PipeBox::new(0, 0, 1, 1))
+        .is_err());
+    assert!(r
+        .ctx
+        .transfer_map(&tex, 0, 1, map_flags::READ, PipeBox::new(0, 0, 1, 1))
+        .is_err());
+    assert!(r
+        .ctx
+        .texture_subdata(&tex, 0, 0, PipeBox::new(0, 0, 8, 8), &[0; 10], 32)
+        .is_err());
 
     // Formats that cannot serve: L8 as a render target, a depth format as colour.
-    let e = r.screen.resource_create(&ResourceTemplate::texture_2d(Format::L8_UNORM, 8, 8, 0, bind::RENDER_TARGET));
+    let e = r.screen.resource_create(&ResourceTemplate::texture_2d(
+        Format::L8_UNORM,
+        8,
+        8,
+        0,
+        bind::RENDER_TARGET,
+    ));
     assert!(matches!(e, Err(PipeError::UnsupportedFormat { .. })));
-    assert!(r.screen.resource_create(&ResourceTemplate::texture_2d(Format::B8G8R8A8_UNORM, 0, 8, 0, 0)).is_err());
-    assert!(r.screen.resource_create(&ResourceTemplate::texture_2d(Format::B8G8R8A8_UNORM, 4096, 8, 0, 0)).is_err());
-    assert!(r.screen.resource_create(&ResourceTemplate::cube(Format::B8G8R8A8_UNORM, 8, 9, 0)).is_err());
-    let z = r.screen.resource_create(&ResourceTemplate::texture_2d(Format::Z16_UNORM, 16, 16, 0, bind::DEPTH_STENCIL)).unwrap();
-    let bad_fb = FramebufferState { width: 16, height: 16, cbuf: Some(Surface { resource: z, level: 0, face: 0 }), zsbuf: None };
+    assert!(r
+        .screen
+        .resource_create(&ResourceTemplate::texture_2d(
+            Format::B8G8R8A8_UNORM,
+            0,
+            8,
+            0,
+            0
+        ))
+        .is_err());
+    assert!(r
+        .screen
+        .resource_create(&ResourceTemplate::texture_2d(
+            Format::B8G8R8A8_UNORM,
+            4096,
+            8,
+            0,
+            0
+        ))
+        .is_err());
+    assert!(r
+        .screen
+        .resource_create(&ResourceTemplate::cube(Format::B8G8R8A8_UNORM, 8, 9, 0))
+        .is_err());
+    let z = r
+        .screen
+        .resource_create(&ResourceTemplate::texture_2d(
+            Format::Z16_UNORM,
+            16,
+            16,
+            0,
+            bind::DEPTH_STENCIL,
+        ))
+        .unwrap();
+    let bad_fb = FramebufferState {
+        width: 16,
+        height: 16,
+        cbuf: Some(Surface {
+            resource: z,
+            level: 0,
+            face: 0,
+        }),
+        zsbuf: None,
+    };
     assert!(r.ctx.set_framebuffer_state(&bad_fb).is_err());
     assert_eq!(r.ctx.framebuffer_state(), fb(&t, None), "framebuffer kept");
 
     // Shaders: malformed text, and the wrong stage.
-    assert!(matches!(r.ctx.create_vs_state("VERT\nDCL IN[0\n"), Err(PipeError::Shader(_))));
+    assert!(matches!(
+        r.ctx.create_vs_state("VERT\nDCL IN[0\n"),
+        Err(PipeError::Shader(_))
+    ));
     assert!(r.ctx.create_vs_state(FS_CONST).is_err());
     let vs_id = r.ctx.vs_state().unwrap().id;
     let fs = r.ctx.create_fs_state(FS_CONST).unwrap();
@@ -46,8 +126,14 @@ fn bad_input_is_an_error_and_keeps_what_was_bound() {
 
     // Draws with something missing.
     r.ctx.bind_vertex_elements_state(None);
-    assert!(matches!(r.ctx.draw_vbo(&DrawInfo::arrays(PrimMode::TRIANGLES, 0, 3)), Err(PipeError::NotBound(_))));
-    let info = DrawInfo { index_size: 3, ..DrawInfo::arrays(PrimMode::TRIANGLES, 0, 3) };
+    assert!(matches!(
+        r.ctx.draw_vbo(&DrawInfo::arrays(PrimMode::TRIANGLES, 0, 3)),
+        Err(PipeError::NotBound(_))
+    ));
+    let info = DrawInfo {
+        index_size: 3,
+        ..DrawInfo::arrays(PrimMode::TRIANGLES, 0, 3)
+    };
     assert!(r.ctx.draw_vbo(&info).is_err());
 }
 
@@ -58,34 +144,84 @@ fn caps_and_formats_for_a_gl21_gles2_class_driver() {
     assert_eq!(s.get_param(Cap::GlslFeatureLevel), 120);
     assert_eq!(s.get_param(Cap::MaxTexture2dSize), 2048);
     assert_eq!(s.get_param(Cap::NpotTextures), 1);
-    assert_eq!(s.get_shader_param(ShaderStage::Fragment, ShaderCap::PreferredIr), caps::PIPE_SHADER_IR_TGSI);
-    assert!(s.is_format_supported(Format::B8G8R8A8_UNORM, ResourceTarget::Texture2D, bind::RENDER_TARGET | bind::SAMPLER_VIEW, 1));
-    assert!(!s.is_format_supported(Format::B8G8R8A8_UNORM, ResourceTarget::Texture2D, bind::RENDER_TARGET, 4));
-    assert!(!s.is_format_supported(Format::L8_UNORM, ResourceTarget::Texture2D, bind::RENDER_TARGET, 1));
-    assert!(s.is_format_supported(Format::L8_UNORM, ResourceTarget::TextureCube, bind::SAMPLER_VIEW, 1));
-    assert!(s.is_format_supported(Format::Z24_UNORM_S8_UINT, ResourceTarget::Texture2D, bind::DEPTH_STENCIL, 1));
-    assert!(!s.is_format_supported(Format::Z24_UNORM_S8_UINT, ResourceTarget::Texture2D, bind::SAMPLER_VIEW, 1));
+    assert_eq!(
+        s.get_shader_param(ShaderStage::Fragment, ShaderCap::PreferredIr),
+        caps::PIPE_SHADER_IR_TGSI
+    );
+    assert!(s.is_format_supported(
+        Format::B8G8R8A8_UNORM,
+        ResourceTarget::Texture2D,
+        bind::RENDER_TARGET | bind::SAMPLER_VIEW,
+        1
+    ));
+    assert!(!s.is_format_supported(
+        Format::B8G8R8A8_UNORM,
+        ResourceTarget::Texture2D,
+        bind::RENDER_TARGET,
+        4
+    ));
+    assert!(!s.is_format_supported(
+        Format::L8_UNORM,
+        ResourceTarget::Texture2D,
+        bind::RENDER_TARGET,
+        1
+    ));
+    assert!(s.is_format_supported(
+        Format::L8_UNORM,
+        ResourceTarget::TextureCube,
+        bind::SAMPLER_VIEW,
+        1
+    ));
+    assert!(s.is_format_supported(
+        Format::Z24_UNORM_S8_UINT,
+        ResourceTarget::Texture2D,
+        bind::DEPTH_STENCIL,
+        1
+    ));
+    assert!(!s.is_format_supported(
+        Format::Z24_UNORM_S8_UINT,
+        ResourceTarget::Texture2D,
+        bind::SAMPLER_VIEW,
+        1
+    ));
 }
 
 #[test]
 fn shaders_are_compiled_once_and_found_on_disk_by_another_screen() {
     let dir = std::env::temp_dir().join(format!("sgx535-cache-test-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let dev: std::sync::Arc<dyn sgx_winsys::Device> = std::sync::Arc::new(sgx_winsys::SimDevice::new().unwrap());
+    let dev: std::sync::Arc<dyn sgx_winsys::Device> =
+        std::sync::Arc::new(sgx_winsys::SimDevice::new().unwrap());
     let a = Screen::with_shader_cache(dev.clone(), ShaderCache::with_dir(dir.clone()));
     let ctx = a.context_create();
     ctx.create_fs_state(FS_CONST).unwrap();
     ctx.create_fs_state(FS_CONST).unwrap();
-    assert_eq!((a.shader_cache().stats().compiles, a.shader_cache().stats().memory_hits), (1, 1));
+    assert_eq!(
+        (
+            a.shader_cache().stats().compiles,
+            a.shader_cache().stats().memory_hits
+        ),
+        (1, 1)
+    );
     let b = Screen::with_shader_cache(dev, ShaderCache::with_dir(dir.clone()));
     let s = b.context_create().create_fs_state(FS_CONST).unwrap();
-    assert_eq!(b.shader_cache().stats(), CacheStats { memory_hits: 0, disk_hits: 1, compiles: 0 });
+    assert_eq!(
+        b.shader_cache().stats(),
+        CacheStats {
+            memory_hits: 0,
+            disk_hits: 1,
+            compiles: 0
+        }
+    );
     assert!(!s.compiled.code.is_empty());
     // A damaged file is ignored, not trusted.
     for e in std::fs::read_dir(&dir).unwrap() {
         std::fs::write(e.unwrap().path(), b"{not json").unwrap();
     }
-    let c = Screen::with_shader_cache(std::sync::Arc::new(sgx_winsys::SimDevice::new().unwrap()), ShaderCache::with_dir(dir.clone()));
+    let c = Screen::with_shader_cache(
+        std::sync::Arc::new(sgx_winsys::SimDevice::new().unwrap()),
+        ShaderCache::with_dir(dir.clone()),
+    );
     c.context_create().create_fs_state(FS_CONST).unwrap();
     assert_eq!(c.shader_cache().stats().compiles, 1);
     std::fs::remove_dir_all(&dir).unwrap();
@@ -114,11 +250,21 @@ fn time_queries_and_render_conditions() {
     let p = r.ctx.create_query(QueryType::OcclusionPredicate);
     r.ctx.begin_query(&p).unwrap();
     r.ctx.end_query(&p).unwrap();
-    r.ctx.render_condition(Some(RenderCondition { query: p.clone(), condition: false, wait: true })).unwrap();
+    r.ctx
+        .render_condition(Some(RenderCondition {
+            query: p.clone(),
+            condition: false,
+            wait: true,
+        }))
+        .unwrap();
     set_colour(&mut r, [0.0, 1.0, 0.0, 1.0]);
     rect(&mut r, 0, 0, 16, 16, 0.0);
     assert_eq!(r.ctx.stats().draws_skipped, 1);
     r.ctx.render_condition(None).unwrap();
     let px = r.ctx.read_level(&t, 0, 0).unwrap();
-    assert_eq!(pixel(&px, 16, 3, 3), [255, 255, 255, 255], "the conditional draw did not happen");
+    assert_eq!(
+        pixel(&px, 16, 3, 3),
+        [255, 255, 255, 255],
+        "the conditional draw did not happen"
+    );
 }

@@ -340,3 +340,46 @@ fn a_cpu_read_sees_the_gpus_newer_pixels() {
     assert_eq!(&t1.data[..4], &BLUE);
     assert_eq!(r.ctx.stats().submissions, 1);
 }
+
+#[test]
+fn a_batch_that_would_outgrow_parameter_memory_is_split_and_still_right() {
+    let mut r = rig();
+    let t = target(&r, Format::B8G8R8A8_UNORM, 64, 64);
+    bind_const(&mut r, &fb(&t, None));
+    r.ctx.set_parameter_memory_budget(8 * 1024);
+    r.ctx
+        .clear(clear_flags::COLOR0, [0.0, 0.0, 0.0, 1.0], 1.0, 0)
+        .unwrap();
+    // 64 squares of 8x8, each its own draw, with alternating colours.
+    for i in 0..64u32 {
+        let (x, y) = ((i % 8) * 8, (i / 8) * 8);
+        set_colour(
+            &mut r,
+            if i % 2 == 0 {
+                [1.0, 0.0, 0.0, 1.0]
+            } else {
+                [0.0, 0.0, 1.0, 1.0]
+            },
+        );
+        rect(&mut r, x, y, x + 8, y + 8, 0.0);
+    }
+    let px = r.ctx.read_level(&t, 0, 0).unwrap();
+    let s = r.ctx.stats();
+    assert!(s.pb_splits > 0 && s.submissions == s.pb_splits + 1, "{s:?}");
+    for i in 0..64u32 {
+        let (x, y) = ((i % 8) * 8 + 3, (i / 8) * 8 + 5);
+        assert_eq!(
+            pixel(&px, 64, x, y),
+            if i % 2 == 0 { RED } else { BLUE },
+            "square {i}"
+        );
+    }
+    assert!(
+        r.dev
+            .trace()
+            .entries
+            .iter()
+            .all(|e| format!("{:?}", e.result) == "Done"),
+        "no render ran out"
+    );
+}

@@ -8,8 +8,8 @@ mod shim_scene;
 use std::process::Command;
 use std::sync::Arc;
 
-use shim_scene::scene;
 use sgx_winsys::{DrmDevice, SimDevice};
+use shim_scene::scene;
 
 const CHILD_ENV: &str = "SGX535_PIPE_SHIM_CHILD";
 const MARK: &str = "PIPE-SHIM-PIXELS ";

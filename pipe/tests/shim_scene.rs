@@ -129,4 +129,3 @@ pub fn scene(dev: Arc<dyn Device>) -> Vec<u8> {
     }
     out
 }
-

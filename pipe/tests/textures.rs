@@ -6,9 +6,9 @@ mod common;
 use std::sync::Arc;
 
 use common::*;
+use sgx_hwdocs::FormatKind;
 use sgx_pipe::state::*;
 use sgx_pipe::*;
-use sgx_hwdocs::FormatKind;
 
 /// The RGBA a texel of `f` samples as (unorm channels expanded, float channels as they are).
 fn decode(f: Format, texel: &[u8]) -> [f32; 4] {
@@ -35,7 +35,12 @@ fn decode(f: Format, texel: &[u8]) -> [f32; 4] {
     if info.channels.len() == 1 && get("a").is_some() {
         return [0.0, 0.0, 0.0, get("a").unwrap()];
     }
-    [get("r").unwrap_or(0.0), get("g").unwrap_or(0.0), get("b").unwrap_or(0.0), get("a").unwrap_or(1.0)]
+    [
+        get("r").unwrap_or(0.0),
+        get("g").unwrap_or(0.0),
+        get("b").unwrap_or(0.0),
+        get("a").unwrap_or(1.0),
+    ]
 }
 
 fn half(h: u16) -> f32 {
@@ -61,8 +66,12 @@ fn texel_bytes(f: Format, n: usize) -> Vec<u8> {
     let mut out = Vec::with_capacity(n * bpe);
     for i in 0..n {
         match f {
-            Format::R16_FLOAT => out.extend_from_slice(&[0x0000u16, 0x3400, 0x3A00, 0x3C00, 0x4000, 0xBC00][i % 6].to_le_bytes()),
-            Format::R32_FLOAT => out.extend_from_slice(&[0.0f32, 0.25, 0.75, 1.0, 2.0, -1.0][i % 6].to_le_bytes()),
+            Format::R16_FLOAT => out.extend_from_slice(
+                &[0x0000u16, 0x3400, 0x3A00, 0x3C00, 0x4000, 0xBC00][i % 6].to_le_bytes(),
+            ),
+            Format::R32_FLOAT => {
+                out.extend_from_slice(&[0.0f32, 0.25, 0.75, 1.0, 2.0, -1.0][i % 6].to_le_bytes())
+            }
             _ => out.extend((0..bpe).map(|k| ((i * 37 + k * 101 + i / 3) % 251) as u8)),
         }
     }
@@ -74,48 +83,106 @@ fn sample_whole(r: &mut Rig, tex: &Arc<Resource>) -> Vec<u8> {
     let t = target(r, Format::B8G8R8A8_UNORM, w, h);
     let ctx = &mut r.ctx;
     ctx.set_framebuffer_state(&fb(&t, None)).unwrap();
-    ctx.set_viewport_state(&ViewportState::rect(0.0, 0.0, w as f32, h as f32)).unwrap();
+    ctx.set_viewport_state(&ViewportState::rect(0.0, 0.0, w as f32, h as f32))
+        .unwrap();
     let vs = ctx.create_vs_state(VS_POS_TEX).unwrap();
     let fs = ctx.create_fs_state(FS_TEX).unwrap();
     ctx.bind_vs_state(Some(&vs)).unwrap();
     ctx.bind_fs_state(Some(&fs)).unwrap();
     let ve = ctx
         .create_vertex_elements_state(&[
-            VertexElement { src_offset: 0, vertex_buffer_index: 0, src_format: VertexFormat::R32G32B32A32_FLOAT },
-            VertexElement { src_offset: 16, vertex_buffer_index: 0, src_format: VertexFormat::R32G32_FLOAT },
+            VertexElement {
+                src_offset: 0,
+                vertex_buffer_index: 0,
+                src_format: VertexFormat::R32G32B32A32_FLOAT,
+            },
+            VertexElement {
+                src_offset: 16,
+                vertex_buffer_index: 0,
+                src_format: VertexFormat::R32G32_FLOAT,
+            },
         ])
         .unwrap();
     ctx.bind_vertex_elements_state(Some(&ve));
-    let s = ctx.create_sampler_state(&SamplerState { wrap_s: AddrMode::CLAMP_TO_EDGE, wrap_t: AddrMode::CLAMP_TO_EDGE, ..Default::default() }).unwrap();
+    let s = ctx
+        .create_sampler_state(&SamplerState {
+            wrap_s: AddrMode::CLAMP_TO_EDGE,
+            wrap_t: AddrMode::CLAMP_TO_EDGE,
+            ..Default::default()
+        })
+        .unwrap();
     ctx.bind_sampler_states(0, &[Some(s)]).unwrap();
-    ctx.set_sampler_views(0, &[Some(SamplerView::new(tex))]).unwrap();
+    ctx.set_sampler_views(0, &[Some(SamplerView::new(tex))])
+        .unwrap();
     let mut v = Vec::new();
-    for (x, y, s, t) in [(-1.0f32, -1.0f32, 0.0f32, 0.0f32), (1.0, -1.0, 1.0, 0.0), (-1.0, 1.0, 0.0, 1.0), (1.0, 1.0, 1.0, 1.0)] {
+    for (x, y, s, t) in [
+        (-1.0f32, -1.0f32, 0.0f32, 0.0f32),
+        (1.0, -1.0, 1.0, 0.0),
+        (-1.0, 1.0, 0.0, 1.0),
+        (1.0, 1.0, 1.0, 1.0),
+    ] {
         for q in [x, y, 0.0, 1.0, s, t] {
             v.extend_from_slice(&q.to_le_bytes());
         }
     }
-    ctx.set_vertex_buffers(0, &[Some(VertexBuffer { stride: 24, buffer_offset: 0, buffer: BufferSource::User(v.into()) })]).unwrap();
-    ctx.draw_vbo(&DrawInfo::arrays(PrimMode::TRIANGLE_STRIP, 0, 4)).unwrap();
+    ctx.set_vertex_buffers(
+        0,
+        &[Some(VertexBuffer {
+            stride: 24,
+            buffer_offset: 0,
+            buffer: BufferSource::User(v.into()),
+        })],
+    )
+    .unwrap();
+    ctx.draw_vbo(&DrawInfo::arrays(PrimMode::TRIANGLE_STRIP, 0, 4))
+        .unwrap();
     ctx.read_level(&t, 0, 0).unwrap()
 }
 
 #[test]
 fn every_sampleable_format_twiddled_and_linear_samples_as_decoded() {
-    let formats: Vec<Format> = Format::ALL.iter().copied().filter(|f| f.info().sampleable).collect();
+    let formats: Vec<Format> = Format::ALL
+        .iter()
+        .copied()
+        .filter(|f| f.info().sampleable)
+        .collect();
     assert!(formats.len() >= 12);
     for f in formats {
         for (w, h) in [(8u32, 8u32), (16, 4), (6, 5)] {
             let mut r = rig();
-            let tex = r.screen.resource_create(&ResourceTemplate::texture_2d(f, w, h, 0, bind::SAMPLER_VIEW)).unwrap();
+            let tex = r
+                .screen
+                .resource_create(&ResourceTemplate::texture_2d(
+                    f,
+                    w,
+                    h,
+                    0,
+                    bind::SAMPLER_VIEW,
+                ))
+                .unwrap();
             let tiling = tex.layout().unwrap().tiling;
             let bpe = f.info().bytes_per_el as usize;
             let data = texel_bytes(f, (w * h) as usize);
-            r.ctx.texture_subdata(&tex, 0, 0, PipeBox::new(0, 0, w, h), &data, w as usize * bpe).unwrap();
+            r.ctx
+                .texture_subdata(
+                    &tex,
+                    0,
+                    0,
+                    PipeBox::new(0, 0, w, h),
+                    &data,
+                    w as usize * bpe,
+                )
+                .unwrap();
             let px = sample_whole(&mut r, &tex);
             for i in 0..(w * h) as usize {
                 let want = to_bgra8(decode(f, &data[i * bpe..(i + 1) * bpe]));
-                assert_eq!(px[i * 4..i * 4 + 4], want, "{} {w}x{h} ({:?}) texel {i}", f.name(), tiling);
+                assert_eq!(
+                    px[i * 4..i * 4 + 4],
+                    want,
+                    "{} {w}x{h} ({:?}) texel {i}",
+                    f.name(),
+                    tiling
+                );
             }
         }
     }
@@ -141,34 +208,80 @@ DCL OUT[1], GENERIC[0]
   2: END
 ";
     let mut r = rig();
-    let cube = r.screen.resource_create(&ResourceTemplate::cube(Format::B8G8R8A8_UNORM, 8, 3, bind::SAMPLER_VIEW)).unwrap();
-    let colours: [[u8; 4]; 6] = [[0, 0, 255, 255], [0, 255, 0, 255], [255, 0, 0, 255], [0, 255, 255, 255], [255, 0, 255, 255], [255, 255, 0, 255]];
+    let cube = r
+        .screen
+        .resource_create(&ResourceTemplate::cube(
+            Format::B8G8R8A8_UNORM,
+            8,
+            3,
+            bind::SAMPLER_VIEW,
+        ))
+        .unwrap();
+    let colours: [[u8; 4]; 6] = [
+        [0, 0, 255, 255],
+        [0, 255, 0, 255],
+        [255, 0, 0, 255],
+        [0, 255, 255, 255],
+        [255, 0, 255, 255],
+        [255, 255, 0, 255],
+    ];
     for (face, c) in colours.iter().enumerate() {
         for l in 0..4u32 {
             let s = 8 >> l;
             let d: Vec<u8> = (0..s * s).flat_map(|_| *c).collect();
-            r.ctx.texture_subdata(&cube, l, face as u32, PipeBox::new(0, 0, s, s), &d, s as usize * 4).unwrap();
+            r.ctx
+                .texture_subdata(
+                    &cube,
+                    l,
+                    face as u32,
+                    PipeBox::new(0, 0, s, s),
+                    &d,
+                    s as usize * 4,
+                )
+                .unwrap();
         }
     }
     let t = target(&r, Format::B8G8R8A8_UNORM, 6 * 8, 8);
     let ctx = &mut r.ctx;
     ctx.set_framebuffer_state(&fb(&t, None)).unwrap();
-    ctx.set_viewport_state(&ViewportState::rect(0.0, 0.0, 48.0, 8.0)).unwrap();
+    ctx.set_viewport_state(&ViewportState::rect(0.0, 0.0, 48.0, 8.0))
+        .unwrap();
     let vs = ctx.create_vs_state(VS).unwrap();
     let fs = ctx.create_fs_state(FS_CUBE).unwrap();
     ctx.bind_vs_state(Some(&vs)).unwrap();
     ctx.bind_fs_state(Some(&fs)).unwrap();
     let ve = ctx
         .create_vertex_elements_state(&[
-            VertexElement { src_offset: 0, vertex_buffer_index: 0, src_format: VertexFormat::R32G32B32A32_FLOAT },
-            VertexElement { src_offset: 16, vertex_buffer_index: 0, src_format: VertexFormat::R32G32B32_FLOAT },
+            VertexElement {
+                src_offset: 0,
+                vertex_buffer_index: 0,
+                src_format: VertexFormat::R32G32B32A32_FLOAT,
+            },
+            VertexElement {
+                src_offset: 16,
+                vertex_buffer_index: 0,
+                src_format: VertexFormat::R32G32B32_FLOAT,
+            },
         ])
         .unwrap();
     ctx.bind_vertex_elements_state(Some(&ve));
-    let s = ctx.create_sampler_state(&SamplerState { min_mip_filter: MipFilter::NEAREST, ..Default::default() }).unwrap();
+    let s = ctx
+        .create_sampler_state(&SamplerState {
+            min_mip_filter: MipFilter::NEAREST,
+            ..Default::default()
+        })
+        .unwrap();
     ctx.bind_sampler_states(0, &[Some(s)]).unwrap();
-    ctx.set_sampler_views(0, &[Some(SamplerView::new(&cube))]).unwrap();
-    let dirs: [[f32; 3]; 6] = [[1.0, 0.1, 0.2], [-1.0, 0.2, -0.1], [0.1, 1.0, 0.2], [0.2, -1.0, 0.1], [0.1, 0.2, 1.0], [-0.2, 0.1, -1.0]];
+    ctx.set_sampler_views(0, &[Some(SamplerView::new(&cube))])
+        .unwrap();
+    let dirs: [[f32; 3]; 6] = [
+        [1.0, 0.1, 0.2],
+        [-1.0, 0.2, -0.1],
+        [0.1, 1.0, 0.2],
+        [0.2, -1.0, 0.1],
+        [0.1, 0.2, 1.0],
+        [-0.2, 0.1, -1.0],
+    ];
     for (i, d) in dirs.iter().enumerate() {
         let x0 = i as f32 / 3.0 - 1.0;
         let x1 = x0 + 1.0 / 3.0;
@@ -178,8 +291,17 @@ DCL OUT[1], GENERIC[0]
                 v.extend_from_slice(&q.to_le_bytes());
             }
         }
-        ctx.set_vertex_buffers(0, &[Some(VertexBuffer { stride: 28, buffer_offset: 0, buffer: BufferSource::User(v.into()) })]).unwrap();
-        ctx.draw_vbo(&DrawInfo::arrays(PrimMode::TRIANGLE_STRIP, 0, 4)).unwrap();
+        ctx.set_vertex_buffers(
+            0,
+            &[Some(VertexBuffer {
+                stride: 28,
+                buffer_offset: 0,
+                buffer: BufferSource::User(v.into()),
+            })],
+        )
+        .unwrap();
+        ctx.draw_vbo(&DrawInfo::arrays(PrimMode::TRIANGLE_STRIP, 0, 4))
+            .unwrap();
     }
     let px = ctx.read_level(&t, 0, 0).unwrap();
     for (face, c) in colours.iter().enumerate() {

@@ -14,6 +14,7 @@ use sgx_hwdocs::limits::CORE_CLOCK_HZ;
 mod bench;
 mod clock;
 mod mmu;
+mod num;
 mod pbe;
 mod raster;
 mod regs;

@@ -7,6 +7,7 @@ use sgx_hwdocs::pbe::{MemLayout, PbeState};
 use sgx_hwdocs::{Format, FormatKind};
 
 use crate::mmu::Mmu;
+use crate::num::clamp01_fast;
 use crate::render::JobErr;
 use crate::tsp::{twiddle, twiddle_col, twiddle_row, Decoder};
 use crate::{Fault, Unit};
@@ -101,20 +102,25 @@ impl FastEncoder {
     pub(crate) fn encode(&self, c: [f32; 4]) -> u32 {
         let mut v = self.ones;
         for &(lo, max, src) in &self.ch {
-            let x = c[src & 3];
-            // NaN fails both compares and lands on 0, as in `encode`.
-            let x = if x >= 1.0 {
-                1.0
-            } else if x > 0.0 {
-                x
-            } else {
-                0.0
-            };
+            let x = clamp01_fast(c[src & 3]);
             // SAFETY: x * max + 0.5 lies in [0, 65535.5]: finite and inside u32.
             let q: u32 = unsafe { (x * max + 0.5).to_int_unchecked() };
             v |= q << lo;
         }
         v
+    }
+}
+
+/// Stores the low `bpe` bytes of `v` little-endian at the start of `dst`, with a fixed-size
+/// copy per element size (no memcpy call per pixel).
+#[inline(always)]
+fn put(dst: &mut [u8], v: u32, bpe: usize) {
+    let b = v.to_le_bytes();
+    match bpe {
+        4 => dst[..4].copy_from_slice(&b),
+        2 => dst[..2].copy_from_slice(&b[..2]),
+        1 => dst[0] = b[0],
+        _ => dst[..bpe].copy_from_slice(&b[..bpe]),
     }
 }
 
@@ -249,8 +255,7 @@ impl Target {
                     let line = &colour[((y - ty * T) * T) as usize..];
                     let mut k = 0;
                     for x in xs.clone() {
-                        let v = enc.encode(line[(x - tx * T) as usize]).to_le_bytes();
-                        row[k..k + bpe].copy_from_slice(&v[..bpe]);
+                        put(&mut row[k..], enc.encode(line[(x - tx * T) as usize]), bpe);
                         k += bpe;
                     }
                     mmu.write(Unit::Pbe, self.addr(xs.start, y), &row[..k])?;
@@ -259,9 +264,7 @@ impl Target {
             }
             MemLayout::TWIDDLED => {
                 let (lw, lh) = (self.st.log2_w, self.st.log2_h);
-                let surface_b = 1usize
-                    .checked_shl(lw + lh)
-                    .and_then(|n| n.checked_mul(bpe));
+                let surface_b = 1usize.checked_shl(lw + lh).and_then(|n| n.checked_mul(bpe));
                 let Some(p) = surface_b.and_then(|b| mmu.span(self.st.base_addr, b, true)) else {
                     return self.store(mmu, tx, ty, colour);
                 };
@@ -269,12 +272,13 @@ impl Target {
                     let line = &colour[((y - ty * T) * T) as usize..];
                     let row_b = twiddle_row(y, lw, lh) as usize * bpe;
                     for x in xs.clone() {
-                        let v = enc.encode(line[(x - tx * T) as usize]).to_le_bytes();
+                        let v = enc.encode(line[(x - tx * T) as usize]);
                         let off = row_b + twiddle_col(x, lw, lh) as usize * bpe;
                         // SAFETY: x < 2^log2_w and y < 2^log2_h (the writable rectangle is
                         // clipped to the surface), so the element lies inside the surface's
                         // span, which `span` checked is writable host memory.
-                        unsafe { std::ptr::copy_nonoverlapping(v.as_ptr(), p.add(off), bpe) };
+                        let dst = unsafe { std::slice::from_raw_parts_mut(p.add(off), bpe) };
+                        put(dst, v, bpe);
                         n += bpe as u64;
                     }
                 }
@@ -349,7 +353,11 @@ mod tests {
         vals.extend((-1024..=5120).map(|k| k as f32 / 4096.0));
         vals.extend((0..=255).flat_map(|k| {
             let b = (k as f32 + 0.5) / 255.0;
-            [b, f32::from_bits(b.to_bits() - 1), f32::from_bits(b.to_bits() + 1)]
+            [
+                b,
+                f32::from_bits(b.to_bits() - 1),
+                f32::from_bits(b.to_bits() + 1),
+            ]
         }));
         let mut n = 0;
         for &f in Format::ALL.iter().filter(|f| f.info().renderable) {
@@ -359,7 +367,12 @@ mod tests {
             };
             n += 1;
             for (i, &a) in vals.iter().enumerate() {
-                let c = [a, vals[(i * 7 + 1) % vals.len()], vals[(i * 13 + 2) % vals.len()], vals[(i * 31 + 3) % vals.len()]];
+                let c = [
+                    a,
+                    vals[(i * 7 + 1) % vals.len()],
+                    vals[(i * 13 + 2) % vals.len()],
+                    vals[(i * 31 + 3) % vals.len()],
+                ];
                 assert_eq!(fe.encode(c), e.encode(c), "{f:?} {c:?}");
             }
         }

@@ -120,14 +120,11 @@ fn stencil_op(op: StencilOp, s: u8, reference: u8) -> u8 {
     }
 }
 
+/// Clamp to [0, 1], NaN to 0 (`if x >= 1 { 1 } else if x > 0 { x } else { 0 }`, in the
+/// branch-free form `num` holds equal to it).
+#[inline(always)]
 fn clamp01(x: f32) -> f32 {
-    if x >= 1.0 {
-        1.0
-    } else if x > 0.0 {
-        x
-    } else {
-        0.0
-    }
+    crate::num::clamp01_fast(x)
 }
 
 fn factor(f: BlendFactor, s: [f32; 4], d: [f32; 4], k: [f32; 4], i: usize) -> f32 {
@@ -471,12 +468,14 @@ impl Raster<'_> {
                             match ctx.interp[k] {
                                 Interp::PERSPECTIVE => {
                                     for j in 0..4 {
-                                        dst[j] = (w[0] * a[j] + w[1] * b[j] + w[2] * c[j]).to_bits();
+                                        dst[j] =
+                                            (w[0] * a[j] + w[1] * b[j] + w[2] * c[j]).to_bits();
                                     }
                                 }
                                 Interp::LINEAR => {
                                     for j in 0..4 {
-                                        dst[j] = (l[0] * a[j] + l[1] * b[j] + l[2] * c[j]).to_bits();
+                                        dst[j] =
+                                            (l[0] * a[j] + l[1] * b[j] + l[2] * c[j]).to_bits();
                                     }
                                 }
                                 Interp::FLAT => {

@@ -175,6 +175,17 @@ impl Cube {
         })
     }
 
+    /// Replaces the rasterizer state with one culling `cull` (tests compare culling with depth
+    /// testing alone).
+    #[cfg(test)]
+    pub fn set_cull(&mut self, ctx: &Context, cull: CullMode) -> sgx_pipe::Result<()> {
+        self.rast = ctx.create_rasterizer_state(&RasterizerState {
+            cull_face: cull,
+            ..*self.rast
+        })?;
+        Ok(())
+    }
+
     /// The render target.
     pub fn target(&self) -> &Target {
         &self.target

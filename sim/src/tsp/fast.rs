@@ -7,22 +7,8 @@
 use sgx_hwdocs::texture::{AddrMode, Filter, Swizzle, TexState};
 
 use super::{wrap, Decoder, Sampler, TexUnit, LEVELS};
+use crate::num::{floor_fast, floor_i};
 use crate::Fault;
-
-/// `x.floor()` without the libm call (`floorf` is out of line without SSE4.1): bit-identical
-/// for every input, including -0.0, NaN and infinities.
-#[inline(always)]
-pub(crate) fn floor_fast(x: f32) -> f32 {
-    // From 2^23 up every f32 is an integer (or inf/NaN) and is its own floor.
-    if x.abs() < 8_388_608.0 {
-        let t = x as i32 as f32;
-        let r = if t > x { t - 1.0 } else { t };
-        // A zero result keeps x's sign (floor(-0.0) = -0.0); other results already have it.
-        r.copysign(x)
-    } else {
-        x
-    }
-}
 
 /// Bit-spread of the low 16 bits of `v` into the even bits.
 #[inline(always)]
@@ -456,11 +442,16 @@ fn quad_linear<X: Texel>(
         }
         let fx = coord[i][0] * wf - 0.5;
         let fy = coord[i][1] * hf - 0.5;
-        let (x0f, y0f) = (floor_fast(fx), floor_fast(fy));
+        let ((x0f, x0), (y0f, y0)) = (floor_i(fx), floor_i(fy));
         let (ax, ay) = (fx - x0f, fy - y0f);
-        let (x0, y0) = (x0f as i32, y0f as i32);
-        let (xa, xb) = (wrap(x0, lv.w, lv.ws), wrap(x0.saturating_add(1), lv.w, lv.ws));
-        let (ya, yb) = (wrap(y0, lv.h, lv.wt), wrap(y0.saturating_add(1), lv.h, lv.wt));
+        let (xa, xb) = (
+            wrap(x0, lv.w, lv.ws),
+            wrap(x0.saturating_add(1), lv.w, lv.ws),
+        );
+        let (ya, yb) = (
+            wrap(y0, lv.h, lv.wt),
+            wrap(y0.saturating_add(1), lv.h, lv.wt),
+        );
         let (ca, cb) = (lv.cols_b[xa as usize], lv.cols_b[xb as usize]);
         let (ra, rb) = (lv.rows_b[ya as usize], lv.rows_b[yb as usize]);
         // SAFETY: the tables hold offsets of elements of the held level.
@@ -508,45 +499,6 @@ mod tests {
 
     use super::super::twiddle;
     use super::*;
-
-    #[test]
-    fn floor_fast_is_floor() {
-        let mut vals: Vec<f32> = vec![
-            0.0,
-            -0.0,
-            0.5,
-            -0.5,
-            1.0,
-            -1.0,
-            -1.5,
-            8_388_607.5,
-            -8_388_607.5,
-            8_388_608.0,
-            -8_388_609.0,
-            2.5e9,
-            -2.5e9,
-            f32::MIN_POSITIVE,
-            -f32::MIN_POSITIVE,
-            1e-45,
-            -1e-45,
-            f32::MAX,
-            f32::MIN,
-            f32::INFINITY,
-            f32::NEG_INFINITY,
-            f32::NAN,
-            -f32::NAN,
-        ];
-        // Every 509th bit pattern: all exponents, both signs, many mantissas.
-        vals.extend((0..=u32::MAX / 509).map(|k| f32::from_bits(k * 509)));
-        for x in vals {
-            let (a, b) = (floor_fast(x), x.floor());
-            assert!(
-                a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan()),
-                "{x:e} ({:#x}): {a:e} vs {b:e}",
-                x.to_bits()
-            );
-        }
-    }
 
     #[test]
     fn twiddle_splits_into_column_and_row() {

@@ -533,6 +533,9 @@ impl Machine {
             }
         };
         let w = s.swz;
+        if w == [0, 1, 2, 3] && s.modi == SrcMod::NONE {
+            return r;
+        }
         let (and, or, xor) = match s.modi {
             SrcMod::NONE => (u32::MAX, 0, 0),
             SrcMod::NEG => (u32::MAX, 0, 0x8000_0000),

@@ -1,0 +1,642 @@
+//! The fast paths against the reference paths on whole renders: every scene is built twice,
+//! run once with `Gpu::set_reference_paths(true)` and once without, and the job results
+//! (status, events, counters, clock) and every byte of every buffer must agree. Scenes cover
+//! every texture format, layout, filter and wrap mode, mip and cube sampling, every target
+//! format and layout with clipped and partial tiles, straight and branching programs,
+//! depth/stencil/blend state, random triangles, and faults.
+
+use std::sync::Arc;
+
+use sgx_hwdocs::isp::{CompareFunc, CullMode, IspState, Scissor, StencilOp};
+use sgx_hwdocs::pbe::{MemLayout, PbeState};
+use sgx_hwdocs::ta_stream::Topology;
+use sgx_hwdocs::texture::{AddrMode, Filter, MipFilter, Swizzle, TexState};
+use sgx_hwdocs::tsp::{BlendFactor, BlendFunc, Interp};
+use sgx_hwdocs::usse::{Opcode, Pred};
+use sgx_hwdocs::{Format, FormatKind};
+
+use crate::kit::*;
+use crate::{JobDesc, JobResult, JobStatus, Perm};
+
+/// A deterministic generator (xorshift32) for scene contents.
+struct Rng(u32);
+
+impl Rng {
+    fn next(&mut self) -> u32 {
+        let mut x = self.0;
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        self.0 = x;
+        x
+    }
+    fn bytes(&mut self, n: usize) -> Vec<u8> {
+        (0..n).map(|_| self.next() as u8).collect()
+    }
+    /// Uniform in [lo, hi).
+    fn f(&mut self, lo: f32, hi: f32) -> f32 {
+        lo + (hi - lo) * (self.next() >> 8) as f32 / (1u32 << 24) as f32
+    }
+}
+
+type Built = (Vec<JobDesc>, Vec<Arc<Mem>>);
+
+/// Runs the scene `build` makes through both paths; returns the (identical) results.
+fn check(name: &str, build: impl Fn(&mut Scene) -> Built) -> Vec<JobResult> {
+    let run = |reference: bool| {
+        let mut s = Scene::new();
+        let (jobs, bufs) = build(&mut s);
+        s.gpu.set_reference_paths(reference);
+        let results: Vec<JobResult> = jobs.iter().map(|j| s.gpu.run(j)).collect();
+        (results, bufs.iter().map(|b| b.bytes()).collect::<Vec<_>>())
+    };
+    let (fast, fast_b) = run(false);
+    let (reference, reference_b) = run(true);
+    assert_eq!(fast, reference, "{name}: job results differ");
+    for (k, (a, b)) in fast_b.iter().zip(&reference_b).enumerate() {
+        if let Some(i) = a.iter().zip(b).position(|(x, y)| x != y) {
+            panic!(
+                "{name}: buffer {k} differs first at byte {i}: fast {} vs reference {}",
+                a[i], b[i]
+            );
+        }
+    }
+    fast
+}
+
+fn all_done(name: &str, r: &[JobResult]) {
+    for (k, j) in r.iter().enumerate() {
+        assert_eq!(j.status, JobStatus::Done, "{name}: job {k}");
+    }
+}
+
+/// A linear BGRA8 target of w x h pixels with a padded stride, pre-filled with a pattern.
+fn target(s: &mut Scene, w: u32, h: u32) -> (RenderDesc, Arc<Mem>) {
+    let stride = w * 4 + 12;
+    let m = Mem::filled((stride * h) as usize, 0x5a);
+    let va = s.alloc_with(m.clone(), Perm::RW);
+    (RenderDesc::linear(va, w, h, stride), m)
+}
+
+/// Two triangles over [x0, x1] x [y0, y1] of a w x h window with texcoords (u0, v0)-(u1, v1)
+/// at depth z; `w_right` > 1 puts the right edge further away (perspective).
+#[allow(clippy::too_many_arguments)]
+fn rect(
+    (x0, y0, x1, y1): (f32, f32, f32, f32),
+    (u0, v0, u1, v1): (f32, f32, f32, f32),
+    w: f32,
+    h: f32,
+    z: f32,
+    w_right: f32,
+) -> Vec<([f32; 4], [f32; 4])> {
+    let p = |x: f32, y: f32, u: f32, v: f32, ww: f32| {
+        let c = clip_xy(x, y, w, h, z);
+        ([c[0] * ww, c[1] * ww, c[2] * ww, ww], [u, v, 0.5, 1.0])
+    };
+    vec![
+        p(x0, y0, u0, v0, 1.0),
+        p(x1, y0, u1, v0, w_right),
+        p(x0, y1, u0, v1, 1.0),
+        p(x1, y0, u1, v0, w_right),
+        p(x1, y1, u1, v1, w_right),
+        p(x0, y1, u0, v1, 1.0),
+    ]
+}
+
+fn level_bytes(st: &TexState) -> usize {
+    let bpe = st.format.info().bytes_per_el as usize;
+    let (w0, h0) = (st.width_m1 as usize + 1, st.height_m1 as usize + 1);
+    let faces = if st.cube { 6 } else { 1 };
+    let chain: usize = (0..st.levels as usize)
+        .map(|l| {
+            let (w, h) = ((w0 >> l).max(1), (h0 >> l).max(1));
+            if st.layout == MemLayout::TWIDDLED {
+                w * h * bpe
+            } else {
+                (w * bpe).div_ceil(32) * 32 * h
+            }
+        })
+        .sum();
+    // Generous: cube faces are 4 KiB aligned; linear strides are padded.
+    faces * (chain.div_ceil(4096) * 4096) + 4096
+}
+
+const TEX_FS: fn(Opcode) -> Vec<u32> = |op| {
+    words(&[
+        tex_full(op, dr(0), pa(0), 0, if op == Opcode::TEXD { 2 } else { 0 }),
+        emitpix(r(0)),
+        end(),
+    ])
+};
+
+#[test]
+fn every_texture_format_layout_filter_and_wrap() {
+    let wraps = [
+        (AddrMode::REPEAT, AddrMode::CLAMP_TO_EDGE),
+        (AddrMode::MIRRORED_REPEAT, AddrMode::REPEAT),
+        (AddrMode::CLAMP_TO_EDGE, AddrMode::MIRRORED_REPEAT),
+    ];
+    let formats: Vec<Format> = Format::ALL
+        .iter()
+        .copied()
+        .filter(|f| f.info().sampleable)
+        .collect();
+    assert!(formats.len() >= 10);
+    for &f in &formats {
+        for layout in [MemLayout::LINEAR, MemLayout::TWIDDLED] {
+            if layout == MemLayout::TWIDDLED && !f.info().twiddlable {
+                continue;
+            }
+            let r = check(&format!("{f:?} {layout:?}"), |s| {
+                let mut rng = Rng(0x1234_5678 ^ f.raw());
+                let (rd, fb) = target(s, 37, 23);
+                let (w, h) = if layout == MemLayout::TWIDDLED {
+                    (16, 4)
+                } else {
+                    (13, 7)
+                };
+                let mut draws = Vec::new();
+                let mut bufs = vec![fb];
+                for (k, &(ws, wt)) in wraps.iter().enumerate() {
+                    for (j, filter) in [Filter::NEAREST, Filter::LINEAR].into_iter().enumerate() {
+                        let mut st = TexState {
+                            format: f,
+                            layout,
+                            width_m1: w - 1,
+                            height_m1: h - 1,
+                            min_filter: filter,
+                            mag_filter: filter,
+                            wrap_s: ws,
+                            wrap_t: wt,
+                            ..TexState::default()
+                        };
+                        if k == 1 {
+                            st.swz_r = Swizzle::B;
+                            st.swz_g = Swizzle::ONE;
+                            st.swz_b = Swizzle::R;
+                            st.swz_a = Swizzle::ZERO;
+                        }
+                        let m = Mem::new(level_bytes(&st));
+                        m.write(0, &rng.bytes(m.len_b()));
+                        st.base_addr = s.alloc_with(m.clone(), Perm::RO);
+                        bufs.push(m);
+                        // Six strips of the window, each its own texture and state.
+                        let y0 = (k * 2 + j) as f32 * 23.0 / 6.0;
+                        let verts = rect(
+                            (0.0, y0, 37.0, y0 + 23.0 / 6.0),
+                            (-1.3, -0.7, 2.2, 1.9),
+                            37.0,
+                            23.0,
+                            0.5,
+                            1.0 + k as f32 * 0.7,
+                        );
+                        let mut d = DrawDesc::new(
+                            Topology::TRIANGLES,
+                            &verts,
+                            TEX_FS(Opcode::TEX),
+                            viewport(37.0, 23.0),
+                        );
+                        d.textures = vec![st];
+                        draws.push(d);
+                    }
+                }
+                (vec![build(s, &rd, &draws)], bufs)
+            });
+            all_done(&format!("{f:?}"), &r);
+            assert!(r[0].counters.texels_fetched > 0);
+        }
+    }
+}
+
+#[test]
+fn mipmaps_lod_and_every_tex_opcode() {
+    for op in [Opcode::TEX, Opcode::TEXB, Opcode::TEXL, Opcode::TEXD] {
+        for mip in [MipFilter::NONE, MipFilter::NEAREST, MipFilter::LINEAR] {
+            let r = check(&format!("{op:?} {mip:?}"), |s| {
+                let mut rng = Rng(0x9e37_79b9);
+                let (rd, fb) = target(s, 45, 29);
+                let mut bufs = vec![fb];
+                let mut draws = Vec::new();
+                for (k, layout) in [MemLayout::TWIDDLED, MemLayout::LINEAR].into_iter().enumerate()
+                {
+                    let mut st = TexState {
+                        layout,
+                        width_m1: 31,
+                        height_m1: 15,
+                        levels: 6,
+                        base_level: k as u32,
+                        max_level: 5,
+                        min_filter: if k == 0 { Filter::LINEAR } else { Filter::NEAREST },
+                        mag_filter: if k == 0 { Filter::NEAREST } else { Filter::LINEAR },
+                        mip_filter: mip,
+                        lod_bias: 5 - 11 * k as i32,
+                        wrap_s: AddrMode::REPEAT,
+                        wrap_t: AddrMode::MIRRORED_REPEAT,
+                        ..TexState::default()
+                    };
+                    let m = Mem::new(level_bytes(&st));
+                    m.write(0, &rng.bytes(m.len_b()));
+                    st.base_addr = s.alloc_with(m.clone(), Perm::RO);
+                    bufs.push(m);
+                    let y0 = k as f32 * 14.0;
+                    // Texcoords spanning many texels per pixel, with perspective, so the LOD
+                    // varies over the draw.
+                    let mut verts = rect(
+                        (0.0, y0, 45.0, y0 + 15.0),
+                        (0.0, 0.0, 9.0, 3.5),
+                        45.0,
+                        29.0,
+                        0.5,
+                        3.0,
+                    );
+                    for (i, v) in verts.iter_mut().enumerate() {
+                        v.1[3] = (i as f32 - 2.0) * 0.9; // bias / explicit LOD
+                    }
+                    let fs = if op == Opcode::TEXD {
+                        words(&[
+                            alu(Opcode::FDDX, dr(2), pa(0), pa(0)),
+                            alu(Opcode::FDDY, dr(3), pa(0), pa(0)),
+                            alu(Opcode::FMUL, dr(3), r(3), imm(3)),
+                            tex_full(op, dr(0), pa(0), 0, 2),
+                            emitpix(r(0)),
+                            end(),
+                        ])
+                    } else {
+                        TEX_FS(op)
+                    };
+                    let mut d =
+                        DrawDesc::new(Topology::TRIANGLES, &verts, fs, viewport(45.0, 29.0));
+                    d.textures = vec![st];
+                    draws.push(d);
+                }
+                (vec![build(s, &rd, &draws)], bufs)
+            });
+            all_done(&format!("{op:?} {mip:?}"), &r);
+        }
+    }
+}
+
+#[test]
+fn cube_maps() {
+    let r = check("cube", |s| {
+        let mut rng = Rng(77);
+        let (rd, fb) = target(s, 33, 17);
+        let mut st = TexState {
+            cube: true,
+            width_m1: 7,
+            height_m1: 7,
+            levels: 4,
+            min_filter: Filter::LINEAR,
+            mag_filter: Filter::LINEAR,
+            mip_filter: MipFilter::LINEAR,
+            ..TexState::default()
+        };
+        let m = Mem::new(level_bytes(&st));
+        m.write(0, &rng.bytes(m.len_b()));
+        st.base_addr = s.alloc_with(m.clone(), Perm::RO);
+        // Directions sweeping every face.
+        let p = |x: f32, y: f32, d: [f32; 3]| (clip_xy(x, y, 33.0, 17.0, 0.5), [d[0], d[1], d[2], 0.0]);
+        let verts = [
+            p(0.0, 0.0, [-1.0, -1.2, 0.9]),
+            p(33.0, 0.0, [1.3, -0.8, -1.1]),
+            p(0.0, 17.0, [-0.7, 1.1, -0.6]),
+            p(33.0, 17.0, [0.9, 1.4, 1.2]),
+        ];
+        let mut d = DrawDesc::new(
+            Topology::TRIANGLE_STRIP,
+            &verts,
+            TEX_FS(Opcode::TEX),
+            viewport(33.0, 17.0),
+        );
+        d.textures = vec![st];
+        (vec![build(s, &rd, &[d])], vec![fb, m])
+    });
+    all_done("cube", &r);
+}
+
+#[test]
+fn every_target_format_and_layout_with_clips() {
+    let formats: Vec<Format> = Format::ALL
+        .iter()
+        .copied()
+        .filter(|f| f.info().renderable && f.info().kind == FormatKind::Unorm)
+        .collect();
+    assert!(formats.len() >= 5);
+    for &f in &formats {
+        for layout in [MemLayout::LINEAR, MemLayout::TWIDDLED] {
+            if layout == MemLayout::TWIDDLED && !f.info().twiddlable {
+                continue;
+            }
+            let r = check(&format!("target {f:?} {layout:?}"), |s| {
+                let bpe = f.info().bytes_per_el;
+                let (w, h) = (37u32, 21u32);
+                let m = Mem::filled(64 * 32 * 4 + 4096, 0xa5);
+                let va = s.alloc_with(m.clone(), Perm::RW);
+                let pbe = PbeState {
+                    base_addr: va,
+                    format: f,
+                    layout,
+                    log2_w: 6,
+                    log2_h: 5,
+                    stride_b: w * bpe + 8,
+                    extent_w_tl: 3,
+                    extent_h_tl: 2,
+                    clip_xmin: 3,
+                    clip_ymin: 2,
+                    clip_xmax: w - 2,
+                    clip_ymax: h - 1,
+                };
+                let rd = RenderDesc {
+                    pbe,
+                    bg: [0.25, -1.0, 2.0, 0.5],
+                    ..RenderDesc::linear(va, 48, 32, w * bpe + 8)
+                };
+                // Colour = the varying, which runs outside [0, 1] to hit the clamps.
+                let verts = [
+                    (clip_xy(1.5, 0.5, 48.0, 32.0, 0.5), [-0.2, 0.1, 1.3, 0.7]),
+                    (clip_xy(46.0, 4.0, 48.0, 32.0, 0.5), [1.2, 0.5, -0.1, 0.2]),
+                    (clip_xy(9.0, 31.0, 48.0, 32.0, 0.5), [0.4, 1.1, 0.6, 1.4]),
+                ];
+                let d = DrawDesc::new(
+                    Topology::TRIANGLES,
+                    &verts,
+                    words(&[emitpix(pa(0)), end()]),
+                    viewport(48.0, 32.0),
+                );
+                (vec![build(s, &rd, &[d])], vec![m])
+            });
+            all_done(&format!("target {f:?}"), &r);
+            assert!(r[0].counters.pbe_bytes_written > 0);
+        }
+    }
+}
+
+#[test]
+fn straight_and_branching_programs() {
+    use Opcode::*;
+    let programs: Vec<Vec<W>> = vec![
+        // ALU mix: swizzles, modifiers, saturate, LIMM, FMAD, predicates, derivatives.
+        vec![
+            alu(FMUL, dr(0), pa(1), sa(0)),
+            alu_full(FADD, Pred::ALWAYS, true, dr(1), r(0).sw("yxwz"), pa(0).neg()),
+            limmf(dr(2).m(0b1010), 0.75),
+            alu(FMAD, dr(2), r(1).abs(), sa(1).sw("wwxy")),
+            alu(FSLT, dp(0), r(0), sa(1)),
+            alu_full(MOV, Pred::P0, false, dr(2).m(0b0101), r(1).sw("zzzz"), r(1)),
+            alu(FDDX, dr(3), pa(0), pa(0)),
+            alu(FDDY, dr(4), r(1), r(1)),
+            alu(FMAD, dr(2), r(3), r(4)),
+            alu1(FFRC, dr(2).m(0b0011), r(2).neg_abs_for_test()),
+            mov(da(), imm(1)),
+            alu(FADD, dr(2).m(0b1000), sai(0), r(2)),
+            emitpix(r(2)),
+            end(),
+        ],
+        // A predicated EMITPIX, integer ops and a RET ending the program.
+        vec![
+            alu(F2I, dr(0), pa(1), pa(1)),
+            alu(AND, dr(0), r(0), imm(1)),
+            alu(ICNE, dp(1), r(0), imm(0)),
+            emitpix(pa(0)),
+            alu_full(EMITPIX, Pred::P1, false, dr(0), sa(0), sa(0)),
+            flow(RET, Pred::ALWAYS, 0),
+        ],
+        // Divergence: a branch on the pixel's x parity, a loop, a call.
+        vec![
+            alu(F2I, dr(0), pa(1), pa(1)),
+            alu(AND, dr(0), r(0), imm(1)),
+            alu(ICEQ, dp(0), r(0), imm(0)),
+            mov(dr(1), pa(0)),
+            flow(BR, Pred::P0, 7),
+            alu(FMUL, dr(1), r(1), sa(0)),
+            flow(CALL, Pred::ALWAYS, 9),
+            emitpix(r(1)),
+            end(),
+            alu(FADD, dr(1), r(1), sa(1).sw("xxxx")),
+            flow(RET, Pred::ALWAYS, 0),
+        ],
+        // KILL on some pixels.
+        vec![
+            alu(FSLT, dp(2), pa(0).sw("xxxx"), sa(1).sw("yyyy")),
+            flow(KILL, Pred::P2, 0),
+            emitpix(pa(0)),
+            end(),
+        ],
+    ];
+    for (k, prog) in programs.iter().enumerate() {
+        let r = check(&format!("program {k}"), |s| {
+            let (rd, fb) = target(s, 29, 19);
+            let verts = [
+                (clip_xy(-3.0, 1.0, 29.0, 19.0, 0.5), [0.1, 0.9, 0.3, 0.6]),
+                (clip_xy(27.5, -2.0, 29.0, 19.0, 0.5), [0.8, 0.2, 0.7, 0.1]),
+                (clip_xy(14.0, 22.0, 29.0, 19.0, 0.5), [0.5, 0.4, -0.2, 1.2]),
+            ];
+            let mut d = DrawDesc::new(
+                Topology::TRIANGLES,
+                &verts,
+                words(prog),
+                viewport(29.0, 19.0),
+            );
+            d.fs_consts = vec![
+                fv([0.03, 0.05, 0.5, 2.0]),
+                fv([0.4, 0.55, -0.25, 0.125]),
+                fv([0.2, 0.1, 0.3, 0.9]),
+            ];
+            d.tsp.pos_enable = true;
+            d.tsp.pos_slot = 1;
+            (vec![build(s, &rd, &[d])], vec![fb])
+        });
+        all_done(&format!("program {k}"), &r);
+    }
+}
+
+#[test]
+fn depth_stencil_blend_masks_loads() {
+    let r = check("state", |s| {
+        let (w, h) = (40u32, 24u32);
+        let (mut rd, fb) = target(s, w, h);
+        let zb = Mem::new((w * 4 * h) as usize);
+        let mut rng = Rng(5);
+        zb.write(0, &rng.bytes(zb.len_b()));
+        let zva = s.alloc_with(zb.clone(), Perm::RW);
+        rd.zls = Some((Format::Z24_UNORM_S8_UINT, zva, w * 4));
+        rd.tile_ctrl = Some(vec![0b1111; 6]);
+        let mut draws = Vec::new();
+        let funcs = [
+            (BlendFunc::ADD, BlendFactor::SRC_ALPHA, BlendFactor::INV_SRC_ALPHA),
+            (BlendFunc::REV_SUBTRACT, BlendFactor::DST_COLOR, BlendFactor::CONST_ALPHA),
+            (BlendFunc::MAX, BlendFactor::ONE, BlendFactor::ONE),
+        ];
+        for k in 0..6 {
+            let z = 0.2 + 0.12 * k as f32;
+            let o = k as f32 * 3.0;
+            let verts = [
+                (clip_xy(-2.0 + o, 1.0, w as f32, h as f32, z), [0.9, 0.1 * k as f32, 0.3, 0.6]),
+                (clip_xy(38.0, 3.0 + o, w as f32, h as f32, 1.0 - z), [0.2, 0.8, 0.1, 0.4]),
+                (clip_xy(12.0 + o, 25.0, w as f32, h as f32, z), [0.5, 0.4, 0.9, 0.9]),
+            ];
+            let mut d = DrawDesc::new(
+                Topology::TRIANGLES,
+                &verts,
+                words(&[emitpix(pa(0)), end()]),
+                viewport(w as f32, h as f32),
+            );
+            let (func, src, dst) = funcs[k % 3];
+            d.tsp.blend = k % 2 == 0;
+            d.tsp.rgb_func = func;
+            d.tsp.rgb_src = src;
+            d.tsp.rgb_dst = dst;
+            d.tsp.a_func = funcs[(k + 1) % 3].0;
+            d.tsp.a_src = funcs[(k + 2) % 3].1;
+            d.tsp.blend_a = 100;
+            d.tsp.colour_mask = [0b1111, 0b0111, 0b1010][k % 3];
+            d.tsp.v0_interp = [Interp::PERSPECTIVE, Interp::LINEAR, Interp::FLAT][k % 3];
+            d.isp = IspState {
+                depth_test: k != 3,
+                depth_write: k != 4,
+                depth_func: [CompareFunc::LESS, CompareFunc::GEQUAL, CompareFunc::NOTEQUAL][k % 3],
+                stencil_test: k >= 2,
+                front_func: CompareFunc::NOTEQUAL,
+                front_ref: 3,
+                front_read_mask: 0xff,
+                front_write_mask: 0x0f,
+                front_fail: StencilOp::INCR,
+                front_zfail: StencilOp::INVERT,
+                front_zpass: StencilOp::REPLACE,
+                back_func: CompareFunc::ALWAYS,
+                back_write_mask: 0xff,
+                back_zpass: StencilOp::DECR_WRAP,
+                two_sided: true,
+                scissor: k == 5,
+                cull: CullMode::NONE,
+                ..IspState::default()
+            };
+            d.scissor = Scissor {
+                xmin: 5,
+                ymin: 3,
+                xmax: 30,
+                ymax: 17,
+            };
+            draws.push(d);
+        }
+        (vec![build(s, &rd, &draws)], vec![fb, zb])
+    });
+    all_done("state", &r);
+}
+
+#[test]
+fn random_triangles_odd_target() {
+    let r = check("random", |s| {
+        let mut rng = Rng(0xdead_beef);
+        let (w, h) = (53.0, 41.0);
+        let (rd, fb) = target(s, 53, 41);
+        let mut verts = Vec::new();
+        for k in 0..60 {
+            let spread = if k % 10 == 9 { 400.0 } else { 70.0 };
+            for _ in 0..3 {
+                let x = rng.f(-spread, spread + w);
+                let y = rng.f(-spread, spread + h);
+                let c = [rng.f(0.0, 1.0), rng.f(0.0, 1.0), rng.f(0.0, 1.0), 1.0];
+                verts.push((clip_xy(x, y, w, h, rng.f(0.0, 1.0)), c));
+            }
+        }
+        let mut d = DrawDesc::new(
+            Topology::TRIANGLES,
+            &verts,
+            words(&[emitpix(pa(0)), end()]),
+            viewport(w, h),
+        );
+        d.isp.depth_test = true;
+        d.isp.depth_write = true;
+        d.isp.depth_func = CompareFunc::LEQUAL;
+        (vec![build(s, &rd, &[d])], vec![fb])
+    });
+    all_done("random", &r);
+}
+
+#[test]
+fn faults_agree() {
+    // A texture whose level runs past its mapping: the fast path has no host pointer and
+    // must fault at the same address as the reference.
+    let r = check("texture fault", |s| {
+        let (rd, fb) = target(s, 20, 20);
+        let st = TexState {
+            layout: MemLayout::LINEAR,
+            width_m1: 63,
+            height_m1: 63,
+            min_filter: Filter::LINEAR,
+            mag_filter: Filter::LINEAR,
+            base_addr: s.put_bytes(&[7; 3 * 4096]),
+            ..TexState::default()
+        };
+        let mut d = DrawDesc::new(
+            Topology::TRIANGLES,
+            &rect((0.0, 0.0, 20.0, 20.0), (0.0, 0.0, 1.0, 1.0), 20.0, 20.0, 0.5, 1.0),
+            TEX_FS(Opcode::TEX),
+            viewport(20.0, 20.0),
+        );
+        d.textures = vec![st];
+        (vec![build(s, &rd, &[d])], vec![fb])
+    });
+    assert!(matches!(r[0].status, JobStatus::Fault(_)), "{:?}", r[0].status);
+    // A twiddled target larger than its buffer: bytes before the fault land alike.
+    let r = check("target fault", |s| {
+        let m = Mem::filled(3000, 0x11);
+        let va = s.alloc_with(m.clone(), Perm::RW);
+        let pbe = PbeState {
+            base_addr: va,
+            layout: MemLayout::TWIDDLED,
+            log2_w: 5,
+            log2_h: 5,
+            extent_w_tl: 2,
+            extent_h_tl: 2,
+            clip_xmax: 31,
+            clip_ymax: 31,
+            ..PbeState::default()
+        };
+        let rd = RenderDesc {
+            pbe,
+            ..RenderDesc::linear(0, 32, 32, 128)
+        };
+        let d = DrawDesc::new(
+            Topology::TRIANGLES,
+            &rect((0.0, 0.0, 32.0, 32.0), (0.0, 0.0, 1.0, 1.0), 32.0, 32.0, 0.5, 1.0),
+            words(&[emitpix(pa(0)), end()]),
+            viewport(32.0, 32.0),
+        );
+        (vec![build(s, &rd, &[d])], vec![m])
+    });
+    assert!(matches!(r[0].status, JobStatus::Fault(_)), "{:?}", r[0].status);
+}
+
+#[test]
+fn the_benchmark_scenes_agree() {
+    // The same kind of job the benchmark times, small: a twiddled BGRA8 texture magnified.
+    let r = check("bench-like", |s| {
+        let mut rng = Rng(3);
+        let tb = s.put_bytes(&rng.bytes(64 * 64 * 4));
+        let st = TexState {
+            base_addr: tb,
+            width_m1: 63,
+            height_m1: 63,
+            min_filter: Filter::LINEAR,
+            mag_filter: Filter::LINEAR,
+            wrap_s: AddrMode::CLAMP_TO_EDGE,
+            wrap_t: AddrMode::CLAMP_TO_EDGE,
+            ..TexState::default()
+        };
+        let (rd, fb) = target(s, 100, 70);
+        let p = |x: f32, y: f32| (clip_xy(x, y, 100.0, 70.0, 0.5), [x / 100.0, y / 70.0, 0.0, 1.0]);
+        let verts = [p(0.0, 0.0), p(0.0, 70.0), p(100.0, 0.0), p(100.0, 70.0)];
+        let mut d = DrawDesc::new(
+            Topology::TRIANGLE_STRIP,
+            &verts,
+            TEX_FS(Opcode::TEX),
+            viewport(100.0, 70.0),
+        );
+        d.textures = vec![st];
+        (vec![build(s, &rd, &[d])], vec![fb])
+    });
+    all_done("bench-like", &r);
+    assert_eq!(r[0].counters.pixels_shaded, 100 * 70);
+}
