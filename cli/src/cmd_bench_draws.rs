@@ -15,6 +15,8 @@ use sgx_winsys::{Device, SimDevice};
 
 /// Draws per measured run.
 const DRAWS: u32 = 10_000;
+/// Runs per pattern; the fastest is reported.
+const RUNS: u32 = 3;
 /// Side of the target, in pixels.
 const SIZE_PX: u32 = 256;
 
@@ -218,7 +220,7 @@ pub fn run() -> anyhow::Result<()> {
     // Warm up: compile, link and upload the program, so no run pays for it.
     b.run(Change::None, 1)?;
     b.dev.wait_idle(sgx_pipe::DEFAULT_TIMEOUT)?;
-    println!("{DRAWS} draws of one small triangle each into {SIZE_PX}x{SIZE_PX} B8G8R8A8_UNORM (device model), flush and wait at the end");
+    println!("{DRAWS} draws of one small triangle each into {SIZE_PX}x{SIZE_PX} B8G8R8A8_UNORM (device model), flush and wait at the end; best of {RUNS} runs");
     println!(
         "{:<26} {:>10} {:>12} {:>10} {:>12} {:>12} {:>8} {:>6} {:>8}",
         "between draws",
@@ -237,7 +239,14 @@ pub fn run() -> anyhow::Result<()> {
         Change::Constants,
         Change::Blend,
     ] {
-        let r = b.run(change, DRAWS)?;
+        // Best of three: the machine is shared, and the fastest run is the least disturbed.
+        let mut r = b.run(change, DRAWS)?;
+        for _ in 1..RUNS {
+            let again = b.run(change, DRAWS)?;
+            if again.total < r.total {
+                r = again;
+            }
+        }
         let per_s = |d: Duration| f64::from(DRAWS) / d.as_secs_f64();
         println!(
             "{:<26} {:>10.1} {:>12.0} {:>10.1} {:>12.0} {:>12} {:>8} {:>6} {:>8}",

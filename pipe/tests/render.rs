@@ -54,28 +54,7 @@ fn a_triangle_covers_the_pixels_of_the_top_left_rule() {
 #[test]
 fn depth_test_keeps_the_nearer_surface_whatever_the_order() {
     for near_first in [true, false] {
-        let mut r = rig();
-        let t = target(&r, Format::B8G8R8A8_UNORM, 32, 32);
-        let z = r
-            .screen
-            .resource_create(&ResourceTemplate::texture_2d(
-                Format::Z24_UNORM_S8_UINT,
-                32,
-                32,
-                0,
-                bind::DEPTH_STENCIL,
-            ))
-            .unwrap();
-        bind_const(&mut r, &fb(&t, Some(&z)));
-        let dsa = r
-            .ctx
-            .create_depth_stencil_alpha_state(&DepthStencilAlphaState {
-                depth_enabled: true,
-                depth_writemask: true,
-                depth_func: CompareFunc::LESS,
-                ..Default::default()
-            });
-        r.ctx.bind_depth_stencil_alpha_state(Some(&dsa));
+        let (mut r, t) = depth_rig(Format::Z24_UNORM_S8_UINT);
         r.ctx
             .clear(
                 clear_flags::COLOR0 | clear_flags::DEPTH | clear_flags::STENCIL,
@@ -100,28 +79,7 @@ fn depth_test_keeps_the_nearer_surface_whatever_the_order() {
 #[test]
 fn depth_survives_a_flush_between_draws() {
     // The second draw lands in a new render: depth must come back from the ZLS buffer.
-    let mut r = rig();
-    let t = target(&r, Format::B8G8R8A8_UNORM, 32, 32);
-    let z = r
-        .screen
-        .resource_create(&ResourceTemplate::texture_2d(
-            Format::Z16_UNORM,
-            32,
-            32,
-            0,
-            bind::DEPTH_STENCIL,
-        ))
-        .unwrap();
-    bind_const(&mut r, &fb(&t, Some(&z)));
-    let dsa = r
-        .ctx
-        .create_depth_stencil_alpha_state(&DepthStencilAlphaState {
-            depth_enabled: true,
-            depth_writemask: true,
-            depth_func: CompareFunc::LESS,
-            ..Default::default()
-        });
-    r.ctx.bind_depth_stencil_alpha_state(Some(&dsa));
+    let (mut r, t) = depth_rig(Format::Z16_UNORM);
     r.ctx
         .clear(
             clear_flags::COLOR0 | clear_flags::DEPTH,
@@ -281,28 +239,7 @@ fn rebinding_equal_state_emits_no_new_state() {
 
 #[test]
 fn occlusion_counts_only_samples_passing_depth() {
-    let mut r = rig();
-    let t = target(&r, Format::B8G8R8A8_UNORM, 32, 32);
-    let z = r
-        .screen
-        .resource_create(&ResourceTemplate::texture_2d(
-            Format::Z16_UNORM,
-            32,
-            32,
-            0,
-            bind::DEPTH_STENCIL,
-        ))
-        .unwrap();
-    bind_const(&mut r, &fb(&t, Some(&z)));
-    let dsa = r
-        .ctx
-        .create_depth_stencil_alpha_state(&DepthStencilAlphaState {
-            depth_enabled: true,
-            depth_writemask: true,
-            depth_func: CompareFunc::LESS,
-            ..Default::default()
-        });
-    r.ctx.bind_depth_stencil_alpha_state(Some(&dsa));
+    let (mut r, t) = depth_rig(Format::Z16_UNORM);
     r.ctx
         .clear(clear_flags::COLOR0 | clear_flags::DEPTH, [0.0; 4], 1.0, 0)
         .unwrap();
@@ -382,4 +319,32 @@ fn a_batch_that_would_outgrow_parameter_memory_is_split_and_still_right() {
             .all(|e| format!("{:?}", e.result) == "Done"),
         "no render ran out"
     );
+}
+
+/// A 32x32 colour target with a depth buffer of `zf`, constant-colour shaders, depth test LESS
+/// with writes.
+fn depth_rig(zf: Format) -> (Rig, std::sync::Arc<Resource>) {
+    let mut r = rig();
+    let t = target(&r, Format::B8G8R8A8_UNORM, 32, 32);
+    let z = r
+        .screen
+        .resource_create(&ResourceTemplate::texture_2d(
+            zf,
+            32,
+            32,
+            0,
+            bind::DEPTH_STENCIL,
+        ))
+        .unwrap();
+    bind_const(&mut r, &fb(&t, Some(&z)));
+    let dsa = r
+        .ctx
+        .create_depth_stencil_alpha_state(&DepthStencilAlphaState {
+            depth_enabled: true,
+            depth_writemask: true,
+            depth_func: CompareFunc::LESS,
+            ..Default::default()
+        });
+    r.ctx.bind_depth_stencil_alpha_state(Some(&dsa));
+    (r, t)
 }

@@ -16,7 +16,7 @@ use sgx_hwdocs::usse::{Opcode, Pred};
 use sgx_hwdocs::{Format, FormatKind};
 
 use crate::kit::*;
-use crate::{JobDesc, JobResult, JobStatus, Perm};
+use crate::{Backing, JobDesc, JobResult, JobStatus, Perm};
 
 /// A deterministic generator (xorshift32) for scene contents.
 struct Rng(u32);
@@ -72,7 +72,8 @@ fn all_done(name: &str, r: &[JobResult]) {
 
 /// A linear BGRA8 target of w x h pixels with a padded stride, pre-filled with a pattern.
 fn target(s: &mut Scene, w: u32, h: u32) -> (RenderDesc, Arc<Mem>) {
-    let stride = w * 4 + 12;
+    // Strides are 32-byte aligned; one spare 32 bytes per row pads it.
+    let stride = (w * 4).div_ceil(32) * 32 + 32;
     let m = Mem::filled((stride * h) as usize, 0x5a);
     let va = s.alloc_with(m.clone(), Perm::RW);
     (RenderDesc::linear(va, w, h, stride), m)
@@ -338,7 +339,7 @@ fn every_target_format_and_layout_with_clips() {
                     layout,
                     log2_w: 6,
                     log2_h: 5,
-                    stride_b: w * bpe + 8,
+                    stride_b: (w * bpe).div_ceil(32) * 32 + 32,
                     extent_w_tl: 3,
                     extent_h_tl: 2,
                     clip_xmin: 3,
@@ -349,7 +350,7 @@ fn every_target_format_and_layout_with_clips() {
                 let rd = RenderDesc {
                     pbe,
                     bg: [0.25, -1.0, 2.0, 0.5],
-                    ..RenderDesc::linear(va, 48, 32, w * bpe + 8)
+                    ..RenderDesc::linear(va, 48, 32, 256)
                 };
                 // Colour = the varying, which runs outside [0, 1] to hit the clamps.
                 let verts = [
@@ -386,7 +387,7 @@ fn straight_and_branching_programs() {
             alu(FDDX, dr(3), pa(0), pa(0)),
             alu(FDDY, dr(4), r(1), r(1)),
             alu(FMAD, dr(2), r(3), r(4)),
-            alu1(FFRC, dr(2).m(0b0011), r(2).neg_abs_for_test()),
+            alu1(FFRC, dr(2).m(0b0011), S { m: sgx_hwdocs::usse::SrcMod::NEG_ABS, ..r(2) }),
             mov(da(), imm(1)),
             alu(FADD, dr(2).m(0b1000), sai(0), r(2)),
             emitpix(r(2)),
@@ -456,6 +457,7 @@ fn depth_stencil_blend_masks_loads() {
         let (w, h) = (40u32, 24u32);
         let (mut rd, fb) = target(s, w, h);
         let zb = Mem::new((w * 4 * h) as usize);
+        // ZLS rows are w * 4 = 160 bytes, 32-byte aligned.
         let mut rng = Rng(5);
         zb.write(0, &rng.bytes(zb.len_b()));
         let zva = s.alloc_with(zb.clone(), Perm::RW);
@@ -581,28 +583,29 @@ fn faults_agree() {
     assert!(matches!(r[0].status, JobStatus::Fault(_)), "{:?}", r[0].status);
     // A twiddled target larger than its buffer: bytes before the fault land alike.
     let r = check("target fault", |s| {
-        let m = Mem::filled(3000, 0x11);
+        // 64x64 BGRA8 is 16 KiB; the buffer maps two pages.
+        let m = Mem::filled(5000, 0x11);
         let va = s.alloc_with(m.clone(), Perm::RW);
         let pbe = PbeState {
             base_addr: va,
             layout: MemLayout::TWIDDLED,
-            log2_w: 5,
-            log2_h: 5,
-            extent_w_tl: 2,
-            extent_h_tl: 2,
-            clip_xmax: 31,
-            clip_ymax: 31,
+            log2_w: 6,
+            log2_h: 6,
+            extent_w_tl: 4,
+            extent_h_tl: 4,
+            clip_xmax: 63,
+            clip_ymax: 63,
             ..PbeState::default()
         };
         let rd = RenderDesc {
             pbe,
-            ..RenderDesc::linear(0, 32, 32, 128)
+            ..RenderDesc::linear(0, 64, 64, 256)
         };
         let d = DrawDesc::new(
             Topology::TRIANGLES,
-            &rect((0.0, 0.0, 32.0, 32.0), (0.0, 0.0, 1.0, 1.0), 32.0, 32.0, 0.5, 1.0),
+            &rect((0.0, 0.0, 64.0, 64.0), (0.0, 0.0, 1.0, 1.0), 64.0, 64.0, 0.5, 1.0),
             words(&[emitpix(pa(0)), end()]),
-            viewport(32.0, 32.0),
+            viewport(64.0, 64.0),
         );
         (vec![build(s, &rd, &[d])], vec![m])
     });

@@ -27,6 +27,8 @@ mod zls;
 
 mod kit;
 #[cfg(test)]
+mod fastpaths;
+#[cfg(test)]
 mod tests;
 
 pub use bench::{bench_sim, format_bench, BenchRow};

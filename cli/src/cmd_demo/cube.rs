@@ -63,7 +63,7 @@ fn texels() -> Vec<u8> {
     let mut t = Vec::with_capacity((TEX_PX * TEX_PX * 4) as usize);
     for y in 0..TEX_PX {
         for x in 0..TEX_PX {
-            let light = ((x / CHECK_PX) + (y / CHECK_PX)) % 2 == 0;
+            let light = ((x / CHECK_PX) + (y / CHECK_PX)) & 1 == 0;
             let (r, g, b) = if light {
                 (
                     250,

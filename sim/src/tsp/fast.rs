@@ -152,7 +152,7 @@ impl FastUnit {
             Some(l) if bpe == 4 && l.is_bytes([Some(0), Some(8), Some(16), Some(24)]) => {
                 Kind::Rgba8
             }
-            Some(l) if bpe == 4 && l.is_bytes([Some(16), Some(8), Some(0), None]) => Kind::Bgrx8,
+            Some(l) if bpe == 4 && l.is_bytes([Some(16), Some(8), Some(0), None]) => Kind::Bgra8,
             Some(_) => Kind::Table,
             None => Kind::Decoder,
         };
