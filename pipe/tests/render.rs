@@ -239,7 +239,7 @@ fn rebinding_equal_state_emits_no_new_state() {
 
 #[test]
 fn occlusion_counts_only_samples_passing_depth() {
-    let (mut r, t) = depth_rig(Format::Z16_UNORM);
+    let (mut r, _target) = depth_rig(Format::Z16_UNORM);
     r.ctx
         .clear(clear_flags::COLOR0 | clear_flags::DEPTH, [0.0; 4], 1.0, 0)
         .unwrap();

@@ -218,7 +218,9 @@ fn mipmaps_lod_and_every_tex_opcode() {
                 let (rd, fb) = target(s, 45, 29);
                 let mut bufs = vec![fb];
                 let mut draws = Vec::new();
-                for (k, layout) in [MemLayout::TWIDDLED, MemLayout::LINEAR].into_iter().enumerate()
+                for (k, layout) in [MemLayout::TWIDDLED, MemLayout::LINEAR]
+                    .into_iter()
+                    .enumerate()
                 {
                     let mut st = TexState {
                         layout,
@@ -227,8 +229,16 @@ fn mipmaps_lod_and_every_tex_opcode() {
                         levels: 6,
                         base_level: k as u32,
                         max_level: 5,
-                        min_filter: if k == 0 { Filter::LINEAR } else { Filter::NEAREST },
-                        mag_filter: if k == 0 { Filter::NEAREST } else { Filter::LINEAR },
+                        min_filter: if k == 0 {
+                            Filter::LINEAR
+                        } else {
+                            Filter::NEAREST
+                        },
+                        mag_filter: if k == 0 {
+                            Filter::NEAREST
+                        } else {
+                            Filter::LINEAR
+                        },
                         mip_filter: mip,
                         lod_bias: 5 - 11 * k as i32,
                         wrap_s: AddrMode::REPEAT,
@@ -296,7 +306,8 @@ fn cube_maps() {
         m.write(0, &rng.bytes(m.len_b()));
         st.base_addr = s.alloc_with(m.clone(), Perm::RO);
         // Directions sweeping every face.
-        let p = |x: f32, y: f32, d: [f32; 3]| (clip_xy(x, y, 33.0, 17.0, 0.5), [d[0], d[1], d[2], 0.0]);
+        let p =
+            |x: f32, y: f32, d: [f32; 3]| (clip_xy(x, y, 33.0, 17.0, 0.5), [d[0], d[1], d[2], 0.0]);
         let verts = [
             p(0.0, 0.0, [-1.0, -1.2, 0.9]),
             p(33.0, 0.0, [1.3, -0.8, -1.1]),
@@ -379,7 +390,14 @@ fn straight_and_branching_programs() {
         // ALU mix: swizzles, modifiers, saturate, LIMM, FMAD, predicates, derivatives.
         vec![
             alu(FMUL, dr(0), pa(1), sa(0)),
-            alu_full(FADD, Pred::ALWAYS, true, dr(1), r(0).sw("yxwz"), pa(0).neg()),
+            alu_full(
+                FADD,
+                Pred::ALWAYS,
+                true,
+                dr(1),
+                r(0).sw("yxwz"),
+                pa(0).neg(),
+            ),
             limmf(dr(2).m(0b1010), 0.75),
             alu(FMAD, dr(2), r(1).abs(), sa(1).sw("wwxy")),
             alu(FSLT, dp(0), r(0), sa(1)),
@@ -387,7 +405,14 @@ fn straight_and_branching_programs() {
             alu(FDDX, dr(3), pa(0), pa(0)),
             alu(FDDY, dr(4), r(1), r(1)),
             alu(FMAD, dr(2), r(3), r(4)),
-            alu1(FFRC, dr(2).m(0b0011), S { m: sgx_hwdocs::usse::SrcMod::NEG_ABS, ..r(2) }),
+            alu1(
+                FFRC,
+                dr(2).m(0b0011),
+                S {
+                    m: sgx_hwdocs::usse::SrcMod::NEG_ABS,
+                    ..r(2)
+                },
+            ),
             mov(da(), imm(1)),
             alu(FADD, dr(2).m(0b1000), sai(0), r(2)),
             emitpix(r(2)),
@@ -465,17 +490,34 @@ fn depth_stencil_blend_masks_loads() {
         rd.tile_ctrl = Some(vec![0b1111; 6]);
         let mut draws = Vec::new();
         let funcs = [
-            (BlendFunc::ADD, BlendFactor::SRC_ALPHA, BlendFactor::INV_SRC_ALPHA),
-            (BlendFunc::REV_SUBTRACT, BlendFactor::DST_COLOR, BlendFactor::CONST_ALPHA),
+            (
+                BlendFunc::ADD,
+                BlendFactor::SRC_ALPHA,
+                BlendFactor::INV_SRC_ALPHA,
+            ),
+            (
+                BlendFunc::REV_SUBTRACT,
+                BlendFactor::DST_COLOR,
+                BlendFactor::CONST_ALPHA,
+            ),
             (BlendFunc::MAX, BlendFactor::ONE, BlendFactor::ONE),
         ];
         for k in 0..6 {
             let z = 0.2 + 0.12 * k as f32;
             let o = k as f32 * 3.0;
             let verts = [
-                (clip_xy(-2.0 + o, 1.0, w as f32, h as f32, z), [0.9, 0.1 * k as f32, 0.3, 0.6]),
-                (clip_xy(38.0, 3.0 + o, w as f32, h as f32, 1.0 - z), [0.2, 0.8, 0.1, 0.4]),
-                (clip_xy(12.0 + o, 25.0, w as f32, h as f32, z), [0.5, 0.4, 0.9, 0.9]),
+                (
+                    clip_xy(-2.0 + o, 1.0, w as f32, h as f32, z),
+                    [0.9, 0.1 * k as f32, 0.3, 0.6],
+                ),
+                (
+                    clip_xy(38.0, 3.0 + o, w as f32, h as f32, 1.0 - z),
+                    [0.2, 0.8, 0.1, 0.4],
+                ),
+                (
+                    clip_xy(12.0 + o, 25.0, w as f32, h as f32, z),
+                    [0.5, 0.4, 0.9, 0.9],
+                ),
             ];
             let mut d = DrawDesc::new(
                 Topology::TRIANGLES,
@@ -496,7 +538,11 @@ fn depth_stencil_blend_masks_loads() {
             d.isp = IspState {
                 depth_test: k != 3,
                 depth_write: k != 4,
-                depth_func: [CompareFunc::LESS, CompareFunc::GEQUAL, CompareFunc::NOTEQUAL][k % 3],
+                depth_func: [
+                    CompareFunc::LESS,
+                    CompareFunc::GEQUAL,
+                    CompareFunc::NOTEQUAL,
+                ][k % 3],
                 stencil_test: k >= 2,
                 front_func: CompareFunc::NOTEQUAL,
                 front_ref: 3,
@@ -573,14 +619,25 @@ fn faults_agree() {
         };
         let mut d = DrawDesc::new(
             Topology::TRIANGLES,
-            &rect((0.0, 0.0, 20.0, 20.0), (0.0, 0.0, 1.0, 1.0), 20.0, 20.0, 0.5, 1.0),
+            &rect(
+                (0.0, 0.0, 20.0, 20.0),
+                (0.0, 0.0, 1.0, 1.0),
+                20.0,
+                20.0,
+                0.5,
+                1.0,
+            ),
             TEX_FS(Opcode::TEX),
             viewport(20.0, 20.0),
         );
         d.textures = vec![st];
         (vec![build(s, &rd, &[d])], vec![fb])
     });
-    assert!(matches!(r[0].status, JobStatus::Fault(_)), "{:?}", r[0].status);
+    assert!(
+        matches!(r[0].status, JobStatus::Fault(_)),
+        "{:?}",
+        r[0].status
+    );
     // A twiddled target larger than its buffer: bytes before the fault land alike.
     let r = check("target fault", |s| {
         // 64x64 BGRA8 is 16 KiB; the buffer maps two pages.
@@ -603,13 +660,24 @@ fn faults_agree() {
         };
         let d = DrawDesc::new(
             Topology::TRIANGLES,
-            &rect((0.0, 0.0, 64.0, 64.0), (0.0, 0.0, 1.0, 1.0), 64.0, 64.0, 0.5, 1.0),
+            &rect(
+                (0.0, 0.0, 64.0, 64.0),
+                (0.0, 0.0, 1.0, 1.0),
+                64.0,
+                64.0,
+                0.5,
+                1.0,
+            ),
             words(&[emitpix(pa(0)), end()]),
             viewport(64.0, 64.0),
         );
         (vec![build(s, &rd, &[d])], vec![m])
     });
-    assert!(matches!(r[0].status, JobStatus::Fault(_)), "{:?}", r[0].status);
+    assert!(
+        matches!(r[0].status, JobStatus::Fault(_)),
+        "{:?}",
+        r[0].status
+    );
 }
 
 #[test]
@@ -629,7 +697,12 @@ fn the_benchmark_scenes_agree() {
             ..TexState::default()
         };
         let (rd, fb) = target(s, 100, 70);
-        let p = |x: f32, y: f32| (clip_xy(x, y, 100.0, 70.0, 0.5), [x / 100.0, y / 70.0, 0.0, 1.0]);
+        let p = |x: f32, y: f32| {
+            (
+                clip_xy(x, y, 100.0, 70.0, 0.5),
+                [x / 100.0, y / 70.0, 0.0, 1.0],
+            )
+        };
         let verts = [p(0.0, 0.0), p(0.0, 70.0), p(100.0, 0.0), p(100.0, 70.0)];
         let mut d = DrawDesc::new(
             Topology::TRIANGLE_STRIP,

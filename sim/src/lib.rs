@@ -25,9 +25,9 @@ mod twod;
 pub mod usse;
 mod zls;
 
-mod kit;
 #[cfg(test)]
 mod fastpaths;
+mod kit;
 #[cfg(test)]
 mod tests;
 

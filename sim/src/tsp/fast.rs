@@ -152,7 +152,7 @@ impl FastUnit {
             Some(l) if bpe == 4 && l.is_bytes([Some(0), Some(8), Some(16), Some(24)]) => {
                 Kind::Rgba8
             }
-            Some(l) if bpe == 4 && l.is_bytes([Some(16), Some(8), Some(0), None]) => Kind::Bgra8,
+            Some(l) if bpe == 4 && l.is_bytes([Some(16), Some(8), Some(0), None]) => Kind::Bgrx8,
             Some(_) => Kind::Table,
             None => Kind::Decoder,
         };
@@ -202,6 +202,108 @@ trait Texel {
     /// # Safety
     /// `p` is a level pointer of `u` and `off` the byte offset of an element of that level.
     unsafe fn at(u: &TexUnit, p: *const u8, off: u32) -> [f32; 4];
+
+    /// The reference bilinear blend of the elements at offsets `off` (t00, t10, t01, t11)
+    /// with weights `ax`, `ay`.
+    ///
+    /// # Safety
+    /// As `at`, for every offset.
+    #[inline(always)]
+    unsafe fn bilinear(u: &TexUnit, p: *const u8, off: [u32; 4], ax: f32, ay: f32) -> [f32; 4] {
+        // SAFETY: forwarded contract.
+        unsafe { bilinear_scalar::<Self>(u, p, off, ax, ay) }
+    }
+}
+
+/// `Texel::bilinear` in scalar code, element by element as `filter2d` blends.
+///
+/// # Safety
+/// As `Texel::at`, for every offset.
+#[inline(always)]
+unsafe fn bilinear_scalar<X: Texel + ?Sized>(
+    u: &TexUnit,
+    p: *const u8,
+    off: [u32; 4],
+    ax: f32,
+    ay: f32,
+) -> [f32; 4] {
+    // SAFETY: forwarded contract.
+    let (t00, t10, t01, t11) = unsafe {
+        (
+            X::at(u, p, off[0]),
+            X::at(u, p, off[1]),
+            X::at(u, p, off[2]),
+            X::at(u, p, off[3]),
+        )
+    };
+    let mut o = [0.0; 4];
+    for c in 0..4 {
+        let top = t00[c] + (t10[c] - t00[c]) * ax;
+        let bot = t01[c] + (t11[c] - t01[c]) * ax;
+        o[c] = top + (bot - top) * ay;
+    }
+    o
+}
+
+/// SSE2 (part of every x86_64) forms of the 8-bit RGBA kinds' bilinear blend: a texel's four
+/// bytes become four f32 lanes divided by 255 (the IEEE quotient the UNORM table holds), and
+/// the blend runs lane-wise with the same operations in the same order, so every lane is
+/// bit-identical to the scalar code.
+#[cfg(target_arch = "x86_64")]
+mod sse {
+    use std::arch::x86_64::*;
+
+    /// Bytes 0..4 at `p + off` as f32 lanes k / 255, lane 3 forced to 1.0 with `opaque`.
+    ///
+    /// # Safety
+    /// `p + off .. p + off + 4` is readable.
+    #[inline(always)]
+    unsafe fn texel(p: *const u8, off: u32, opaque: bool) -> __m128 {
+        // SAFETY: readable per the contract; SSE2 is in the x86_64 baseline.
+        unsafe {
+            let v = _mm_cvtsi32_si128(std::ptr::read_unaligned(p.add(off as usize) as *const i32));
+            let z = _mm_setzero_si128();
+            let w = _mm_unpacklo_epi16(_mm_unpacklo_epi8(v, z), z);
+            let f = _mm_div_ps(_mm_cvtepi32_ps(w), _mm_set1_ps(255.0));
+            if opaque {
+                let rgb = _mm_castsi128_ps(_mm_set_epi32(0, -1, -1, -1));
+                _mm_or_ps(_mm_and_ps(f, rgb), _mm_set_ps(1.0, 0.0, 0.0, 0.0))
+            } else {
+                f
+            }
+        }
+    }
+
+    /// The bilinear blend of four 32-bit texels in byte order; `SWAP_RB` returns lanes
+    /// (2, 1, 0, 3) (B G R A bytes to R G B A), `OPAQUE` blends 1.0 in lane 3.
+    ///
+    /// # Safety
+    /// Every `p + off[k] .. + 4` is readable.
+    #[inline(always)]
+    pub(super) unsafe fn bilinear<const SWAP_RB: bool, const OPAQUE: bool>(
+        p: *const u8,
+        off: [u32; 4],
+        ax: f32,
+        ay: f32,
+    ) -> [f32; 4] {
+        // SAFETY: readable per the contract; SSE2 is in the x86_64 baseline.
+        unsafe {
+            let t00 = texel(p, off[0], OPAQUE);
+            let t10 = texel(p, off[1], OPAQUE);
+            let t01 = texel(p, off[2], OPAQUE);
+            let t11 = texel(p, off[3], OPAQUE);
+            let (ax, ay) = (_mm_set1_ps(ax), _mm_set1_ps(ay));
+            let top = _mm_add_ps(t00, _mm_mul_ps(_mm_sub_ps(t10, t00), ax));
+            let bot = _mm_add_ps(t01, _mm_mul_ps(_mm_sub_ps(t11, t01), ax));
+            let mut o = _mm_add_ps(top, _mm_mul_ps(_mm_sub_ps(bot, top), ay));
+            if SWAP_RB {
+                o = _mm_shuffle_ps::<0b11_00_01_10>(o, o);
+            }
+            let mut out = [0f32; 4];
+            _mm_storeu_ps(out.as_mut_ptr(), o);
+            out
+        }
+    }
 }
 
 /// # Safety
@@ -225,6 +327,13 @@ impl Texel for Bgra8 {
         let v = unsafe { read32(p, off) };
         [byte(v, 16), byte(v, 8), byte(v, 0), byte(v, 24)]
     }
+
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    unsafe fn bilinear(_: &TexUnit, p: *const u8, off: [u32; 4], ax: f32, ay: f32) -> [f32; 4] {
+        // SAFETY: forwarded contract (4-byte elements).
+        unsafe { sse::bilinear::<true, false>(p, off, ax, ay) }
+    }
 }
 
 struct Rgba8;
@@ -235,6 +344,13 @@ impl Texel for Rgba8 {
         let v = unsafe { read32(p, off) };
         [byte(v, 0), byte(v, 8), byte(v, 16), byte(v, 24)]
     }
+
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    unsafe fn bilinear(_: &TexUnit, p: *const u8, off: [u32; 4], ax: f32, ay: f32) -> [f32; 4] {
+        // SAFETY: forwarded contract (4-byte elements).
+        unsafe { sse::bilinear::<false, false>(p, off, ax, ay) }
+    }
 }
 
 struct Bgrx8;
@@ -244,6 +360,13 @@ impl Texel for Bgrx8 {
         // SAFETY: a Bgrx8 unit has 4-byte elements.
         let v = unsafe { read32(p, off) };
         [byte(v, 16), byte(v, 8), byte(v, 0), 1.0]
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    unsafe fn bilinear(_: &TexUnit, p: *const u8, off: [u32; 4], ax: f32, ay: f32) -> [f32; 4] {
+        // SAFETY: forwarded contract (4-byte elements).
+        unsafe { sse::bilinear::<true, true>(p, off, ax, ay) }
     }
 }
 
@@ -454,21 +577,9 @@ fn quad_linear<X: Texel>(
         );
         let (ca, cb) = (lv.cols_b[xa as usize], lv.cols_b[xb as usize]);
         let (ra, rb) = (lv.rows_b[ya as usize], lv.rows_b[yb as usize]);
+        let off = [ca + ra, cb + ra, ca + rb, cb + rb];
         // SAFETY: the tables hold offsets of elements of the held level.
-        let (t00, t10, t01, t11) = unsafe {
-            (
-                X::at(u, lv.p, ca + ra),
-                X::at(u, lv.p, cb + ra),
-                X::at(u, lv.p, ca + rb),
-                X::at(u, lv.p, cb + rb),
-            )
-        };
-        let mut o = [0.0; 4];
-        for c in 0..4 {
-            let top = t00[c] + (t10[c] - t00[c]) * ax;
-            let bot = t01[c] + (t11[c] - t01[c]) * ax;
-            o[c] = top + (bot - top) * ay;
-        }
+        let o = unsafe { X::bilinear(u, lv.p, off, ax, ay) };
         out[i] = u.fast.swizzle(o);
     }
 }
@@ -596,6 +707,72 @@ mod tests {
             Kind::Decoder,
         ] {
             assert!(seen.contains(&k), "no format takes {k:?}");
+        }
+    }
+
+    #[test]
+    fn bilinear_kinds_equal_the_scalar_blend() {
+        let mut seed = 0x2545_f491u32;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 17;
+            seed ^= seed << 5;
+            seed
+        };
+        let texels: Vec<u8> = (0..4096).map(|_| next() as u8).collect();
+        let p = texels.as_ptr();
+        let u = TexUnit::blank(TexState::default());
+        let weights = [
+            0.0,
+            -0.0,
+            0.5,
+            0.999_999_94,
+            1.0,
+            -0.25,
+            1.5,
+            f32::NAN,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            1e-30,
+        ];
+        for k in 0..2000 {
+            let off = [0, 1, 2, 3].map(|_| (next() % 1023) * 4);
+            let ax = if k < 121 {
+                weights[k % 11]
+            } else {
+                (next() >> 8) as f32 / 16_777_216.0
+            };
+            let ay = if k < 121 {
+                weights[k / 11]
+            } else {
+                (next() >> 8) as f32 / 16_777_216.0
+            };
+            // SAFETY: every offset + 4 lies inside `texels`.
+            unsafe {
+                let same = |a: [f32; 4], b: [f32; 4]| {
+                    a.iter().zip(&b).all(|(x, y)| x.to_bits() == y.to_bits())
+                };
+                let (f, r) = (
+                    Bgra8::bilinear(&u, p, off, ax, ay),
+                    bilinear_scalar::<Bgra8>(&u, p, off, ax, ay),
+                );
+                assert!(same(f, r), "Bgra8 {off:?} {ax} {ay}: {f:?} vs {r:?}");
+                let (f, r) = (
+                    Rgba8::bilinear(&u, p, off, ax, ay),
+                    bilinear_scalar::<Rgba8>(&u, p, off, ax, ay),
+                );
+                assert!(same(f, r), "Rgba8 {off:?} {ax} {ay}: {f:?} vs {r:?}");
+                let (f, r) = (
+                    Bgrx8::bilinear(&u, p, off, ax, ay),
+                    bilinear_scalar::<Bgrx8>(&u, p, off, ax, ay),
+                );
+                assert!(
+                    same(f, r),
+                    "Bgrx8 {off:?} {ax} {ay}: {:x?} vs {:x?}",
+                    f.map(f32::to_bits),
+                    r.map(f32::to_bits)
+                );
+            }
         }
     }
 

@@ -1,7 +1,7 @@
 //! Runs a render through the drm winsys backend under the drm-shim (which serves the
 //! sgx535 uapi with the device model) and prints the submission trace as JSON.
 //!
-//!     cargo build -p sgx-drm-shim && cargo run -p sgx-pipe --example shim_render
+//!     cargo build -p sgx-drm-shim && cargo run -p sgx-pipe --example render_under_shim
 //!
 //! The example re-runs itself with the shim preloaded.
 
