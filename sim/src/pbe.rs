@@ -73,6 +73,21 @@ impl Encoder {
 pub(crate) struct FastEncoder {
     ch: [(u32, f32, usize); 4],
     ones: u32,
+    /// 32-bit formats of four 8-bit bytes, encoded four lanes at once.
+    bytes: Bytes,
+}
+
+/// Which 4 x 8-bit byte order a format has (source lane of bytes 0, 1, 2, 3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Bytes {
+    /// R G B A.
+    Rgba,
+    /// B G R A.
+    Bgra,
+    /// B G R, then a padding byte of ones.
+    Bgrx,
+    /// Anything else (the per-channel loop).
+    Other,
 }
 
 impl FastEncoder {
@@ -82,6 +97,7 @@ impl FastEncoder {
         let mut f = FastEncoder {
             ch: [(0, 0.0, 0); 4],
             ones: 0,
+            bytes: Bytes::Other,
         };
         for (k, &(lo, bits, src)) in e.ch[..e.nch].iter().enumerate() {
             if bits > 16 {
@@ -94,12 +110,42 @@ impl FastEncoder {
                 f.ch[k] = (lo, max as f32, usize::from(src));
             }
         }
+        // (shift, bits, source) of each channel, in any order, for the byte kinds.
+        let mut chans: Vec<(u32, u32, u8)> = e.ch[..e.nch].to_vec();
+        chans.sort_by_key(|c| c.0);
+        let byte = |src: u8| (8, src);
+        let layout: Vec<(u32, u8)> = chans.iter().map(|c| (c.1, c.2)).collect();
+        f.bytes = if chans.iter().enumerate().any(|(k, c)| c.0 != 8 * k as u32) || chans.len() != 4
+        {
+            Bytes::Other
+        } else if layout == [byte(0), byte(1), byte(2), byte(3)] {
+            Bytes::Rgba
+        } else if layout == [byte(2), byte(1), byte(0), byte(3)] {
+            Bytes::Bgra
+        } else if layout == [byte(2), byte(1), byte(0), byte(4)] {
+            Bytes::Bgrx
+        } else {
+            Bytes::Other
+        };
         Some(f)
     }
 
     /// `Encoder::encode`, equal for every input.
     #[inline(always)]
     pub(crate) fn encode(&self, c: [f32; 4]) -> u32 {
+        #[cfg(target_arch = "x86_64")]
+        match self.bytes {
+            Bytes::Rgba => return sse::bytes::<false>(c),
+            Bytes::Bgra => return sse::bytes::<true>(c),
+            Bytes::Bgrx => return sse::bytes::<true>(c) | 0xff00_0000,
+            Bytes::Other => {}
+        }
+        self.encode_channels(c)
+    }
+
+    /// `encode` channel by channel.
+    #[inline(always)]
+    fn encode_channels(&self, c: [f32; 4]) -> u32 {
         let mut v = self.ones;
         for &(lo, max, src) in &self.ch {
             let x = clamp01_fast(c[src & 3]);
@@ -108,6 +154,34 @@ impl FastEncoder {
             v |= q << lo;
         }
         v
+    }
+}
+
+/// SSE2 (part of every x86_64) encoding of four 8-bit unorm lanes: clamp with max/min (whose
+/// x86 semantics are exactly the selects of `clamp01_fast`), scale, round by +0.5 and
+/// truncate, per lane as the scalar code does, then pack to bytes.
+#[cfg(target_arch = "x86_64")]
+mod sse {
+    use std::arch::x86_64::*;
+
+    /// Bytes of `c` (r, g, b, a) in that order, or b, g, r, a with `SWAP_RB`; alpha 0 is
+    /// left for the caller to replace with padding.
+    #[inline(always)]
+    pub(super) fn bytes<const SWAP_RB: bool>(c: [f32; 4]) -> u32 {
+        // SAFETY: SSE2 is in the x86_64 baseline; the load reads the four floats of `c`.
+        unsafe {
+            let mut x = _mm_loadu_ps(c.as_ptr());
+            if SWAP_RB {
+                x = _mm_shuffle_ps::<0b11_00_01_10>(x, x);
+            }
+            let x = _mm_min_ps(_mm_max_ps(x, _mm_setzero_ps()), _mm_set1_ps(1.0));
+            let q = _mm_cvttps_epi32(_mm_add_ps(
+                _mm_mul_ps(x, _mm_set1_ps(255.0)),
+                _mm_set1_ps(0.5),
+            ));
+            let w = _mm_packs_epi32(q, q);
+            _mm_cvtsi128_si32(_mm_packus_epi16(w, w)) as u32
+        }
     }
 }
 
@@ -377,5 +451,10 @@ mod tests {
             }
         }
         assert!(n >= 5, "{n} formats with a fast encoder");
+        let kind = |f: Format| FastEncoder::new(&Encoder::new(f)).map(|e| e.bytes);
+        assert_eq!(kind(Format::B8G8R8A8_UNORM), Some(Bytes::Bgra));
+        assert_eq!(kind(Format::R8G8B8A8_UNORM), Some(Bytes::Rgba));
+        assert_eq!(kind(Format::B8G8R8X8_UNORM), Some(Bytes::Bgrx));
+        assert_eq!(kind(Format::B5G6R5_UNORM), Some(Bytes::Other));
     }
 }

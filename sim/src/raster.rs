@@ -355,6 +355,13 @@ impl Raster<'_> {
             )
         };
         let has_kill = ctx.fs.has_kill;
+        // Fast-path shortcuts of the per-pixel state work below (the reference keeps it all):
+        // no test and no KILL leaves every covered pixel live and passing; no blend and all
+        // channels written leaves the colour the clamped source.
+        let no_tests = self.fast && !has_kill && !isp.stencil_test && !isp.depth_test;
+        let plain_colour = self.fast && !t.blend && t.colour_mask & 0xf == 0xf;
+        // Depth is read only by the depth test (and its write) and the position input.
+        let need_z = !self.fast || isp.depth_test || t.pos_enable;
         let fast = self.fast;
         let mut sampler = Sampler::new(self.mmu, &ctx.tex, fast);
         let mut passed = 0u32;
@@ -427,6 +434,9 @@ impl Raster<'_> {
                 // Interpolate z and the varyings for all four pixels (helpers too).
                 let mut z = [0f32; 4];
                 for i in 0..4 {
+                    if !need_z {
+                        break;
+                    }
                     let l = lam[i];
                     z[i] = clamp01(l[0] * pv[0][2] + l[1] * pv[1][2] + l[2] * pv[2][2]);
                 }
@@ -435,6 +445,10 @@ impl Raster<'_> {
                 let mut dpass = [true; 4];
                 let mut live = [false; 4];
                 for i in 0..4 {
+                    if no_tests {
+                        live = cov;
+                        break;
+                    }
                     if !cov[i] {
                         continue;
                     }
@@ -485,11 +499,14 @@ impl Raster<'_> {
                                 }
                             }
                         }
-                        let (px, py) = (
-                            (qx + (i & 1) as i64) as f32 + 0.5,
-                            (qy + (i >> 1) as i64) as f32 + 0.5,
-                        );
+                        let pxy = || {
+                            (
+                                (qx + (i & 1) as i64) as f32 + 0.5,
+                                (qy + (i >> 1) as i64) as f32 + 0.5,
+                            )
+                        };
                         if t.pos_enable {
+                            let (px, py) = pxy();
                             pa[i][t.pos_slot as usize] = [px, py, z[i], sum].map(f32::to_bits);
                         }
                         if t.face_enable {
@@ -497,6 +514,7 @@ impl Raster<'_> {
                                 [if pr.back { -1.0 } else { 1.0 }, 0.0, 0.0, 1.0].map(f32::to_bits);
                         }
                         if t.pcoord_enable {
+                            let (px, py) = pxy();
                             let (s, tt) = match sprite {
                                 Some((mx, my, ix, iy)) => ((px - mx) * ix, (py - my) * iy),
                                 None => (0.0, 0.0),
@@ -542,7 +560,11 @@ impl Raster<'_> {
                     if isp.depth_test && isp.depth_write {
                         tile.depth[ti] = z[i];
                     }
-                    tile.colour[ti] = blend(&ctx, self.qout.colour[i], tile.colour[ti]);
+                    tile.colour[ti] = if plain_colour {
+                        self.qout.colour[i].map(clamp01)
+                    } else {
+                        blend(&ctx, self.qout.colour[i], tile.colour[ti])
+                    };
                     passed += 1;
                 }
                 qx += 2;

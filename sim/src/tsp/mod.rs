@@ -499,7 +499,7 @@ fn rho(ddx: [f32; 2], ddy: [f32; 2]) -> f32 {
 impl Sampler<'_> {
     /// One sample; `FAST` = false is the reference (every LOD computed, every texel through
     /// `filter2d`), `FAST` = true skips the LOD of LOD-free units and filters held levels
-    /// through `filter2d_fast`.
+    /// through `fast::filter_at`.
     #[inline(always)]
     fn sample_with<const FAST: bool>(
         &mut self,
@@ -595,6 +595,16 @@ impl Sampler<'_> {
 }
 
 impl Textures for Sampler<'_> {
+    fn needs_lod(&self, unit: u32) -> bool {
+        // LOD-free units ignore it on the fast path (`sample_with::<true>`, `quad_fast`).
+        !(self.fast
+            && self
+                .table
+                .units
+                .get(unit as usize)
+                .is_some_and(|u| u.lod_free))
+    }
+
     fn sample(&mut self, unit: u32, coord: [f32; 4], lod: Lod) -> Result<[f32; 4], Fault> {
         if self.fast {
             self.sample_with::<true>(unit, coord, lod)

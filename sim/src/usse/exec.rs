@@ -452,8 +452,10 @@ impl Machine {
                     c[i] = fv(raw[i]);
                 }
                 let mut lod = [Lod::Explicit(0.0); 4];
-                for (i, l) in lod.iter_mut().enumerate() {
-                    *l = self.lod_of(ins, p.stage, &c, i);
+                if tex.needs_lod(u32::from(ins.sampler)) {
+                    for (i, l) in lod.iter_mut().enumerate() {
+                        *l = self.lod_of(ins, p.stage, &c, i);
+                    }
                 }
                 let mut r = [[0f32; 4]; 4];
                 tex.sample_quad(u32::from(ins.sampler), &c, &lod, [true; 4], &mut r)
@@ -466,6 +468,7 @@ impl Machine {
                 }
                 self.write4(ins, v);
             }
+            Opcode::EMITPIX if ins.pred == Pred::ALWAYS => *colour = self.read4(&ins.s0, pa, sa),
             Opcode::EMITPIX => {
                 let a = self.read4(&ins.s0, pa, sa);
                 for i in 0..4 {

@@ -52,6 +52,13 @@ pub trait Textures {
     /// Samples unit `unit` at `coord` (xy for 2D, xyz for cube); returns filtered, swizzled RGBA.
     fn sample(&mut self, unit: u32, coord: [f32; 4], lod: Lod) -> Result<[f32; 4], Fault>;
 
+    /// Whether samples of unit `unit` depend on their [`Lod`]; when false the interpreter may
+    /// pass any LOD to `sample_quad` (the default, true, always computes it).
+    fn needs_lod(&self, unit: u32) -> bool {
+        let _ = unit;
+        true
+    }
+
     /// Samples unit `unit` for the pixels `i` of a quad with `ex[i]` set, in pixel order, into
     /// `out[i]` (others untouched); the first fault in pixel order is returned. Must equal
     /// `sample` per pixel, which the default does; implementations override it to decode
