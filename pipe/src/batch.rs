@@ -33,6 +33,9 @@ pub(crate) struct Batch {
     pub colour_cleared: bool,
     pub clear_colour: [f32; 4],
     pub depth_cleared: bool,
+    /// The clear covered only depth (stencil comes from memory) or only stencil.
+    pub keep_stencil: bool,
+    pub keep_depth: bool,
     pub clear_depth: f32,
     pub clear_stencil: u8,
     pub draws: u32,
@@ -68,6 +71,8 @@ impl Batch {
             colour_cleared: false,
             clear_colour: [0.0; 4],
             depth_cleared: false,
+            keep_stencil: false,
+            keep_depth: false,
             clear_depth: 1.0,
             clear_stencil: 0,
             draws: 0,
@@ -181,13 +186,17 @@ impl Context {
             let colour_load = has_c && t && !b.colour_cleared;
             let depth_store = has_z && (t || b.depth_cleared);
             let depth_load = has_z && t && !b.depth_cleared;
+            let keep_stencil = depth_store && b.keep_stencil;
+            let keep_depth = depth_store && b.keep_depth;
             any_colour_load |= colour_load;
-            any_depth_load |= depth_load;
+            any_depth_load |= depth_load || keep_stencil || keep_depth;
             let w = render::TileCtrl {
                 colour_load,
                 colour_store,
                 depth_load,
                 depth_store,
+                keep_stencil,
+                keep_depth,
             }
             .pack()?[0];
             ctrl.push(w as u8);

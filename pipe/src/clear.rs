@@ -49,21 +49,23 @@ impl Context {
         if self.fb.cbuf.is_none() && self.fb.zsbuf.is_none() {
             return Err(PipeError::NotBound("framebuffer"));
         }
-        // Keeping stencil but clearing depth (or the reverse) needs the old values: load them.
-        if ds
-            && self
-                .fb
-                .zsbuf
-                .as_ref()
-                .is_some_and(|z| z.resource.format() == sgx_hwdocs::Format::Z24_UNORM_S8_UINT)
-            && buffers & (clear_flags::DEPTH | clear_flags::STENCIL)
-                != (clear_flags::DEPTH | clear_flags::STENCIL)
-        {
-            return Err(PipeError::Unsupported(
-                "clearing only depth or only stencil of a depth/stencil buffer".into(),
-            ));
+        let z_has_stencil = self
+            .fb
+            .zsbuf
+            .as_ref()
+            .is_some_and(|z| z.resource.format().info().channel("s").is_some());
+        // A stencil-only clear of a buffer without stencil clears nothing.
+        let ds = ds && (buffers & clear_flags::DEPTH != 0 || z_has_stencil);
+        if !colour && !ds {
+            return Ok(());
         }
-        if self.batch.as_ref().is_some_and(|b| b.draws > 0) {
+        // A clear after draws starts a new render, so order is kept; and a second partial
+        // clear must see the first one's result.
+        if self
+            .batch
+            .as_ref()
+            .is_some_and(|b| b.draws > 0 || (ds && b.depth_cleared))
+        {
             self.flush_batch()?;
         }
         let b = self.batch();
@@ -72,7 +74,13 @@ impl Context {
             b.clear_colour = color;
         }
         if ds {
+            // A clear of one half of a depth/stencil buffer keeps the other half: the tiles
+            // take it from memory (TileCtrl keep_stencil / keep_depth).
+            let both = clear_flags::DEPTH | clear_flags::STENCIL;
+            let has_stencil = z_has_stencil;
             b.depth_cleared = true;
+            b.keep_stencil = has_stencil && buffers & both == clear_flags::DEPTH;
+            b.keep_depth = buffers & both == clear_flags::STENCIL;
             b.clear_depth = depth.clamp(0.0, 1.0) as f32;
             b.clear_stencil = stencil;
         }

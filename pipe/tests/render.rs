@@ -348,3 +348,64 @@ fn depth_rig(zf: Format) -> (Rig, std::sync::Arc<Resource>) {
     r.ctx.bind_depth_stencil_alpha_state(Some(&dsa));
     (r, t)
 }
+
+#[test]
+fn clearing_depth_keeps_stencil_and_clearing_stencil_keeps_depth() {
+    let (mut r, t) = depth_rig(Format::Z24_UNORM_S8_UINT);
+    let stencil = |func, op| StencilState {
+        enabled: true,
+        func,
+        fail_op: StencilOp::KEEP,
+        zfail_op: StencilOp::KEEP,
+        zpass_op: op,
+        valuemask: 0xFF,
+        writemask: 0xFF,
+    };
+    let dsa = |r: &mut Rig, s: StencilState| {
+        let d = r
+            .ctx
+            .create_depth_stencil_alpha_state(&DepthStencilAlphaState {
+                depth_enabled: true,
+                depth_writemask: true,
+                depth_func: CompareFunc::LESS,
+                stencil: [s, StencilState::default()],
+            });
+        r.ctx.bind_depth_stencil_alpha_state(Some(&d));
+    };
+    let all = clear_flags::COLOR0 | clear_flags::DEPTH | clear_flags::STENCIL;
+    r.ctx.clear(all, [0.0, 0.0, 0.0, 1.0], 1.0, 0).unwrap();
+    // Stencil 5 and depth 0.3 on the left half.
+    r.ctx.set_stencil_ref(StencilRef { ref_value: [5, 5] });
+    dsa(&mut r, stencil(CompareFunc::ALWAYS, StencilOp::REPLACE));
+    set_colour(&mut r, [0.0, 0.0, 0.0, 1.0]);
+    rect(&mut r, 0, 0, 16, 32, 0.3);
+    r.ctx.flush().unwrap();
+    // Colour and depth cleared, stencil kept: red passes stencil == 5 and depth 0.5 < 1.0.
+    r.ctx
+        .clear(
+            clear_flags::COLOR0 | clear_flags::DEPTH,
+            [0.0, 0.0, 0.0, 1.0],
+            1.0,
+            0,
+        )
+        .unwrap();
+    dsa(&mut r, stencil(CompareFunc::EQUAL, StencilOp::KEEP));
+    set_colour(&mut r, [1.0, 0.0, 0.0, 1.0]);
+    rect(&mut r, 0, 0, 32, 32, 0.5);
+    let px = r.ctx.read_level(&t, 0, 0).unwrap();
+    assert_eq!(pixel(&px, 32, 4, 9), RED, "stencil kept, depth cleared");
+    assert_eq!(pixel(&px, 32, 20, 9), BLACK, "stencil 0 on the right");
+    // Stencil cleared, depth kept: blue at 0.7 fails where red left 0.5, passes where 1.0.
+    r.ctx.clear(clear_flags::STENCIL, [0.0; 4], 1.0, 0).unwrap();
+    dsa(&mut r, stencil(CompareFunc::EQUAL, StencilOp::KEEP));
+    r.ctx.set_stencil_ref(StencilRef { ref_value: [0, 0] });
+    set_colour(&mut r, [0.0, 0.0, 1.0, 1.0]);
+    rect(&mut r, 0, 0, 32, 32, 0.7);
+    let px = r.ctx.read_level(&t, 0, 0).unwrap();
+    assert_eq!(pixel(&px, 32, 4, 9), RED, "depth kept on the left");
+    assert_eq!(
+        pixel(&px, 32, 20, 9),
+        BLUE,
+        "stencil cleared to 0 everywhere"
+    );
+}

@@ -671,6 +671,7 @@ pub(crate) fn run(
                     colour_store: true,
                     depth_load: false,
                     depth_store: false,
+                    ..TileCtrl::default()
                 }
             } else {
                 let mut b = [0u8; 1];
@@ -692,8 +693,20 @@ pub(crate) fn run(
             }
             tile.depth = [bg_depth; 256];
             tile.stencil = [bg_stencil; 256];
-            if let (true, Some(z)) = (ctrl.depth_load, &zls) {
-                z.load(mmu, tx, ty, rect, &mut tile.depth, &mut tile.stencil)?;
+            if let Some(z) = &zls {
+                if ctrl.depth_load {
+                    z.load(mmu, tx, ty, rect, &mut tile.depth, &mut tile.stencil)?;
+                } else if ctrl.keep_stencil || ctrl.keep_depth {
+                    // One half from memory, the other from the background (a partial clear).
+                    let (mut d, mut st) = ([0.0f32; 256], [0u8; 256]);
+                    z.load(mmu, tx, ty, rect, &mut d, &mut st)?;
+                    if ctrl.keep_stencil {
+                        tile.stencil = st;
+                    }
+                    if ctrl.keep_depth {
+                        tile.depth = d;
+                    }
+                }
             }
             for k in 0..count {
                 let off =

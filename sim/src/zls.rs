@@ -98,12 +98,7 @@ impl Zls {
         for y in (ty * T).max(rect.1)..((ty + 1) * T).min(rect.3) {
             for x in (tx * T).max(rect.0)..((tx + 1) * T).min(rect.2) {
                 let i = ((y - ty * T) * T + x - tx * T) as usize;
-                let d = depth[i].clamp(0.0, 1.0);
-                let v = if bpe == 2 {
-                    (d * 65535.0 + 0.5) as u32
-                } else {
-                    ((d * 16_777_215.0 + 0.5) as u32) | (u32::from(stencil[i]) << 24)
-                };
+                let v = encode(bpe, depth[i], stencil[i]);
                 let a = self
                     .base
                     .wrapping_add(y * self.stride)
@@ -112,5 +107,30 @@ impl Zls {
             }
         }
         Ok(())
+    }
+}
+
+/// A depth/stencil element: Z16, or Z24 in bits 23:0 with stencil in 31:24.
+fn encode(bpe: usize, depth: f32, stencil: u8) -> u32 {
+    // In f64: in f32, 1.0 * 16777215 + 0.5 rounds up to 2^24 and would carry into the stencil.
+    let d = f64::from(depth.clamp(0.0, 1.0));
+    if bpe == 2 {
+        (d * 65535.0).round() as u32
+    } else {
+        ((d * 16_777_215.0).round() as u32).min(0xff_ffff) | (u32::from(stencil) << 24)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn depth_one_stays_in_its_bits_and_stencil_is_kept() {
+        assert_eq!(super::encode(4, 1.0, 0), 0x00ff_ffff);
+        assert_eq!(super::encode(4, 1.0, 0x5a), 0x5aff_ffff);
+        assert_eq!(super::encode(4, 0.0, 7), 0x0700_0000);
+        assert_eq!(super::encode(4, 0.5, 0), 0x0080_0000);
+        assert_eq!(super::encode(4, 2.0, 0), 0x00ff_ffff);
+        assert_eq!(super::encode(2, 1.0, 9), 0xffff);
+        assert_eq!(super::encode(2, -1.0, 9), 0);
     }
 }
