@@ -4,9 +4,8 @@
 use crate::copy::{self, check_linear, Rect};
 use crate::{Layout, LayoutError};
 
-/// A level's element rectangle and byte range, resolved from a pixel rectangle.
+/// A level's byte range in an allocation.
 struct Target {
-    rect_el: Rect,
     start_B: usize,
     end_B: usize,
 }
@@ -49,7 +48,7 @@ impl Layout {
         level: u32,
         box_px: Rect,
     ) -> Result<Target, LayoutError> {
-        let rect_el = self.rect_px_to_el(level, box_px)?;
+        self.rect_px_to_el(level, box_px)?;
         let r = self.level_range_B(face, level)?;
         if (alloc_len_B as u64) < r.end {
             return Err(LayoutError::BufferTooSmall {
@@ -59,7 +58,6 @@ impl Layout {
             });
         }
         Ok(Target {
-            rect_el,
             start_B: r.start as usize,
             end_B: r.end as usize,
         })
@@ -78,13 +76,41 @@ impl Layout {
         src_stride_B: usize,
     ) -> Result<(), LayoutError> {
         let t = self.resolve(alloc.len(), face, level, box_px)?;
+        self.write_rect_in_level(
+            &mut alloc[t.start_B..t.end_B],
+            level,
+            box_px,
+            src,
+            src_stride_B,
+        )
+    }
+
+    /// As [`Layout::write_rect`], on the bytes of one level alone (`level_bytes` starts at the
+    /// level's first byte and holds at least its `size_B`): a large chain need not be present
+    /// to write one small level.
+    pub fn write_rect_in_level(
+        &self,
+        level_bytes: &mut [u8],
+        level: u32,
+        box_px: Rect,
+        src: &[u8],
+        src_stride_B: usize,
+    ) -> Result<(), LayoutError> {
+        let rect_el = self.rect_px_to_el(level, box_px)?;
         let l = self.level(level)?;
+        if (level_bytes.len() as u64) < l.size_B {
+            return Err(LayoutError::BufferTooSmall {
+                what: "level",
+                len_B: level_bytes.len(),
+                need_B: l.size_B,
+            });
+        }
         let bpe = self.bytes_per_el as usize;
-        let dst = &mut alloc[t.start_B..t.end_B];
+        let dst = &mut level_bytes[..l.size_B as usize];
         match l.twiddle() {
-            Some(g) => copy::linear_to_twiddled(dst, &g, t.rect_el, src, src_stride_B, bpe),
+            Some(g) => copy::linear_to_twiddled(dst, &g, rect_el, src, src_stride_B, bpe),
             None => {
-                let r = t.rect_el;
+                let r = rect_el;
                 if check_linear("source", src.len(), src_stride_B, r.w, r.h, bpe)? {
                     let (row_B, stride_B) = (r.w as usize * bpe, l.stride_B as usize);
                     for y in 0..r.h as usize {
@@ -108,13 +134,34 @@ impl Layout {
         dst_stride_B: usize,
     ) -> Result<(), LayoutError> {
         let t = self.resolve(alloc.len(), face, level, box_px)?;
+        self.read_rect_in_level(&alloc[t.start_B..t.end_B], level, box_px, dst, dst_stride_B)
+    }
+
+    /// As [`Layout::read_rect`], from the bytes of one level alone (`level_bytes` starts at
+    /// the level's first byte and holds at least its `size_B`).
+    pub fn read_rect_in_level(
+        &self,
+        level_bytes: &[u8],
+        level: u32,
+        box_px: Rect,
+        dst: &mut [u8],
+        dst_stride_B: usize,
+    ) -> Result<(), LayoutError> {
+        let rect_el = self.rect_px_to_el(level, box_px)?;
         let l = self.level(level)?;
+        if (level_bytes.len() as u64) < l.size_B {
+            return Err(LayoutError::BufferTooSmall {
+                what: "level",
+                len_B: level_bytes.len(),
+                need_B: l.size_B,
+            });
+        }
         let bpe = self.bytes_per_el as usize;
-        let src = &alloc[t.start_B..t.end_B];
+        let src = &level_bytes[..l.size_B as usize];
         match l.twiddle() {
-            Some(g) => copy::twiddled_to_linear(dst, dst_stride_B, src, &g, t.rect_el, bpe),
+            Some(g) => copy::twiddled_to_linear(dst, dst_stride_B, src, &g, rect_el, bpe),
             None => {
-                let r = t.rect_el;
+                let r = rect_el;
                 if check_linear("destination", dst.len(), dst_stride_B, r.w, r.h, bpe)? {
                     let (row_B, stride_B) = (r.w as usize * bpe, l.stride_B as usize);
                     for y in 0..r.h as usize {

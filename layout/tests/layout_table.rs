@@ -334,3 +334,41 @@ fn json_and_table_show_the_offsets() {
         "{t}"
     );
 }
+
+#[test]
+fn level_relative_rect_copies_equal_the_allocation_ones() {
+    use sgx_layout::{Layout, Rect, Template};
+    for t in [
+        Template::new_2d(Format::B8G8R8A8_UNORM, 64, 32).with_full_chain(),
+        Template::new_2d(Format::B5G6R5_UNORM, 40, 24).with_full_chain(),
+        Template::new_cube(Format::L8_UNORM, 16).with_full_chain(),
+    ] {
+        let l = Layout::new(&t).unwrap();
+        let alloc: Vec<u8> = (0..l.size_B).map(|i| (i * 31 + i / 7) as u8).collect();
+        let bpe = l.bytes_per_el as usize;
+        for face in 0..l.faces {
+            for level in 0..l.level_count() {
+                let e = l.level(level).unwrap().extent_px;
+                let r = Rect::new(e.w / 3, e.h / 4, e.w - e.w / 3, e.h - e.h / 4);
+                let stride = r.w as usize * bpe + 3;
+                let mut a = vec![0u8; stride * r.h as usize];
+                let mut b = a.clone();
+                l.read_rect(&alloc, face, level, r, &mut a, stride).unwrap();
+                let range = l.level_range_B(face, level).unwrap();
+                let lvl = &alloc[range.start as usize..range.end as usize];
+                l.read_rect_in_level(lvl, level, r, &mut b, stride).unwrap();
+                assert_eq!(a, b, "read face {face} level {level}");
+                // Writing back the same data through either path changes nothing.
+                let mut whole = alloc.clone();
+                l.write_rect(&mut whole, face, level, r, &a, stride).unwrap();
+                let mut part = lvl.to_vec();
+                l.write_rect_in_level(&mut part, level, r, &a, stride).unwrap();
+                assert_eq!(whole, alloc);
+                assert_eq!(part, lvl);
+                if !lvl.is_empty() {
+                    assert!(l.read_rect_in_level(&lvl[..lvl.len() - 1], level, r, &mut b, stride).is_err());
+                }
+            }
+        }
+    }
+}
