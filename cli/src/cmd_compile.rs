@@ -43,6 +43,7 @@ pub fn run_disasm(a: &DisasmArgs) -> anyhow::Result<()> {
         .chunks(4)
         .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
         .collect();
-    print!("{}", sgx_compiler::disasm_words(&words)?);
+    let text = sgx_compiler::disasm_words(&words)?;
+    println!("{}", text.trim_end());
     Ok(())
 }
