@@ -6,9 +6,13 @@
 //! [`link`] compiles a vertex/fragment pair with the varying remap. The disassembler's text
 //! assembles back to the same words ([`assemble`]).
 
-/// The compiler's version: part of every shader cache key, so a new compiler never reads an
-/// old one's output.
-pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+/// The compiler's version and a hash of its sources and of the ISA definition: part of every
+/// shader cache key, so a changed compiler never reads an older one's output.
+pub const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    "+",
+    env!("SGX_COMPILER_SOURCE_HASH")
+);
 
 mod asm;
 mod disasm;
@@ -33,3 +37,14 @@ pub use shader::{
     compile, compile_with, CompiledShader, ConstRange, SamplerUse, ShaderInput, ShaderOutput,
 };
 pub use tgsi::{parse, ShaderStage};
+
+#[cfg(test)]
+mod version_tests {
+    #[test]
+    fn the_version_carries_a_source_hash() {
+        let (ver, hash) = super::VERSION.split_once('+').expect("version+hash");
+        assert_eq!(ver, env!("CARGO_PKG_VERSION"));
+        assert_eq!(hash.len(), 16);
+        assert!(hash.chars().all(|c| c.is_ascii_hexdigit()));
+    }
+}
