@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use sgx_hwdocs::{isp, limits, render, ta_stream, texture, tsp};
-use sgx_winsys::Access;
+use sgx_winsys::{Access, Bo};
 
 use crate::batch::prim_count;
 use crate::caps::ShaderStage;
@@ -202,28 +202,9 @@ impl Context {
             self.stats.pb_splits += 1;
         }
 
-        let key_and_state = self.build_state(&program, &velems)?;
         let dev = self.dev();
-        let b = self.batch();
-        match &b.last_state {
-            Some((k, _)) if *k == key_and_state.key => {}
-            _ => {
-                let va = key_and_state.upload(&*dev, b)?;
-                b.last_state = Some((key_and_state.key.clone(), va));
-                b.stream.extend(
-                    ta_stream::CtrlState {
-                        state_addr: va,
-                        ..Default::default()
-                    }
-                    .pack()?,
-                );
-                self.stats.state_blocks_emitted += 1;
-                self.stats.state_words_emitted += key_and_state.words as u64;
-            }
-        }
-        let b = self.batch.as_mut().expect("batch exists");
-
-        // Index buffer and the PRIM object.
+        let mut index_use = None;
+        // The index buffer, checked before anything is recorded.
         let (index_type, index_addr, base_vertex) = match (&info.index, info.index_size) {
             (None, _) => (ta_stream::IndexType::NONE, 0, i64::from(info.start)),
             (Some(src), size) => {
@@ -243,9 +224,9 @@ impl Context {
                             ));
                         }
                         let bo = r.bo();
-                        b.reads.insert(r.id());
-                        b.bos.push((bo.clone(), Access::Read));
-                        bo.gpu_addr() + off as u32
+                        let va = bo.gpu_addr() + off as u32;
+                        index_use = Some((bo, Some(r.id())));
+                        va
                     }
                     BufferSource::User(d) => {
                         if end > d.len() as u64 {
@@ -254,6 +235,7 @@ impl Context {
                                 d.len()
                             ));
                         }
+                        let b = self.batch();
                         b.arena
                             .push_bytes(&*dev, &d[off as usize..end as usize], 4)?
                     }
@@ -263,6 +245,32 @@ impl Context {
         };
         let base_vertex = i32::try_from(base_vertex)
             .map_err(|_| PipeError::InvalidArgument("first vertex out of range".into()))?;
+        let key_and_state = self.build_state(&program, &velems)?;
+        let b = self.batch();
+        match &b.last_state {
+            Some((k, _)) if *k == key_and_state.key => {}
+            _ => {
+                let va = key_and_state.upload(&*dev, b)?;
+                b.last_state = Some((key_and_state.key.clone(), va));
+                b.stream.extend(
+                    ta_stream::CtrlState {
+                        state_addr: va,
+                        ..Default::default()
+                    }
+                    .pack()?,
+                );
+                self.stats.state_blocks_emitted += 1;
+                self.stats.state_words_emitted += key_and_state.words as u64;
+            }
+        }
+        let b = self.batch.as_mut().expect("batch exists");
+        for (bo, id) in key_and_state.uses.iter().cloned().chain(index_use) {
+            if let Some(id) = id {
+                b.reads.insert(id);
+            }
+            b.bos.push((bo, Access::Read));
+        }
+
         b.stream.extend(
             ta_stream::CtrlPrim {
                 topology: info.mode,
@@ -323,11 +331,9 @@ impl Context {
         let query = self.query_slot()?;
         let lvs = &p.linked.vs;
         let lfs = &p.linked.fs;
-        self.batch
-            .as_mut()
-            .expect("batch exists")
-            .bos
-            .push((p.code.clone(), Access::Read));
+        // Buffers the draw reads: taken into the batch only once the whole draw is accepted,
+        // so a refused draw leaves no references (and no dependencies) behind.
+        let mut uses: Vec<(Bo, Option<u64>)> = vec![(p.code.clone(), None)];
 
         // Vertex attributes.
         let mut attrs = Vec::with_capacity(velems.len() * 2);
@@ -339,10 +345,10 @@ impl Context {
             let b = self.batch.as_mut().expect("batch exists");
             let base = match &vb.buffer {
                 BufferSource::Resource(r) => {
-                    b.reads.insert(r.id());
                     let bo = r.bo();
-                    b.bos.push((bo.clone(), Access::Read));
-                    bo.gpu_addr()
+                    let va = bo.gpu_addr();
+                    uses.push((bo, Some(r.id())));
+                    va
                 }
                 BufferSource::User(d) => {
                     match b.user_uploads.iter().find(|(x, _)| Arc::ptr_eq(x, d)) {
@@ -379,9 +385,7 @@ impl Context {
                 .clone()
                 .ok_or(PipeError::NotBound("sampler state"))?;
             texs.extend(tex_state(&view, &samp)?.pack()?);
-            let b = self.batch.as_mut().expect("batch exists");
-            b.reads.insert(view.resource.id());
-            b.bos.push((view.resource.bo(), Access::Read));
+            uses.push((view.resource.bo(), Some(view.resource.id())));
         }
 
         // Constants.
@@ -511,6 +515,7 @@ impl Context {
             key.extend_from_slice(part);
         }
         Ok(PendingState {
+            uses,
             words: w.len() + attrs.len() + texs.len() + vs_consts.len() + fs_consts.len(),
             key,
             block: w,
@@ -539,6 +544,8 @@ fn set_interp(t: &mut tsp::TspState, i: usize, m: tsp::Interp) {
 
 /// A DrawState not yet written: its block, tables and constants.
 struct PendingState {
+    /// Buffers read, with their resource ids (None for the program's code).
+    uses: Vec<(Bo, Option<u64>)>,
     key: Vec<u32>,
     words: usize,
     block: Vec<u32>,

@@ -268,3 +268,65 @@ fn time_queries_and_render_conditions() {
         "the conditional draw did not happen"
     );
 }
+
+#[test]
+fn a_refused_draw_takes_no_references_into_the_batch() {
+    let mut r = rig();
+    let t = target(&r, Format::B8G8R8A8_UNORM, 16, 16);
+    bind_const(&mut r, &fb(&t, None));
+    set_colour(&mut r, [1.0; 4]);
+    let vbuf = r
+        .screen
+        .resource_create(&ResourceTemplate::buffer(64, bind::VERTEX_BUFFER))
+        .unwrap();
+    let verts = verts_px(
+        &[(0.0, 0.0, 0.0), (16.0, 0.0, 0.0), (0.0, 16.0, 0.0)],
+        16,
+        16,
+    );
+    r.ctx.buffer_subdata(&vbuf, 0, &verts).unwrap();
+    r.ctx
+        .set_vertex_buffers(
+            0,
+            &[Some(VertexBuffer {
+                stride: 16,
+                buffer_offset: 0,
+                buffer: BufferSource::Resource(vbuf.clone()),
+            })],
+        )
+        .unwrap();
+    // Indices past the end of their buffer: refused.
+    let idx = r
+        .screen
+        .resource_create(&ResourceTemplate::buffer(4, bind::INDEX_BUFFER))
+        .unwrap();
+    let bad = DrawInfo {
+        index_size: 2,
+        index: Some(BufferSource::Resource(idx)),
+        ..DrawInfo::arrays(PrimMode::TRIANGLES, 0, 3)
+    };
+    assert!(matches!(
+        r.ctx.draw_vbo(&bad),
+        Err(PipeError::InvalidArgument(_))
+    ));
+    let f = r.ctx.flush().unwrap();
+    assert!(f.is_none(), "nothing was recorded, nothing submitted");
+    // The same draw without the bad indices is accepted and uses the vertex buffer.
+    r.ctx
+        .draw_vbo(&DrawInfo::arrays(PrimMode::TRIANGLES, 0, 3))
+        .unwrap();
+    let f = r.ctx.flush().unwrap().unwrap();
+    f.wait(DEFAULT_TIMEOUT).unwrap();
+    let e = r
+        .dev
+        .trace()
+        .entries
+        .into_iter()
+        .find(|e| e.fence == Some(f.id()))
+        .unwrap();
+    assert!(
+        e.bos.iter().any(|b| b.bo == vbuf.bo().id()),
+        "the accepted draw reads the vertex buffer"
+    );
+    assert_eq!(r.dev.trace().entries.len(), 1);
+}
