@@ -3,8 +3,12 @@
 use std::process::Command;
 
 fn sgx535(args: &[&str]) -> (bool, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_sgx535")).args(args).output().unwrap();
-    let text = String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    let out = Command::new(env!("CARGO_BIN_EXE_sgx535"))
+        .args(args)
+        .output()
+        .unwrap();
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
     (out.status.success(), text)
 }
 
@@ -12,15 +16,25 @@ fn sgx535(args: &[&str]) -> (bool, String) {
 fn mipgen_reports_one_fenced_pass_per_level_and_equal_bytes() {
     let (ok, out) = sgx535(&["mipgen", "--size", "32"]);
     assert!(ok, "{out}");
-    assert!(out.contains("route: GPU, 5 generation submissions"), "{out}");
-    assert!(out.contains("levels 1..=5 equal the CPU reference byte for byte; pbe bytes equal footprints"), "{out}");
+    assert!(
+        out.contains("route: GPU, 5 generation submissions"),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "levels 1..=5 equal the CPU reference byte for byte; pbe bytes equal footprints"
+        ),
+        "{out}"
+    );
 }
 
 #[test]
 fn layout_prints_the_seed_offsets() {
     let (ok, out) = sgx535(&["layout", "B8G8R8A8_UNORM", "64x64"]);
     assert!(ok, "{out}");
-    for off in ["16384", "20480", "21504", "21760", "21824", "21840", "21844"] {
+    for off in [
+        "16384", "20480", "21504", "21760", "21824", "21840", "21844",
+    ] {
         assert!(out.contains(off), "{off} missing:\n{out}");
     }
     let (ok, out) = sgx535(&["layout", "NOPE_UNORM", "64x64"]);

@@ -360,13 +360,17 @@ fn level_relative_rect_copies_equal_the_allocation_ones() {
                 assert_eq!(a, b, "read face {face} level {level}");
                 // Writing back the same data through either path changes nothing.
                 let mut whole = alloc.clone();
-                l.write_rect(&mut whole, face, level, r, &a, stride).unwrap();
+                l.write_rect(&mut whole, face, level, r, &a, stride)
+                    .unwrap();
                 let mut part = lvl.to_vec();
-                l.write_rect_in_level(&mut part, level, r, &a, stride).unwrap();
+                l.write_rect_in_level(&mut part, level, r, &a, stride)
+                    .unwrap();
                 assert_eq!(whole, alloc);
                 assert_eq!(part, lvl);
                 if !lvl.is_empty() {
-                    assert!(l.read_rect_in_level(&lvl[..lvl.len() - 1], level, r, &mut b, stride).is_err());
+                    assert!(l
+                        .read_rect_in_level(&lvl[..lvl.len() - 1], level, r, &mut b, stride)
+                        .is_err());
                 }
             }
         }

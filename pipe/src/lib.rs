@@ -31,7 +31,7 @@ pub use error::{PipeError, Result};
 pub use program::{Program, ShaderState};
 pub use query::{Query, QueryType};
 pub use resource::{bind, Resource, ResourceTarget, ResourceTemplate, Storage};
-pub use screen::Screen;
+pub use screen::{HandleLayout, Screen};
 pub use sgx_hwdocs::Format;
 pub use shader_cache::{CacheStats, ShaderCache};
 pub use transfer::{map_flags, PipeBox, Transfer};

@@ -1,11 +1,12 @@
 //! The screen: one per device. Capabilities, formats, resources, fences, contexts.
 
+use std::os::fd::{BorrowedFd, OwnedFd};
 use std::sync::Arc;
 use std::time::Duration;
 
 use sgx_hwdocs::{Format, FormatKind};
-use sgx_layout::Layout;
-use sgx_winsys::{BoDesc, Device, Fence};
+use sgx_layout::{Layout, Tiling};
+use sgx_winsys::{Bo, BoDesc, Device, Fence};
 
 use crate::caps::{self, Cap, ShaderCap, ShaderStage};
 use crate::context::Context;
@@ -15,6 +16,31 @@ use crate::shader_cache::ShaderCache;
 
 /// Texture targets for format queries (`PIPE_BUFFER`, `PIPE_TEXTURE_2D`, `PIPE_TEXTURE_CUBE`).
 pub type Target = ResourceTarget;
+
+/// How an exported resource's bytes are laid out: the stride and offset of Gallium's
+/// `winsys_handle`, and the texel order, which an importer must agree on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HandleLayout {
+    /// Offset of level 0 (face 0) in the buffer; always 0 here.
+    pub offset_b: u64,
+    /// Level 0's row pitch in bytes: 0 when twiddled (no rows), a buffer's size for a buffer.
+    pub stride_b: u64,
+    /// Bytes the resource occupies (the layout's size; a buffer's width).
+    pub size_b: u64,
+    /// Texel order of level 0 (None for buffers).
+    pub tiling: Option<Tiling>,
+}
+
+impl HandleLayout {
+    fn of(size_b: u64, layout: Option<&Layout>) -> HandleLayout {
+        HandleLayout {
+            offset_b: 0,
+            stride_b: layout.map_or(size_b, |l| l.levels[0].stride_B),
+            size_b,
+            tiling: layout.map(|l| l.levels[0].tiling),
+        }
+    }
+}
 
 struct ScreenInner {
     dev: Arc<dyn Device>,
@@ -98,8 +124,8 @@ impl Screen {
         true
     }
 
-    /// `resource_create`.
-    pub fn resource_create(&self, t: &ResourceTemplate) -> Result<Arc<Resource>> {
+    /// Checks a template and works out its storage: bytes and, for textures, the layout.
+    fn plan(&self, t: &ResourceTemplate) -> Result<(u64, Option<Layout>)> {
         if t.width == 0 || t.height == 0 {
             return invalid(format!("resource of {}x{}", t.width, t.height));
         }
@@ -107,15 +133,7 @@ impl Screen {
             if t.height != 1 || t.last_level != 0 {
                 return invalid("a buffer has height 1 and one level");
             }
-            let bo = self.0.dev.create_bo(&BoDesc::new(u64::from(t.width)))?;
-            return Ok(Resource::new(
-                *t,
-                Storage {
-                    bo,
-                    layout: None,
-                    stale_levels: 0,
-                },
-            ));
+            return Ok((u64::from(t.width), None));
         }
         if !self.is_format_supported(t.format, t.target, t.bind, t.nr_samples) {
             return Err(PipeError::UnsupportedFormat {
@@ -124,15 +142,62 @@ impl Screen {
             });
         }
         let layout = Layout::new(&t.layout_template()?)?;
-        let bo = self.0.dev.create_bo(&BoDesc::new(layout.size_B))?;
-        Ok(Resource::new(
+        Ok((layout.size_B, Some(layout)))
+    }
+
+    fn wrap(t: &ResourceTemplate, bo: Bo, layout: Option<Layout>) -> Arc<Resource> {
+        Resource::new(
             *t,
             Storage {
                 bo,
-                layout: Some(layout),
+                layout,
                 stale_levels: 0,
             },
-        ))
+        )
+    }
+
+    /// `resource_create`.
+    pub fn resource_create(&self, t: &ResourceTemplate) -> Result<Arc<Resource>> {
+        let (size_b, layout) = self.plan(t)?;
+        let bo = self.0.dev.create_bo(&BoDesc::new(size_b))?;
+        Ok(Screen::wrap(t, bo, layout))
+    }
+
+    /// `resource_get_handle` (WINSYS_HANDLE_TYPE_FD): the resource's buffer as a dma-buf fd,
+    /// and its layout. Fences do not travel with the fd: flush the contexts that write the
+    /// resource and wait for their fences before another device reads it.
+    /// Err(Winsys(Unsupported)) where the backend cannot export.
+    pub fn resource_get_handle(&self, r: &Arc<Resource>) -> Result<(OwnedFd, HandleLayout)> {
+        let (bo, layout) = {
+            let s = r.storage();
+            (s.bo.clone(), s.layout.clone())
+        };
+        let size_b = layout.as_ref().map_or(u64::from(r.width()), |l| l.size_B);
+        let fd = self.0.dev.export_bo(&bo)?;
+        Ok((fd, HandleLayout::of(size_b, layout.as_ref())))
+    }
+
+    /// `resource_from_handle` (WINSYS_HANDLE_TYPE_FD): a resource of template `t` whose storage
+    /// is the dma-buf `fd`, laid out as this driver lays out `t`. With `expect` (the exporter's
+    /// [`HandleLayout`]), a different stride, offset, size or tiling is an error. A file smaller
+    /// than the layout is an error. The fd is duplicated; the caller may close it.
+    pub fn resource_from_handle(
+        &self,
+        t: &ResourceTemplate,
+        fd: BorrowedFd<'_>,
+        expect: Option<&HandleLayout>,
+    ) -> Result<Arc<Resource>> {
+        let (size_b, layout) = self.plan(t)?;
+        let ours = HandleLayout::of(size_b, layout.as_ref());
+        if let Some(e) = expect {
+            if *e != ours {
+                return invalid(format!(
+                    "imported layout {e:?} differs from this template's {ours:?}"
+                ));
+            }
+        }
+        let bo = self.0.dev.import_bo(fd, size_b)?;
+        Ok(Screen::wrap(t, bo, layout))
     }
 
     /// `resource_destroy`: drops this reference; the storage goes when jobs and views are done.

@@ -95,6 +95,10 @@ pub(crate) trait BoStorage: Send + Sync {
     fn handle(&self) -> u32 {
         0
     }
+    /// The file behind the storage that an export duplicates (sim backend), if any.
+    fn shared_fd(&self) -> Option<std::os::fd::BorrowedFd<'_>> {
+        None
+    }
 }
 
 pub(crate) struct BoInner {
@@ -154,6 +158,15 @@ impl Bo {
 
     pub(crate) fn handle(&self) -> u32 {
         self.0.storage.handle()
+    }
+
+    pub(crate) fn shared_fd(&self) -> Option<std::os::fd::BorrowedFd<'_>> {
+        self.0.storage.shared_fd()
+    }
+
+    /// A reference that does not keep the buffer alive.
+    pub(crate) fn downgrade(&self) -> WeakBo {
+        WeakBo(Arc::downgrade(&self.0))
     }
 
     /// Size in bytes, as requested.
@@ -237,6 +250,17 @@ impl Bo {
     /// Reads the whole buffer through a synchronized read map.
     pub fn read_all(&self, timeout: Duration) -> Result<Vec<u8>> {
         Ok(self.map(Access::Read, timeout)?.to_vec())
+    }
+}
+
+/// A buffer reference that does not keep it alive (the drm backend's table of GEM handles).
+#[derive(Clone)]
+pub(crate) struct WeakBo(std::sync::Weak<BoInner>);
+
+impl WeakBo {
+    /// The buffer, if it is still alive.
+    pub(crate) fn upgrade(&self) -> Option<Bo> {
+        self.0.upgrade().map(Bo)
     }
 }
 

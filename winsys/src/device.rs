@@ -1,9 +1,10 @@
 //! The `Device` trait: what the driver needs from "the kernel".
 
+use std::os::fd::{BorrowedFd, OwnedFd};
 use std::time::Duration;
 
 use crate::bo::{Bo, BoDesc};
-use crate::error::Result;
+use crate::error::{Result, WinsysError};
 use crate::fence::{Fence, UserFence};
 use crate::job::Job;
 use crate::live::LiveCounts;
@@ -78,4 +79,29 @@ pub trait Device: Send + Sync {
     /// Waits until every accepted job has finished (with or without error) and the backend has
     /// released the job's buffers and fence. Err(Timeout) while a job is held back or hung.
     fn wait_idle(&self, timeout: Duration) -> Result<()>;
+
+    /// Exports a buffer of this device as a dma-buf file descriptor (on the sim backend, a
+    /// memfd), as PRIME's HANDLE_TO_FD does. Fences do not travel with it: the importer must
+    /// not use the bytes before the exporter's fences have signalled.
+    /// Err(Unsupported) on backends that cannot share buffers.
+    fn export_bo(&self, bo: &Bo) -> Result<OwnedFd> {
+        let _ = bo;
+        Err(WinsysError::Unsupported {
+            backend: self.info().backend.name(),
+            what: "buffer export",
+        })
+    }
+
+    /// Imports a dma-buf (or memfd) as a buffer of `size_b` bytes mapped into this device's GPU
+    /// address space, as PRIME's FD_TO_HANDLE does. The file must hold `size_b` bytes rounded
+    /// up to whole pages; the fd is duplicated, so the caller may close it. The buffer is
+    /// GPU-writable and write-combined.
+    /// Err(Unsupported) on backends that cannot share buffers.
+    fn import_bo(&self, fd: BorrowedFd<'_>, size_b: u64) -> Result<Bo> {
+        let _ = (fd, size_b);
+        Err(WinsysError::Unsupported {
+            backend: self.info().backend.name(),
+            what: "buffer import",
+        })
+    }
 }

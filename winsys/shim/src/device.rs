@@ -15,7 +15,7 @@ use sgx_winsys::drm::uapi::*;
 use sgx_winsys::replay::{Fixture, Inject};
 use sgx_winsys::va::{VaAllocator, PAGE_B, VA_END, VA_START};
 
-use crate::memfd::MemfdBacking;
+use crate::memfd::{file_ident, MemfdBacking};
 
 /// A kernel error number.
 pub type Errno = c_int;
@@ -223,6 +223,8 @@ impl Shim {
         match nr {
             0x00 => self.version(arg!(drm_sys::drm_version)),
             0x09 => self.gem_close(fd, arg!(drm_sys::drm_gem_close)),
+            0x2d => self.prime_handle_to_fd(fd, arg!(drm_sys::drm_prime_handle)),
+            0x2e => self.prime_fd_to_handle(fd, arg!(drm_sys::drm_prime_handle)),
             0x0c => {
                 let cap = arg!(drm_sys::drm_get_cap);
                 if cap.capability == u64::from(drm_sys::DRM_CAP_SYNCOBJ) {
@@ -380,6 +382,90 @@ impl Shim {
         let mut st = self.lock();
         let id = st.file(fd)?.handles.remove(&c.handle).ok_or(libc::EINVAL)?;
         st.unref(id);
+        Ok(())
+    }
+
+    /// PRIME export: a duplicate of the buffer's memfd stands in for the dma-buf.
+    fn prime_handle_to_fd(&self, fd: c_int, p: &mut drm_sys::drm_prime_handle) -> IoResult {
+        let mut st = self.lock();
+        st.alive()?;
+        let id = *st.file(fd)?.handles.get(&p.handle).ok_or(libc::ENOENT)?;
+        let flags = p.flags as c_int;
+        if flags & !(libc::O_CLOEXEC | libc::O_RDWR) != 0 {
+            return Err(libc::EINVAL);
+        }
+        let cmd = if flags & libc::O_CLOEXEC != 0 {
+            libc::F_DUPFD_CLOEXEC
+        } else {
+            libc::F_DUPFD
+        };
+        // SAFETY: duplicates the buffer's own memfd; the copy goes to the caller.
+        let out = unsafe { libc::fcntl(st.bos[&id].backing.fd(), cmd, 0) };
+        if out < 0 {
+            return Err(std::io::Error::last_os_error()
+                .raw_os_error()
+                .unwrap_or(libc::EMFILE));
+        }
+        p.fd = out;
+        Ok(())
+    }
+
+    /// PRIME import: a file of one of the shim's buffers yields that buffer (the handle the
+    /// file already has for it, as the kernel does); any other memfd or dma-buf is mapped into
+    /// the model as a new buffer.
+    fn prime_fd_to_handle(&self, fd: c_int, p: &mut drm_sys::drm_prime_handle) -> IoResult {
+        let mut st = self.lock();
+        st.alive()?;
+        st.file(fd)?;
+        let ident = file_ident(p.fd).ok_or(libc::EBADF)?;
+        let known = st
+            .bos
+            .iter()
+            .find(|(_, b)| b.backing.ident() == ident)
+            .map(|(&id, _)| id);
+        let id = match known {
+            Some(id) => {
+                if let Some((&h, _)) = st.file(fd)?.handles.iter().find(|(_, &b)| b == id) {
+                    p.handle = h;
+                    return Ok(());
+                }
+                st.bos.get_mut(&id).expect("found above").refs += 1;
+                id
+            }
+            None => {
+                let backing = Arc::new(MemfdBacking::import(p.fd).ok_or(libc::EINVAL)?);
+                let size_b = sgx_sim::Backing::len_b(&*backing) as u64;
+                let va = st.va.alloc(size_b, 0).ok_or(libc::ENOMEM)?;
+                let perm = Perm {
+                    read: true,
+                    write: true,
+                };
+                if st.gpu.map(va, backing.clone(), perm).is_err() {
+                    st.va.free(va, size_b);
+                    return Err(libc::EINVAL);
+                }
+                let id = st.next_bo;
+                st.next_bo += 1;
+                st.bos.insert(
+                    id,
+                    BoObj {
+                        va,
+                        size_b,
+                        gpu_read_only: false,
+                        backing,
+                        refs: 1,
+                        last_write: 0,
+                        last_use: 0,
+                    },
+                );
+                id
+            }
+        };
+        let f = st.file(fd)?;
+        let h = f.next_handle;
+        f.next_handle += 1;
+        f.handles.insert(h, id);
+        p.handle = h;
         Ok(())
     }
 

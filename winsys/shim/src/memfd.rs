@@ -5,11 +5,24 @@ use std::ffi::{c_int, c_void};
 
 use crate::real::real;
 
-/// A memfd and the shim's shared mapping of it.
+/// A memfd (or an imported dma-buf) and the shim's shared mapping of it.
 pub struct MemfdBacking {
     fd: c_int,
     ptr: *mut u8,
     len: usize,
+    ident: (u64, u64),
+}
+
+/// The (device, inode) of the file behind `fd`: what PRIME import matches buffers by.
+pub fn file_ident(fd: c_int) -> Option<(u64, u64)> {
+    // SAFETY: an all-zero stat is a valid value to be overwritten.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    // SAFETY: fstat writes into `st`, a valid stat.
+    if unsafe { libc::fstat(fd, &mut st) } != 0 {
+        return None;
+    }
+    #[allow(clippy::unnecessary_cast)]
+    Some((st.st_dev as u64, st.st_ino as u64))
 }
 
 // SAFETY: the mapping is plain shared memory with no thread affinity; the model and the caller
@@ -32,7 +45,34 @@ impl MemfdBacking {
             unsafe { (real().close)(fd) };
             return None;
         }
-        // SAFETY: a fresh shared mapping of the whole memfd.
+        MemfdBacking::map(fd, len)
+    }
+
+    /// Maps a caller's dma-buf or memfd (PRIME import): its whole pages. The fd is duplicated.
+    /// None when it is not a mappable file of at least one page.
+    pub fn import(fd: c_int) -> Option<MemfdBacking> {
+        // SAFETY: lseek on a caller's descriptor; a bad one fails with EBADF.
+        let size = unsafe { libc::lseek(fd, 0, libc::SEEK_END) };
+        let len = (size.max(0) as u64 / sgx_winsys::va::PAGE_B * sgx_winsys::va::PAGE_B) as usize;
+        if len == 0 {
+            return None;
+        }
+        // SAFETY: duplicates the caller's descriptor; the copy is this backing's own.
+        let own = unsafe { libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, 0) };
+        if own < 0 {
+            return None;
+        }
+        MemfdBacking::map(own, len)
+    }
+
+    /// Maps `fd` (owned; closed on failure) shared, `len` bytes.
+    fn map(fd: c_int, len: usize) -> Option<MemfdBacking> {
+        let Some(ident) = file_ident(fd) else {
+            // SAFETY: fd is ours and open.
+            unsafe { (real().close)(fd) };
+            return None;
+        };
+        // SAFETY: a fresh shared mapping of the whole file.
         let p = unsafe {
             (real().mmap)(
                 std::ptr::null_mut(),
@@ -52,7 +92,13 @@ impl MemfdBacking {
             fd,
             ptr: p.cast(),
             len,
+            ident,
         })
+    }
+
+    /// The file's (device, inode).
+    pub fn ident(&self) -> (u64, u64) {
+        self.ident
     }
 
     /// The memfd, for mapping into the caller.

@@ -10,15 +10,16 @@
 mod reaper;
 pub mod uapi;
 
+use std::collections::HashMap;
 use std::fs::File;
-use std::os::fd::{AsFd, AsRawFd, BorrowedFd};
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, Weak};
 use std::thread::{JoinHandle, ThreadId};
 use std::time::Duration;
 
 use drm::control::syncobj;
 
-use crate::bo::{Bo, BoDesc, BoStorage, Caching};
+use crate::bo::{Bo, BoDesc, BoStorage, Caching, WeakBo};
 use crate::device::{Backend, Device, DeviceInfo};
 use crate::error::{Errno, Result, WinsysError};
 use crate::fence::{Fence, UserFence};
@@ -114,6 +115,10 @@ pub(crate) struct DrmShared {
     pub pending: Mutex<Pending>,
     /// Signalled by submit to wake the reaper so it waits for the new job too.
     pub wake: syncobj::Handle,
+    /// Buffers by GEM handle. The kernel gives an imported dma-buf the handle the file already
+    /// has for it, so an import must find that buffer rather than own the handle twice. Held
+    /// across FD_TO_HANDLE and GEM_CLOSE so that a handle is not reused in between.
+    handles: Mutex<HashMap<u32, WeakBo>>,
 }
 
 pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -134,6 +139,44 @@ impl DrmShared {
             self.core.set_lost();
         }
         errno
+    }
+}
+
+impl DrmShared {
+    /// Asks GEM_INFO for a new handle's address and mmap offset and makes it a buffer,
+    /// registered under its handle. `storage` closes the handle if this fails.
+    fn wrap_handle(
+        self: &Arc<Self>,
+        mut storage: DrmStorage,
+        desc: &BoDesc,
+        mut handles: MutexGuard<'_, HashMap<u32, WeakBo>>,
+    ) -> Result<Bo> {
+        let handle = storage.handle;
+        let mut i = drm_sgx535_gem_info {
+            handle,
+            ..Default::default()
+        };
+        // SAFETY: `i` is a live drm_sgx535_gem_info, the struct this request carries.
+        if let Err(e) = unsafe { ioctl_gem_info(self.card.fd(), &mut i) } {
+            // Storage's Drop takes the table lock to close the handle.
+            drop(handles);
+            drop(storage);
+            return Err(WinsysError::Os {
+                op: "DRM_IOCTL_SGX535_GEM_INFO",
+                errno: e,
+            });
+        }
+        storage.offset = i.offset;
+        let bo = Bo::new(
+            self.core.id,
+            self.core.next_bo_id(),
+            desc,
+            i.va,
+            Box::new(storage),
+            &self.core.live,
+        );
+        handles.insert(handle, bo.downgrade());
+        Ok(bo)
     }
 }
 
@@ -304,6 +347,13 @@ impl Drop for DrmStorage {
             }
         }
         if let Some(s) = self.shared.upgrade() {
+            let mut handles = lock(&s.handles);
+            if handles
+                .get(&self.handle)
+                .is_some_and(|w| w.upgrade().is_none())
+            {
+                handles.remove(&self.handle);
+            }
             if let Some(h) = drm::control::from_u32(self.handle) {
                 if let Err(e) = drm::control::Device::close_buffer(&s.card, h) {
                     log::error!("drm: GEM_CLOSE of {}: {e}", self.handle);
@@ -400,6 +450,7 @@ impl DrmDevice {
                 shutdown: false,
             }),
             wake,
+            handles: Mutex::new(HashMap::new()),
         });
         let for_reaper = Arc::clone(&shared);
         let reaper = std::thread::Builder::new()
@@ -495,29 +546,78 @@ impl Device for DrmDevice {
                 },
             });
         }
-        let mut i = drm_sgx535_gem_info {
-            handle: c.handle,
-            ..Default::default()
-        };
         // Made before GEM_INFO so that its Drop closes the handle if GEM_INFO fails.
-        let mut storage = DrmStorage {
+        let storage = DrmStorage {
             shared: Arc::downgrade(s),
             handle: c.handle,
             size_b: desc.size_b,
             offset: 0,
             map: OnceLock::new(),
         };
-        // SAFETY: `i` is a live drm_sgx535_gem_info, the struct this request carries.
-        unsafe { ioctl_gem_info(s.card.fd(), &mut i) }.map_err(os("DRM_IOCTL_SGX535_GEM_INFO"))?;
-        storage.offset = i.offset;
-        Ok(Bo::new(
-            s.core.id,
-            s.core.next_bo_id(),
-            desc,
-            i.va,
-            Box::new(storage),
-            &s.core.live,
-        ))
+        let handles = lock(&s.handles);
+        s.wrap_handle(storage, desc, handles)
+    }
+
+    fn export_bo(&self, bo: &Bo) -> Result<OwnedFd> {
+        let s = &self.shared;
+        s.core.check_alive()?;
+        if bo.device() != s.core.id {
+            return Err(WinsysError::ForeignObject("buffer"));
+        }
+        let h = drm::control::from_u32(bo.handle())
+            .ok_or_else(|| WinsysError::InvalidArgument("buffer without a GEM handle".into()))?;
+        drm::control::Device::buffer_to_prime_fd(
+            &s.card,
+            h,
+            (libc::O_CLOEXEC | libc::O_RDWR) as u32,
+        )
+        .map_err(|e| WinsysError::Os {
+            op: "DRM_IOCTL_PRIME_HANDLE_TO_FD",
+            errno: s.check_lost(io_errno(&e)),
+        })
+    }
+
+    fn import_bo(&self, fd: BorrowedFd<'_>, size_b: u64) -> Result<Bo> {
+        let s = &self.shared;
+        s.core.check_alive()?;
+        let desc = BoDesc::new(size_b);
+        desc.validate()?;
+        let have = crate::sim::fd_size_b(fd)?;
+        let need = crate::va::VaAllocator::rounded_b(size_b);
+        if have < need {
+            return Err(WinsysError::InvalidArgument(format!(
+                "imported buffer holds {have} bytes; {size_b} bytes ({need} in whole pages) asked"
+            )));
+        }
+        let handles = lock(&s.handles);
+        let h =
+            drm::control::Device::prime_fd_to_buffer(&s.card, fd).map_err(|e| WinsysError::Os {
+                op: "DRM_IOCTL_PRIME_FD_TO_HANDLE",
+                errno: s.check_lost(io_errno(&e)),
+            })?;
+        let handle: u32 = h.into();
+        let existing = handles.get(&handle).and_then(WeakBo::upgrade);
+        if let Some(bo) = existing {
+            // Dropping a buffer takes the table lock.
+            drop(handles);
+            // Already ours (exported here, or imported before): the same buffer.
+            if bo.size_b() < size_b {
+                return Err(WinsysError::InvalidArgument(format!(
+                    "buffer {} has {} bytes; {size_b} asked",
+                    bo.id(),
+                    bo.size_b()
+                )));
+            }
+            return Ok(bo);
+        }
+        let storage = DrmStorage {
+            shared: Arc::downgrade(s),
+            handle,
+            size_b,
+            offset: 0,
+            map: OnceLock::new(),
+        };
+        s.wrap_handle(storage, &desc, handles)
     }
 
     fn submit(&self, job: Job) -> Result<Fence> {

@@ -1,45 +1,117 @@
-//! Buffer storage for the model: zeroed, page-aligned heap memory.
+//! Buffer storage for the model: a memfd, mapped shared, so that a buffer can be exported as a
+//! file descriptor (standing in for a dma-buf) and an imported one mapped into the model.
 
-use std::alloc::Layout;
+use std::num::NonZeroUsize;
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use std::ptr::NonNull;
 
-use crate::va::PAGE_B;
+use nix::sys::mman::{mmap, munmap, MapFlags, ProtFlags};
 
-/// Page-aligned zeroed heap memory, shared with the model's MMU.
-pub(crate) struct HeapBacking {
-    ptr: *mut u8,
-    layout: Layout,
+use crate::error::{Errno, Result, WinsysError};
+use crate::va::VaAllocator;
+
+/// A memfd (or an imported dma-buf) and this process's shared mapping of its first `len` bytes.
+pub(crate) struct MemfdBacking {
+    fd: OwnedFd,
+    ptr: NonNull<u8>,
+    len: usize,
 }
 
-// SAFETY: the memory is plain bytes owned by this value; it has no thread affinity, and the
+// SAFETY: the mapping is plain shared memory owned by this value with no thread affinity; the
 // winsys and the model only copy through the pointer.
-unsafe impl Send for HeapBacking {}
+unsafe impl Send for MemfdBacking {}
 // SAFETY: see Send; shared access is through raw-pointer copies only.
-unsafe impl Sync for HeapBacking {}
+unsafe impl Sync for MemfdBacking {}
 
-impl HeapBacking {
-    /// `len_b` bytes rounded up to pages, zeroed; None if the allocation fails.
-    pub(crate) fn new(len_b: u64) -> Option<HeapBacking> {
-        let len = usize::try_from(len_b.div_ceil(PAGE_B).max(1) * PAGE_B).ok()?;
-        let layout = Layout::from_size_align(len, PAGE_B as usize).ok()?;
-        // SAFETY: the layout has a non-zero size.
-        let ptr = unsafe { std::alloc::alloc_zeroed(layout) };
-        (!ptr.is_null()).then_some(HeapBacking { ptr, layout })
+fn os(op: &'static str) -> impl Fn(Errno) -> WinsysError {
+    move |errno| WinsysError::Os { op, errno }
+}
+
+/// The size of the file behind `fd` (a memfd or a dma-buf: both report it to SEEK_END).
+pub(crate) fn fd_size_b(fd: BorrowedFd<'_>) -> Result<u64> {
+    rustix::fs::seek(fd, rustix::fs::SeekFrom::End(0)).map_err(|e| WinsysError::Os {
+        op: "lseek(SEEK_END) of an imported buffer",
+        errno: Errno::from_raw(e.raw_os_error()),
+    })
+}
+
+impl MemfdBacking {
+    /// `len_b` bytes rounded up to pages, zeroed.
+    pub(crate) fn new(len_b: u64) -> Result<MemfdBacking> {
+        let len = VaAllocator::rounded_b(len_b);
+        let fd = rustix::fs::memfd_create(c"sgx535-sim-bo", rustix::fs::MemfdFlags::CLOEXEC)
+            .map_err(|e| WinsysError::Os {
+                op: "memfd_create",
+                errno: Errno::from_raw(e.raw_os_error()),
+            })?;
+        rustix::fs::ftruncate(&fd, len).map_err(|_| WinsysError::OutOfMemory { size_b: len_b })?;
+        MemfdBacking::map(fd, len)
+    }
+
+    /// Maps a caller's memfd or dma-buf: `len_b` bytes rounded up to pages, which the file must
+    /// hold in full (a GPU access past its end would fault the process, not the GPU).
+    pub(crate) fn import(fd: BorrowedFd<'_>, len_b: u64) -> Result<MemfdBacking> {
+        let len = VaAllocator::rounded_b(len_b);
+        let have = fd_size_b(fd)?;
+        if have < len {
+            return Err(WinsysError::InvalidArgument(format!(
+                "imported buffer holds {have} bytes; {len_b} bytes ({len} in whole pages) asked"
+            )));
+        }
+        let own = fd.try_clone_to_owned().map_err(|e| WinsysError::Os {
+            op: "dup of an imported buffer",
+            errno: Errno::from_raw(e.raw_os_error().unwrap_or(0)),
+        })?;
+        MemfdBacking::map(own, len)
+    }
+
+    fn map(fd: OwnedFd, len: u64) -> Result<MemfdBacking> {
+        let n = usize::try_from(len)
+            .ok()
+            .and_then(NonZeroUsize::new)
+            .ok_or(WinsysError::OutOfMemory { size_b: len })?;
+        // SAFETY: a fresh shared mapping of the file's first `n` bytes (the file holds them);
+        // it overlaps no Rust object and is unmapped in Drop.
+        let p = unsafe {
+            mmap(
+                None,
+                n,
+                ProtFlags::PROT_READ | ProtFlags::PROT_WRITE,
+                MapFlags::MAP_SHARED,
+                fd.as_fd(),
+                0,
+            )
+        }
+        .map_err(os("mmap of a buffer's memfd"))?;
+        Ok(MemfdBacking {
+            fd,
+            ptr: p.cast(),
+            len: n.get(),
+        })
+    }
+
+    /// The file, for export.
+    pub(crate) fn fd(&self) -> BorrowedFd<'_> {
+        self.fd.as_fd()
     }
 }
 
-impl sgx_sim::Backing for HeapBacking {
+impl sgx_sim::Backing for MemfdBacking {
     fn as_ptr(&self) -> *mut u8 {
-        self.ptr
+        self.ptr.as_ptr()
     }
 
     fn len_b(&self) -> usize {
-        self.layout.size()
+        self.len
     }
 }
 
-impl Drop for HeapBacking {
+impl Drop for MemfdBacking {
     fn drop(&mut self) {
-        // SAFETY: ptr came from alloc_zeroed with this layout and is freed once.
-        unsafe { std::alloc::dealloc(self.ptr, self.layout) };
+        // SAFETY: ptr/len is this backing's own mapping, unmapped once; the model and every
+        // Mapping hold the backing (or its buffer) while they use it.
+        if let Err(e) = unsafe { munmap(self.ptr.cast(), self.len) } {
+            log::error!("sim: munmap of a buffer: {e}");
+        }
     }
 }

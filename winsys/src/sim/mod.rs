@@ -8,6 +8,7 @@ pub(crate) mod convert;
 mod worker;
 
 use std::collections::VecDeque;
+use std::os::fd::{BorrowedFd, OwnedFd};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, Weak};
 use std::thread::{JoinHandle, ThreadId};
@@ -25,7 +26,8 @@ use crate::replay::Fixture;
 use crate::submit::{Accepted, Core, Engine};
 use crate::trace::{Trace, TraceResult};
 use crate::va::{VaAllocator, PAGE_B, VA_END, VA_START};
-use backing::HeapBacking;
+pub(crate) use backing::fd_size_b;
+use backing::MemfdBacking;
 
 /// CORE_REVISION the model reports: the value a Mini 12 read (hw-facts, CONFIRMED).
 pub const MODEL_CORE_REVISION: u32 = 0x0001_0201;
@@ -144,12 +146,12 @@ impl Engine for SimShared {
     }
 }
 
-/// A buffer's storage in the model: heap memory mapped into the model's MMU.
+/// A buffer's storage in the model: a memfd's mapping, mapped into the model's MMU.
 struct SimStorage {
     shared: Weak<SimShared>,
     va: u32,
     size_b: u64,
-    backing: Arc<HeapBacking>,
+    backing: Arc<MemfdBacking>,
 }
 
 impl BoStorage for SimStorage {
@@ -159,6 +161,10 @@ impl BoStorage for SimStorage {
 
     fn device_lost(&self) -> bool {
         self.shared.upgrade().is_none_or(|s| s.core.is_lost())
+    }
+
+    fn shared_fd(&self) -> Option<BorrowedFd<'_>> {
+        Some(self.backing.fd())
     }
 }
 
@@ -229,47 +235,26 @@ impl SimDevice {
         self.worker_id
     }
 
-    /// The model's clock, in core cycles.
-    pub fn clock_cycles(&self) -> u64 {
-        lock(&self.shared.gpu).clock_cycles()
-    }
-}
-
-impl Device for SimDevice {
-    fn info(&self) -> DeviceInfo {
-        DeviceInfo {
-            backend: self.shared.backend,
-            driver: "model".into(),
-            core_revision: MODEL_CORE_REVISION,
-            va_start: VA_START,
-            va_end: VA_END,
-            page_b: PAGE_B,
-            is_model: true,
-        }
-    }
-
-    fn create_bo(&self, desc: &BoDesc) -> Result<Bo> {
+    /// Allocates GPU addresses for `desc`, makes the storage with `make` and maps it into the
+    /// model's MMU.
+    fn map_backing(
+        &self,
+        desc: &BoDesc,
+        make: impl FnOnce(u64) -> Result<MemfdBacking>,
+    ) -> Result<Bo> {
         let s = &self.shared;
-        s.core.check_alive()?;
-        desc.validate()?;
-        let n = s.allocations.fetch_add(1, Ordering::Relaxed);
-        let oom = WinsysError::OutOfMemory {
-            size_b: desc.size_b,
-        };
-        if s.fixture.as_ref().is_some_and(|f| f.fails_allocation(n)) {
-            log::info!("replay: failing allocation {n} with ENOMEM");
-            return Err(oom);
-        }
         let va = lock(&s.va)
             .alloc(desc.size_b, desc.align_b)
             .ok_or(WinsysError::OutOfMemory {
                 size_b: desc.size_b,
             })?;
-        let Some(backing) = HeapBacking::new(desc.size_b) else {
-            lock(&s.va).free(va, desc.size_b);
-            return Err(oom);
+        let backing = match make(desc.size_b) {
+            Ok(b) => Arc::new(b),
+            Err(e) => {
+                lock(&s.va).free(va, desc.size_b);
+                return Err(e);
+            }
         };
-        let backing = Arc::new(backing);
         let perm = Perm {
             read: true,
             write: !desc.flags.gpu_read_only,
@@ -294,6 +279,61 @@ impl Device for SimDevice {
             Box::new(storage),
             &s.core.live,
         ))
+    }
+
+    /// The model's clock, in core cycles.
+    pub fn clock_cycles(&self) -> u64 {
+        lock(&self.shared.gpu).clock_cycles()
+    }
+}
+
+impl Device for SimDevice {
+    fn info(&self) -> DeviceInfo {
+        DeviceInfo {
+            backend: self.shared.backend,
+            driver: "model".into(),
+            core_revision: MODEL_CORE_REVISION,
+            va_start: VA_START,
+            va_end: VA_END,
+            page_b: PAGE_B,
+            is_model: true,
+        }
+    }
+
+    fn create_bo(&self, desc: &BoDesc) -> Result<Bo> {
+        let s = &self.shared;
+        s.core.check_alive()?;
+        desc.validate()?;
+        let n = s.allocations.fetch_add(1, Ordering::Relaxed);
+        if s.fixture.as_ref().is_some_and(|f| f.fails_allocation(n)) {
+            log::info!("replay: failing allocation {n} with ENOMEM");
+            return Err(WinsysError::OutOfMemory {
+                size_b: desc.size_b,
+            });
+        }
+        self.map_backing(desc, MemfdBacking::new)
+    }
+
+    fn export_bo(&self, bo: &Bo) -> Result<OwnedFd> {
+        self.shared.core.check_alive()?;
+        if bo.device() != self.shared.core.id {
+            return Err(WinsysError::ForeignObject("buffer"));
+        }
+        let fd = bo.shared_fd().ok_or(WinsysError::Unsupported {
+            backend: self.shared.backend.name(),
+            what: "export of a buffer without a file",
+        })?;
+        fd.try_clone_to_owned().map_err(|e| WinsysError::Os {
+            op: "dup of a buffer's memfd",
+            errno: Errno::from_raw(e.raw_os_error().unwrap_or(0)),
+        })
+    }
+
+    fn import_bo(&self, fd: BorrowedFd<'_>, size_b: u64) -> Result<Bo> {
+        self.shared.core.check_alive()?;
+        let desc = BoDesc::new(size_b);
+        desc.validate()?;
+        self.map_backing(&desc, |len_b| MemfdBacking::import(fd, len_b))
     }
 
     fn submit(&self, job: Job) -> Result<Fence> {
