@@ -143,6 +143,30 @@ impl FastEncoder {
         self.encode_channels(c)
     }
 
+    /// `put(dst element k, encode(src[k]), bpe)` for every colour of `src`, with the format
+    /// dispatch taken once per run instead of once per pixel.
+    #[inline]
+    pub(crate) fn encode_run(&self, src: &[[f32; 4]], dst: &mut [u8], bpe: usize) {
+        #[cfg(target_arch = "x86_64")]
+        if bpe == 4 {
+            #[inline(always)]
+            fn run4(src: &[[f32; 4]], dst: &mut [u8], f: impl Fn([f32; 4]) -> u32) {
+                for (c, d) in src.iter().zip(dst.chunks_exact_mut(4)) {
+                    d.copy_from_slice(&f(*c).to_le_bytes());
+                }
+            }
+            match self.bytes {
+                Bytes::Rgba => return run4(src, dst, sse::bytes::<false>),
+                Bytes::Bgra => return run4(src, dst, sse::bytes::<true>),
+                Bytes::Bgrx => return run4(src, dst, |c| sse::bytes::<true>(c) | 0xff00_0000),
+                Bytes::Other => {}
+            }
+        }
+        for (c, d) in src.iter().zip(dst.chunks_exact_mut(bpe)) {
+            put(d, self.encode(*c), bpe);
+        }
+    }
+
     /// `encode` channel by channel.
     #[inline(always)]
     fn encode_channels(&self, c: [f32; 4]) -> u32 {
@@ -327,11 +351,9 @@ impl Target {
                 let mut row = [0u8; 4 * T as usize];
                 for y in ys {
                     let line = &colour[((y - ty * T) * T) as usize..];
-                    let mut k = 0;
-                    for x in xs.clone() {
-                        put(&mut row[k..], enc.encode(line[(x - tx * T) as usize]), bpe);
-                        k += bpe;
-                    }
+                    let x0 = (xs.start - tx * T) as usize;
+                    let k = xs.len() * bpe;
+                    enc.encode_run(&line[x0..x0 + xs.len()], &mut row[..k], bpe);
                     mmu.write(Unit::Pbe, self.addr(xs.start, y), &row[..k])?;
                     n += k as u64;
                 }
@@ -406,6 +428,31 @@ mod tests {
         assert_eq!(e.encode([0.0; 4]), 0xff00_0000);
         let e = Encoder::new(Format::B5G5R5A1_UNORM);
         assert_eq!(e.encode([0.0, 0.0, 0.0, 0.6]), 0x8000);
+    }
+
+    #[test]
+    fn encode_run_equals_encoder_per_pixel() {
+        let vals = [f32::NAN, -0.0, 0.2, 0.5, 1.0, 1.5, -3.0, 0.998, 0.001_96];
+        let src: Vec<[f32; 4]> = (0..37)
+            .map(|i| [0, 1, 2, 3].map(|c| vals[(i * 5 + c * 3 + i / 7) % vals.len()]))
+            .collect();
+        let mut n = 0;
+        for &f in Format::ALL.iter().filter(|f| f.info().renderable) {
+            let e = Encoder::new(f);
+            let Some(fe) = FastEncoder::new(&e) else {
+                continue;
+            };
+            n += 1;
+            let bpe = f.info().bytes_per_el as usize;
+            let mut got = vec![0xa5u8; src.len() * bpe];
+            fe.encode_run(&src, &mut got, bpe);
+            let want: Vec<u8> = src
+                .iter()
+                .flat_map(|&c| e.encode(c).to_le_bytes()[..bpe].to_vec())
+                .collect();
+            assert_eq!(got, want, "{f:?}");
+        }
+        assert!(n >= 5);
     }
 
     #[test]

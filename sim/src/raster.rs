@@ -294,6 +294,12 @@ impl Raster<'_> {
             *e = (dx, dy, x[a], y[a], if top_left { 0 } else { 1 });
         }
         let inv_area = 1.0 / area as f32;
+        // Vertices within 2^23 sub-pixels of the origin keep every edge value of the window
+        // (which lies inside the bounding box) far inside the packed conversion's +-2^51.
+        let small_edges = self.fast
+            && x.iter()
+                .chain(y.iter())
+                .all(|v| v.unsigned_abs() <= 1 << 23);
         // Pixel window: tile ∩ bbox ∩ scissor.
         let (mut px0, mut py0) = ((tx * T) as i64, (ty * T) as i64);
         let (mut px1, mut py1) = (px0 + T as i64 - 1, py0 + T as i64 - 1);
@@ -395,11 +401,13 @@ impl Raster<'_> {
         let mut qy = qy0;
         while qy <= py1 && !skip {
             let mut qe = row_e;
-            row_e = [0, 1, 2].map(|k| row_e[k].wrapping_add(step_y[k]));
+            // Element by element, not `map`: rustc leaves that map out of line here, and
+            // reloading its result stalls on store forwarding.
+            row_e = step3(row_e, step_y);
             let mut qx = qx0;
             while qx <= px1 {
                 let here = qe;
-                qe = [0, 1, 2].map(|k| qe[k].wrapping_add(step_x[k]));
+                qe = step3(qe, step_x);
                 let mut cov = [false; 4];
                 let mut ev = [[0i64; 3]; 4];
                 for i in 0..4 {
@@ -421,16 +429,17 @@ impl Raster<'_> {
                     }
                     cov[i] = inside;
                 }
-                if cov == [false; 4] {
+                // Or-ed, not compared as an array: the array compare reloads the four bool
+                // stores as one word and stalls on store forwarding.
+                if !(cov[0] | cov[1] | cov[2] | cov[3]) {
                     qx += 2;
                     continue;
                 }
-                let mut lam = [[0f32; 3]; 4];
-                for i in 0..4 {
-                    for k in 0..3 {
-                        lam[i][k] = ev[i][k] as f32 * inv_area;
-                    }
-                }
+                let lam = if small_edges {
+                    lam_packed(&ev, inv_area)
+                } else {
+                    lam_scalar(&ev, inv_area)
+                };
                 // Interpolate z and the varyings for all four pixels (helpers too).
                 let mut z = [0f32; 4];
                 for i in 0..4 {
@@ -470,16 +479,26 @@ impl Raster<'_> {
                 let shade = live.iter().any(|&l| l);
                 if shade {
                     let pa = &mut self.pa;
+                    // The four pixels' 1/w sums first, so their divides issue together (one
+                    // packed divide) instead of each waiting on the last's latency.
+                    let mut qs = [[0f32; 3]; 4];
+                    let mut sums = [0f32; 4];
                     for i in 0..4 {
                         let l = lam[i];
-                        let q = [l[0] * pv[0][3], l[1] * pv[1][3], l[2] * pv[2][3]];
-                        let sum = q[0] + q[1] + q[2];
-                        let inv = 1.0 / sum;
+                        qs[i] = [l[0] * pv[0][3], l[1] * pv[1][3], l[2] * pv[2][3]];
+                        sums[i] = qs[i][0] + qs[i][1] + qs[i][2];
+                    }
+                    let invs = [1.0 / sums[0], 1.0 / sums[1], 1.0 / sums[2], 1.0 / sums[3]];
+                    for i in 0..4 {
+                        let l = lam[i];
+                        let (q, sum, inv) = (qs[i], sums[i], invs[i]);
                         let w = [q[0] * inv, q[1] * inv, q[2] * inv];
                         for k in 0..nvar {
                             let (a, b, c) = (&vars[0][k], &vars[1][k], &vars[2][k]);
                             let dst = &mut pa[i][k];
                             match ctx.interp[k] {
+                                Interp::PERSPECTIVE if fast => *dst = lerp3(w, a, b, c),
+                                Interp::LINEAR if fast => *dst = lerp3(l, a, b, c),
                                 Interp::PERSPECTIVE => {
                                     for j in 0..4 {
                                         dst[j] =
@@ -535,6 +554,22 @@ impl Raster<'_> {
                     self.c.usse_instructions += self.qout.instructions;
                     self.c.pixels_shaded += live.iter().filter(|&&l| l).count() as u64;
                 }
+                if no_tests && plain_colour {
+                    // Fast path: nothing to test or blend, so a covered pixel the shader did
+                    // not kill takes its clamped colour (what the loop below does then).
+                    let tq = (qy - (ty * T) as i64) * T as i64 + qx - (tx * T) as i64;
+                    for (i, &c) in cov.iter().enumerate() {
+                        if c && !(shade && self.qout.killed[i]) {
+                            let ti = (tq + (i >> 1) as i64 * T as i64 + (i & 1) as i64) as usize;
+                            let c = &self.qout.colour[i];
+                            tile.colour[ti] =
+                                [clamp01(c[0]), clamp01(c[1]), clamp01(c[2]), clamp01(c[3])];
+                            passed += 1;
+                        }
+                    }
+                    qx += 2;
+                    continue;
+                }
                 for i in 0..4 {
                     if !cov[i] || (shade && live[i] && self.qout.killed[i]) {
                         continue;
@@ -577,6 +612,89 @@ impl Raster<'_> {
         }
         Ok(())
     }
+}
+
+/// Three edge values advanced by their steps (wrapping, as the fast path's stepping is).
+#[inline(always)]
+fn step3(e: [i64; 3], step: [i64; 3]) -> [i64; 3] {
+    [
+        e[0].wrapping_add(step[0]),
+        e[1].wrapping_add(step[1]),
+        e[2].wrapping_add(step[2]),
+    ]
+}
+
+/// The reference's barycentric weights: each edge value as f32, times 1/area.
+#[inline(always)]
+fn lam_scalar(ev: &[[i64; 3]; 4], inv_area: f32) -> [[f32; 3]; 4] {
+    ev.map(|e| e.map(|v| v as f32 * inv_area))
+}
+
+/// `lam_scalar` for edge values in [-2^51, 2^51), twelve conversions in packed form: an i64
+/// that small is exact as an f64 (built by adding it to the mantissa of 1.5 * 2^52 and
+/// subtracting that again), and rounding that f64 to f32 rounds the integer once, exactly as
+/// the direct conversion does. SSE2 has no packed i64 -> f32 conversion, and the scalar one
+/// is slow.
+#[inline(always)]
+fn lam_packed(ev: &[[i64; 3]; 4], inv_area: f32) -> [[f32; 3]; 4] {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::*;
+        let flat: &[i64] = ev.as_flattened();
+        let mut lam = [[0f32; 3]; 4];
+        let out = lam.as_flattened_mut();
+        // SAFETY: SSE2 is in the x86_64 baseline; loads read pairs inside `flat` (12 long),
+        // stores write quads inside `out` (12 long).
+        unsafe {
+            const MAGIC: i64 = 0x4338_0000_0000_0000; // the bits of 1.5 * 2^52
+            let magic_i = _mm_set1_epi64x(MAGIC);
+            let magic_d = _mm_set1_pd(f64::from_bits(MAGIC as u64));
+            let pair = |j: usize| {
+                let v = _mm_loadu_si128(flat.as_ptr().add(j) as *const __m128i);
+                let d = _mm_sub_pd(_mm_castsi128_pd(_mm_add_epi64(v, magic_i)), magic_d);
+                _mm_cvtpd_ps(d)
+            };
+            let k = _mm_set1_ps(inv_area);
+            for q in 0..3 {
+                let f = _mm_movelh_ps(pair(4 * q), pair(4 * q + 2));
+                _mm_storeu_ps(out.as_mut_ptr().add(4 * q), _mm_mul_ps(f, k));
+            }
+        }
+        lam
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        lam_scalar(ev, inv_area)
+    }
+}
+
+/// `(w[0] * a[j] + w[1] * b[j] + w[2] * c[j]).to_bits()` for every lane j, as the reference
+/// interpolates a varying, four lanes at once: the same IEEE products and sums in the same
+/// order, so each lane is bit-identical to the scalar form.
+#[inline(always)]
+fn lerp3(w: [f32; 3], a: &[f32; 4], b: &[f32; 4], c: &[f32; 4]) -> [u32; 4] {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::*;
+        // SAFETY: SSE2 is in the x86_64 baseline; the loads read the four floats of a, b, c.
+        unsafe {
+            let m = |k: f32, v: &[f32; 4]| _mm_mul_ps(_mm_set1_ps(k), _mm_loadu_ps(v.as_ptr()));
+            let o = _mm_add_ps(_mm_add_ps(m(w[0], a), m(w[1], b)), m(w[2], c));
+            let mut out = [0u32; 4];
+            _mm_storeu_si128(out.as_mut_ptr() as *mut __m128i, _mm_castps_si128(o));
+            out
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        lerp3_scalar(w, a, b, c)
+    }
+}
+
+/// The reference's scalar form of [`lerp3`].
+#[cfg(any(test, not(target_arch = "x86_64")))]
+fn lerp3_scalar(w: [f32; 3], a: &[f32; 4], b: &[f32; 4], c: &[f32; 4]) -> [u32; 4] {
+    [0, 1, 2, 3].map(|j| (w[0] * a[j] + w[1] * b[j] + w[2] * c[j]).to_bits())
 }
 
 /// Whether one edge (dx, dy, ax, ay, threshold) of `ea` is below its threshold at all four
@@ -732,4 +850,96 @@ pub(crate) fn run(
         mmu.write_dwords(Unit::Isp, addr, &[v.wrapping_add(n)])?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn packed_lam_equals_the_scalar_conversion() {
+        let mut seed = 0x1234_5677u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let lim = 1i64 << 51;
+        // Edges of the range, ties between f32 neighbours at several magnitudes, and spread.
+        let mut vals: Vec<i64> = vec![0, 1, -1, lim - 1, -lim, (1 << 24) + 1, -(1 << 24) - 1];
+        for sh in 24..51 {
+            for d in [-3i64, -1, 0, 1, 3] {
+                let t = (1i64 << sh) + (1i64 << (sh - 24)) + d; // near a halfway point
+                vals.extend([t, -t, (3i64 << (sh - 1)) + d, -(3i64 << (sh - 1)) - d]);
+            }
+        }
+        for _ in 0..20_000 {
+            let v = (next() as i64) >> (13 + next() % 50);
+            vals.push(v.clamp(-lim, lim - 1));
+        }
+        let invs = [1.0, 1.0 / 3.0, 1e-12, 7.5e-6, -0.0];
+        for (n, chunk) in vals.chunks(12).enumerate() {
+            let ev: [[i64; 3]; 4] = std::array::from_fn(|i| {
+                std::array::from_fn(|k| chunk.get(3 * i + k).copied().unwrap_or(5))
+            });
+            let inv = invs[n % invs.len()];
+            let (f, r) = (lam_packed(&ev, inv), lam_scalar(&ev, inv));
+            assert_eq!(
+                f.map(|a| a.map(f32::to_bits)),
+                r.map(|a| a.map(f32::to_bits)),
+                "{ev:?} * {inv}"
+            );
+        }
+    }
+
+    #[test]
+    fn lerp3_equals_the_scalar_interpolation() {
+        let mut seed = 0x9e37_79b9u32;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 17;
+            seed ^= seed << 5;
+            seed
+        };
+        let special = [
+            0.0,
+            -0.0,
+            1.0,
+            -1.0,
+            0.333_333_34,
+            1e-38,
+            1e-45,
+            3.4e38,
+            -3.4e38,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            f32::NAN,
+        ];
+        for k in 0..20_000 {
+            let mut pick = |i: usize| {
+                if k < 2000 {
+                    special[(k * 7 + i * 5) % special.len()]
+                } else {
+                    f32::from_bits(next() & 0xbfff_ffff) // finite-heavy spread
+                }
+            };
+            let w = [pick(0), pick(1), pick(2)];
+            let a = [pick(3), pick(4), pick(5), pick(6)];
+            let b = [pick(7), pick(8), pick(9), pick(10)];
+            let c = [pick(11), pick(12), pick(13), pick(14)];
+            let (f, r) = (lerp3(w, &a, &b, &c), lerp3_scalar(w, &a, &b, &c));
+            // NaN payloads are left to LLVM's operand order (unspecified in Rust for the
+            // reference too); every other lane must match bit for bit.
+            for j in 0..4 {
+                let (x, y) = (f32::from_bits(f[j]), f32::from_bits(r[j]));
+                assert!(
+                    f[j] == r[j] || (x.is_nan() && y.is_nan()),
+                    "{w:?} {a:?} {b:?} {c:?} lane {j}: {:#x} vs {:#x}",
+                    f[j],
+                    r[j]
+                );
+            }
+        }
+    }
 }

@@ -549,6 +549,123 @@ struct Level<'a> {
     rows_b: &'a [u32],
 }
 
+/// A quad's bilinear footprints: per pixel the wrapped columns (xa, xb) and rows (ya, yb)
+/// and the weights (ax, ay). Lanes of pixels not executing are unspecified.
+#[derive(Clone, Copy, Debug, Default)]
+struct Footprints {
+    xa: [u32; 4],
+    xb: [u32; 4],
+    ya: [u32; 4],
+    yb: [u32; 4],
+    ax: [f32; 4],
+    ay: [f32; 4],
+}
+
+/// `filter_at` LINEAR's coordinate maths, pixel by pixel.
+#[inline(always)]
+fn footprints_scalar(lv: &Level, coord: &[[f32; 4]; 4], ex: [bool; 4]) -> Footprints {
+    let (wf, hf) = (lv.w as f32, lv.h as f32);
+    let mut f = Footprints::default();
+    for i in 0..4 {
+        if !ex[i] {
+            continue;
+        }
+        let fx = coord[i][0] * wf - 0.5;
+        let fy = coord[i][1] * hf - 0.5;
+        let ((x0f, x0), (y0f, y0)) = (floor_i(fx), floor_i(fy));
+        (f.ax[i], f.ay[i]) = (fx - x0f, fy - y0f);
+        (f.xa[i], f.xb[i]) = (
+            wrap(x0, lv.w, lv.ws),
+            wrap(x0.saturating_add(1), lv.w, lv.ws),
+        );
+        (f.ya[i], f.yb[i]) = (
+            wrap(y0, lv.h, lv.wt),
+            wrap(y0.saturating_add(1), lv.h, lv.wt),
+        );
+    }
+    f
+}
+
+/// `footprints_scalar` for the four pixels at once in SSE2 (part of every x86_64), when every
+/// executing pixel's scaled coordinates lie inside +-2^23 (else None): the same products and
+/// differences lane-wise, `floor_i` as truncate / compare / step down / copy the sign, and
+/// CLAMP_TO_EDGE as compares and selects (other modes wrap lane by lane). Inside +-2^23 the
+/// reference's saturating +1 is a plain +1.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn footprints_sse2(lv: &Level, coord: &[[f32; 4]; 4], ex: [bool; 4]) -> Option<Footprints> {
+    use std::arch::x86_64::*;
+    let ex_bits = (0..4).fold(0, |m, i| m | (i32::from(ex[i]) << i));
+    // SAFETY: SSE2 is in the x86_64 baseline; stores write whole local arrays.
+    unsafe {
+        let lanes = |k: usize| _mm_set_ps(coord[3][k], coord[2][k], coord[1][k], coord[0][k]);
+        let half = _mm_set1_ps(0.5);
+        let fx = _mm_sub_ps(_mm_mul_ps(lanes(0), _mm_set1_ps(lv.w as f32)), half);
+        let fy = _mm_sub_ps(_mm_mul_ps(lanes(1), _mm_set1_ps(lv.h as f32)), half);
+        let sign = _mm_set1_ps(-0.0);
+        let limit = _mm_set1_ps(8_388_608.0);
+        let small = |v: __m128| _mm_movemask_ps(_mm_cmplt_ps(_mm_andnot_ps(sign, v), limit));
+        if small(fx) & small(fy) & ex_bits != ex_bits {
+            return None;
+        }
+        // (floor as f32, floor as i32) of lanes inside +-2^23, as `floor_i`.
+        let floor = |v: __m128| {
+            let i = _mm_cvttps_epi32(v);
+            let t = _mm_cvtepi32_ps(i);
+            let gt = _mm_cmpgt_ps(t, v);
+            let i = _mm_add_epi32(i, _mm_castps_si128(gt));
+            let r = _mm_sub_ps(t, _mm_and_ps(gt, _mm_set1_ps(1.0)));
+            let r = _mm_or_ps(_mm_andnot_ps(sign, r), _mm_and_ps(sign, v));
+            (r, i)
+        };
+        let ((x0f, x0), (y0f, y0)) = (floor(fx), floor(fy));
+        let mut f = Footprints::default();
+        _mm_storeu_ps(f.ax.as_mut_ptr(), _mm_sub_ps(fx, x0f));
+        _mm_storeu_ps(f.ay.as_mut_ptr(), _mm_sub_ps(fy, y0f));
+        // Columns (or rows) v and v + 1 of every lane, wrapped by `m` into 0..n (n >= 1).
+        #[inline(always)]
+        fn axis(
+            v: __m128i,
+            n: u32,
+            m: AddrMode,
+            ex: [bool; 4],
+            a: &mut [u32; 4],
+            b: &mut [u32; 4],
+        ) {
+            // SAFETY: SSE2 is in the x86_64 baseline; stores write whole local arrays.
+            unsafe {
+                let store = |v: __m128i, dst: &mut [u32; 4]| {
+                    _mm_storeu_si128(dst.as_mut_ptr() as *mut __m128i, v)
+                };
+                let v1 = _mm_add_epi32(v, _mm_set1_epi32(1));
+                if m == AddrMode::CLAMP_TO_EDGE {
+                    // i.clamp(0, n - 1) lane-wise.
+                    let top = _mm_set1_epi32(n as i32 - 1);
+                    let clamp = |v: __m128i| {
+                        let v = _mm_and_si128(v, _mm_cmpgt_epi32(v, _mm_setzero_si128()));
+                        let over = _mm_cmpgt_epi32(v, top);
+                        _mm_or_si128(_mm_and_si128(over, top), _mm_andnot_si128(over, v))
+                    };
+                    store(clamp(v), a);
+                    store(clamp(v1), b);
+                } else {
+                    let mut raw = [0u32; 4];
+                    store(v, &mut raw);
+                    for i in 0..4 {
+                        if ex[i] {
+                            a[i] = wrap(raw[i] as i32, n, m);
+                            b[i] = wrap(raw[i] as i32 + 1, n, m);
+                        }
+                    }
+                }
+            }
+        }
+        axis(x0, lv.w, lv.ws, ex, &mut f.xa, &mut f.xb);
+        axis(y0, lv.h, lv.wt, ex, &mut f.ya, &mut f.yb);
+        Some(f)
+    }
+}
+
 /// `filter_at` LINEAR for the `ex` pixels of a quad.
 #[inline(always)]
 fn quad_linear<X: Texel>(
@@ -558,28 +675,19 @@ fn quad_linear<X: Texel>(
     ex: [bool; 4],
     out: &mut [[f32; 4]; 4],
 ) {
-    let (wf, hf) = (lv.w as f32, lv.h as f32);
+    #[cfg(target_arch = "x86_64")]
+    let f = footprints_sse2(lv, coord, ex).unwrap_or_else(|| footprints_scalar(lv, coord, ex));
+    #[cfg(not(target_arch = "x86_64"))]
+    let f = footprints_scalar(lv, coord, ex);
     for i in 0..4 {
         if !ex[i] {
             continue;
         }
-        let fx = coord[i][0] * wf - 0.5;
-        let fy = coord[i][1] * hf - 0.5;
-        let ((x0f, x0), (y0f, y0)) = (floor_i(fx), floor_i(fy));
-        let (ax, ay) = (fx - x0f, fy - y0f);
-        let (xa, xb) = (
-            wrap(x0, lv.w, lv.ws),
-            wrap(x0.saturating_add(1), lv.w, lv.ws),
-        );
-        let (ya, yb) = (
-            wrap(y0, lv.h, lv.wt),
-            wrap(y0.saturating_add(1), lv.h, lv.wt),
-        );
-        let (ca, cb) = (lv.cols_b[xa as usize], lv.cols_b[xb as usize]);
-        let (ra, rb) = (lv.rows_b[ya as usize], lv.rows_b[yb as usize]);
+        let (ca, cb) = (lv.cols_b[f.xa[i] as usize], lv.cols_b[f.xb[i] as usize]);
+        let (ra, rb) = (lv.rows_b[f.ya[i] as usize], lv.rows_b[f.yb[i] as usize]);
         let off = [ca + ra, cb + ra, ca + rb, cb + rb];
         // SAFETY: the tables hold offsets of elements of the held level.
-        let o = unsafe { X::bilinear(u, lv.p, off, ax, ay) };
+        let o = unsafe { X::bilinear(u, lv.p, off, f.ax[i], f.ay[i]) };
         out[i] = u.fast.swizzle(o);
     }
 }
@@ -779,6 +887,79 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn packed_footprints_equal_the_scalar_ones() {
+        let mut seed = 0x7f4a_7c15u32;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 17;
+            seed ^= seed << 5;
+            seed
+        };
+        let special = [
+            0.0,
+            -0.0,
+            0.5,
+            1.0,
+            -1.0,
+            1.0 / 512.0,
+            0.999_999_94,
+            -0.000_001,
+            2.5,
+            -7.25,
+            1e-40,
+            16_384.0,
+            1e9,
+            f32::NAN,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+        ];
+        let modes = [
+            AddrMode::CLAMP_TO_EDGE,
+            AddrMode::REPEAT,
+            AddrMode::MIRRORED_REPEAT,
+        ];
+        let tables: Vec<u32> = (0..2048).collect();
+        let (mut packed, mut total) = (0, 0);
+        for k in 0..30_000usize {
+            let (w, h) = (1 + next() % 600, 1 + next() % 600);
+            let lv = Level {
+                p: std::ptr::null(),
+                w,
+                h,
+                ws: modes[k % 3],
+                wt: modes[(k / 3) % 3],
+                cols_b: &tables,
+                rows_b: &tables,
+            };
+            let mut pick = || {
+                if next() % 4 == 0 {
+                    special[next() as usize % special.len()]
+                } else {
+                    (next() >> 8) as f32 / 8_388_608.0 - 0.5
+                }
+            };
+            let coord: [[f32; 4]; 4] = std::array::from_fn(|_| [pick(), pick(), 0.0, 1.0]);
+            let ex: [bool; 4] = std::array::from_fn(|i| k % 7 == 0 || next() % 5 != i as u32);
+            let r = footprints_scalar(&lv, &coord, ex);
+            total += 1;
+            let Some(f) = footprints_sse2(&lv, &coord, ex) else {
+                continue;
+            };
+            packed += 1;
+            for i in (0..4).filter(|&i| ex[i]) {
+                let got = (f.xa[i], f.xb[i], f.ya[i], f.yb[i]);
+                let want = (r.xa[i], r.xb[i], r.ya[i], r.yb[i]);
+                assert_eq!(got, want, "{coord:?} {w}x{h} lane {i}");
+                assert_eq!(f.ax[i].to_bits(), r.ax[i].to_bits(), "{coord:?} ax {i}");
+                assert_eq!(f.ay[i].to_bits(), r.ay[i].to_bits(), "{coord:?} ay {i}");
+            }
+        }
+        // Most quads take the packed path; those with huge or non-finite coordinates do not.
+        assert!(packed > total / 4 && packed < total, "{packed} of {total}");
     }
 
     #[test]
