@@ -155,7 +155,13 @@ impl Blitter {
                 rect: [0, 0, w, h],
                 linear: true,
             };
-            let r = self.draw_quad(ctx, &q).and_then(|()| ctx.flush());
+            // flush() returns the newest fence even when it submitted nothing: a pass that
+            // recorded no work must not borrow an earlier submission's fence.
+            let r = self.draw_quad(ctx, &q).and_then(|()| {
+                let before = ctx.stats().submissions;
+                let f = ctx.flush()?;
+                Ok(f.filter(|_| ctx.stats().submissions > before))
+            });
             match r {
                 Ok(Some(f)) => passes.push(Pass {
                     level,
