@@ -70,6 +70,14 @@ pub struct Program {
     /// unpredicated END or RET, so every instance of a quad runs every instruction in order
     /// and the interpreter may skip per-instance scheduling.
     pub(crate) straight: bool,
+    /// Whether any instruction reads or writes a predicate or the address register (a
+    /// predicated instruction, a predicate or address destination, an indexed secondary
+    /// source); runs of programs that don't skip resetting them, as nothing reads them.
+    pub(crate) uses_pred_addr: bool,
+    /// Temporaries (highest index + 1) some instruction may read, in program order, before
+    /// an unpredicated whole-register write of them; a straight run need reset only those,
+    /// as no other temporary's old contents are ever read.
+    pub(crate) temps_read_first: usize,
 }
 
 const NO_SRC: Src = Src {
@@ -357,6 +365,45 @@ impl Program {
                         .iter()
                         .all(|i| i.op == Opcode::NOP || i.op.format() != InstrFormat::FLOW)
             });
+        let uses_pred_addr = ins.iter().any(|i| {
+            i.pred != Pred::ALWAYS
+                || matches!(i.dst, Dst::Pred(_) | Dst::Addr)
+                || [i.s0, i.s1]
+                    .iter()
+                    .any(|s| matches!(s.reg, SrcReg::SecIndexed(_)))
+        });
+        let mut written = [false; TEMP_REGS as usize];
+        let mut temps_read_first = 0usize;
+        for i in &ins {
+            let mut reads: Vec<usize> = Vec::new();
+            for s in [i.s0, i.s1] {
+                if let SrcReg::Temp(n) = s.reg {
+                    reads.push(usize::from(n));
+                }
+            }
+            if i.op == Opcode::TEXD {
+                reads.extend([usize::from(i.grad), usize::from(i.grad) + 1]);
+            }
+            // A partial, predicated or accumulating write keeps (reads) the old contents;
+            // EMITPIX, EMITVTX and flow instructions write no destination.
+            let writes = i.op.format() != InstrFormat::FLOW
+                && !matches!(i.op, Opcode::EMITPIX | Opcode::EMITVTX);
+            let whole =
+                writes && i.pred == Pred::ALWAYS && i.mask == 0b1111 && i.op != Opcode::FMAD;
+            if let Dst::Temp(n) = i.dst {
+                if !whole {
+                    reads.push(usize::from(n));
+                }
+            }
+            for r in reads {
+                if !written[r] {
+                    temps_read_first = temps_read_first.max(r + 1);
+                }
+            }
+            if let (Dst::Temp(n), true) = (i.dst, whole) {
+                written[usize::from(n)] = true;
+            }
+        }
         Ok(Program {
             ins,
             stage,
@@ -364,6 +411,8 @@ impl Program {
             outs_used,
             has_kill,
             straight,
+            uses_pred_addr,
+            temps_read_first,
         })
     }
 

@@ -211,8 +211,10 @@ impl Machine {
         }
     }
 
-    fn reset(&mut self, p: &Program, n: usize) {
-        for r in &mut self.temps[..p.temps_used] {
+    /// Zeroes the first `temps` temporaries, the outputs and (when used) predicates and a0
+    /// of instances 0..n.
+    fn reset(&mut self, p: &Program, n: usize, temps: usize) {
+        for r in &mut self.temps[..temps] {
             for inst in r.iter_mut().take(n) {
                 *inst = [0; 4];
             }
@@ -222,8 +224,10 @@ impl Machine {
                 *inst = [0; 4];
             }
         }
-        self.preds = [[[false; 4]; 3]; 4];
-        self.a0 = [[0; 4]; 4];
+        if p.uses_pred_addr {
+            self.preds = [[[false; 4]; 3]; 4];
+            self.a0 = [[0; 4]; 4];
+        }
     }
 
     #[inline(always)]
@@ -347,13 +351,12 @@ impl Machine {
             });
         }
         if self.fast && p.straight {
-            let mut colour = [[0u32; 4]; 4];
-            out.instructions = self.exec_straight(p, &mut colour, pa, sa, tex)?;
-            for i in 0..4 {
-                out.colour[i] = fv(colour[i]);
-                // A straight program has no KILL.
-                out.killed[i] = false;
-            }
+            // EMITPIX writes the raw bits straight into the caller's colours.
+            out.colour = [[0.0; 4]; 4];
+            let colour: &mut [[u32; 4]; 4] = bytemuck::cast_mut(&mut out.colour);
+            out.instructions = self.exec_straight(p, colour, pa, sa, tex)?;
+            // A straight program has no KILL.
+            out.killed = [false; 4];
             return Ok(());
         }
         let mut ctl = Ctl::new(4, [true; 4]);
@@ -374,7 +377,7 @@ impl Machine {
         tex: &mut dyn Textures,
     ) -> Result<u64, UsseError> {
         let n = ctl.n;
-        self.reset(p, n);
+        self.reset(p, n, p.temps_used);
         let len = p.ins.len() as u32;
         let mut total = 0u64;
         loop {
@@ -423,8 +426,18 @@ impl Machine {
         sa: &[[u32; 4]],
         tex: &mut dyn Textures,
     ) -> Result<u64, UsseError> {
-        self.reset(p, 4);
-        for ins in &p.ins {
+        self.reset(p, 4, p.temps_read_first);
+        // The final END or RET only stops the instances (decode's `straight` guarantees it is
+        // there), and an unpredicated EMITPIX of a whole temporary is a plain copy: neither
+        // needs `step4`'s call and dispatch.
+        let body = p.ins.split_last().map_or(&[][..], |(_, body)| body);
+        for ins in body {
+            if let (Opcode::EMITPIX, Pred::ALWAYS, SrcReg::Temp(n), [0, 1, 2, 3], SrcMod::NONE) =
+                (ins.op, ins.pred, ins.s0.reg, ins.s0.swz, ins.s0.modi)
+            {
+                *colour = self.temps[usize::from(n)];
+                continue;
+            }
             self.step4(p, ins, colour, pa, sa, tex)?;
         }
         Ok(4 * p.ins.len() as u64)
@@ -446,16 +459,24 @@ impl Machine {
     ) -> Result<(), UsseError> {
         match ins.op {
             Opcode::TEX | Opcode::TEXB | Opcode::TEXL | Opcode::TEXD => {
-                let raw = self.read4(&ins.s0, pa, sa);
-                let mut c = [[0f32; 4]; 4];
-                for i in 0..4 {
-                    c[i] = fv(raw[i]);
-                }
+                let c: [[f32; 4]; 4] = bytemuck::cast(self.read4(&ins.s0, pa, sa));
                 let mut lod = [Lod::Explicit(0.0); 4];
                 if tex.needs_lod(u32::from(ins.sampler)) {
                     for (i, l) in lod.iter_mut().enumerate() {
                         *l = self.lod_of(ins, p.stage, &c, i);
                     }
+                }
+                if let (Dst::Temp(n), Pred::ALWAYS, 0b1111, false) =
+                    (ins.dst, ins.pred, ins.mask, ins.sat)
+                {
+                    // A plain write of the whole temporary: sample straight into it (all four
+                    // pixels execute, so a success writes every one; after a fault the run
+                    // ends and the next run resets what it reads).
+                    let dst: &mut [[f32; 4]; 4] =
+                        bytemuck::cast_mut(&mut self.temps[usize::from(n)]);
+                    return tex
+                        .sample_quad(u32::from(ins.sampler), &c, &lod, [true; 4], dst)
+                        .map_err(UsseError::Fault);
                 }
                 let mut r = [[0f32; 4]; 4];
                 tex.sample_quad(u32::from(ins.sampler), &c, &lod, [true; 4], &mut r)

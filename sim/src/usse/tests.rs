@@ -458,3 +458,114 @@ fn divergent_quad_reconverges() {
     let q = run_quad(&p, &pav, [true; 4], &[], &mut NoTextures).unwrap();
     assert_eq!(q.colour.map(|c| c[0]), [1.0, 13.0, 1.0, 13.0]);
 }
+
+/// A machine reused across programs (as the 3D phase reuses one) gives each run the state a
+/// fresh machine would: a program reading predicates or a0 without writing them first sees
+/// them reset, though the program before set them and the one between (using neither) skipped
+/// their reset; EMITPIX forms (plain temp, swizzled, twice) agree on both paths.
+#[test]
+fn reused_machine_matches_a_fresh_one() {
+    let pav = quad_pa(|i| [i as f32, 1.5 - i as f32, 0.25, 2.0]);
+    let sec: Vec<[u32; 4]> = (0..6).map(|i| fv([i as f32; 4])).collect();
+    let progs: Vec<Vec<W>> = vec![
+        // Sets every predicate and a0.
+        vec![
+            alu(FCLT, dp(0), imm(0), pa(0)),
+            alu(FCLT, dp(1), imm(0), pa(0)),
+            alu(FCLT, dp(2), imm(0), pa(0)),
+            limm(da(), 3),
+            limmf(dr(0), 10.0),
+            limmf(dr(1), 11.0),
+            limmf(dr(2), 12.0),
+            limmf(dr(3), 13.0),
+            limmf(dr(4), 14.0),
+            limmf(dr(5), 15.0),
+            limmf(dr(6), 16.0),
+            limmf(dr(7), 17.0),
+            emitpix(pa(0)),
+            end(),
+        ],
+        // Uses neither; emits a plain temporary, then a swizzled one, then a plain one.
+        vec![
+            mov(dr(0), pa(0)),
+            emitpix(r(0)),
+            alu(FMUL, dr(1), r(0), sa(2)),
+            emitpix(r(1).sw("wzyx")),
+            emitpix(r(1)),
+            end(),
+        ],
+        // Ends on a swizzled EMITPIX.
+        vec![mov(dr(0), pa(0)), emitpix(r(0).sw("yxwz").neg()), end()],
+        // TEX into a whole temporary (also its own source), and into part of one.
+        vec![
+            tex(dr(0), pa(0), 3),
+            tex(dr(0), r(0).sw("yxzw"), 1),
+            tex(dr(1).m(0b0110), r(0), 2),
+            alu(FADD, dr(1), r(1), r(0)),
+            emitpix(r(1)),
+            end(),
+        ],
+        // Reads temporaries before writing them whole: EMITPIX names r4 but writes nothing,
+        // a masked write keeps r2's other lanes, FMAD accumulates r3, TEXD reads r5 and r6.
+        vec![
+            alu_full(EMITPIX, Pred::ALWAYS, false, dr(4), pa(0), pa(0)),
+            mov(dr(2).m(0b0101), pa(0)),
+            alu(FMAD, dr(3), pa(0), pa(0)),
+            tex_full(TEXD, dr(7), pa(0), 0, 5),
+            alu(FADD, dr(0), r(2), r(3)),
+            alu(FADD, dr(0), r(0), r(4)),
+            alu(FADD, dr(0), r(0), r(7)),
+            emitpix(r(0)),
+            end(),
+        ],
+        // Reads p0..p2 and a0 without writing them.
+        vec![
+            mov(dr(0), sa(1)),
+            alu_full(MOV, Pred::P0, false, dr(0).m(0b0001), pa(0), pa(0)),
+            alu_full(MOV, Pred::P1, false, dr(0).m(0b0010), pa(0), pa(0)),
+            alu_full(MOV, Pred::P2, false, dr(0).m(0b0100), pa(0), pa(0)),
+            alu(FADD, dr(0), r(0), sai(1)),
+            emitpix(r(0)),
+            end(),
+        ],
+    ];
+    let progs: Vec<Program> = progs
+        .iter()
+        .map(|w| Program::decode(&words(w), Stage::Pixel).unwrap())
+        .collect();
+    for fast in [true, false] {
+        let mut reused = Machine::with_paths(fast);
+        for (k, p) in progs.iter().enumerate() {
+            let run = |m: &mut Machine| {
+                let mut out = QuadOut {
+                    colour: [[0.0; 4]; 4],
+                    killed: [false; 4],
+                    instructions: 0,
+                };
+                m.run_quad(p, &pav, [true; 4], &sec, &mut LodEcho, &mut out)
+                    .unwrap();
+                out
+            };
+            let want = run(&mut Machine::with_paths(!fast));
+            assert_eq!(run(&mut reused), want, "program {k}, fast {fast}");
+        }
+    }
+    // The predicate reader on a fresh machine: no lane moved, a0 = 0 reads sa1.
+    let q = run_quad(&progs[5], &pav, [true; 4], &sec, &mut NoTextures).unwrap();
+    assert_eq!(q.colour, [[2.0; 4]; 4]);
+    // The EMITPIX sequence: the last one (plain r1 = pa0 * 2) wins.
+    let q = run_quad(&progs[1], &pav, [true; 4], &sec, &mut NoTextures).unwrap();
+    assert_eq!(q.colour[1], [2.0, 1.0, 0.5, 4.0]);
+}
+
+/// Returns the coordinate plus the LOD's x derivative, so gradients show in the colour.
+struct LodEcho;
+impl Textures for LodEcho {
+    fn sample(&mut self, _unit: u32, coord: [f32; 4], lod: Lod) -> Result<[f32; 4], Fault> {
+        let d = match lod {
+            Lod::Implicit { ddx, .. } | Lod::Bias { ddx, .. } => ddx,
+            Lod::Explicit(l) => [l; 4],
+        };
+        Ok(std::array::from_fn(|l| coord[l] + d[l]))
+    }
+}
