@@ -8,38 +8,11 @@ use sgx_pipe::state::*;
 use sgx_pipe::*;
 use sgx_winsys::{Device, SimDevice};
 
-pub const VS_POS: &str = "VERT
-DCL IN[0]
-DCL OUT[0], POSITION
-  0: MOV OUT[0], IN[0]
-  1: END
-";
-
-pub const VS_POS_TEX: &str = "VERT
-DCL IN[0]
-DCL IN[1]
-DCL OUT[0], POSITION
-DCL OUT[1], GENERIC[0]
-  0: MOV OUT[0], IN[0]
-  1: MOV OUT[1], IN[1]
-  2: END
-";
-
-pub const FS_CONST: &str = "FRAG
-DCL OUT[0], COLOR
-DCL CONST[0]
-  0: MOV OUT[0], CONST[0]
-  1: END
-";
-
-pub const FS_TEX: &str = "FRAG
-DCL IN[0], GENERIC[0], PERSPECTIVE
-DCL OUT[0], COLOR
-DCL SAMP[0]
-DCL SVIEW[0], 2D, FLOAT
-  0: TEX OUT[0], IN[0], SAMP[0], 2D
-  1: END
-";
+// The blitter's internal shaders serve the tests too: the same TGSI, one copy.
+pub use sgx_blitter::shaders::{
+    FS_CONSTANT as FS_CONST, FS_TEXTURE as FS_TEX, VS_PASSTHROUGH as VS_POS_TEX,
+    VS_POSITION as VS_POS,
+};
 
 pub struct Rig {
     pub dev: Arc<dyn Device>,

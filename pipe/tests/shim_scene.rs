@@ -7,24 +7,7 @@ use sgx_pipe::state::*;
 use sgx_pipe::*;
 use sgx_winsys::Device;
 
-const VS_POS_TEX: &str = "VERT
-DCL IN[0]
-DCL IN[1]
-DCL OUT[0], POSITION
-DCL OUT[1], GENERIC[0]
-  0: MOV OUT[0], IN[0]
-  1: MOV OUT[1], IN[1]
-  2: END
-";
-
-const FS_TEX: &str = "FRAG
-DCL IN[0], GENERIC[0], PERSPECTIVE
-DCL OUT[0], COLOR
-DCL SAMP[0]
-DCL SVIEW[0], 2D, FLOAT
-  0: TEX OUT[0], IN[0], SAMP[0], 2D
-  1: END
-";
+use sgx_blitter::shaders::{FS_TEXTURE as FS_TEX, VS_PASSTHROUGH as VS_POS_TEX};
 
 /// The scene; returns the target's pixels, then the generated mip levels of the texture.
 pub fn scene(dev: Arc<dyn Device>) -> Vec<u8> {
