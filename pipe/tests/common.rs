@@ -8,7 +8,9 @@ use sgx_pipe::state::*;
 use sgx_pipe::*;
 use sgx_winsys::{Device, SimDevice};
 
-// The blitter's internal shaders serve the tests too: the same TGSI, one copy.
+// The blitter's internal shaders serve the tests too: the same TGSI, one copy. Not every
+// test file uses all of them.
+#[allow(unused_imports)]
 pub use sgx_blitter::shaders::{
     FS_CONSTANT as FS_CONST, FS_TEXTURE as FS_TEX, VS_PASSTHROUGH as VS_POS_TEX,
     VS_POSITION as VS_POS,
