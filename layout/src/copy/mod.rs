@@ -121,26 +121,5 @@ pub(crate) fn check_copy(
     )
 }
 
-/// Copies a linear rectangle into a twiddled level (fast path).
-pub fn linear_to_twiddled(
-    tw: &mut [u8],
-    geom: &Twiddle,
-    rect_el: Rect,
-    lin: &[u8],
-    lin_stride_B: usize,
-    bytes_per_el: usize,
-) -> Result<(), LayoutError> {
-    fast::linear_to_twiddled(tw, geom, rect_el, lin, lin_stride_B, bytes_per_el)
-}
-
-/// Copies a rectangle of a twiddled level into linear memory (fast path).
-pub fn twiddled_to_linear(
-    lin: &mut [u8],
-    lin_stride_B: usize,
-    tw: &[u8],
-    geom: &Twiddle,
-    rect_el: Rect,
-    bytes_per_el: usize,
-) -> Result<(), LayoutError> {
-    fast::twiddled_to_linear(lin, lin_stride_B, tw, geom, rect_el, bytes_per_el)
-}
+/// The copies callers use are the fast ones; [`reference`] keeps the slow obvious twins.
+pub use fast::{linear_to_twiddled, twiddled_to_linear};
