@@ -121,5 +121,6 @@ pub(crate) fn check_copy(
     )
 }
 
-/// The copies callers use are the fast ones; [`reference`] keeps the slow obvious twins.
+/// The copies callers use are the fast ones; [`reference`](mod@reference) keeps the slow
+/// obvious twins.
 pub use fast::{linear_to_twiddled, twiddled_to_linear};
