@@ -1258,6 +1258,7 @@ fn gen_formats(
         }
         let kind = match f.kind.as_str() {
             "unorm" => "Unorm",
+            "srgb" => "Srgb",
             "float" => "Float",
             "depth" => "Depth",
             "depth_stencil" => "DepthStencil",

@@ -93,6 +93,8 @@ pub struct WordInfo {
 pub enum FormatKind {
     /// Unsigned normalised integer channels.
     Unorm,
+    /// Unsigned normalised channels whose R, G and B are sRGB-encoded (alpha is linear).
+    Srgb,
     /// Floating-point channels.
     Float,
     /// Depth only.

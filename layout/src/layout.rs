@@ -329,10 +329,15 @@ impl Layout {
             });
         }
         let info = t.format.info();
-        if t.target == Target::Cube && !info.sampleable {
+        let depth = matches!(
+            info.kind,
+            sgx_hwdocs::FormatKind::Depth | sgx_hwdocs::FormatKind::DepthStencil
+        );
+        // Depth formats are ZLS buffers: one 2D surface, never cube faces.
+        if t.target == Target::Cube && (!info.sampleable || depth) {
             return Err(LayoutError::FormatCannot {
                 format: t.format,
-                what: "a cube map (not sampleable)",
+                what: "a cube map (not a sampleable colour format)",
             });
         }
         let pot = width_px.is_power_of_two() && height_px.is_power_of_two();

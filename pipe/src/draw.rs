@@ -88,6 +88,7 @@ pub(crate) fn tex_state(view: &SamplerView, s: &SamplerState) -> Result<texture:
         swz_g: view.swizzle[1],
         swz_b: view.swizzle[2],
         swz_a: view.swizzle[3],
+        ..Default::default()
     })
 }
 

@@ -356,7 +356,8 @@ fn wrap(i: i32, n: u32, m: AddrMode) -> u32 {
     let n = n as i32;
     (match m {
         AddrMode::REPEAT => i.rem_euclid(n),
-        AddrMode::CLAMP_TO_EDGE => i.clamp(0, n - 1),
+        // Interim: border reads are not modelled yet, so a border fetch clamps to the edge.
+        AddrMode::CLAMP_TO_EDGE | AddrMode::CLAMP_TO_BORDER => i.clamp(0, n - 1),
         AddrMode::MIRRORED_REPEAT => {
             let k = i.rem_euclid(2 * n);
             if k >= n {
@@ -412,8 +413,9 @@ impl TexTable {
     pub(crate) fn load(mmu: &Mmu, ps: &ProgramState, unit: Unit) -> Result<TexTable, JobErr> {
         let mut units = Vec::with_capacity(ps.tex_count as usize);
         for i in 0..ps.tex_count {
-            let mut w = [0u32; 4];
-            mmu.read_dwords(unit, ps.tex_table_addr.wrapping_add(16 * i), &mut w)?;
+            let mut w = [0u32; TexState::DWORDS];
+            let entry_b = 4 * TexState::DWORDS as u32;
+            mmu.read_dwords(unit, ps.tex_table_addr.wrapping_add(entry_b * i), &mut w)?;
             let st = TexState::unpack(&w)
                 .map_err(|e| JobErr::bad(unit, format!("TexState {i}: {e}")))?;
             units.push(TexUnit::new(mmu, st, unit)?);
