@@ -21,6 +21,7 @@ pub enum Cap {
     TextureSwizzle,
     MaxTexture2dSize,
     MaxTexture3dLevels,
+    TextureShadowMap,
     MaxTextureCubeLevels,
     TextureMirrorClamp,
     BlendEquationSeparate,
@@ -93,8 +94,9 @@ pub fn get_param(cap: Cap) -> i64 {
         QueryTimeElapsed | QueryTimestamp => 1,
         TextureSwizzle => 1,
         MaxTexture2dSize => limits::MAX_TEXTURE_PX as i64,
-        // 3D textures are not in the model yet; Mesa then lowers the GL version it can offer.
-        MaxTexture3dLevels => 0,
+        MaxTexture3dLevels => level_count(limits::MAX_TEXTURE_3D_PX),
+        // Depth textures with compare (ARB_depth_texture, ARB_shadow).
+        TextureShadowMap => 1,
         MaxTextureCubeLevels => level_count(limits::MAX_TEXTURE_PX),
         TextureMirrorClamp => 0,
         BlendEquationSeparate => 1,
@@ -215,6 +217,7 @@ mod tests {
     fn limits_come_from_hwdocs() {
         assert_eq!(get_param(Cap::MaxTexture2dSize), 2048);
         assert_eq!(get_param(Cap::MaxTextureCubeLevels), 12);
+        assert_eq!(get_param(Cap::MaxTexture3dLevels), 10);
         assert_eq!(get_param(Cap::GlslFeatureLevel), 120);
         assert_eq!(
             get_shader_param(ShaderStage::Fragment, ShaderCap::PreferredIr),

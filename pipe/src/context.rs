@@ -77,7 +77,8 @@ pub struct Context {
     pub(crate) queries_enabled: bool,
     pub(crate) active_queries: Vec<Arc<Query>>,
     pub(crate) batch: Option<Batch>,
-    pub(crate) programs: HashMap<(u64, u64), Arc<Program>>,
+    /// Linked programs by (vertex shader, fragment shader, replaced sprite inputs).
+    pub(crate) programs: HashMap<(u64, u64, u16), Arc<Program>>,
     pub(crate) last_fence: Option<Fence>,
     pub(crate) stats: ContextStats,
     pub(crate) timeout: Duration,

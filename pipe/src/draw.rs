@@ -93,8 +93,9 @@ pub(crate) fn tex_state(view: &SamplerView, s: &SamplerState) -> Result<texture:
 }
 
 impl Context {
-    /// The linked program of the bound shaders, linked and uploaded once per pair.
-    pub(crate) fn program(&mut self) -> Result<Arc<Program>> {
+    /// The linked program of the bound shaders, linked and uploaded once per pair and set of
+    /// point-sprite inputs (`sprite_mask`, non-zero only for point draws).
+    pub(crate) fn program(&mut self, sprite_mask: u16) -> Result<Arc<Program>> {
         let vs = self
             .vs
             .clone()
@@ -103,12 +104,17 @@ impl Context {
             .fs
             .clone()
             .ok_or(PipeError::NotBound("fragment shader"))?;
-        if let Some(p) = self.programs.get(&(vs.id, fs.id)) {
+        if let Some(p) = self.programs.get(&(vs.id, fs.id, sprite_mask)) {
             return Ok(p.clone());
         }
-        let linked = self.screen.shader_cache().get_or_link(&vs.tgsi, &fs.tgsi)?;
+        let fs_text: Arc<str> = if sprite_mask == 0 {
+            fs.tgsi.clone()
+        } else {
+            crate::sprite::replace_sprite_inputs(&fs.tgsi, sprite_mask)?.into()
+        };
+        let linked = self.screen.shader_cache().get_or_link(&vs.tgsi, &fs_text)?;
         let p = Arc::new(Program::upload(&*self.dev(), linked, self.timeout)?);
-        self.programs.insert((vs.id, fs.id), p.clone());
+        self.programs.insert((vs.id, fs.id, sprite_mask), p.clone());
         Ok(p)
     }
 
@@ -159,7 +165,11 @@ impl Context {
             .velems
             .clone()
             .ok_or(PipeError::NotBound("vertex elements"))?;
-        let program = self.program()?;
+        let sprite_mask = match (&self.rast, info.mode) {
+            (Some(r), PrimMode::POINTS) => r.sprite_coord_enable,
+            _ => 0,
+        };
+        let program = self.program(sprite_mask)?;
         if velems.len() < program.linked.vs.inputs.len() {
             return invalid(format!(
                 "the vertex shader reads {} attributes, {} vertex elements bound",
@@ -479,6 +489,7 @@ impl Context {
             face_slot: lfs.face_slot.unwrap_or(0),
             pcoord_enable: lfs.pcoord_slot.is_some(),
             pcoord_slot: lfs.pcoord_slot.unwrap_or(0),
+            pcoord_lower_left: rast.sprite_coord_lower_left,
             ..Default::default()
         };
         let color_flat = rast.flatshade;

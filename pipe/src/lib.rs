@@ -11,12 +11,14 @@ mod clear;
 mod context;
 mod draw;
 mod error;
+pub mod mesa_version;
 mod program;
 mod query;
 mod query_ops;
 mod resource;
 mod screen;
 mod shader_cache;
+mod sprite;
 pub mod state;
 mod transfer;
 
@@ -28,6 +30,7 @@ pub use context::{
 };
 pub use draw::{DrawInfo, PrimMode};
 pub use error::{PipeError, Result};
+pub use mesa_version::MesaVersions;
 pub use program::{Program, ShaderState};
 pub use query::{Query, QueryType};
 pub use resource::{bind, Resource, ResourceTarget, ResourceTemplate, Storage};

@@ -17,8 +17,12 @@ use crate::error::{invalid, Result};
 pub enum ResourceTarget {
     /// Bytes (vertex, index, constant data).
     Buffer,
+    /// A 1D texture with levels: stored as a 2D texture of height 1.
+    Texture1D,
     /// A 2D texture with levels.
     Texture2D,
+    /// A 3D (volume) texture with levels.
+    Texture3D,
     /// A cube map with levels.
     TextureCube,
 }
@@ -50,8 +54,10 @@ pub struct ResourceTemplate {
     pub format: Format,
     /// Width in pixels, or the size in bytes of a buffer.
     pub width: u32,
-    /// Height in pixels (1 for buffers).
+    /// Height in pixels (1 for buffers and 1D textures).
     pub height: u32,
+    /// Depth in pixels (1 except for 3D textures).
+    pub depth: u32,
     /// Last mip level (0: one level).
     pub last_level: u32,
     /// Samples per pixel (only 1).
@@ -68,6 +74,7 @@ impl ResourceTemplate {
             format: Format::R32_FLOAT,
             width: size_b,
             height: 1,
+            depth: 1,
             last_level: 0,
             nr_samples: 1,
             bind,
@@ -81,6 +88,7 @@ impl ResourceTemplate {
             format,
             width,
             height,
+            depth: 1,
             last_level,
             nr_samples: 1,
             bind,
@@ -94,9 +102,34 @@ impl ResourceTemplate {
             format,
             width: size,
             height: size,
+            depth: 1,
             last_level,
             nr_samples: 1,
             bind,
+        }
+    }
+
+    /// A 1D texture.
+    pub fn texture_1d(format: Format, width: u32, last_level: u32, bind: u32) -> Self {
+        ResourceTemplate {
+            target: ResourceTarget::Texture1D,
+            ..Self::texture_2d(format, width, 1, last_level, bind)
+        }
+    }
+
+    /// A 3D texture.
+    pub fn texture_3d(
+        format: Format,
+        width: u32,
+        height: u32,
+        depth: u32,
+        last_level: u32,
+        bind: u32,
+    ) -> Self {
+        ResourceTemplate {
+            target: ResourceTarget::Texture3D,
+            depth,
+            ..Self::texture_2d(format, width, height, last_level, bind)
         }
     }
 
@@ -108,9 +141,20 @@ impl ResourceTemplate {
                 self.nr_samples
             ));
         }
+        if self.depth != 1 && self.target != ResourceTarget::Texture3D {
+            return invalid(format!("depth {} on a {:?}", self.depth, self.target));
+        }
         let t = match self.target {
             ResourceTarget::Buffer => return invalid("a buffer has no texture layout"),
-            ResourceTarget::Texture2D => Template::new_2d(self.format, self.width, self.height),
+            ResourceTarget::Texture1D if self.height != 1 => {
+                return invalid(format!("a 1D texture of height {}", self.height))
+            }
+            ResourceTarget::Texture1D | ResourceTarget::Texture2D => {
+                Template::new_2d(self.format, self.width, self.height)
+            }
+            ResourceTarget::Texture3D => {
+                return invalid("3D textures wait for the layout's volume templates")
+            }
             ResourceTarget::TextureCube => {
                 if self.width != self.height {
                     return invalid(format!(

@@ -47,6 +47,49 @@ struct ScreenInner {
     shaders: ShaderCache,
 }
 
+/// The screen's format rule (see [`Screen::is_format_supported`]).
+pub(crate) fn format_supported(
+    format: Format,
+    target: Target,
+    bind_flags: u32,
+    samples: u32,
+) -> bool {
+    if samples > 1 {
+        return false;
+    }
+    if target == Target::Buffer {
+        return bind_flags & (bind::RENDER_TARGET | bind::DEPTH_STENCIL | bind::SAMPLER_VIEW) == 0;
+    }
+    let info = format.info();
+    let depth = matches!(info.kind, FormatKind::Depth | FormatKind::DepthStencil);
+    if bind_flags & bind::SAMPLER_VIEW != 0 && !info.sampleable {
+        return false;
+    }
+    if bind_flags & bind::RENDER_TARGET != 0 && (!info.renderable || depth) {
+        return false;
+    }
+    if bind_flags & bind::DEPTH_STENCIL != 0 && (!depth || target != Target::Texture2D) {
+        return false;
+    }
+    // Depth formats are ZLS buffers: one linear surface, so no faces and no slices.
+    if depth && matches!(target, Target::TextureCube | Target::Texture3D) {
+        return false;
+    }
+    true
+}
+
+impl crate::mesa_version::CapsSource for Screen {
+    fn param(&self, cap: Cap) -> i64 {
+        self.get_param(cap)
+    }
+    fn shader_param(&self, stage: ShaderStage, cap: ShaderCap) -> i64 {
+        self.get_shader_param(stage, cap)
+    }
+    fn format(&self, format: Format, target: Target, bind: u32) -> bool {
+        self.is_format_supported(format, target, bind, 1)
+    }
+}
+
 /// A screen. Cheap to clone; contexts hold one.
 #[derive(Clone)]
 pub struct Screen(Arc<ScreenInner>);
@@ -100,28 +143,12 @@ impl Screen {
         bind_flags: u32,
         samples: u32,
     ) -> bool {
-        if samples > 1 {
-            return false;
-        }
-        if target == Target::Buffer {
-            return bind_flags & (bind::RENDER_TARGET | bind::DEPTH_STENCIL | bind::SAMPLER_VIEW)
-                == 0;
-        }
-        let info = format.info();
-        let depth = matches!(info.kind, FormatKind::Depth | FormatKind::DepthStencil);
-        if bind_flags & bind::SAMPLER_VIEW != 0 && !info.sampleable {
-            return false;
-        }
-        if bind_flags & bind::RENDER_TARGET != 0 && (!info.renderable || depth) {
-            return false;
-        }
-        if bind_flags & bind::DEPTH_STENCIL != 0 && (!depth || target != Target::Texture2D) {
-            return false;
-        }
-        if target == Target::TextureCube && depth {
-            return false;
-        }
-        true
+        format_supported(format, target, bind_flags, samples)
+    }
+
+    /// The OpenGL, GLSL and GLES versions Mesa would expose on this screen.
+    pub fn mesa_versions(&self) -> crate::mesa_version::MesaVersions {
+        crate::mesa_version::mesa_versions(self)
     }
 
     /// Checks a template and works out its storage: bytes and, for textures, the layout.

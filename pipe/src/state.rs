@@ -121,6 +121,12 @@ pub struct RasterizerState {
     pub line_width: f32,
     /// Point sprites: texture coordinates replaced by the point coordinate.
     pub point_quad_rasterization: bool,
+    /// Bit n: when drawing points, fragment input GENERIC[n] reads the point coordinate
+    /// (GL's COORD_REPLACE on texture unit n).
+    pub sprite_coord_enable: u16,
+    /// The point coordinate's t is 0 at the sprite's bottom edge (Gallium
+    /// `PIPE_SPRITE_COORD_LOWER_LEFT`); otherwise at its top edge.
+    pub sprite_coord_lower_left: bool,
 }
 
 impl Default for RasterizerState {
@@ -133,6 +139,8 @@ impl Default for RasterizerState {
             point_size: 1.0,
             line_width: 1.0,
             point_quad_rasterization: false,
+            sprite_coord_enable: 0,
+            sprite_coord_lower_left: false,
         }
     }
 }

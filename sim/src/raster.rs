@@ -555,6 +555,7 @@ impl Raster<'_> {
                                 Some((mx, my, ix, iy)) => ((px - mx) * ix, (py - my) * iy),
                                 None => (0.0, 0.0),
                             };
+                            let tt = if t.pcoord_lower_left { 1.0 - tt } else { tt };
                             pa[i][t.pcoord_slot as usize] = [s, tt, 0.0, 1.0].map(f32::to_bits);
                         }
                     }
