@@ -76,7 +76,7 @@ impl Blitter {
             min_img_filter: f,
             mag_img_filter: f,
             min_mip_filter: MipFilter::NONE,
-            lod_bias: 0.0,
+            ..Default::default()
         };
         Ok(Blitter {
             vs,

@@ -6,6 +6,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
+use sgx_hwdocs::Format;
 use sgx_winsys::{Device, Fence};
 
 use crate::batch::Batch;
@@ -190,6 +191,9 @@ impl Context {
     pub fn create_sampler_state(&self, s: &SamplerState) -> Result<Arc<SamplerState>> {
         if !s.lod_bias.is_finite() {
             return invalid("LOD bias must be finite");
+        }
+        if !s.border_color.iter().all(|c| c.is_finite()) {
+            return invalid("border colour must be finite");
         }
         Ok(Arc::new(*s))
     }
@@ -477,12 +481,23 @@ pub(crate) fn stage_index(s: ShaderStage) -> usize {
     }
 }
 
+/// Whether a view may read a resource's texels as `view`: the same format, or its sRGB or
+/// linear twin (EXT_texture_sRGB_decode reads sRGB bytes undecoded through a UNORM view).
+fn same_bytes(view: Format, resource: Format) -> bool {
+    use Format::{B8G8R8A8_SRGB, B8G8R8A8_UNORM};
+    view == resource
+        || matches!(
+            (view, resource),
+            (B8G8R8A8_SRGB, B8G8R8A8_UNORM) | (B8G8R8A8_UNORM, B8G8R8A8_SRGB)
+        )
+}
+
 fn check_view(v: &SamplerView) -> Result<()> {
     let r = &v.resource;
     if r.target() == crate::ResourceTarget::Buffer {
         return invalid("a sampler view of a buffer");
     }
-    if v.format != r.format() {
+    if !same_bytes(v.format, r.format()) {
         return invalid(format!(
             "view format {} differs from the resource's {}",
             v.format.name(),

@@ -12,7 +12,9 @@ use crate::context::{stage_index, Context};
 use crate::error::{invalid, PipeError, Result};
 use crate::program::Program;
 use crate::query::QUERY_SLOTS;
+use crate::resource::ResourceTarget;
 use crate::state::*;
+use sgx_compiler::tgsi::TexTarget;
 
 pub use sgx_hwdocs::ta_stream::Topology as PrimMode;
 
@@ -68,28 +70,56 @@ pub(crate) fn tex_state(view: &SamplerView, s: &SamplerState) -> Result<texture:
         .as_ref()
         .ok_or_else(|| PipeError::InvalidArgument("sampler view of a buffer".into()))?;
     let levels = layout.levels.len() as u32;
+    let depth_format = matches!(
+        view.format.info().kind,
+        sgx_hwdocs::FormatKind::Depth | sgx_hwdocs::FormatKind::DepthStencil
+    );
+    let volume = view.resource.target() == ResourceTarget::Texture3D;
+    let border = s.border_color.map(unorm8);
     Ok(texture::TexState {
         base_addr: st.bo.gpu_addr(),
         format: view.format,
         layout: layout.tiling.mem_layout(),
         cube: view.resource.is_cube_target(),
+        volume,
         levels,
         base_level: view.first_level,
         max_level: view.last_level.min(levels - 1),
         width_m1: layout.width_px - 1,
         height_m1: layout.height_px - 1,
+        depth_m1: view.resource.depth() - 1,
         min_filter: s.min_img_filter,
         mag_filter: s.mag_img_filter,
         mip_filter: s.min_mip_filter,
         wrap_s: s.wrap_s,
         wrap_t: s.wrap_t,
+        wrap_r: if volume { s.wrap_r } else { AddrMode::REPEAT },
         lod_bias: (s.lod_bias * 16.0).round().clamp(-128.0, 127.0) as i32,
         swz_r: view.swizzle[0],
         swz_g: view.swizzle[1],
         swz_b: view.swizzle[2],
         swz_a: view.swizzle[3],
-        ..Default::default()
+        border_r: border[0],
+        border_g: border[1],
+        border_b: border[2],
+        border_a: border[3],
+        // Compare applies to depth textures only; GL ignores it for colour textures.
+        compare: s.compare_mode && depth_format,
+        compare_func: s.compare_func,
     })
+}
+
+/// Whether a texture of `target` may be sampled through a shader's `use_target`.
+fn target_fits(use_target: TexTarget, target: ResourceTarget) -> bool {
+    use ResourceTarget as R;
+    match use_target {
+        TexTarget::D1 | TexTarget::Shadow1D | TexTarget::D2 | TexTarget::Shadow2D => {
+            matches!(target, R::Texture1D | R::Texture2D)
+        }
+        TexTarget::D3 => target == R::Texture3D,
+        TexTarget::Cube => target == R::TextureCube,
+        _ => false,
+    }
 }
 
 impl Context {
@@ -392,6 +422,15 @@ impl Context {
             let view = self.views[u]
                 .clone()
                 .ok_or(PipeError::NotBound("sampler view"))?;
+            for used in lfs.samplers.iter().filter(|s| s.unit as usize == u) {
+                if !target_fits(used.target, view.resource.target()) {
+                    return invalid(format!(
+                        "unit {u}: the shader samples {:?}, the view is of a {:?}",
+                        used.target,
+                        view.resource.target()
+                    ));
+                }
+            }
             let samp = self.samplers[u]
                 .clone()
                 .ok_or(PipeError::NotBound("sampler state"))?;

@@ -230,7 +230,12 @@ impl Resource {
         self.template.height
     }
 
-    /// Last level.
+    /// Level-0 depth (1 unless 3D).
+    pub fn depth(&self) -> u32 {
+        self.template.depth
+    }
+
+    /// Last mip level.
     pub fn last_level(&self) -> u32 {
         self.template.last_level
     }

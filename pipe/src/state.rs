@@ -152,6 +152,8 @@ pub struct SamplerState {
     pub wrap_s: AddrMode,
     /// Wrap in t.
     pub wrap_t: AddrMode,
+    /// Wrap in r (3D textures).
+    pub wrap_r: AddrMode,
     /// Minification filter.
     pub min_img_filter: Filter,
     /// Magnification filter.
@@ -160,6 +162,13 @@ pub struct SamplerState {
     pub min_mip_filter: MipFilter,
     /// LOD bias.
     pub lod_bias: f32,
+    /// The colour a CLAMP_TO_BORDER fetch outside the texture reads (RGBA, as a decoded
+    /// texel; the model keeps 8 bits per channel).
+    pub border_color: [f32; 4],
+    /// Shadow compare of depth textures (`PIPE_TEX_COMPARE_R_TO_TEXTURE`).
+    pub compare_mode: bool,
+    /// The compare function: a tap passes when `reference FUNC depth`.
+    pub compare_func: CompareFunc,
 }
 
 impl Default for SamplerState {
@@ -171,6 +180,10 @@ impl Default for SamplerState {
             mag_img_filter: Filter::NEAREST,
             min_mip_filter: MipFilter::NONE,
             lod_bias: 0.0,
+            wrap_r: AddrMode::REPEAT,
+            border_color: [0.0; 4],
+            compare_mode: false,
+            compare_func: CompareFunc::LEQUAL,
         }
     }
 }

@@ -169,7 +169,7 @@ impl Cube {
                 min_img_filter: Filter::LINEAR,
                 mag_img_filter: Filter::LINEAR,
                 min_mip_filter: MipFilter::LINEAR,
-                lod_bias: 0.0,
+                ..Default::default()
             })?,
             mip_route,
         })
