@@ -2,6 +2,7 @@
 
 mod cmd_bench;
 mod cmd_bench_draws;
+mod cmd_caps;
 mod cmd_compile;
 mod cmd_demo;
 mod cmd_hwdocs;
@@ -25,6 +26,8 @@ struct Cli {
 enum Cmd {
     /// Print the hardware definition blocks and their evidence summary.
     Hwdocs(cmd_hwdocs::Args),
+    /// Print the GL versions Mesa would expose on this driver (`--all`: every cap and format).
+    Caps(cmd_caps::Args),
     /// Print where every level and face of a texture lives.
     Layout(cmd_layout::Args),
     /// Measure: `twiddle` (copies vs memcpy vs reference), `sim` (the device model), `draws`
@@ -46,6 +49,7 @@ fn main() {
     let cli = Cli::parse();
     let r = match cli.cmd {
         Cmd::Hwdocs(a) => cmd_hwdocs::run(&a),
+        Cmd::Caps(a) => cmd_caps::run(&a),
         Cmd::Layout(a) => cmd_layout::run(&a),
         Cmd::Bench(a) => cmd_bench::run(&a),
         Cmd::Compile(a) => cmd_compile::run_compile(&a),

@@ -60,6 +60,57 @@ pub enum Cap {
 }
 
 impl Cap {
+    /// Every capability, in declaration order.
+    pub const ALL: &'static [Cap] = &[
+        Cap::NpotTextures,
+        Cap::MaxDualSourceRenderTargets,
+        Cap::AnisotropicFilter,
+        Cap::PointSprite,
+        Cap::MaxRenderTargets,
+        Cap::OcclusionQuery,
+        Cap::QueryTimeElapsed,
+        Cap::QueryTimestamp,
+        Cap::TextureSwizzle,
+        Cap::MaxTexture2dSize,
+        Cap::MaxTexture3dLevels,
+        Cap::TextureShadowMap,
+        Cap::MaxTextureCubeLevels,
+        Cap::TextureMirrorClamp,
+        Cap::BlendEquationSeparate,
+        Cap::TwoSidedStencil,
+        Cap::IndepBlendEnable,
+        Cap::FragmentShaderTextureLod,
+        Cap::FragmentShaderDerivatives,
+        Cap::VertexShaderSaturate,
+        Cap::TgsiFsCoordOriginUpperLeft,
+        Cap::TgsiFsCoordPixelCenterHalfInteger,
+        Cap::DepthClipDisable,
+        Cap::ConditionalRender,
+        Cap::PrimitiveRestart,
+        Cap::MaxVertexAttribStride,
+        Cap::GlslFeatureLevel,
+        Cap::GlslFeatureLevelCompatibility,
+        Cap::EsslFeatureLevel,
+        Cap::Integers,
+        Cap::ConstantBufferOffsetAlignment,
+        Cap::MinMapBufferAlignment,
+        Cap::TextureBorderColorQuirk,
+        Cap::AlphaTest,
+        Cap::MaxViewports,
+        Cap::Endianness,
+        Cap::VertexElementSrcOffset4ByteAligned,
+        Cap::TimerResolution,
+        Cap::TextureMultisample,
+        Cap::ShaderStencilExport,
+        Cap::UserVertexBuffers,
+        Cap::Accelerated,
+        Cap::Uma,
+        Cap::VideoMemory,
+        Cap::PreferBlitBasedTextureTransfer,
+        Cap::ClipHalfz,
+        Cap::QueryOcclusionPredicate,
+    ];
+
     /// The Gallium name.
     pub fn name(self) -> String {
         let dbg = format!("{self:?}");
@@ -167,6 +218,43 @@ pub enum ShaderCap {
     TgsiSqrtSupported,
 }
 
+impl ShaderCap {
+    /// Every per-stage capability, in declaration order.
+    pub const ALL: &'static [ShaderCap] = &[
+        ShaderCap::MaxInstructions,
+        ShaderCap::MaxControlFlowDepth,
+        ShaderCap::MaxInputs,
+        ShaderCap::MaxOutputs,
+        ShaderCap::MaxConstBufferSize,
+        ShaderCap::MaxConstBuffers,
+        ShaderCap::MaxTemps,
+        ShaderCap::CondCodes,
+        ShaderCap::IndirectInputAddr,
+        ShaderCap::IndirectTempAddr,
+        ShaderCap::IndirectConstAddr,
+        ShaderCap::Subroutines,
+        ShaderCap::Integers,
+        ShaderCap::MaxTextureSamplers,
+        ShaderCap::MaxSamplerViews,
+        ShaderCap::PreferredIr,
+        ShaderCap::SupportedIrs,
+        ShaderCap::TgsiSqrtSupported,
+    ];
+
+    /// The Gallium name.
+    pub fn name(self) -> String {
+        let dbg = format!("{self:?}");
+        let mut s = String::from("PIPE_SHADER_CAP_");
+        for (i, c) in dbg.chars().enumerate() {
+            if c.is_ascii_uppercase() && i > 0 {
+                s.push('_');
+            }
+            s.push(c.to_ascii_uppercase());
+        }
+        s
+    }
+}
+
 /// The IR a stage prefers: 0 = TGSI, as Gallium numbers `PIPE_SHADER_IR_TGSI`.
 pub const PIPE_SHADER_IR_TGSI: i64 = 0;
 
@@ -211,6 +299,16 @@ mod tests {
         assert_eq!(Cap::MaxTexture2dSize.name(), "PIPE_CAP_MAX_TEXTURE_2D_SIZE");
         assert_eq!(Cap::NpotTextures.name(), "PIPE_CAP_NPOT_TEXTURES");
         assert_eq!(Cap::GlslFeatureLevel.name(), "PIPE_CAP_GLSL_FEATURE_LEVEL");
+        assert_eq!(
+            Cap::MaxTexture3dLevels.name(),
+            "PIPE_CAP_MAX_TEXTURE_3D_LEVELS"
+        );
+        assert_eq!(
+            ShaderCap::MaxConstBufferSize.name(),
+            "PIPE_SHADER_CAP_MAX_CONST_BUFFER_SIZE"
+        );
+        let names: std::collections::HashSet<String> = Cap::ALL.iter().map(|c| c.name()).collect();
+        assert_eq!(names.len(), Cap::ALL.len(), "names are distinct");
     }
 
     #[test]

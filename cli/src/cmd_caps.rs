@@ -1,0 +1,75 @@
+//! `sgx535 caps`: what the driver reports to Mesa, and the GL versions Mesa would make of it.
+
+use sgx_pipe::{bind, Cap, Format, ResourceTarget, Screen, ShaderCap, ShaderStage};
+use sgx_winsys::SimDevice;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Also list every capability and format.
+    #[arg(long)]
+    all: bool,
+}
+
+fn version(v: u32) -> String {
+    format!("{}.{}", v / 10, v % 10)
+}
+
+pub fn run(a: &Args) -> anyhow::Result<()> {
+    let screen = Screen::new(std::sync::Arc::new(SimDevice::new()?));
+    let v = screen.mesa_versions();
+    println!(
+        "Mesa (22.3 rules) would expose: OpenGL {}, GLSL {}.{:02}, OpenGL ES {}",
+        version(v.gl),
+        v.glsl / 100,
+        v.glsl % 100,
+        if v.gles == 0 {
+            "none".to_string()
+        } else {
+            version(v.gles)
+        }
+    );
+    if v.missing.is_empty() {
+        println!("missing for GL 2.1: nothing");
+    }
+    for m in &v.missing {
+        println!("missing: {m}");
+    }
+    if !a.all {
+        return Ok(());
+    }
+    println!("\ncaps:");
+    for &c in Cap::ALL {
+        println!("  {:<48} {}", c.name(), screen.get_param(c));
+    }
+    println!("\nshader caps (vertex, fragment):");
+    for &c in ShaderCap::ALL {
+        println!(
+            "  {:<48} {:>6} {:>6}",
+            c.name(),
+            screen.get_shader_param(ShaderStage::Vertex, c),
+            screen.get_shader_param(ShaderStage::Fragment, c)
+        );
+    }
+    println!("\nformats (sampled as 1D 2D 3D cube; render target; depth/stencil):");
+    for &f in Format::ALL {
+        let s = |t| screen.is_format_supported(f, t, bind::SAMPLER_VIEW, 1);
+        let mark = |b: bool, c: &'static str| if b { c } else { "-" };
+        println!(
+            "  {:<20} {} {} {} {}  {}  {}",
+            f.name(),
+            mark(s(ResourceTarget::Texture1D), "1D"),
+            mark(s(ResourceTarget::Texture2D), "2D"),
+            mark(s(ResourceTarget::Texture3D), "3D"),
+            mark(s(ResourceTarget::TextureCube), "cube"),
+            mark(
+                screen.is_format_supported(f, ResourceTarget::Texture2D, bind::RENDER_TARGET, 1),
+                "render"
+            ),
+            mark(
+                screen.is_format_supported(f, ResourceTarget::Texture2D, bind::DEPTH_STENCIL, 1),
+                "depth"
+            ),
+        );
+    }
+    Ok(())
+}
