@@ -29,8 +29,9 @@ pub use bench::{bench_twiddle, format_bench, BenchRow};
 pub use copy::Rect;
 pub use error::LayoutError;
 pub use layout::{
-    chain_levels, Extent, Layout, LevelLayout, LevelWindow, PbeClip, Target, Template, Tiling,
-    CUBE_FACES, CUBE_FACE_NAMES,
+    chain_levels, chain_levels_3d, Extent, Layout, LevelLayout, LevelWindow, PbeClip, Target,
+    Template, Tiling, CUBE_FACES, CUBE_FACE_NAMES,
 };
 pub use morton::Twiddle;
 pub use table::level_table;
+pub use transfer::Box3;
