@@ -1,4 +1,4 @@
-//! `sgx535 layout FORMAT WxH [--cube] [--levels N] [--json]`.
+//! `sgx535 layout FORMAT WxH[xD] [--cube] [--levels N] [--json]`.
 
 use anyhow::{anyhow, Context};
 use sgx_hwdocs::Format;
@@ -8,7 +8,7 @@ use sgx_layout::{Layout, Template};
 pub struct Args {
     /// Format, e.g. B8G8R8A8_UNORM (PIPE_FORMAT_ prefix optional).
     format: String,
-    /// Size, WIDTHxHEIGHT in pixels.
+    /// Size, WIDTHxHEIGHT in pixels, or WIDTHxHEIGHTxDEPTH for a 3D texture.
     size: String,
     /// A cube map (square faces).
     #[arg(long)]
@@ -24,19 +24,32 @@ pub struct Args {
 pub fn run(a: &Args) -> anyhow::Result<()> {
     let format =
         Format::from_name(&a.format).ok_or_else(|| anyhow!("unknown format {}", a.format))?;
-    let (w, h) = a
-        .size
-        .split_once(['x', 'X'])
-        .ok_or_else(|| anyhow!("size {} is not WIDTHxHEIGHT", a.size))?;
+    let sides: Vec<&str> = a.size.split(['x', 'X']).collect();
+    let (w, h, d) = match sides[..] {
+        [w, h] => (w, h, None),
+        [w, h, d] => (w, h, Some(d)),
+        _ => {
+            return Err(anyhow!(
+                "size {} is not WIDTHxHEIGHT or WIDTHxHEIGHTxDEPTH",
+                a.size
+            ))
+        }
+    };
     let w: u32 = w.parse().with_context(|| format!("width {w}"))?;
     let h: u32 = h.parse().with_context(|| format!("height {h}"))?;
-    let t = if a.cube {
-        if w != h {
-            return Err(anyhow!("cube faces are square, not {w}x{h}"));
+    let d: Option<u32> = d
+        .map(|d| d.parse().with_context(|| format!("depth {d}")))
+        .transpose()?;
+    let t = match (a.cube, d) {
+        (true, Some(_)) => return Err(anyhow!("a cube map has no depth: give WIDTHxHEIGHT")),
+        (true, None) => {
+            if w != h {
+                return Err(anyhow!("cube faces are square, not {w}x{h}"));
+            }
+            Template::new_cube(format, w)
         }
-        Template::new_cube(format, w)
-    } else {
-        Template::new_2d(format, w, h)
+        (false, Some(d)) => Template::new_3d(format, w, h, d),
+        (false, None) => Template::new_2d(format, w, h),
     };
     let t = match a.levels {
         Some(n) => t.with_levels(n),

@@ -42,6 +42,28 @@ fn layout_prints_the_seed_offsets() {
 }
 
 #[test]
+fn layout_takes_a_depth() {
+    let (ok, out) = sgx535(&["layout", "B8G8R8A8_UNORM", "16x16x8"]);
+    assert!(ok, "{out}");
+    assert!(out.contains("16x16x8 3D, 5 levels"), "{out}");
+    assert!(out.contains("slice_stride_B"), "{out}");
+    // Level 1: 8x8x4 at offset 8192, 1024 B, slices of 256 B; the chain ends at 9364.
+    let row1: Vec<&str> = out.lines().nth(3).unwrap().split_whitespace().collect();
+    assert_eq!(
+        &row1[..6],
+        &["1", "8x8x4", "twiddled", "8192", "1024", "256"],
+        "{out}"
+    );
+    assert!(out.contains("size_B 9364"), "{out}");
+    let (ok, out) = sgx535(&["layout", "B8G8R8A8_UNORM", "16x16x0"]);
+    assert!(!ok && out.contains("depth 0"), "{out}");
+    let (ok, out) = sgx535(&["layout", "B8G8R8A8_UNORM", "16x16x8", "--cube"]);
+    assert!(!ok && out.contains("no depth"), "{out}");
+    let (ok, out) = sgx535(&["layout", "Z16_UNORM", "16x16x2"]);
+    assert!(!ok && out.contains("3D texture"), "{out}");
+}
+
+#[test]
 fn hwdocs_counts_every_item() {
     let (ok, out) = sgx535(&["hwdocs"]);
     assert!(ok, "{out}");

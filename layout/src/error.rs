@@ -3,6 +3,8 @@
 
 use sgx_hwdocs::Format;
 
+use crate::Target;
+
 /// What went wrong in a layout computation, a copy or a mip generation.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum LayoutError {
@@ -13,6 +15,70 @@ pub enum LayoutError {
         width_px: u32,
         /// Requested height.
         height_px: u32,
+    },
+    /// A depth of zero slices.
+    #[error("texture depth 0 ({target:?}): a texture has at least one slice")]
+    ZeroDepth {
+        /// The asked target.
+        target: Target,
+    },
+    /// A depth other than 1 on a 2D or cube template.
+    #[error("depth {depth_px} on a {target:?} texture: only 3D textures have more than one slice")]
+    DepthNot3D {
+        /// The asked target.
+        target: Target,
+        /// Requested depth.
+        depth_px: u32,
+    },
+    /// A 3D texture side over the (MODEL) volume limit.
+    #[error("3D texture size {width_px}x{height_px}x{depth_px} exceeds the {max_px}-pixel limit")]
+    TooLarge3D {
+        /// Requested width.
+        width_px: u32,
+        /// Requested height.
+        height_px: u32,
+        /// Requested depth.
+        depth_px: u32,
+        /// Largest 3D side (hwdocs limits::MAX_TEXTURE_3D_PX).
+        max_px: u32,
+    },
+    /// A slice index past the level's depth.
+    #[error("slice {z} is outside the {depth_px} slices of the level")]
+    SliceOutOfRange {
+        /// Asked slice.
+        z: u32,
+        /// Slices in the level.
+        depth_px: u32,
+    },
+    /// A box whose slice range leaves its level.
+    #[error("box ({x},{y},{z}) {w}x{h}x{d} is outside the {level_w}x{level_h}x{level_d} level")]
+    BoxOutOfRange {
+        /// Left column.
+        x: u32,
+        /// Top row.
+        y: u32,
+        /// First slice.
+        z: u32,
+        /// Width.
+        w: u32,
+        /// Height.
+        h: u32,
+        /// Depth.
+        d: u32,
+        /// Level width.
+        level_w: u32,
+        /// Level height.
+        level_h: u32,
+        /// Level depth.
+        level_d: u32,
+    },
+    /// A linear slice stride shorter than one slice of the box.
+    #[error("slice stride {slice_stride_B} B is shorter than a slice of {slice_B} B")]
+    SliceStrideTooSmall {
+        /// Given slice stride.
+        slice_stride_B: usize,
+        /// Bytes one slice of the box spans at the given row stride.
+        slice_B: usize,
     },
     /// A side over the hardware's maximum.
     #[error("texture size {width_px}x{height_px} exceeds the {max_px}-pixel limit")]
@@ -163,7 +229,7 @@ pub enum LayoutError {
         addr: u64,
     },
     /// The CPU mip generator cannot filter this format.
-    #[error("the CPU mip generator cannot filter {format:?} (needs a sampleable, uncompressed unorm or float format)")]
+    #[error("the CPU mip generator cannot filter {format:?} (needs a sampleable, uncompressed unorm, sRGB or float colour format)")]
     MipFormat {
         /// The format.
         format: Format,

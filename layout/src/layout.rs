@@ -4,7 +4,10 @@
 //! power-of-two textures of a twiddlable format are twiddled, others linear with rows of
 //! `align_up(width_el * bytes_per_el, LINEAR_STRIDE_ALIGN_B)`; levels are consecutive, largest
 //! first, packed; cube faces sit at `align_up(chain_B, CUBE_FACE_ALIGN_B)` in the order
-//! +X -X +Y -Y +Z -Z, and the allocation holds six such aligned faces.
+//! +X -X +Y -Y +Z -Z, and the allocation holds six such aligned faces. A 3D level holds its
+//! depth slices consecutively, slice 0 first, each laid out exactly as a 2D level of that
+//! width and height; the slice stride is that 2D level's size, with no padding (MODEL, the
+//! GL 2.1 interface: /work/notes/gl21-spec.md "Memory layout of a 3D texture").
 
 use std::ops::Range;
 
@@ -24,6 +27,7 @@ pub const CUBE_FACE_NAMES: [&str; 6] = ["+X", "-X", "+Y", "-Y", "+Z", "-Z"];
 const TILE_W_PX: u32 = limits::TILE_W_PX as u32;
 const TILE_H_PX: u32 = limits::TILE_H_PX as u32;
 const MAX_TEXTURE_PX: u32 = limits::MAX_TEXTURE_PX as u32;
+const MAX_TEXTURE_3D_PX: u32 = limits::MAX_TEXTURE_3D_PX as u32;
 
 /// What kind of texture.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -34,6 +38,20 @@ pub enum Target {
     /// Six square faces, each with its levels.
     #[serde(rename = "cube")]
     Cube,
+    /// A volume: each level a stack of depth slices (MODEL, see the module doc).
+    #[serde(rename = "3d")]
+    Tex3D,
+}
+
+impl Target {
+    /// Short name as the level table prints it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Target::Tex2D => "2D",
+            Target::Cube => "cube",
+            Target::Tex3D => "3D",
+        }
+    }
 }
 
 /// The order of a level's texels in memory.
@@ -82,9 +100,11 @@ pub struct Template {
     pub width_px: u32,
     /// Level-0 height.
     pub height_px: u32,
-    /// 2D or cube.
+    /// Level-0 depth: 1 for 2D and cube, 1 ..= MAX_TEXTURE_3D_PX for 3D.
+    pub depth_px: u32,
+    /// 2D, cube or 3D.
     pub target: Target,
-    /// Levels in the chain, 1 ..= [`chain_levels`].
+    /// Levels in the chain, 1 ..= [`chain_levels_3d`].
     pub levels: u32,
     /// Samples per pixel (only 1 is supported).
     pub samples: u32,
@@ -100,6 +120,7 @@ impl Template {
             format,
             width_px,
             height_px,
+            depth_px: 1,
             target: Target::Tex2D,
             levels: 1,
             samples: 1,
@@ -115,6 +136,15 @@ impl Template {
         }
     }
 
+    /// A single-level 3D texture of `width_px x height_px x depth_px`.
+    pub fn new_3d(format: Format, width_px: u32, height_px: u32, depth_px: u32) -> Self {
+        Self {
+            target: Target::Tex3D,
+            depth_px,
+            ..Self::new_2d(format, width_px, height_px)
+        }
+    }
+
     /// The same template with `levels` levels.
     pub fn with_levels(self, levels: u32) -> Self {
         Self { levels, ..self }
@@ -123,7 +153,7 @@ impl Template {
     /// The same template with every level down to 1x1.
     pub fn with_full_chain(self) -> Self {
         Self {
-            levels: chain_levels(self.width_px, self.height_px),
+            levels: chain_levels_3d(self.width_px, self.height_px, self.depth_px),
             ..self
         }
     }
@@ -142,7 +172,16 @@ pub fn chain_levels(width_px: u32, height_px: u32) -> u32 {
     if width_px == 0 || height_px == 0 {
         return 0;
     }
-    32 - width_px.max(height_px).leading_zeros()
+    chain_levels_3d(width_px, height_px, 1)
+}
+
+/// Levels of a full chain from `width_px x height_px x depth_px` down to 1x1x1, from the
+/// largest of the three sides (0 for a zero side).
+pub fn chain_levels_3d(width_px: u32, height_px: u32, depth_px: u32) -> u32 {
+    if width_px == 0 || height_px == 0 || depth_px == 0 {
+        return 0;
+    }
+    32 - width_px.max(height_px).max(depth_px).leading_zeros()
 }
 
 /// The PBE clip rectangle of a level: limits are inclusive, so the maxima are extent - 1.
@@ -165,14 +204,20 @@ pub struct LevelLayout {
     pub level: u32,
     /// Offset from the start of its face (equal to `level_offsets_B[level]`).
     pub offset_B: u64,
-    /// Bytes the level spans in the chain; the next level starts at `offset_B + size_B`.
+    /// Bytes the level spans in the chain, all its slices; the next level starts at
+    /// `offset_B + size_B`.
     pub size_B: u64,
-    /// Bytes of texel data the level really holds (`w_el * h_el * bytes_per_el`); equal to
-    /// `size_B` for twiddled levels, smaller by the row padding for linear ones. A write of
-    /// the whole level touches exactly this many bytes.
+    /// Bytes of texel data the level really holds (`w_el * h_el * depth_px * bytes_per_el`);
+    /// equal to `size_B` for twiddled levels, smaller by the row padding for linear ones. A
+    /// write of the whole level touches exactly this many bytes.
     pub footprint_B: u64,
-    /// Size in pixels.
+    /// Size in pixels (of one slice for 3D).
     pub extent_px: Extent,
+    /// Depth slices: 1 for 2D and cube, `max(1, depth >> level)` for 3D.
+    pub depth_px: u32,
+    /// Bytes from one slice to the next: the size of one slice laid out as a 2D level
+    /// (equal to `size_B` when the depth is 1).
+    pub slice_stride_B: u64,
     /// Size in elements (blocks for block formats; pixels otherwise).
     pub extent_el: Extent,
     /// Texel order.
@@ -198,7 +243,27 @@ impl LevelLayout {
         }
     }
 
-    /// Byte offset of element (x, y) from the start of the level; `None` outside the level.
+    /// Byte offset of slice `z` from the start of the level; `None` past the last slice.
+    #[inline]
+    pub fn slice_offset_B(&self, z: u32) -> Option<u64> {
+        (z < self.depth_px).then(|| u64::from(z) * self.slice_stride_B)
+    }
+
+    /// Byte offset of element (x, y) of slice `z` from the start of the level; `None`
+    /// outside the level.
+    #[inline]
+    pub fn texel_offset_xyz_B(
+        &self,
+        x_el: u32,
+        y_el: u32,
+        z: u32,
+        bytes_per_el: u32,
+    ) -> Option<u64> {
+        Some(self.slice_offset_B(z)? + self.texel_offset_B(x_el, y_el, bytes_per_el)?)
+    }
+
+    /// Byte offset of element (x, y) of slice 0 from the start of the level; `None` outside
+    /// the level.
     #[inline]
     pub fn texel_offset_B(&self, x_el: u32, y_el: u32, bytes_per_el: u32) -> Option<u64> {
         if x_el >= self.extent_el.w || y_el >= self.extent_el.h {
@@ -258,7 +323,9 @@ pub struct Layout {
     pub width_px: u32,
     /// Level-0 height.
     pub height_px: u32,
-    /// 2D or cube.
+    /// Level-0 depth (1 unless 3D).
+    pub depth_px: u32,
+    /// 2D, cube or 3D.
     pub target: Target,
     /// Samples per pixel.
     pub samples: u32,
@@ -296,7 +363,7 @@ fn align_up(v: u64, a: u64) -> u64 {
 impl Layout {
     /// Computes the layout of a template, or says why it is impossible.
     pub fn new(t: &Template) -> Result<Layout, LayoutError> {
-        let (width_px, height_px) = (t.width_px, t.height_px);
+        let (width_px, height_px, depth_px) = (t.width_px, t.height_px, t.depth_px);
         if t.samples != 1 {
             return Err(LayoutError::UnsupportedSamples { samples: t.samples });
         }
@@ -306,11 +373,28 @@ impl Layout {
                 height_px,
             });
         }
+        if depth_px == 0 {
+            return Err(LayoutError::ZeroDepth { target: t.target });
+        }
         if width_px > MAX_TEXTURE_PX || height_px > MAX_TEXTURE_PX {
             return Err(LayoutError::TooLarge {
                 width_px,
                 height_px,
                 max_px: MAX_TEXTURE_PX,
+            });
+        }
+        if t.target != Target::Tex3D && depth_px != 1 {
+            return Err(LayoutError::DepthNot3D {
+                target: t.target,
+                depth_px,
+            });
+        }
+        if t.target == Target::Tex3D && width_px.max(height_px).max(depth_px) > MAX_TEXTURE_3D_PX {
+            return Err(LayoutError::TooLarge3D {
+                width_px,
+                height_px,
+                depth_px,
+                max_px: MAX_TEXTURE_3D_PX,
             });
         }
         if t.target == Target::Cube && width_px != height_px {
@@ -319,7 +403,7 @@ impl Layout {
                 height_px,
             });
         }
-        let max = chain_levels(width_px, height_px);
+        let max = chain_levels_3d(width_px, height_px, depth_px);
         if t.levels == 0 || t.levels > max {
             return Err(LayoutError::BadLevelCount {
                 levels: t.levels,
@@ -338,6 +422,13 @@ impl Layout {
             return Err(LayoutError::FormatCannot {
                 format: t.format,
                 what: "a cube map (not a sampleable colour format)",
+            });
+        }
+        // The sampler reads volumes; depth formats are 2D ZLS surfaces only.
+        if t.target == Target::Tex3D && (!info.sampleable || depth) {
+            return Err(LayoutError::FormatCannot {
+                format: t.format,
+                what: "a 3D texture (not a sampleable colour format)",
             });
         }
         let pot = width_px.is_power_of_two() && height_px.is_power_of_two();
@@ -373,12 +464,13 @@ impl Layout {
                 w: extent_px.w.div_ceil(bw),
                 h: extent_px.h.div_ceil(bh),
             };
-            let footprint_B = u64::from(extent_el.w) * u64::from(extent_el.h) * bpe;
-            let (stride_B, size_B, log2_w, log2_h) = match tiling {
+            let level_depth_px = (depth_px >> level).max(1);
+            let slice_footprint_B = u64::from(extent_el.w) * u64::from(extent_el.h) * bpe;
+            let (stride_B, slice_stride_B, log2_w, log2_h) = match tiling {
                 Tiling::Twiddled => {
                     // Block grids of power-of-two textures with odd block sizes are not powers of two.
                     let tw = Twiddle::from_extent(extent_el.w, extent_el.h)?;
-                    (0, footprint_B, tw.log2_w, tw.log2_h)
+                    (0, slice_footprint_B, tw.log2_w, tw.log2_h)
                 }
                 Tiling::Linear => {
                     let stride_B =
@@ -390,13 +482,16 @@ impl Layout {
                 w: extent_px.w.div_ceil(TILE_W_PX).max(1),
                 h: extent_px.h.div_ceil(TILE_H_PX).max(1),
             };
+            let size_B = slice_stride_B * u64::from(level_depth_px);
             level_offsets_B.push(offset_B);
             levels.push(LevelLayout {
                 level,
                 offset_B,
                 size_B,
-                footprint_B,
+                footprint_B: slice_footprint_B * u64::from(level_depth_px),
                 extent_px,
+                depth_px: level_depth_px,
+                slice_stride_B,
                 extent_el,
                 tiling,
                 stride_B,
@@ -409,13 +504,14 @@ impl Layout {
         level_offsets_B.push(offset_B);
         let chain_B = offset_B;
         let (faces, face_stride_B) = match t.target {
-            Target::Tex2D => (1, chain_B),
+            Target::Tex2D | Target::Tex3D => (1, chain_B),
             Target::Cube => (CUBE_FACES, align_up(chain_B, limits::CUBE_FACE_ALIGN_B)),
         };
         Ok(Layout {
             format: t.format,
             width_px,
             height_px,
+            depth_px,
             target: t.target,
             samples: t.samples,
             bytes_per_el: info.bytes_per_el,
@@ -467,7 +563,35 @@ impl Layout {
         Ok(base + r.start..base + r.end)
     }
 
-    /// Allocation offset of the element holding pixel (x, y) of a level of a face.
+    /// The bytes of slice `z` of a level in the allocation (the whole level when its depth is
+    /// 1 and `z` is 0).
+    pub fn slice_range_B(&self, face: u32, level: u32, z: u32) -> Result<Range<u64>, LayoutError> {
+        let start = self.level_range_B(face, level)?.start;
+        let l = self.level(level)?;
+        let off = l.slice_offset_B(z).ok_or(LayoutError::SliceOutOfRange {
+            z,
+            depth_px: l.depth_px,
+        })?;
+        Ok(start + off..start + off + l.slice_stride_B)
+    }
+
+    /// Allocation offset of the element holding pixel (x, y) of slice `z` of a level of a face.
+    pub fn texel_offset_xyz_B(
+        &self,
+        face: u32,
+        level: u32,
+        x_px: u32,
+        y_px: u32,
+        z: u32,
+    ) -> Result<u64, LayoutError> {
+        let slice = self.slice_range_B(face, level, z)?.start;
+        let in_slice =
+            self.texel_offset_B(face, level, x_px, y_px)? - self.level_range_B(face, level)?.start;
+        Ok(slice + in_slice)
+    }
+
+    /// Allocation offset of the element holding pixel (x, y) of a level of a face (slice 0
+    /// of a 3D level).
     pub fn texel_offset_B(
         &self,
         face: u32,
@@ -526,13 +650,25 @@ impl Layout {
         level: u32,
         alloc_addr: u32,
     ) -> Result<PbeState, LayoutError> {
+        self.pbe_state_slice(face, level, 0, alloc_addr)
+    }
+
+    /// As [`Layout::pbe_state`], rendering into slice `z` of a 3D level (a slice is laid out
+    /// as a 2D level, so only the base address moves).
+    pub fn pbe_state_slice(
+        &self,
+        face: u32,
+        level: u32,
+        z: u32,
+        alloc_addr: u32,
+    ) -> Result<PbeState, LayoutError> {
         if !self.format.info().renderable {
             return Err(LayoutError::FormatCannot {
                 format: self.format,
                 what: "rendered to",
             });
         }
-        let start = u64::from(alloc_addr) + self.level_range_B(face, level)?.start;
+        let start = u64::from(alloc_addr) + self.slice_range_B(face, level, z)?.start;
         let base_addr =
             u32::try_from(start).map_err(|_| LayoutError::AddressOverflow { addr: start })?;
         let l = self.level(level)?;

@@ -8,30 +8,45 @@ use crate::{Layout, Target, Tiling, CUBE_FACE_NAMES};
 /// PBE target extent and clip limits, then the chain end, face stride and allocation size.
 pub fn level_table(layout: &Layout) -> String {
     let mut s = String::new();
-    let target = match layout.target {
-        Target::Tex2D => "2D",
-        Target::Cube => "cube",
+    let target = layout.target.name();
+    // 3D layouts add a depth to the extents and a slice stride column; 2D and cube tables
+    // keep their columns.
+    let volume = layout.target == Target::Tex3D;
+    let size = if volume {
+        format!(
+            "{}x{}x{}",
+            layout.width_px, layout.height_px, layout.depth_px
+        )
+    } else {
+        format!("{}x{}", layout.width_px, layout.height_px)
     };
     // Writing to a String cannot fail.
     let _ = writeln!(
         s,
-        "{} {}x{} {}, {} levels, {}, {} B/el",
+        "{} {} {}, {} levels, {}, {} B/el",
         layout.format.name(),
-        layout.width_px,
-        layout.height_px,
+        size,
         target,
         layout.level_count(),
         layout.tiling.name(),
         layout.bytes_per_el
     );
+    let slice_col = |v: String| {
+        if volume {
+            format!("  {v:>14}")
+        } else {
+            String::new()
+        }
+    };
     let _ = writeln!(
         s,
-        "{:>5}  {:>9}  {:<8}  {:>8}  {:>8}  {:>11}  {:>8}  {:>9}  {:>7}  clip",
+        "{:>5}  {:>9}  {:<8}  {:>8}  {:>8}{}  {:>11}  {:>8}  {:>9}  {:>7}  clip",
         "level",
         "extent_px",
         "tiling",
         "offset_B",
         "size_B",
+        slice_col("slice_stride_B".into()),
         "footprint_B",
         "stride_B",
         "target_tl",
@@ -47,14 +62,20 @@ pub fn level_table(layout: &Layout) -> String {
             Tiling::Linear => "-".into(),
         };
         let c = l.pbe_clip();
+        let extent = if volume {
+            format!("{}x{}x{}", l.extent_px.w, l.extent_px.h, l.depth_px)
+        } else {
+            format!("{}x{}", l.extent_px.w, l.extent_px.h)
+        };
         let _ = writeln!(
             s,
-            "{:>5}  {:>9}  {:<8}  {:>8}  {:>8}  {:>11}  {:>8}  {:>9}  {:>7}  {},{}..{},{}",
+            "{:>5}  {:>9}  {:<8}  {:>8}  {:>8}{}  {:>11}  {:>8}  {:>9}  {:>7}  {},{}..{},{}",
             l.level,
-            format!("{}x{}", l.extent_px.w, l.extent_px.h),
+            extent,
             l.tiling.name(),
             l.offset_B,
             l.size_B,
+            slice_col(l.slice_stride_B.to_string()),
             l.footprint_B,
             stride,
             format!("{}x{}", l.target_extent_tl.w, l.target_extent_tl.h),

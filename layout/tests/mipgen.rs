@@ -1,10 +1,13 @@
-//! The CPU mip generator: exact unorm rounding, packed formats, floats, odd sizes, twiddled
-//! and linear chains, cube faces, level windows with everything outside left untouched.
+//! The CPU mip generator: exact unorm rounding, packed formats, floats, sRGB, odd sizes,
+//! twiddled and linear chains, cube faces, 3D volumes, level windows with everything outside
+//! left untouched.
 
 use half::f16;
-use sgx_hwdocs::Format;
-use sgx_layout::mipgen::{can_generate, downsample, generate_face_mipmaps, generate_mipmaps};
-use sgx_layout::{Layout, LayoutError, Template};
+use sgx_hwdocs::{Format, FormatKind};
+use sgx_layout::mipgen::{
+    can_generate, downsample, downsample_3d, generate_face_mipmaps, generate_mipmaps,
+};
+use sgx_layout::{Layout, LayoutError, Target, Template};
 
 fn noise(len: usize, seed: u64) -> Vec<u8> {
     let mut s = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
@@ -21,9 +24,10 @@ fn noise(len: usize, seed: u64) -> Vec<u8> {
 /// Channel (lo, bits) tables written out by hand, independent of hwdocs' channel data.
 fn unorm_channels(f: Format) -> Option<&'static [(u32, u32)]> {
     Some(match f {
-        Format::B8G8R8A8_UNORM | Format::B8G8R8X8_UNORM | Format::R8G8B8A8_UNORM => {
-            &[(0, 8), (8, 8), (16, 8), (24, 8)]
-        }
+        Format::B8G8R8A8_UNORM
+        | Format::B8G8R8X8_UNORM
+        | Format::R8G8B8A8_UNORM
+        | Format::B8G8R8A8_SRGB => &[(0, 8), (8, 8), (16, 8), (24, 8)],
         Format::B5G6R5_UNORM => &[(0, 5), (5, 6), (11, 5)],
         Format::B4G4R4A4_UNORM => &[(0, 4), (4, 4), (8, 4), (12, 4)],
         Format::B5G5R5A1_UNORM => &[(0, 5), (5, 5), (10, 5), (15, 1)],
@@ -41,6 +45,9 @@ fn texel(img: &[u8], i: usize, bpe: usize) -> u64 {
 
 /// The expected next level, computed the plain way.
 fn expected(f: Format, img: &[u8], w: usize, h: usize) -> Vec<u8> {
+    if f == Format::B8G8R8A8_SRGB {
+        return expected_3d(f, img, w, h, 1);
+    }
     let bpe = f.info().bytes_per_el as usize;
     let (dw, dh) = ((w / 2).max(1), (h / 2).max(1));
     let mut out = Vec::new();
@@ -77,6 +84,85 @@ fn expected(f: Format, img: &[u8], w: usize, h: usize) -> Vec<u8> {
     out
 }
 
+/// IEC 61966-2-1 decode of an 8-bit sRGB value.
+fn srgb_decode(v: u64) -> f64 {
+    let c = v as f64 / 255.0;
+    if c > 0.04045 {
+        ((c + 0.055) / 1.055).powf(2.4)
+    } else {
+        c / 12.92
+    }
+}
+
+/// IEC 61966-2-1 encode to 8 bits, to nearest.
+fn srgb_encode(l: f64) -> u64 {
+    let c = if l > 0.0031308 {
+        1.055 * l.powf(1.0 / 2.4) - 0.055
+    } else {
+        12.92 * l
+    };
+    (c * 255.0).round() as u64
+}
+
+/// The expected next level of a `w x h x d` volume, the plain way: each destination texel is
+/// the mean of the *distinct* source texels of its box (a side of 1 contributes one
+/// coordinate, an odd side drops its last), per channel in f64: unorm and alpha rounded half
+/// up, sRGB colour decoded, averaged and encoded, floats rounded into their format.
+fn expected_3d(f: Format, img: &[u8], w: usize, h: usize, d: usize) -> Vec<u8> {
+    let bpe = f.info().bytes_per_el as usize;
+    let half = |n: usize| (n / 2).max(1);
+    let taps = |n: usize, i: usize| {
+        if n == 1 {
+            vec![0]
+        } else {
+            vec![2 * i, 2 * i + 1]
+        }
+    };
+    let mut out = Vec::new();
+    for z in 0..half(d) {
+        for y in 0..half(h) {
+            for x in 0..half(w) {
+                let mut t = Vec::new();
+                for &zz in &taps(d, z) {
+                    for &yy in &taps(h, y) {
+                        for &xx in &taps(w, x) {
+                            t.push(texel(img, (zz * h + yy) * w + xx, bpe));
+                        }
+                    }
+                }
+                let n = t.len() as f64;
+                let v: u64 = match f {
+                    Format::R16_FLOAT => {
+                        let s: f64 = t.iter().map(|&v| f16::from_bits(v as u16).to_f64()).sum();
+                        u64::from(f16::from_f64(s / n).to_bits())
+                    }
+                    Format::R32_FLOAT => {
+                        let s: f64 = t.iter().map(|&v| f64::from(f32::from_bits(v as u32))).sum();
+                        u64::from(((s / n) as f32).to_bits())
+                    }
+                    _ => unorm_channels(f)
+                        .unwrap()
+                        .iter()
+                        .map(|&(lo, bits)| {
+                            let m = (1u64 << bits) - 1;
+                            let ch = t.iter().map(|v| (v >> lo) & m);
+                            // B8G8R8A8_SRGB: alpha is the top byte.
+                            let v = if f == Format::B8G8R8A8_SRGB && lo != 24 {
+                                srgb_encode(ch.map(srgb_decode).sum::<f64>() / n)
+                            } else {
+                                (ch.sum::<u64>() as f64 / n + 0.5).floor() as u64
+                            };
+                            v << lo
+                        })
+                        .sum(),
+                };
+                out.extend_from_slice(&v.to_le_bytes()[..bpe]);
+            }
+        }
+    }
+    out
+}
+
 /// A source image; float formats get finite values.
 fn source(f: Format, n_px: usize, seed: u64) -> Vec<u8> {
     match f {
@@ -108,17 +194,109 @@ fn generatable() -> Vec<Format> {
 
 #[test]
 fn every_sampleable_uncompressed_format_is_generatable() {
+    // Generatable = sampleable colour formats: depth formats sample (as (d, d, d, 1)) but are
+    // not filtered.
     let want: Vec<Format> = Format::ALL
         .iter()
         .copied()
-        .filter(|f| f.info().sampleable)
+        .filter(|f| {
+            let i = f.info();
+            i.sampleable && !matches!(i.kind, FormatKind::Depth | FormatKind::DepthStencil)
+        })
         .collect();
     assert_eq!(generatable(), want);
-    assert_eq!(generatable().len(), 12);
-    assert!(!can_generate(Format::Z16_UNORM));
+    // 10 unorm, 2 float, 1 sRGB.
+    assert_eq!(generatable().len(), 13);
+    assert!(can_generate(Format::B8G8R8A8_SRGB));
+    for z in [Format::Z16_UNORM, Format::Z24_UNORM_S8_UINT] {
+        assert!(z.info().sampleable);
+        assert!(!can_generate(z));
+        assert!(matches!(
+            downsample(z, &[0; 16], 2, 2),
+            Err(LayoutError::MipFormat { .. })
+        ));
+        assert!(matches!(
+            downsample_3d(z, &[0; 32], 2, 2, 2),
+            Err(LayoutError::MipFormat { .. })
+        ));
+    }
+}
+
+#[test]
+fn srgb_averages_in_linear_space() {
+    // Black and white: linear mean 0.5 encodes to 0.7354 * 255 = 187.5 -> 188 (unorm would give
+    // 128); alpha is linear: (0 + 255 + 0 + 255 + 2) / 4 = 128.
+    let img = [0, 0, 0, 0, 255, 255, 255, 255];
+    assert_eq!(
+        downsample(Format::B8G8R8A8_SRGB, &img, 2, 1).unwrap(),
+        vec![188, 188, 188, 128]
+    );
+    assert_eq!(
+        downsample(Format::B8G8R8A8_UNORM, &img, 2, 1).unwrap(),
+        vec![128, 128, 128, 128]
+    );
+    // The same through the 2x2x2 box: eight texels, four black and four white.
+    let vol: Vec<u8> = (0..8).flat_map(|i| [255 * (i & 1) as u8; 4]).collect();
+    assert_eq!(
+        downsample_3d(Format::B8G8R8A8_SRGB, &vol, 2, 2, 2).unwrap(),
+        vec![188, 188, 188, 128]
+    );
+    // A uniform box is a fixed point for every value (decode then encode round-trips).
+    for v in 0..=255u8 {
+        let img = [v, v, v, v].repeat(4);
+        assert_eq!(
+            downsample(Format::B8G8R8A8_SRGB, &img, 2, 2).unwrap(),
+            vec![v; 4]
+        );
+    }
+}
+
+#[test]
+fn volumes_match_the_plain_computation() {
+    let sizes = [
+        (2, 2, 2),
+        (5, 3, 7),
+        (1, 1, 6),
+        (4, 1, 3),
+        (1, 5, 1),
+        (7, 7, 2),
+        (3, 2, 1),
+        (1, 1, 1),
+        (2, 1, 2),
+        (9, 4, 5),
+    ];
+    for f in generatable() {
+        for (w, h, d) in sizes {
+            let img = source(f, w * h * d, (w * 1000 + h * 10 + d) as u64);
+            let got = downsample_3d(f, &img, w as u32, h as u32, d as u32).unwrap();
+            assert_eq!(got, expected_3d(f, &img, w, h, d), "{f:?} {w}x{h}x{d}");
+            if d == 1 {
+                // A volume of one slice is the 2D box.
+                assert_eq!(got, downsample(f, &img, w as u32, h as u32).unwrap());
+            }
+        }
+    }
+    // 1x1x2: two slices of one L8 texel average; 2x1x2 averages four.
+    assert_eq!(
+        downsample_3d(Format::L8_UNORM, &[10, 13], 1, 1, 2).unwrap(),
+        vec![12]
+    );
+    assert_eq!(
+        downsample_3d(Format::L8_UNORM, &[1, 2, 3, 5], 2, 1, 2).unwrap(),
+        vec![3]
+    );
+    // An odd depth drops its last slice.
+    assert_eq!(
+        downsample_3d(Format::L8_UNORM, &[4, 8, 255], 1, 1, 3).unwrap(),
+        vec![6]
+    );
     assert!(matches!(
-        downsample(Format::Z16_UNORM, &[0; 8], 2, 2),
-        Err(LayoutError::MipFormat { .. })
+        downsample_3d(Format::L8_UNORM, &[0; 7], 2, 2, 2),
+        Err(LayoutError::BufferTooSmall { .. })
+    ));
+    assert!(matches!(
+        downsample_3d(Format::L8_UNORM, &[0; 8], 2, 2, 0),
+        Err(LayoutError::ZeroDepth { .. })
     ));
 }
 
@@ -219,12 +397,17 @@ fn check_chain(t: Template, base: u32, last: u32, seed: u64) {
     let mut alloc = noise(l.size_B as usize + 64, seed);
     for face in 0..l.faces {
         for level in 0..l.level_count() {
-            let e = l.levels[level as usize].extent_px;
+            let lv = &l.levels[level as usize];
+            let e = lv.extent_px;
             l.write_level(
                 &mut alloc,
                 face,
                 level,
-                &source(f, (e.w * e.h) as usize, seed + u64::from(face * 16 + level)),
+                &source(
+                    f,
+                    (e.w * e.h * lv.depth_px) as usize,
+                    seed + u64::from(face * 16 + level),
+                ),
             )
             .unwrap();
         }
@@ -236,14 +419,19 @@ fn check_chain(t: Template, base: u32, last: u32, seed: u64) {
     for face in 0..l.faces {
         let mut cur = l.read_level(&before, face, base).unwrap();
         for level in base + 1..=last {
-            let e = l.levels[level as usize - 1].extent_px;
-            cur = expected(f, &cur, e.w as usize, e.h as usize);
+            let lv = &l.levels[level as usize - 1];
+            let e = lv.extent_px;
+            cur = if l.target == Target::Tex3D {
+                expected_3d(f, &cur, e.w as usize, e.h as usize, lv.depth_px as usize)
+            } else {
+                expected(f, &cur, e.w as usize, e.h as usize)
+            };
             l.write_level(&mut want, face, level, &cur).unwrap();
         }
     }
     let ctx = format!(
-        "{f:?} {}x{} {:?} window {base}..={last}",
-        l.width_px, l.height_px, l.target
+        "{f:?} {}x{}x{} {:?} window {base}..={last}",
+        l.width_px, l.height_px, l.depth_px, l.target
     );
     // `want` differs from `before` only in the generated levels' texels: everything else (other
     // levels, row padding, face padding, bytes past the allocation) must be unchanged.
@@ -284,6 +472,43 @@ fn twiddled_linear_and_cube_chains() {
             30 + i as u64,
         );
     }
+}
+
+#[test]
+fn volume_chains() {
+    let b = Format::B8G8R8A8_UNORM;
+    // Twiddled slices; depth below, equal to and above the sides; linear slices.
+    check_chain(Template::new_3d(b, 16, 16, 8).with_full_chain(), 0, 4, 41);
+    check_chain(Template::new_3d(b, 8, 8, 8).with_full_chain(), 0, 3, 42);
+    check_chain(Template::new_3d(b, 4, 4, 32).with_full_chain(), 0, 5, 43);
+    check_chain(Template::new_3d(b, 1, 1, 9).with_full_chain(), 0, 3, 44);
+    check_chain(Template::new_3d(b, 20, 12, 5).with_full_chain(), 0, 4, 45);
+    check_chain(Template::new_3d(b, 1, 7, 3).with_full_chain(), 0, 2, 46);
+    // Windows: levels outside them untouched.
+    check_chain(Template::new_3d(b, 16, 16, 8).with_full_chain(), 1, 3, 47);
+    check_chain(Template::new_3d(b, 20, 12, 5).with_full_chain(), 2, 2, 48);
+    for (i, f) in generatable().into_iter().enumerate() {
+        check_chain(
+            Template::new_3d(f, 8, 4, 6).with_full_chain(),
+            0,
+            3,
+            60 + i as u64,
+        );
+        check_chain(
+            Template::new_3d(f, 6, 5, 3).with_full_chain(),
+            0,
+            2,
+            80 + i as u64,
+        );
+    }
+}
+
+#[test]
+fn srgb_chains() {
+    let s = Format::B8G8R8A8_SRGB;
+    check_chain(Template::new_2d(s, 32, 32).with_full_chain(), 0, 5, 91);
+    check_chain(Template::new_2d(s, 19, 10).with_full_chain(), 1, 4, 92);
+    check_chain(Template::new_cube(s, 8).with_full_chain(), 0, 3, 93);
 }
 
 #[test]
