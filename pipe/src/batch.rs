@@ -241,7 +241,12 @@ impl Context {
                 let layout = layout.ok_or_else(|| {
                     crate::PipeError::InvalidArgument("colour buffer has no layout".into())
                 })?;
-                let mut p = layout.pbe_state(s.face, s.level, bo.gpu_addr())?;
+                // A 3D texture's surface names a slice where a cube's names a face.
+                let mut p = if s.resource.target() == crate::ResourceTarget::Texture3D {
+                    layout.pbe_state_slice(0, s.level, s.face, bo.gpu_addr())?
+                } else {
+                    layout.pbe_state(s.face, s.level, bo.gpu_addr())?
+                };
                 // The framebuffer may be smaller than the level.
                 p.clip_xmax = p.clip_xmax.min(b.fb.width - 1);
                 p.clip_ymax = p.clip_ymax.min(b.fb.height - 1);

@@ -526,8 +526,14 @@ fn check_surface(s: &Surface, what: &str) -> Result<(u32, u32)> {
     if r.target() == crate::ResourceTarget::Buffer {
         return invalid(format!("{what} is a buffer"));
     }
-    if s.face >= r.faces() {
-        return invalid(format!("{what}: face {} of {}", s.face, r.faces()));
+    // `face` is the slice of a 3D texture (Gallium's first_layer).
+    let layers = if r.target() == crate::ResourceTarget::Texture3D {
+        r.level_depth(s.level)?
+    } else {
+        r.faces()
+    };
+    if s.face >= layers {
+        return invalid(format!("{what}: layer {} of {layers}", s.face));
     }
     r.level_extent(s.level)
 }

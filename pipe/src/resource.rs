@@ -153,7 +153,7 @@ impl ResourceTemplate {
                 Template::new_2d(self.format, self.width, self.height)
             }
             ResourceTarget::Texture3D => {
-                return invalid("3D textures wait for the layout's volume templates")
+                Template::new_3d(self.format, self.width, self.height, self.depth)
             }
             ResourceTarget::TextureCube => {
                 if self.width != self.height {
@@ -277,6 +277,12 @@ impl Resource {
             (self.template.width >> level).max(1),
             (self.template.height >> level).max(1),
         ))
+    }
+
+    /// Slices of a level: the halved depth of a 3D texture, 1 otherwise.
+    pub fn level_depth(&self, level: u32) -> Result<u32> {
+        self.level_extent(level)?;
+        Ok((self.template.depth >> level).max(1))
     }
 
     /// Replaces the storage (same template): the blitter adopts a private chain this way.

@@ -330,7 +330,7 @@ pub struct Surface {
     pub resource: Arc<Resource>,
     /// Level.
     pub level: u32,
-    /// Cube face (0 for 2D).
+    /// Cube face, or slice of a 3D texture (0 for 2D).
     pub face: u32,
 }
 

@@ -7,7 +7,7 @@
 
 use std::sync::Arc;
 
-use sgx_layout::copy::Rect;
+use sgx_layout::Box3;
 use sgx_winsys::Access;
 
 use crate::context::Context;
@@ -26,28 +26,44 @@ pub mod map_flags {
     pub const UNSYNCHRONIZED: u32 = 1 << 10;
 }
 
-/// A box: x, y, width, height in pixels (bytes for buffers), of one level and face.
+/// A box: x, y, width, height in pixels (bytes for buffers), and for 3D textures the slices
+/// z..z + depth, of one level and face.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PipeBox {
     /// Left.
     pub x: u32,
     /// Top.
     pub y: u32,
+    /// First slice (3D textures; 0 otherwise).
+    pub z: u32,
     /// Width.
     pub width: u32,
     /// Height.
     pub height: u32,
+    /// Slices (3D textures; 1 otherwise).
+    pub depth: u32,
 }
 
 impl PipeBox {
-    /// A box.
+    /// A rectangle of slice 0.
     pub fn new(x: u32, y: u32, width: u32, height: u32) -> PipeBox {
+        PipeBox::new_3d(x, y, 0, width, height, 1)
+    }
+
+    /// A box of `depth` slices from slice `z`.
+    pub fn new_3d(x: u32, y: u32, z: u32, width: u32, height: u32, depth: u32) -> PipeBox {
         PipeBox {
             x,
             y,
+            z,
             width,
             height,
+            depth,
         }
+    }
+
+    fn box3(self) -> Box3 {
+        Box3::new(self.x, self.y, self.z, self.width, self.height, self.depth)
     }
 }
 
@@ -61,6 +77,8 @@ pub struct Transfer {
     usage: u32,
     /// Bytes between rows of `data`.
     pub stride: usize,
+    /// Bytes between slices of `data` (3D boxes).
+    pub layer_stride: usize,
     /// The pixels (or bytes) of the box.
     pub data: Vec<u8>,
 }
@@ -82,11 +100,11 @@ fn level_window(
 
 impl Context {
     fn check_box(&self, r: &Resource, level: u32, face: u32, b: PipeBox) -> Result<()> {
-        if b.width == 0 || b.height == 0 {
+        if b.width == 0 || b.height == 0 || b.depth == 0 {
             return invalid("empty box");
         }
         if r.target() == ResourceTarget::Buffer {
-            if level != 0 || face != 0 || b.y != 0 || b.height != 1 {
+            if level != 0 || face != 0 || b.y != 0 || b.height != 1 || b.z != 0 || b.depth != 1 {
                 return invalid("a buffer box is one row of level 0");
             }
             if u64::from(b.x) + u64::from(b.width) > u64::from(r.width()) {
@@ -107,6 +125,14 @@ impl Context {
             || u64::from(b.y) + u64::from(b.height) > u64::from(h)
         {
             return invalid(format!("box {b:?} outside level {level} ({w}x{h})"));
+        }
+        let d = r.level_depth(level)?;
+        if u64::from(b.z) + u64::from(b.depth) > u64::from(d) {
+            return invalid(format!(
+                "slices {}..{} of level {level}, which has {d}",
+                b.z,
+                u64::from(b.z) + u64::from(b.depth)
+            ));
         }
         Ok(())
     }
@@ -139,7 +165,8 @@ impl Context {
             r.format().info().bytes_per_el as usize
         };
         let stride = b.width as usize * bpe;
-        let mut data = vec![0u8; stride * b.height as usize];
+        let layer_stride = stride * b.height as usize;
+        let mut data = vec![0u8; layer_stride * b.depth as usize];
         if reads {
             let (bo, layout) = {
                 let st = r.storage();
@@ -155,13 +182,14 @@ impl Context {
                 None => map.read_at(u64::from(b.x), &mut data)?,
                 Some(l) => {
                     let (alloc, _) = level_window(&map, &l, face, level)?;
-                    l.read_rect(
+                    l.read_box(
                         &alloc,
                         face,
                         level,
-                        Rect::new(b.x, b.y, b.width, b.height),
+                        b.box3(),
                         &mut data,
                         stride,
+                        layer_stride,
                     )?;
                 }
             }
@@ -173,6 +201,7 @@ impl Context {
             bbox: b,
             usage,
             stride,
+            layer_stride,
             data,
         })
     }
@@ -206,13 +235,14 @@ impl Context {
             Some(l) => {
                 let (mut alloc, start) = level_window(&map, &l, t.face, t.level)?;
                 let b = t.bbox;
-                l.write_rect(
+                l.write_box(
                     &mut alloc,
                     t.face,
                     t.level,
-                    Rect::new(b.x, b.y, b.width, b.height),
+                    b.box3(),
                     &t.data,
                     t.stride,
+                    t.layer_stride,
                 )?;
                 map.write_at(start as u64, &alloc[start..])?;
             }
@@ -220,7 +250,8 @@ impl Context {
         Ok(())
     }
 
-    /// `texture_subdata`: writes `data` (rows `stride` bytes apart) into a box of a level.
+    /// `texture_subdata`: writes `data` into a box of a level: rows `stride` bytes apart,
+    /// and for a 3D box, slices `stride * height` bytes apart.
     pub fn texture_subdata(
         &mut self,
         r: &Arc<Resource>,
@@ -235,12 +266,19 @@ impl Context {
         }
         let bpe = r.format().info().bytes_per_el as usize;
         let row = b.width as usize * bpe;
-        if stride < row || data.len() < stride * (b.height as usize - 1) + row {
+        let (rows, slices) = (b.height as usize, b.depth as usize);
+        let layer = stride * rows;
+        if b.height == 0
+            || b.depth == 0
+            || stride < row
+            || data.len() < layer * (slices - 1) + stride * (rows - 1) + row
+        {
             return invalid(format!(
-                "{} bytes with stride {stride} for a {}x{} box",
+                "{} bytes with stride {stride} for a {}x{}x{} box",
                 data.len(),
                 b.width,
-                b.height
+                b.height,
+                b.depth
             ));
         }
         let mut t = self.transfer_map(
@@ -250,8 +288,12 @@ impl Context {
             map_flags::WRITE | map_flags::DISCARD_RANGE,
             b,
         )?;
-        for y in 0..b.height as usize {
-            t.data[y * row..(y + 1) * row].copy_from_slice(&data[y * stride..y * stride + row]);
+        for z in 0..slices {
+            for y in 0..rows {
+                let to = z * t.layer_stride + y * row;
+                let from = z * layer + y * stride;
+                t.data[to..to + row].copy_from_slice(&data[from..from + row]);
+            }
         }
         self.transfer_unmap(t)
     }
@@ -274,15 +316,17 @@ impl Context {
         self.transfer_unmap(t)
     }
 
-    /// Reads a whole level as linear rows (width * bytes per element apart).
+    /// Reads a whole level as linear rows (width * bytes per element apart), slice after
+    /// slice for a 3D level.
     pub fn read_level(&mut self, r: &Arc<Resource>, level: u32, face: u32) -> Result<Vec<u8>> {
         let (w, h) = r.level_extent(level)?;
-        Ok(self
-            .transfer_map(r, level, face, map_flags::READ, PipeBox::new(0, 0, w, h))?
-            .data)
+        let d = r.level_depth(level)?;
+        let b = PipeBox::new_3d(0, 0, 0, w, h, d);
+        Ok(self.transfer_map(r, level, face, map_flags::READ, b)?.data)
     }
 
-    /// `resource_copy_region` on the CPU: same format, a box of one level into another.
+    /// `resource_copy_region` on the CPU: same format, a box of one level (and face) into
+    /// another at (dx, dy, dz); dz is the first destination slice of a 3D texture.
     #[allow(clippy::too_many_arguments)] // Gallium's signature, kept so the C glue stays thin.
     pub fn resource_copy_region(
         &mut self,
@@ -291,6 +335,7 @@ impl Context {
         dst_face: u32,
         dx: u32,
         dy: u32,
+        dz: u32,
         src: &Arc<Resource>,
         src_level: u32,
         src_face: u32,
@@ -316,7 +361,7 @@ impl Context {
             dst,
             dst_level,
             dst_face,
-            PipeBox::new(dx, dy, b.width, b.height),
+            PipeBox::new_3d(dx, dy, dz, b.width, b.height, b.depth),
             &t.data,
             t.stride,
         )

@@ -178,10 +178,27 @@ fn caps_and_formats_for_a_gl21_gles2_class_driver() {
         bind::DEPTH_STENCIL,
         1
     ));
-    assert!(!s.is_format_supported(
+    // Depth textures (ARB_depth_texture) are 2D; ZLS buffers have no faces or slices.
+    assert!(s.is_format_supported(
         Format::Z24_UNORM_S8_UINT,
         ResourceTarget::Texture2D,
+        bind::SAMPLER_VIEW | bind::DEPTH_STENCIL,
+        1
+    ));
+    for t in [ResourceTarget::TextureCube, ResourceTarget::Texture3D] {
+        assert!(!s.is_format_supported(Format::Z16_UNORM, t, bind::SAMPLER_VIEW, 1));
+    }
+    // sRGB is sampled, never rendered.
+    assert!(s.is_format_supported(
+        Format::B8G8R8A8_SRGB,
+        ResourceTarget::Texture3D,
         bind::SAMPLER_VIEW,
+        1
+    ));
+    assert!(!s.is_format_supported(
+        Format::B8G8R8A8_SRGB,
+        ResourceTarget::Texture2D,
+        bind::RENDER_TARGET,
         1
     ));
 }

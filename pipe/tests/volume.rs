@@ -1,0 +1,332 @@
+//! 3D textures through the pipe: creation, boxes in and out, copies, rendering into a
+//! slice, sampling, and mip generation on the CPU route.
+
+mod common;
+
+use std::sync::Arc;
+
+use common::*;
+use sgx_pipe::state::*;
+use sgx_pipe::*;
+
+fn volume(r: &Rig, w: u32, h: u32, d: u32, last_level: u32, bind: u32) -> Arc<Resource> {
+    r.screen
+        .resource_create(&ResourceTemplate::texture_3d(
+            Format::B8G8R8A8_UNORM,
+            w,
+            h,
+            d,
+            last_level,
+            bind,
+        ))
+        .unwrap()
+}
+
+/// Distinct bytes for `n` texels, seeded.
+fn bytes(n: usize, seed: u8) -> Vec<u8> {
+    (0..n * 4)
+        .map(|i| (i as u8).wrapping_mul(37).wrapping_add(seed))
+        .collect()
+}
+
+#[test]
+fn a_box_written_into_a_level_reads_back_and_nothing_else_changes() {
+    let mut r = rig();
+    // Power-of-two sides (twiddled slices) with an odd depth, and an NPOT one (linear).
+    for (w, h, d) in [(8, 4, 5), (6, 3, 4)] {
+        let tex = volume(&r, w, h, d, 1, bind::SAMPLER_VIEW);
+        let before = bytes((w * h * d) as usize, 1);
+        r.ctx
+            .texture_subdata(
+                &tex,
+                0,
+                0,
+                PipeBox::new_3d(0, 0, 0, w, h, d),
+                &before,
+                (w * 4) as usize,
+            )
+            .unwrap();
+        assert_eq!(r.ctx.read_level(&tex, 0, 0).unwrap(), before);
+        // A box at an odd corner, its rows padded to 32 bytes in the source.
+        let (bx, by, bz, bw, bh, bd) = (1, 1, 1, 3, 2, 3);
+        let stride = 32usize;
+        let src = bytes(stride / 4 * (bh * bd) as usize, 99);
+        r.ctx
+            .texture_subdata(
+                &tex,
+                0,
+                0,
+                PipeBox::new_3d(bx, by, bz, bw, bh, bd),
+                &src,
+                stride,
+            )
+            .unwrap();
+        let after = r.ctx.read_level(&tex, 0, 0).unwrap();
+        for z in 0..d {
+            for y in 0..h {
+                for x in 0..w {
+                    let at = (((z * h + y) * w + x) * 4) as usize;
+                    let inside = (bx..bx + bw).contains(&x)
+                        && (by..by + bh).contains(&y)
+                        && (bz..bz + bd).contains(&z);
+                    let want = if inside {
+                        let s =
+                            ((z - bz) * bh + (y - by)) as usize * stride + ((x - bx) * 4) as usize;
+                        &src[s..s + 4]
+                    } else {
+                        &before[at..at + 4]
+                    };
+                    assert_eq!(&after[at..at + 4], want, "{w}x{h}x{d} ({x},{y},{z})");
+                }
+            }
+        }
+        // Level 1 is (w/2)x(h/2)x(d/2) and separate.
+        let l1 = r.ctx.read_level(&tex, 1, 0).unwrap();
+        assert_eq!(
+            l1.len(),
+            ((w / 2).max(1) * (h / 2).max(1) * (d / 2).max(1) * 4) as usize
+        );
+        assert!(l1.iter().all(|&b| b == 0));
+    }
+}
+
+#[test]
+fn boxes_outside_the_level_or_slices_of_a_2d_texture_are_refused() {
+    let mut r = rig();
+    let tex = volume(&r, 4, 4, 4, 2, bind::SAMPLER_VIEW);
+    let data = vec![0u8; 4 * 4 * 4 * 4];
+    let bad = [
+        (0, PipeBox::new_3d(0, 0, 3, 4, 4, 2)),
+        (0, PipeBox::new_3d(0, 0, 0, 4, 4, 0)),
+        (1, PipeBox::new_3d(0, 0, 0, 2, 2, 3)),
+        (2, PipeBox::new_3d(0, 0, 1, 1, 1, 1)),
+    ];
+    for (level, b) in bad {
+        let e = r.ctx.texture_subdata(&tex, level, 0, b, &data, 16);
+        assert!(
+            matches!(e, Err(PipeError::InvalidArgument(_))),
+            "{level} {b:?}"
+        );
+    }
+    let flat = target(&r, Format::B8G8R8A8_UNORM, 4, 4);
+    let e = r
+        .ctx
+        .texture_subdata(&flat, 0, 0, PipeBox::new_3d(0, 0, 0, 4, 4, 2), &data, 16);
+    assert!(matches!(e, Err(PipeError::InvalidArgument(_))));
+    // Depth on a 2D template, and a 3D depth-format texture, are refused at creation.
+    let mut t = ResourceTemplate::texture_2d(Format::B8G8R8A8_UNORM, 4, 4, 0, bind::SAMPLER_VIEW);
+    t.depth = 2;
+    assert!(r.screen.resource_create(&t).is_err());
+    let z3 = ResourceTemplate::texture_3d(Format::Z16_UNORM, 4, 4, 4, 0, bind::SAMPLER_VIEW);
+    assert!(matches!(
+        r.screen.resource_create(&z3),
+        Err(PipeError::UnsupportedFormat { .. })
+    ));
+}
+
+#[test]
+fn copy_region_moves_a_box_between_slices() {
+    let mut r = rig();
+    let a = volume(&r, 4, 4, 4, 0, bind::SAMPLER_VIEW);
+    let b = volume(&r, 4, 4, 4, 0, bind::SAMPLER_VIEW);
+    let src = bytes(64, 7);
+    r.ctx
+        .texture_subdata(&a, 0, 0, PipeBox::new_3d(0, 0, 0, 4, 4, 4), &src, 16)
+        .unwrap();
+    // Slices 0..2, rows 1..3, columns 2..4 of `a` land at (0, 0, 2) of `b`.
+    r.ctx
+        .resource_copy_region(
+            &b,
+            0,
+            0,
+            0,
+            0,
+            2,
+            &a,
+            0,
+            0,
+            PipeBox::new_3d(2, 1, 0, 2, 2, 2),
+        )
+        .unwrap();
+    let got = r.ctx.read_level(&b, 0, 0).unwrap();
+    for z in 0..4u32 {
+        for y in 0..4u32 {
+            for x in 0..4u32 {
+                let at = (((z * 4 + y) * 4 + x) * 4) as usize;
+                let want = if z >= 2 && y < 2 && x < 2 {
+                    let s = ((((z - 2) * 4 + y + 1) * 4 + x + 2) * 4) as usize;
+                    src[s..s + 4].to_vec()
+                } else {
+                    vec![0; 4]
+                };
+                assert_eq!(got[at..at + 4], want[..], "({x},{y},{z})");
+            }
+        }
+    }
+}
+
+#[test]
+fn drawing_into_a_slice_changes_that_slice_only() {
+    let mut r = rig();
+    let tex = volume(&r, 16, 16, 4, 0, bind::SAMPLER_VIEW | bind::RENDER_TARGET);
+    let fbs = FramebufferState {
+        width: 16,
+        height: 16,
+        cbuf: Some(Surface {
+            resource: tex.clone(),
+            level: 0,
+            face: 2,
+        }),
+        zsbuf: None,
+    };
+    bind_const(&mut r, &fbs);
+    set_colour(&mut r, [1.0, 0.0, 0.0, 1.0]);
+    rect(&mut r, 0, 0, 16, 16, 0.0);
+    let got = r.ctx.read_level(&tex, 0, 0).unwrap();
+    let slice_b = 16 * 16 * 4;
+    for (z, s) in got.chunks(slice_b).enumerate() {
+        let want: &[u8] = if z == 2 { &[0, 0, 255, 255] } else { &[0; 4] };
+        assert!(s.chunks(4).all(|p| p == want), "slice {z}");
+    }
+    let mut bad = fbs.clone();
+    bad.cbuf.as_mut().unwrap().face = 4;
+    assert!(r.ctx.set_framebuffer_state(&bad).is_err());
+}
+
+const FS_TEX3D: &str = "FRAG
+DCL IN[0], GENERIC[0], PERSPECTIVE
+DCL OUT[0], COLOR
+DCL SAMP[0]
+  0: TEX OUT[0], IN[0], SAMP[0], 3D
+  1: END
+";
+
+const VS_POS_TEX4: &str = "VERT
+DCL IN[0]
+DCL IN[1]
+DCL OUT[0], POSITION
+DCL OUT[1], GENERIC[0]
+  0: MOV OUT[0], IN[0]
+  1: MOV OUT[1], IN[1]
+  2: END
+";
+
+/// Draws a 4x4 quad sampling `tex` (NEAREST) at s, t across the texture and r fixed.
+fn sample_at_r(r: &mut Rig, tex: &Arc<Resource>, rr: f32, wrap_r: AddrMode) -> Vec<u8> {
+    let t = target(r, Format::B8G8R8A8_UNORM, 4, 4);
+    let ctx = &mut r.ctx;
+    ctx.set_framebuffer_state(&fb(&t, None)).unwrap();
+    ctx.set_viewport_state(&ViewportState::rect(0.0, 0.0, 4.0, 4.0))
+        .unwrap();
+    let vs = ctx.create_vs_state(VS_POS_TEX4).unwrap();
+    let fs = ctx.create_fs_state(FS_TEX3D).unwrap();
+    ctx.bind_vs_state(Some(&vs)).unwrap();
+    ctx.bind_fs_state(Some(&fs)).unwrap();
+    let ve = ctx
+        .create_vertex_elements_state(&[
+            VertexElement {
+                src_offset: 0,
+                vertex_buffer_index: 0,
+                src_format: VertexFormat::R32G32B32A32_FLOAT,
+            },
+            VertexElement {
+                src_offset: 16,
+                vertex_buffer_index: 0,
+                src_format: VertexFormat::R32G32B32A32_FLOAT,
+            },
+        ])
+        .unwrap();
+    ctx.bind_vertex_elements_state(Some(&ve));
+    let s = ctx
+        .create_sampler_state(&SamplerState {
+            wrap_r,
+            ..Default::default()
+        })
+        .unwrap();
+    ctx.bind_sampler_states(0, &[Some(s)]).unwrap();
+    ctx.set_sampler_views(0, &[Some(SamplerView::new(tex))])
+        .unwrap();
+    let mut v = Vec::new();
+    for (x, y, s, tt) in [
+        (-1.0f32, -1.0f32, 0.0f32, 0.0f32),
+        (1.0, -1.0, 1.0, 0.0),
+        (-1.0, 1.0, 0.0, 1.0),
+        (1.0, 1.0, 1.0, 1.0),
+    ] {
+        for q in [x, y, 0.0, 1.0, s, tt, rr, 1.0] {
+            v.extend_from_slice(&q.to_le_bytes());
+        }
+    }
+    ctx.set_vertex_buffers(
+        0,
+        &[Some(VertexBuffer {
+            stride: 32,
+            buffer_offset: 0,
+            buffer: BufferSource::User(v.into()),
+        })],
+    )
+    .unwrap();
+    ctx.draw_vbo(&DrawInfo::arrays(PrimMode::TRIANGLE_STRIP, 0, 4))
+        .unwrap();
+    ctx.read_level(&t, 0, 0).unwrap()
+}
+
+#[test]
+fn sampling_a_volume_reads_the_slice_at_r() {
+    let mut r = rig();
+    let tex = volume(&r, 4, 4, 4, 0, bind::SAMPLER_VIEW);
+    let src = bytes(64, 3);
+    r.ctx
+        .texture_subdata(&tex, 0, 0, PipeBox::new_3d(0, 0, 0, 4, 4, 4), &src, 16)
+        .unwrap();
+    for k in 0..4usize {
+        let got = sample_at_r(&mut r, &tex, (k as f32 + 0.5) / 4.0, AddrMode::REPEAT);
+        assert_eq!(got, src[k * 64..(k + 1) * 64], "slice {k}");
+    }
+    // r = 1.3 repeats to slice 1 (0.3 * 4 = 1.2) and clamps to slice 3.
+    assert_eq!(
+        sample_at_r(&mut r, &tex, 1.3, AddrMode::REPEAT),
+        src[64..128]
+    );
+    assert_eq!(
+        sample_at_r(&mut r, &tex, 1.3, AddrMode::CLAMP_TO_EDGE),
+        src[192..256]
+    );
+}
+
+#[test]
+fn a_volume_mip_chain_is_generated_on_the_cpu_route_with_a_2x2x2_box() {
+    let mut r = rig();
+    let tex = volume(&r, 4, 4, 2, 2, bind::SAMPLER_VIEW);
+    let src = bytes(32, 11);
+    r.ctx
+        .texture_subdata(&tex, 0, 0, PipeBox::new_3d(0, 0, 0, 4, 4, 2), &src, 16)
+        .unwrap();
+    let blitter = sgx_blitter::Blitter::new(&mut r.ctx).unwrap();
+    let rep = blitter.generate_mipmap(&mut r.ctx, &tex, 0, 2).unwrap();
+    assert!(
+        matches!(rep.route, sgx_blitter::Route::Cpu { .. }),
+        "{:?}",
+        rep.route
+    );
+    let l1 = r.ctx.read_level(&tex, 1, 0).unwrap();
+    assert_eq!(l1.len(), 2 * 2 * 4);
+    for y in 0..2usize {
+        for x in 0..2usize {
+            for c in 0..4usize {
+                let mut sum = 0u32;
+                for z in 0..2usize {
+                    for (dy, dx) in [(0, 0), (0, 1), (1, 0), (1, 1)] {
+                        let at = ((z * 4 + 2 * y + dy) * 4 + 2 * x + dx) * 4 + c;
+                        sum += u32::from(src[at]);
+                    }
+                }
+                assert_eq!(
+                    u32::from(l1[(y * 2 + x) * 4 + c]),
+                    (sum + 4) / 8,
+                    "({x},{y}) {c}"
+                );
+            }
+        }
+    }
+}
