@@ -302,7 +302,7 @@ fn a_volume_mip_chain_is_generated_on_the_cpu_route_with_a_2x2x2_box() {
     r.ctx
         .texture_subdata(&tex, 0, 0, PipeBox::new_3d(0, 0, 0, 4, 4, 2), &src, 16)
         .unwrap();
-    let blitter = sgx_blitter::Blitter::new(&mut r.ctx).unwrap();
+    let blitter = sgx_blitter::Blitter::new(&r.ctx).unwrap();
     let rep = blitter.generate_mipmap(&mut r.ctx, &tex, 0, 2).unwrap();
     assert!(
         matches!(rep.route, sgx_blitter::Route::Cpu { .. }),
