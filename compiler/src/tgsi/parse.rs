@@ -631,7 +631,24 @@ mod tests {
         assert_eq!(s.reg.indirect.unwrap().file, File::Addr);
         assert_eq!(i.src[1].swz, [0, 0, 0, 0]);
         assert_eq!(sh.instrs[1].target, Some(TexTarget::D2));
+        // "1: TEX TEMP[0], IN[0].xyyy, SAMP[2], 2D": the target starts in column 38.
+        assert_eq!(sh.instrs[1].target_col, 38);
+        assert_eq!(sh.instrs[0].target_col, 0);
         assert_eq!(sh.instrs[2].label, Some(4));
+    }
+
+    #[test]
+    fn view_targets_keep_their_column() {
+        let sh =
+            parse("FRAG\nDCL SVIEW[0],   SHADOW2D, FLOAT\nDCL SVIEW[1], 3D\n0: END\n").unwrap();
+        assert_eq!(
+            (sh.decls[0].target, sh.decls[0].target_col),
+            (Some(TexTarget::Shadow2D), 17)
+        );
+        assert_eq!(
+            (sh.decls[1].target, sh.decls[1].target_col),
+            (Some(TexTarget::D3), 15)
+        );
     }
 
     #[test]
