@@ -36,8 +36,9 @@ impl<T: Textures> Textures for Recorder<T> {
     }
 }
 
-/// A 2D texture of `w` x `h` texels as the TSP samples it with NEAREST in s, LINEAR in t and
-/// CLAMP_TO_BORDER: any t off the row centres blends in the border colour.
+/// A test model of a `w` x `h` 2D texture sampled NEAREST in s, LINEAR in t, CLAMP_TO_BORDER
+/// (hwdocs texture.json's rules, modelled here so the test does not wait for the sim's border
+/// colour): any t off the row centres blends the border colour in.
 struct Image {
     w: u32,
     h: u32,
