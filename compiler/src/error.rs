@@ -33,6 +33,17 @@ pub enum CompileError {
         /// The opcode or form, by name.
         what: String,
     },
+    /// A texture target this backend does not sample (RECT, arrays, SHADOWCUBE, MSAA, ...),
+    /// or one texture unit sampled with two different targets; `col` is the target word's.
+    #[error("{line}:{col}: {msg}")]
+    Target {
+        /// 1-based line.
+        line: u32,
+        /// 1-based column of the target word (1 when the instruction names none).
+        col: u32,
+        /// What is wrong.
+        msg: String,
+    },
     /// The shader does not fit the hardware (model) limits.
     #[error("shader exceeds {limit}: needs {need}, the limit is {max}")]
     Limit {

@@ -23,13 +23,17 @@ fn section(out: &mut String, s: &CompiledShader, micros: u128) -> Result<()> {
     };
     let _ = writeln!(
         out,
-        "; instructions: {} ({} TGSI, {per:.2} per TGSI instruction)\n; temporaries: {}\n; constants: {} vec4{}\n; samplers: {:?}\n; discards: {}\n; compile time: {} us",
+        "; instructions: {} ({} TGSI, {per:.2} per TGSI instruction)\n; temporaries: {}\n; constants: {} vec4{}\n; samplers: {}\n; discards: {}\n; compile time: {} us",
         s.instructions,
         s.tgsi_instructions,
         s.temps,
         s.const_regs,
         if s.const_regs == 0 { String::new() } else { format!(" (sa0..sa{})", s.const_regs - 1) },
-        s.samplers.iter().map(|u| u.unit).collect::<Vec<_>>(),
+        s.samplers
+            .iter()
+            .map(|u| format!("t{} {}", u.unit, u.target.name()))
+            .collect::<Vec<_>>()
+            .join(", "),
         s.discards,
         micros
     );

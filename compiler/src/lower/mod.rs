@@ -1,6 +1,7 @@
 //! TGSI syntax tree -> IR: registers, operands and control flow; opcodes are in `ops`.
 
 mod ops;
+mod texture;
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -169,12 +170,9 @@ impl Lower<'_> {
                     limits::MAX_TEXTURE_UNITS,
                 )?,
                 File::SamplerView => {
-                    if let Some(t) = d.target {
-                        if !matches!(t, TexTarget::D2 | TexTarget::Cube) {
-                            return Err(
-                                self.unsupported(format!("sampler view target {}", t.name()))
-                            );
-                        }
+                    if let Some(t) = d.target.filter(|t| texture::plan(*t).is_none()) {
+                        return Err(self
+                            .target_error(d.target_col, texture::unsupported_target("SVIEW", t)));
                     }
                 }
                 File::Output => {
@@ -548,9 +546,4 @@ fn io_limit(limit: &'static str, need: u64, max: u64) -> Result<()> {
 /// `Src` of the IMMEDIATE bank value `v` (0..=127).
 pub(crate) fn imm_src(v: u32) -> Src {
     Src::of(Reg::imm(v))
-}
-
-/// All-lanes destination of a fresh temporary.
-pub(crate) fn full(reg: Reg) -> Dst {
-    Dst { reg, mask: 0xF }
 }

@@ -6,10 +6,10 @@
 
 use sgx_hwdocs::usse::{Opcode, Pred, SrcMod};
 
-use super::{full, imm_src, Lower};
+use super::{imm_src, Lower};
 use crate::error::Result;
 use crate::ir::{compose_mod, Dst, MInst, Reg, RegFile, Src};
-use crate::tgsi::{File, Instruction, ShaderStage, TexTarget};
+use crate::tgsi::{Instruction, ShaderStage};
 
 /// Float opcodes applied lane by lane; `true` when TGSI replicates the result of `src.x`.
 fn float_unary(op: &str) -> Option<(Opcode, bool)> {
@@ -103,7 +103,7 @@ const P0: Reg = Reg {
 };
 
 impl Lower<'_> {
-    fn counts(&self, ins: &Instruction, ndst: usize, nsrc: usize) -> Result<()> {
+    pub(super) fn counts(&self, ins: &Instruction, ndst: usize, nsrc: usize) -> Result<()> {
         if ins.dst.len() != ndst || ins.src.len() != nsrc {
             return Err(self.semantic(format!(
                 "{} takes {ndst} destination(s) and {nsrc} source(s), found {} and {}",
@@ -519,68 +519,6 @@ impl Lower<'_> {
             }
             _ => return Err(self.unsupported(format!("opcode {op}"))),
         }
-        Ok(())
-    }
-
-    fn texture(&mut self, ins: &Instruction) -> Result<()> {
-        let op = ins.opcode.as_str();
-        self.counts(ins, 1, 2)?;
-        let d = self.dst(&ins.dst[0], false)?;
-        let samp = ins.src[1].reg;
-        if samp.file != File::Sampler || samp.indirect.is_some() {
-            return Err(self.semantic(format!("{op}: the second source must be SAMP[n]")));
-        }
-        let unit = u32::try_from(samp.index).unwrap_or(u32::MAX);
-        crate::io::check_limit(
-            "limits::MAX_TEXTURE_UNITS",
-            u64::from(unit) + 1,
-            sgx_hwdocs::limits::MAX_TEXTURE_UNITS,
-        )?;
-        let target = ins.target.unwrap_or(TexTarget::D2);
-        let dims: u8 = match target {
-            TexTarget::D2 => 0b0011,
-            TexTarget::Cube if op != "TXP" => 0b0111,
-            t => return Err(self.unsupported(format!("{op} with target {}", t.name()))),
-        };
-        let mut c = self.src(&ins.src[0], false)?;
-        if c.modi != SrcMod::NONE {
-            // The TEX word has no source modifier.
-            let t = self.scratch();
-            self.push(MInst::alu(Opcode::MOV, full(t), c, c));
-            c = Src::of(t);
-        }
-        if op == "TXP" {
-            let t = self.scratch();
-            self.push(MInst::alu(
-                Opcode::FRCP,
-                Dst { reg: t, mask: 8 },
-                c.splat(3),
-                c,
-            ));
-            self.push(MInst::alu(
-                Opcode::FMUL,
-                Dst { reg: t, mask: dims },
-                c,
-                Src::of(t).splat(3),
-            ));
-            c = Src::of(t);
-        }
-        let (top, lanes) = match op {
-            "TXB" => (Opcode::TEXB, dims | 8),
-            "TXL" => (Opcode::TEXL, dims | 8),
-            _ => (Opcode::TEX, dims),
-        };
-        if top != Opcode::TEXL && self.sh.stage == ShaderStage::Fragment {
-            self.info.derivatives = true;
-        }
-        self.info.samplers.insert(unit, target);
-        let mut i = MInst::new(top);
-        i.dst = d;
-        i.src[0] = c;
-        i.sampler = unit;
-        i.sat = ins.sat;
-        i.coord_lanes = lanes;
-        self.push(i);
         Ok(())
     }
 }

@@ -267,6 +267,8 @@ pub struct Decl {
     pub centroid: bool,
     /// `SVIEW` target.
     pub target: Option<TexTarget>,
+    /// 1-based column of the target word (0 when there is none).
+    pub target_col: u32,
     /// Source line.
     pub line: u32,
 }
@@ -350,6 +352,8 @@ pub struct Instruction {
     pub src: Vec<SrcOperand>,
     /// Texture target of texture instructions.
     pub target: Option<TexTarget>,
+    /// 1-based column of the target word (0 when there is none).
+    pub target_col: u32,
     /// `:N` label of flow instructions.
     pub label: Option<u32>,
     /// Source line.

@@ -239,6 +239,7 @@ fn finish_decl(
         interp: None,
         centroid: false,
         target: None,
+        target_col: 0,
         line,
     };
     c.skip_ws();
@@ -280,6 +281,7 @@ fn finish_decl(
             _ => {
                 if let Some(t) = target_name(&w) {
                     d.target = Some(t);
+                    d.target_col = col_of(c.pos() - w.chars().count());
                 } else {
                     return Err(CompileError::Unsupported {
                         line: c.line(),
@@ -291,6 +293,11 @@ fn finish_decl(
     }
     end_of_line(c)?;
     Ok(d)
+}
+
+/// The 1-based column of cursor position `pos`.
+fn col_of(pos: usize) -> u32 {
+    u32::try_from(pos + 1).unwrap_or(u32::MAX)
 }
 
 fn target_name(w: &str) -> Option<TexTarget> {
@@ -420,7 +427,8 @@ enum Operand {
         neg: bool,
         abs: bool,
     },
-    Target(TexTarget),
+    /// The target and its 1-based column.
+    Target(TexTarget, u32),
     Label(u32),
 }
 
@@ -440,7 +448,7 @@ fn operand(c: &mut Cursor) -> Result<Operand> {
         let pos = c.pos();
         let w = c.word();
         return match target_name(&w) {
-            Some(t) => Ok(Operand::Target(t)),
+            Some(t) => Ok(Operand::Target(t, col_of(pos))),
             None => {
                 c.rewind(pos);
                 Err(c.error("an operand (register, texture target or :label)"))
@@ -512,6 +520,7 @@ fn instruction(c: &mut Cursor) -> Result<Instruction> {
         dst: Vec::new(),
         src: Vec::new(),
         target: None,
+        target_col: 0,
         label: None,
         line,
     };
@@ -522,7 +531,10 @@ fn instruction(c: &mut Cursor) -> Result<Instruction> {
             let pos = c.pos();
             match operand(c)? {
                 Operand::Label(l) => ins.label = Some(l),
-                Operand::Target(t) => ins.target = Some(t),
+                Operand::Target(t, col) => {
+                    ins.target = Some(t);
+                    ins.target_col = col;
+                }
                 Operand::Reg {
                     reg,
                     comps,
@@ -619,7 +631,24 @@ mod tests {
         assert_eq!(s.reg.indirect.unwrap().file, File::Addr);
         assert_eq!(i.src[1].swz, [0, 0, 0, 0]);
         assert_eq!(sh.instrs[1].target, Some(TexTarget::D2));
+        // "1: TEX TEMP[0], IN[0].xyyy, SAMP[2], 2D": the target starts in column 38.
+        assert_eq!(sh.instrs[1].target_col, 38);
+        assert_eq!(sh.instrs[0].target_col, 0);
         assert_eq!(sh.instrs[2].label, Some(4));
+    }
+
+    #[test]
+    fn view_targets_keep_their_column() {
+        let sh =
+            parse("FRAG\nDCL SVIEW[0],   SHADOW2D, FLOAT\nDCL SVIEW[1], 3D\n0: END\n").unwrap();
+        assert_eq!(
+            (sh.decls[0].target, sh.decls[0].target_col),
+            (Some(TexTarget::Shadow2D), 17)
+        );
+        assert_eq!(
+            (sh.decls[1].target, sh.decls[1].target_col),
+            (Some(TexTarget::D3), 15)
+        );
     }
 
     #[test]

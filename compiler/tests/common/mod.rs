@@ -8,7 +8,7 @@ pub mod refint;
 
 use std::collections::BTreeMap;
 
-use sgx_compiler::tgsi::{File, ShaderStage};
+use sgx_compiler::tgsi::{File, Shader, ShaderStage, TexTarget};
 use sgx_compiler::{compile, CompiledShader, InputLoc, OutputLoc};
 use sgx_sim::usse::{run_quad, run_vertex, Lod, Program, Stage, Textures};
 use sgx_sim::{Fault, Unit};
@@ -90,6 +90,53 @@ impl Textures for FakeTex {
     }
 }
 
+/// FakeTex per texture target: units sampled as 1D read c.xy like 2D ones (the TSP sees a
+/// height-1 2D texture, so y must arrive as exactly 0.5, which the result shows), units
+/// whose TSP lookup reads c.z (3D, CUBE, SHADOW1D, SHADOW2D) also fold z and its
+/// derivatives into the result. 2D units give FakeTex's values exactly.
+pub struct TargetTex {
+    targets: BTreeMap<u32, TexTarget>,
+}
+
+impl TargetTex {
+    /// The targets each unit is sampled with in `sh` (2D for units not sampled).
+    pub fn of(sh: &Shader) -> TargetTex {
+        let targets = sh
+            .instrs
+            .iter()
+            .filter_map(|i| {
+                let s = i.src.iter().find(|s| s.reg.file == File::Sampler)?;
+                Some((s.reg.index as u32, i.target.unwrap_or(TexTarget::D2)))
+            })
+            .collect();
+        TargetTex { targets }
+    }
+
+    fn reads_z(&self, unit: u32) -> bool {
+        matches!(
+            self.targets.get(&unit),
+            Some(TexTarget::D3 | TexTarget::Cube | TexTarget::Shadow1D | TexTarget::Shadow2D)
+        )
+    }
+}
+
+impl Textures for TargetTex {
+    fn sample(&mut self, unit: u32, c: [f32; 4], lod: Lod) -> Result<[f32; 4], Fault> {
+        let mut v = FakeTex.sample(unit, c, lod)?;
+        if self.reads_z(unit) {
+            let dz = match lod {
+                Lod::Implicit { ddx, ddy } | Lod::Bias { ddx, ddy, .. } => {
+                    13.0 * ddx[2] + 17.0 * ddy[2]
+                }
+                Lod::Explicit(_) => 0.0,
+            };
+            v[2] += dz;
+            v[3] += c[2] * 0.125;
+        }
+        Ok(v)
+    }
+}
+
 /// Lane comparison: equal bits, or both NaN.
 pub fn same(a: u32, b: u32) -> bool {
     a == b || (f32::from_bits(a).is_nan() && f32::from_bits(b).is_nan())
@@ -129,7 +176,7 @@ pub fn check_vs_compiled(
     let sa = sa_of(cs, consts);
     let prog = Program::decode(&cs.code, Stage::Vertex)
         .unwrap_or_else(|e| panic!("decode: {e}\n{}", listing(cs)));
-    let got = run_vertex(&prog, &pa, &sa, &mut FakeTex)
+    let got = run_vertex(&prog, &pa, &sa, &mut TargetTex::of(&sh))
         .unwrap_or_else(|e| panic!("run: {e}\n{}", listing(cs)));
     let inputs: BTreeMap<(File, u32), V> =
         attrs.iter().map(|(k, v)| ((File::Input, *k), *v)).collect();
@@ -138,7 +185,7 @@ pub fn check_vs_compiled(
         &[inputs],
         &mut refint::Env {
             consts,
-            tex: &mut FakeTex,
+            tex: &mut TargetTex::of(&sh),
         },
     )
     .unwrap_or_else(|e| panic!("reference: {e:?}"));
@@ -205,11 +252,12 @@ pub fn check_fs_compiled(
     let sa = sa_of(cs, consts);
     let prog = Program::decode(&cs.code, Stage::Pixel)
         .unwrap_or_else(|e| panic!("decode: {e}\n{}", listing(cs)));
-    let got = run_quad(&prog, &pa, [true; 4], &sa, &mut FakeTex)
+    let got = run_quad(&prog, &pa, [true; 4], &sa, &mut TargetTex::of(&sh))
         .unwrap_or_else(|e| panic!("run: {e}\n{}", listing(cs)));
+    let mut ref_tex = TargetTex::of(&sh);
     let mut env = refint::Env {
         consts,
-        tex: &mut FakeTex,
+        tex: &mut ref_tex,
     };
     let want = match refint::run(&sh, inputs, &mut env) {
         Ok(w) => w,

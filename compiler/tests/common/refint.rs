@@ -9,7 +9,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use sgx_compiler::tgsi::{File, Instruction, Shader, ShaderStage, SrcOperand};
+use sgx_compiler::tgsi::{File, Instruction, Shader, ShaderStage, SrcOperand, TexTarget};
 use sgx_sim::usse::{Lod, Textures};
 
 pub type V = [u32; 4];
@@ -318,12 +318,18 @@ fn exec(sh: &Shader, ins: &Instruction, st: &mut [Inst], env: &mut Env) -> Resul
     if matches!(op, "TEX" | "TXB" | "TXL" | "TXP") {
         for (i, s) in srcs.iter().enumerate() {
             let c = s[0].map(f);
+            // TXP: x, y and z (a shadow reference too) over w, as TGSI states it.
             texc[i] = if op == "TXP" {
                 let w = 1.0 / c[3];
-                [c[0] * w, c[1] * w, 0.0, 0.0]
+                [c[0] * w, c[1] * w, c[2] * w, c[3]]
             } else {
                 c
             };
+            // What the TSP sees of a 1D texture: a 2D texture of height 1, sampled on its
+            // one row's centre.
+            if matches!(ins.target, Some(TexTarget::D1 | TexTarget::Shadow1D)) {
+                texc[i][1] = 0.5;
+            }
         }
     }
     for i in 0..n {

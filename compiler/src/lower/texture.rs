@@ -1,0 +1,191 @@
+//! TGSI texture instructions (TEX, TXP, TXB, TXL) -> USSE TEX / TEXB / TEXL.
+//!
+//! The USSE's TEX takes a vec4 coordinate and the unit's TexState decides how the TSP reads
+//! it (2D: c.xy, cube and volume: c.xyz; with compare, the reference in c.z for 2D), so a
+//! TGSI target only shapes the coordinate: 1D is a 2D texture of height 1, SHADOW1D/2D keep
+//! the reference in c.z where TGSI puts it, and TXP divides the lanes the TSP reads by w.
+
+use sgx_hwdocs::usse::{Opcode, SrcMod};
+
+use super::Lower;
+use crate::error::{CompileError, Result};
+use crate::ir::{Dst, MInst, Src};
+use crate::tgsi::{File, Instruction, ShaderStage, TexTarget};
+
+/// How the coordinate of a supported target reaches the TSP.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct TargetPlan {
+    /// Coordinate lanes the TSP reads for the lookup (the bias / LOD lane w aside).
+    pub tsp_lanes: u8,
+    /// The TSP sees a 2D texture of height 1: the compiler writes c.y = 0.5.
+    pub height1: bool,
+}
+
+impl TargetPlan {
+    /// The lanes the TGSI coordinate supplies (all the TSP reads but a height-1 y).
+    pub fn tgsi_lanes(self) -> u8 {
+        if self.height1 {
+            self.tsp_lanes & !0b0010
+        } else {
+            self.tsp_lanes
+        }
+    }
+}
+
+/// The plan of a target GL 2.1 needs; `None` for the rest (RECT, arrays, SHADOWCUBE, MSAA,
+/// buffers), which the TSP model cannot sample.
+pub(crate) fn plan(t: TexTarget) -> Option<TargetPlan> {
+    let (tsp_lanes, height1) = match t {
+        TexTarget::D1 => (0b0011, true),
+        TexTarget::Shadow1D => (0b0111, true),
+        TexTarget::D2 => (0b0011, false),
+        TexTarget::Shadow2D | TexTarget::D3 | TexTarget::Cube => (0b0111, false),
+        _ => return None,
+    };
+    Some(TargetPlan { tsp_lanes, height1 })
+}
+
+/// The message for a target `plan` refuses.
+pub(crate) fn unsupported_target(what: &str, t: TexTarget) -> String {
+    format!(
+        "unsupported {what} texture target {} (supported: 1D, 2D, 3D, CUBE, SHADOW1D, SHADOW2D)",
+        t.name()
+    )
+}
+
+/// The row centre of a height-1 texture: y = 0.5 samples its one row under every filter,
+/// wrap mode and border colour.
+const HEIGHT1_Y: f32 = 0.5;
+
+impl Lower<'_> {
+    /// An error at the target word of the current line (column 1 when there is none).
+    pub(super) fn target_error(&self, col: u32, msg: String) -> CompileError {
+        CompileError::Target {
+            line: self.line,
+            col: col.max(1),
+            msg,
+        }
+    }
+
+    pub(super) fn texture(&mut self, ins: &Instruction) -> Result<()> {
+        let op = ins.opcode.as_str();
+        self.counts(ins, 1, 2)?;
+        let d = self.dst(&ins.dst[0], false)?;
+        let samp = ins.src[1].reg;
+        if samp.file != File::Sampler || samp.indirect.is_some() {
+            return Err(self.semantic(format!("{op}: the second source must be SAMP[n]")));
+        }
+        let unit = u32::try_from(samp.index).unwrap_or(u32::MAX);
+        crate::io::check_limit(
+            "limits::MAX_TEXTURE_UNITS",
+            u64::from(unit) + 1,
+            sgx_hwdocs::limits::MAX_TEXTURE_UNITS,
+        )?;
+        let target = ins.target.unwrap_or(TexTarget::D2);
+        let col = ins.target_col;
+        let plan =
+            plan(target).ok_or_else(|| self.target_error(col, unsupported_target(op, target)))?;
+        if let Some(prev) = self.info.samplers.get(&unit) {
+            if *prev != target {
+                return Err(self.target_error(
+                    col,
+                    format!(
+                        "SAMP[{unit}] sampled as {} here but as {} before: a unit has one target",
+                        target.name(),
+                        prev.name()
+                    ),
+                ));
+            }
+        }
+        let lod_lane = if matches!(op, "TXB" | "TXL") { 8 } else { 0 };
+        let mut c = self.src(&ins.src[0], false)?;
+        if op == "TXP" {
+            // x, y, z (a shadow reference too) over w, in the lanes the TSP reads.
+            let t = self.scratch();
+            self.push(MInst::alu(
+                Opcode::FRCP,
+                Dst { reg: t, mask: 8 },
+                c.splat(3),
+                c,
+            ));
+            self.push(MInst::alu(
+                Opcode::FMUL,
+                Dst {
+                    reg: t,
+                    mask: plan.tgsi_lanes(),
+                },
+                c,
+                Src::of(t).splat(3),
+            ));
+            c = Src::of(t);
+        } else if c.modi != SrcMod::NONE || plan.height1 {
+            // The TEX word has no source modifier, and a height-1 coordinate needs its y.
+            let t = self.scratch();
+            self.push(MInst::alu(
+                Opcode::MOV,
+                Dst {
+                    reg: t,
+                    mask: plan.tgsi_lanes() | lod_lane,
+                },
+                c,
+                c,
+            ));
+            c = Src::of(t);
+        }
+        if plan.height1 {
+            // `c` is a scratch temporary of this instruction here: writing y is safe.
+            let mut i = MInst::new(Opcode::LIMM);
+            i.dst = Dst {
+                reg: c.reg,
+                mask: 0b0010,
+            };
+            i.imm = HEIGHT1_Y.to_bits();
+            self.push(i);
+        }
+        let top = match op {
+            "TXB" => Opcode::TEXB,
+            "TXL" => Opcode::TEXL,
+            _ => Opcode::TEX,
+        };
+        if top != Opcode::TEXL && self.sh.stage == ShaderStage::Fragment {
+            self.info.derivatives = true;
+        }
+        self.info.samplers.insert(unit, target);
+        let mut i = MInst::new(top);
+        i.dst = d;
+        i.src[0] = c;
+        i.sampler = unit;
+        i.sat = ins.sat;
+        i.coord_lanes = plan.tsp_lanes | lod_lane;
+        self.push(i);
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plans_cover_exactly_the_gl21_targets() {
+        let ok: Vec<&str> = TexTarget::ALL
+            .iter()
+            .filter(|t| plan(**t).is_some())
+            .map(|t| t.name())
+            .collect();
+        assert_eq!(ok, ["1D", "2D", "3D", "CUBE", "SHADOW1D", "SHADOW2D"]);
+    }
+
+    #[test]
+    fn height1_targets_take_y_from_the_compiler() {
+        let d1 = plan(TexTarget::D1).unwrap();
+        assert_eq!((d1.tsp_lanes, d1.tgsi_lanes()), (0b0011, 0b0001));
+        let s1 = plan(TexTarget::Shadow1D).unwrap();
+        assert_eq!((s1.tsp_lanes, s1.tgsi_lanes()), (0b0111, 0b0101));
+        let s2 = plan(TexTarget::Shadow2D).unwrap();
+        assert_eq!(
+            (s2.tsp_lanes, s2.tgsi_lanes(), s2.height1),
+            (0b0111, 0b0111, false)
+        );
+    }
+}
