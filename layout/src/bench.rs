@@ -227,6 +227,16 @@ mod tests {
     use super::*;
 
     #[test]
+    fn bench_buffers_start_on_a_page() {
+        for len_B in [1u64, 100, 4096, 5000] {
+            let mut b = PageAligned::new(len_B);
+            let bytes = b.bytes_mut();
+            assert_eq!(bytes.len() as u64, len_B);
+            assert_eq!(bytes.as_ptr() as usize % PAGE_B, 0);
+        }
+    }
+
+    #[test]
     fn rows_cover_both_directions_of_each_size() {
         let rows = bench_twiddle(&[8, 16]).unwrap();
         let shape: Vec<(u32, Direction, u64)> = rows

@@ -19,7 +19,8 @@ use crate::LayoutError;
 /// Largest tile side, log2: the pixel pipeline's 16x16 tile.
 const MAX_TILE_LOG2: u32 = 4;
 
-/// Largest super-tile side, log2: 128x128 elements keep both sides' working set in L2.
+/// Largest super-tile side, log2, of the twiddled-to-linear walk: 128x128 elements keep a
+/// sub-rectangle's linear rows within a band (whole-level twiddled order measured no faster).
 const SUPER_LOG2: u32 = 7;
 
 /// Element index, within a 4x4 twiddled block, of each (row, column).
@@ -171,9 +172,7 @@ fn border<const N: usize, M: Mover<N>>(
 }
 
 /// Whole-tile body: a `side x side` grid of 4x4 blocks from twiddled byte `t`, linear
-/// top-left byte `l`. Blocks go in bands of four rows, left to right, so each linear cache
-/// line is used whole before the next band; in twiddled order the 16 rows of a 16x16 tile,
-/// which share an L1 set at power-of-two strides, evicted each other between visits.
+/// top-left byte `l`, in bands of four rows, left to right (why: the `sse2` module).
 #[inline(always)]
 fn whole_tile<const N: usize, M: Mover<N>>(
     m: &mut M,
