@@ -1,10 +1,16 @@
 //! The fast copies: a walk over the rectangle's tiles (in the manner of isl's
-//! tiled_memcpy), grouped into super-tiles. A tile is the largest aligned square of at most 16x16 elements whose texels
-//! are contiguous in twiddled memory; a tile wholly inside the rectangle is moved by a
-//! specialised body, 4x4 blocks at a time in twiddled order, so the twiddled side streams.
-//! Partial tiles on the rectangle's borders take the generic per-texel path. Neither
-//! interleaves bits per texel: X and Y are kept in deposited (Morton) form and advanced with
-//! the carry trick of [`crate::morton::step`].
+//! tiled_memcpy). A tile is the largest aligned square of at most 16x16 elements whose
+//! texels are contiguous in twiddled memory; a tile wholly inside the rectangle is moved by a
+//! specialised body, 4x4 blocks at a time, in bands of four rows so each linear row segment
+//! is used whole while it is in cache. Partial tiles on the rectangle's borders take the
+//! generic per-texel path. Neither interleaves bits per texel: X and Y are kept in deposited
+//! (Morton) form and advanced with the carry trick of [`crate::morton::step`].
+//!
+//! The two directions walk the tiles in different orders, each chosen by measurement
+//! (`sgx535 bench twiddle`): linear to twiddled goes along rows of tiles, so the 16 linear
+//! rows being read stream forward (which hardware prefetchers follow) while each tile's
+//! twiddled kilobyte is written whole; twiddled to linear goes in twiddled order within
+//! 128x128 super-tiles, so the twiddled side being read streams.
 
 use super::{check_copy, Rect};
 use crate::morton::{step, step_by, Twiddle};
@@ -13,43 +19,46 @@ use crate::LayoutError;
 /// Largest tile side, log2: the pixel pipeline's 16x16 tile.
 const MAX_TILE_LOG2: u32 = 4;
 
-/// Largest super-tile side, log2: 128x128 elements keep both sides' working set in L2.
+/// Largest super-tile side, log2, of the twiddled-to-linear walk: 128x128 elements keep a
+/// sub-rectangle's linear rows within a band (whole-level twiddled order measured no faster).
 const SUPER_LOG2: u32 = 7;
 
 /// Element index, within a 4x4 twiddled block, of each (row, column).
 const BLOCK_INDEX: [[usize; 4]; 4] = [[0, 2, 8, 10], [1, 3, 9, 11], [4, 6, 12, 14], [5, 7, 13, 15]];
 
-/// (column, row) of each 4x4 block of a 16x16 tile, in twiddled order; its prefixes of 1
-/// and 4 entries are the orders of 4x4 and 8x8 tiles.
-const TILE_BLOCKS: [(usize, usize); 16] = {
-    let mut t = [(0, 0); 16];
-    let mut b = 0;
-    while b < 16 {
-        t[b] = (
-            ((b >> 1) & 1) | (((b >> 3) & 1) << 1),
-            (b & 1) | (((b >> 2) & 1) << 1),
-        );
-        b += 1;
-    }
-    t
-};
+/// Copies of at least this many bytes write with non-temporal stores where they can: at
+/// that size the source and destination together outgrow a typical L3 share, so cached
+/// stores only add a read for ownership and evict the source. Below it, cached stores win
+/// (measured: 1024x1024 B8G8R8A8, 4 MiB, ran at half speed streaming).
+const STREAM_MIN_B: u64 = 8 << 20;
 
 /// Moves elements of `N` bytes in one direction. `t` is a twiddled byte offset, `l` a
 /// linear byte offset.
-trait Mover<const N: usize> {
+trait Mover<const N: usize>: Sized {
+    /// Whether the walk goes along rows of tiles (else in twiddled order in super-tiles).
+    const ROW_WALK: bool;
     /// One element.
     fn texel(&mut self, t: usize, l: usize);
     /// A 4x4 block: 16 contiguous twiddled elements from `t`, rows of 4 from `l`.
     fn block(&mut self, t: usize, l: usize);
+    /// A whole tile of `side x side` 4x4 blocks.
+    #[inline(always)]
+    fn tile(&mut self, t: usize, l: usize, side: usize, stride: usize) {
+        whole_tile::<N, Self>(self, t, l, side, stride);
+    }
 }
 
 struct ToLinear<'a> {
     tw: &'a [u8],
     lin: &'a mut [u8],
     stride: usize,
+    /// Whether whole tiles may use non-temporal stores.
+    stream: bool,
 }
 
 impl<const N: usize> Mover<N> for ToLinear<'_> {
+    const ROW_WALK: bool = false;
+
     #[inline(always)]
     fn texel(&mut self, t: usize, l: usize) {
         self.lin[l..l + N].copy_from_slice(&self.tw[t..t + N]);
@@ -69,15 +78,35 @@ impl<const N: usize> Mover<N> for ToLinear<'_> {
             }
         }
     }
+
+    #[inline(always)]
+    fn tile(&mut self, t: usize, l: usize, side: usize, stride: usize) {
+        #[cfg(target_arch = "x86_64")]
+        if N == 4 && side == 4 {
+            use super::sse2::{tile16_to_linear, Stores, TILE16_B};
+            let how = if self.stream {
+                Stores::Stream
+            } else {
+                Stores::Cached
+            };
+            let src = self.tw[t..t + TILE16_B].try_into().unwrap();
+            return tile16_to_linear(self.lin, l, stride, src, how);
+        }
+        whole_tile::<N, Self>(self, t, l, side, stride);
+    }
 }
 
 struct ToTwiddled<'a> {
     tw: &'a mut [u8],
     lin: &'a [u8],
     stride: usize,
+    /// Whether whole tiles may use non-temporal stores.
+    stream: bool,
 }
 
 impl<const N: usize> Mover<N> for ToTwiddled<'_> {
+    const ROW_WALK: bool = true;
+
     #[inline(always)]
     fn texel(&mut self, t: usize, l: usize) {
         self.tw[t..t + N].copy_from_slice(&self.lin[l..l + N]);
@@ -99,6 +128,22 @@ impl<const N: usize> Mover<N> for ToTwiddled<'_> {
             }
         }
         self.tw[t..t + 16 * N].copy_from_slice(blk.as_flattened());
+    }
+
+    #[inline(always)]
+    fn tile(&mut self, t: usize, l: usize, side: usize, stride: usize) {
+        #[cfg(target_arch = "x86_64")]
+        if N == 4 && side == 4 {
+            use super::sse2::{tile16_to_twiddled, Stores, TILE16_B};
+            let how = if self.stream {
+                Stores::Stream
+            } else {
+                Stores::Cached
+            };
+            let dst = (&mut self.tw[t..t + TILE16_B]).try_into().unwrap();
+            return tile16_to_twiddled(dst, self.lin, l, stride, how);
+        }
+        whole_tile::<N, Self>(self, t, l, side, stride);
     }
 }
 
@@ -126,18 +171,31 @@ fn border<const N: usize, M: Mover<N>>(
     }
 }
 
-/// Whole-tile body: `blocks` 4x4 blocks from twiddled byte `t`, linear top-left byte `l`.
+/// Whole-tile body: a `side x side` grid of 4x4 blocks from twiddled byte `t`, linear
+/// top-left byte `l`, in bands of four rows, left to right (why: the `sse2` module).
 #[inline(always)]
 fn whole_tile<const N: usize, M: Mover<N>>(
     m: &mut M,
     t: usize,
     l: usize,
-    blocks: usize,
+    side: usize,
     stride: usize,
 ) {
-    for (b, &(bx, by)) in TILE_BLOCKS[..blocks].iter().enumerate() {
-        m.block(t + b * 16 * N, l + by * 4 * stride + bx * 4 * N);
+    for by in 0..side {
+        for bx in 0..side {
+            m.block(
+                t + block_of(bx, by) * 16 * N,
+                l + by * 4 * stride + bx * 4 * N,
+            );
+        }
     }
+}
+
+/// The twiddled index, within a tile of at most 4x4 blocks, of the 4x4 block in block
+/// column `bx` and block row `by` (Y in address bit 0).
+#[inline(always)]
+pub(super) const fn block_of(bx: usize, by: usize) -> usize {
+    (by & 1) | ((bx & 1) << 1) | ((by & 2) << 1) | ((bx & 2) << 2)
 }
 
 /// Gathers the even bits of `v` (bits 0, 2, 4, ...) into its low bits.
@@ -159,41 +217,60 @@ fn walk<const N: usize, M: Mover<N>>(m: &mut M, g: &Twiddle, r: Rect, stride: us
         border::<N, M>(m, g, (x0, y0), x0..x1, y0..y1, stride);
         return;
     }
-    let blocks = 1usize << (2 * (tile_log2 - 2));
+    let side_blocks = 1usize << (tile_log2 - 2);
+    let tile_side = 1u32 << tile_log2;
+    // One tile with top-left element (tx, ty), twiddled start element `te`.
+    let visit = |m: &mut M, tx: u32, ty: u32, te: usize| {
+        if tx >= x0 && ty >= y0 && tx + tile_side <= x1 && ty + tile_side <= y1 {
+            let l = (ty - y0) as usize * stride + (tx - x0) as usize * N;
+            m.tile(te * N, l, side_blocks, stride);
+        } else {
+            let xs = tx.max(x0)..(tx + tile_side).min(x1);
+            let ys = ty.max(y0)..(ty + tile_side).min(y1);
+            if !xs.is_empty() && !ys.is_empty() {
+                border::<N, M>(m, g, (x0, y0), xs, ys, stride);
+            }
+        }
+    };
+    // Tiles (or super-tiles) of side 2^log2 covering the rectangle, with their deposited
+    // X and Y increments.
+    let span = |log2: u32| {
+        let side = 1u32 << log2;
+        (
+            (x0 >> log2)..=((x1 - 1) >> log2),
+            (y0 >> log2)..=((y1 - 1) >> log2),
+            g.x_bits(side),
+            g.y_bits(side),
+        )
+    };
+    if M::ROW_WALK {
+        let (txs, tys, x_inc, y_inc) = span(tile_log2);
+        let xb0 = g.x_bits(txs.start() << tile_log2);
+        let mut yb = g.y_bits(tys.start() << tile_log2);
+        for ty in tys {
+            let mut xb = xb0;
+            for tx in txs.clone() {
+                visit(m, tx << tile_log2, ty << tile_log2, (xb | yb) as usize);
+                xb = step_by(xb, x_inc, g.x_mask);
+            }
+            yb = step_by(yb, y_inc, g.y_mask);
+        }
+        return;
+    }
     let tile_el = 1usize << (2 * tile_log2);
-    // Super-tiles are walked row by row, their tiles in twiddled order: the twiddled side
-    // streams through each super-tile while the linear side stays within a band of rows.
     let super_log2 = s.min(SUPER_LOG2);
     let tiles_per_super = 1u32 << (2 * (super_log2 - tile_log2));
-    let (sx0, sx1) = (x0 >> super_log2, (x1 - 1) >> super_log2);
-    let (sy0, sy1) = (y0 >> super_log2, (y1 - 1) >> super_log2);
-    let side = 1u32 << super_log2;
-    let (x_inc, y_inc) = (g.x_bits(side), g.y_bits(side));
-    let mut yb = g.y_bits(sy0 << super_log2);
-    for sy in sy0..=sy1 {
-        let mut xb = g.x_bits(sx0 << super_log2);
-        for sx in sx0..=sx1 {
+    let (sxs, sys, x_inc, y_inc) = span(super_log2);
+    let xb0 = g.x_bits(sxs.start() << super_log2);
+    let mut yb = g.y_bits(sys.start() << super_log2);
+    for sy in sys {
+        let mut xb = xb0;
+        for sx in sxs.clone() {
             let super_base = (xb | yb) as usize;
             for k in 0..tiles_per_super {
-                let tx_start = (sx << super_log2) + (compact_even(k >> 1) << tile_log2);
-                let ty_start = (sy << super_log2) + (compact_even(k) << tile_log2);
-                let (tx_end, ty_end) = (tx_start + (1 << tile_log2), ty_start + (1 << tile_log2));
-                let xs = tx_start.max(x0)..tx_end.min(x1);
-                let ys = ty_start.max(y0)..ty_end.min(y1);
-                if xs.is_empty() || ys.is_empty() {
-                    continue;
-                }
-                if xs.start == tx_start
-                    && xs.end == tx_end
-                    && ys.start == ty_start
-                    && ys.end == ty_end
-                {
-                    let t = (super_base + k as usize * tile_el) * N;
-                    let l = (ty_start - y0) as usize * stride + (tx_start - x0) as usize * N;
-                    whole_tile::<N, M>(m, t, l, blocks, stride);
-                } else {
-                    border::<N, M>(m, g, (x0, y0), xs, ys, stride);
-                }
+                let tx = (sx << super_log2) + (compact_even(k >> 1) << tile_log2);
+                let ty = (sy << super_log2) + (compact_even(k) << tile_log2);
+                visit(m, tx, ty, super_base + k as usize * tile_el);
             }
             xb = step_by(xb, x_inc, g.x_mask);
         }
@@ -216,6 +293,18 @@ where
     }
 }
 
+/// Whether a copy of `rect_el` is large enough to write with non-temporal stores.
+fn streams(rect_el: Rect, bytes_per_el: usize) -> bool {
+    cfg!(target_arch = "x86_64")
+        && u64::from(rect_el.w) * u64::from(rect_el.h) * bytes_per_el as u64 >= STREAM_MIN_B
+}
+
+/// Makes non-temporal stores visible in order before the copy returns.
+fn fence() {
+    #[cfg(target_arch = "x86_64")]
+    super::sse2::fence();
+}
+
 /// Copies a linear rectangle into a twiddled level by the tile walk.
 pub fn linear_to_twiddled(
     tw: &mut [u8],
@@ -224,6 +313,34 @@ pub fn linear_to_twiddled(
     lin: &[u8],
     lin_stride_B: usize,
     bytes_per_el: usize,
+) -> Result<(), LayoutError> {
+    let stream = streams(rect_el, bytes_per_el);
+    to_twiddled(tw, geom, rect_el, lin, lin_stride_B, bytes_per_el, stream)
+}
+
+/// Copies a rectangle of a twiddled level into linear memory by the tile walk.
+pub fn twiddled_to_linear(
+    lin: &mut [u8],
+    lin_stride_B: usize,
+    tw: &[u8],
+    geom: &Twiddle,
+    rect_el: Rect,
+    bytes_per_el: usize,
+) -> Result<(), LayoutError> {
+    let stream = streams(rect_el, bytes_per_el);
+    to_linear(lin, lin_stride_B, tw, geom, rect_el, bytes_per_el, stream)
+}
+
+/// [`linear_to_twiddled`] with the choice of stores made by the caller (tests force
+/// streaming on small levels).
+fn to_twiddled(
+    tw: &mut [u8],
+    geom: &Twiddle,
+    rect_el: Rect,
+    lin: &[u8],
+    lin_stride_B: usize,
+    bytes_per_el: usize,
+    stream: bool,
 ) -> Result<(), LayoutError> {
     if check_copy(
         tw.len(),
@@ -237,20 +354,25 @@ pub fn linear_to_twiddled(
             tw,
             lin,
             stride: lin_stride_B,
+            stream,
         };
         dispatch(&mut m, geom, rect_el, lin_stride_B, bytes_per_el);
+        if stream {
+            fence();
+        }
     }
     Ok(())
 }
 
-/// Copies a rectangle of a twiddled level into linear memory by the tile walk.
-pub fn twiddled_to_linear(
+/// [`twiddled_to_linear`] with the choice of stores made by the caller.
+fn to_linear(
     lin: &mut [u8],
     lin_stride_B: usize,
     tw: &[u8],
     geom: &Twiddle,
     rect_el: Rect,
     bytes_per_el: usize,
+    stream: bool,
 ) -> Result<(), LayoutError> {
     if check_copy(
         tw.len(),
@@ -264,8 +386,12 @@ pub fn twiddled_to_linear(
             tw,
             lin,
             stride: lin_stride_B,
+            stream,
         };
         dispatch(&mut m, geom, rect_el, lin_stride_B, bytes_per_el);
+        if stream {
+            fence();
+        }
     }
     Ok(())
 }
@@ -282,11 +408,154 @@ mod tests {
                 assert_eq!(g.offset_el(c as u32, r as u32), Some(i as u64));
             }
         }
-        for (b, &(bx, by)) in TILE_BLOCKS.iter().enumerate() {
-            assert_eq!(
-                g.offset_el(4 * bx as u32, 4 * by as u32),
-                Some(16 * b as u64)
-            );
+        for by in 0..4 {
+            for bx in 0..4 {
+                assert_eq!(
+                    g.offset_el(4 * bx as u32, 4 * by as u32),
+                    Some(16 * block_of(bx, by) as u64)
+                );
+            }
         }
+    }
+
+    use crate::copy::{reference, ELEMENT_SIZES_B};
+
+    fn noise(len: usize, seed: u64) -> Vec<u8> {
+        let mut s = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+        (0..len)
+            .map(|_| {
+                s ^= s << 13;
+                s ^= s >> 7;
+                s ^= s << 17;
+                (s >> 24) as u8
+            })
+            .collect()
+    }
+
+    /// Fast (cached and streamed) against reference, both directions, with the twiddled and
+    /// linear sides starting `skew_B` bytes into their buffers (so that 16-byte alignment
+    /// varies) and noise around them that must survive.
+    fn check(g: Twiddle, rect: Rect, bpe: usize, stride_extra: usize, skew_B: usize, seed: u64) {
+        let tw_len = g.len_el() as usize * bpe;
+        let stride = rect.w as usize * bpe + stride_extra;
+        let lin_len = (rect.h as usize - 1) * stride + rect.w as usize * bpe;
+        let pad = skew_B + 32;
+        let (tw0, lin0) = (noise(tw_len + pad, seed), noise(lin_len + pad, seed + 1));
+        let ctx = format!("{g:?}, {rect:?}, bpe {bpe}, stride {stride}, skew {skew_B}");
+        let mut want = tw0.clone();
+        let (tw_range, lin_range) = (skew_B..skew_B + tw_len, skew_B..skew_B + lin_len);
+        reference::linear_to_twiddled(
+            &mut want[tw_range.clone()],
+            &g,
+            rect,
+            &lin0[lin_range.clone()],
+            stride,
+            bpe,
+        )
+        .unwrap();
+        let mut back = lin0.clone();
+        reference::twiddled_to_linear(
+            &mut back[lin_range.clone()],
+            stride,
+            &tw0[tw_range.clone()],
+            &g,
+            rect,
+            bpe,
+        )
+        .unwrap();
+        for stream in [false, true] {
+            let mut got = tw0.clone();
+            to_twiddled(
+                &mut got[tw_range.clone()],
+                &g,
+                rect,
+                &lin0[lin_range.clone()],
+                stride,
+                bpe,
+                stream,
+            )
+            .unwrap();
+            assert!(got == want, "to twiddled, stream {stream}: {ctx}");
+            let mut got = lin0.clone();
+            to_linear(
+                &mut got[lin_range.clone()],
+                stride,
+                &tw0[tw_range.clone()],
+                &g,
+                rect,
+                bpe,
+                stream,
+            )
+            .unwrap();
+            assert!(got == back, "to linear, stream {stream}: {ctx}");
+        }
+    }
+
+    #[test]
+    fn whole_aligned_tiles_match_reference() {
+        // Whole levels and tile-aligned windows: every tile takes the whole-tile body (the
+        // SSE2 16x16 one for 4-byte elements), in both store modes.
+        let mut seed = 1;
+        for bpe in ELEMENT_SIZES_B {
+            for (lw, lh) in [
+                (2, 2),
+                (3, 3),
+                (4, 4),
+                (5, 5),
+                (6, 6),
+                (4, 6),
+                (7, 5),
+                (6, 3),
+            ] {
+                let g = Twiddle::new(lw, lh).unwrap();
+                let (w, h) = (g.w_el(), g.h_el());
+                let tile = w.min(h).min(16);
+                let mut rects = vec![Rect::full(w, h)];
+                if w >= 2 * tile && h >= 2 * tile {
+                    rects.push(Rect::new(tile, tile, w - tile, h - tile));
+                    rects.push(Rect::new(0, tile, tile, tile));
+                }
+                for rect in rects {
+                    for (stride_extra, skew_B) in [(0, 0), (0, 4), (16, 0), (12, 8), (4, 1)] {
+                        check(g, rect, bpe, stride_extra, skew_B, seed);
+                        seed += 2;
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn partial_tiles_match_reference_in_both_store_modes() {
+        let mut seed = 100;
+        for bpe in ELEMENT_SIZES_B {
+            for (lw, lh) in [(5, 5), (6, 4), (4, 6)] {
+                let g = Twiddle::new(lw, lh).unwrap();
+                let (w, h) = (g.w_el(), g.h_el());
+                for rect in [
+                    Rect::new(3, 5, w - 4, h - 7),
+                    Rect::new(1, 0, w - 1, h),
+                    Rect::new(w / 2 - 1, 1, w / 2, h - 2),
+                    Rect::new(w - 1, h - 1, 1, 1),
+                ] {
+                    check(g, rect, bpe, 4, 4, seed);
+                    check(g, rect, bpe, 0, 0, seed + 1);
+                    seed += 2;
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn only_large_copies_stream() {
+        assert!(!streams(Rect::full(1024, 1024), 4));
+        assert_eq!(
+            streams(Rect::full(2048, 2048), 4),
+            cfg!(target_arch = "x86_64")
+        );
+        assert_eq!(
+            streams(Rect::full(1024, 1024), 8),
+            cfg!(target_arch = "x86_64")
+        );
     }
 }

@@ -1,8 +1,24 @@
-//! The 4x4 block body for 4-byte elements with SSE2 shuffles (baseline on x86_64): four
-//! 16-byte loads, eight unpacks and four 16-byte stores instead of sixteen 4-byte moves,
-//! which keeps far more cache-line misses in flight on large levels.
+//! Bodies for 4-byte elements with SSE2 (baseline on x86_64): a 4x4 block is four 16-byte
+//! loads, eight unpacks and four 16-byte stores instead of sixteen 4-byte moves.
+//!
+//! Whole 16x16 tiles go four rows (one band) at a time, so every 64-byte linear row segment
+//! is read, or written, whole and at once; in twiddled block order the tile's 16 rows, which
+//! share an L1 set at power-of-two strides, evicted each other between visits. On large
+//! copies the stores may be non-temporal ([`Stores::Stream`]): the written side then skips
+//! the read-for-ownership and does not evict the side being read.
 
-use core::arch::x86_64::{__m128i, _mm_unpackhi_epi32, _mm_unpacklo_epi32};
+use core::arch::x86_64::{
+    __m128i, _mm_sfence, _mm_stream_si128, _mm_unpackhi_epi32, _mm_unpacklo_epi32,
+};
+
+/// How a body writes its 16-byte vectors.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Stores {
+    /// Ordinary (cached) stores.
+    Cached,
+    /// Non-temporal stores wherever the destination is 16-byte aligned; [`fence`] must follow.
+    Stream,
+}
 
 #[inline(always)]
 fn load(b: &[u8]) -> __m128i {
@@ -14,6 +30,26 @@ fn store(b: &mut [u8], v: __m128i) {
     b[..16].copy_from_slice(bytemuck::bytes_of(&v));
 }
 
+/// Stores `v` at `b[..16]` non-temporally when `b` is 16-byte aligned, else as [`store`].
+#[inline(always)]
+fn store_as(how: Stores, b: &mut [u8], v: __m128i) {
+    let dst = &mut b[..16];
+    if how == Stores::Stream && dst.as_ptr().align_offset(16) == 0 {
+        // SAFETY: `dst` is 16 writable bytes (a bounds-checked slice of a `&mut [u8]`), and
+        // checked just above to start on a 16-byte boundary, which is all MOVNTDQ needs.
+        unsafe { _mm_stream_si128(dst.as_mut_ptr().cast(), v) }
+    } else {
+        store(dst, v);
+    }
+}
+
+/// Orders earlier non-temporal stores before any later store, as the end of a copy must.
+#[inline]
+pub(super) fn fence() {
+    // SAFETY: SFENCE exists on every x86_64 (SSE) and touches no memory.
+    unsafe { _mm_sfence() }
+}
+
 /// Interleaves the 32-bit lanes of `a` and `b`: (a0 b0 a1 b1), (a2 b2 a3 b3).
 #[inline(always)]
 fn unpack(a: __m128i, b: __m128i) -> (__m128i, __m128i) {
@@ -22,35 +58,102 @@ fn unpack(a: __m128i, b: __m128i) -> (__m128i, __m128i) {
     unsafe { (_mm_unpacklo_epi32(a, b), _mm_unpackhi_epi32(a, b)) }
 }
 
+/// Four linear rows of one 4x4 block (`r0` top) as its 64 twiddled bytes, in four vectors.
+#[inline(always)]
+fn rows_to_block(r0: __m128i, r1: __m128i, r2: __m128i, r3: __m128i) -> [__m128i; 4] {
+    // Twiddled order pairs rows 0/1 and 2/3 texel by texel: (r0c0 r1c0 r0c1 r1c1) ...
+    let ((a, b), (c, d)) = (unpack(r0, r1), unpack(r2, r3));
+    [a, c, b, d]
+}
+
+/// A 4x4 block's 64 twiddled bytes, in four vectors, as its four linear rows.
+#[inline(always)]
+fn block_to_rows(v: [__m128i; 4]) -> [__m128i; 4] {
+    // v0 = (r0c0 r1c0 r0c1 r1c1), v2 = (r0c2 r1c2 r0c3 r1c3): two unpack rounds undo it.
+    let ((a, b), (c, d)) = (unpack(v[0], v[2]), unpack(v[1], v[3]));
+    let ((row0, row1), (row2, row3)) = (unpack(a, b), unpack(c, d));
+    [row0, row1, row2, row3]
+}
+
 /// Rows `lin[l + r * stride..]` (4 texels each) into twiddled block `tw[t..t + 64]`.
 #[inline(always)]
 pub(super) fn block_to_twiddled(tw: &mut [u8], t: usize, lin: &[u8], l: usize, stride: usize) {
     let (r0, r1) = (load(&lin[l..]), load(&lin[l + stride..]));
     let (r2, r3) = (load(&lin[l + 2 * stride..]), load(&lin[l + 3 * stride..]));
-    let dst = &mut tw[t..t + 64];
-    // Twiddled order pairs rows 0/1 and 2/3 texel by texel: (r0c0 r1c0 r0c1 r1c1) ...
-    let ((a, b), (c, d)) = (unpack(r0, r1), unpack(r2, r3));
-    store(&mut dst[0..], a);
-    store(&mut dst[16..], c);
-    store(&mut dst[32..], b);
-    store(&mut dst[48..], d);
+    let dst: &mut [u8; 64] = (&mut tw[t..t + 64]).try_into().unwrap();
+    for (i, v) in rows_to_block(r0, r1, r2, r3).into_iter().enumerate() {
+        store(&mut dst[16 * i..], v);
+    }
 }
 
 /// Twiddled block `tw[t..t + 64]` into rows `lin[l + r * stride..]`.
 #[inline(always)]
 pub(super) fn block_to_linear(lin: &mut [u8], l: usize, stride: usize, tw: &[u8], t: usize) {
-    let src = &tw[t..t + 64];
-    let (v0, v1, v2, v3) = (
-        load(&src[0..]),
-        load(&src[16..]),
-        load(&src[32..]),
-        load(&src[48..]),
-    );
-    // v0 = (r0c0 r1c0 r0c1 r1c1), v2 = (r0c2 r1c2 r0c3 r1c3): two unpack rounds undo it.
-    let ((a, b), (c, d)) = (unpack(v0, v2), unpack(v1, v3));
-    let ((row0, row1), (row2, row3)) = (unpack(a, b), unpack(c, d));
-    store(&mut lin[l..], row0);
-    store(&mut lin[l + stride..], row1);
-    store(&mut lin[l + 2 * stride..], row2);
-    store(&mut lin[l + 3 * stride..], row3);
+    let src: &[u8; 64] = tw[t..t + 64].try_into().unwrap();
+    let v = [0, 16, 32, 48].map(|o| load(&src[o..]));
+    for (r, row) in block_to_rows(v).into_iter().enumerate() {
+        store(&mut lin[l + r * stride..], row);
+    }
+}
+
+/// Bytes of one 16x16 tile of 4-byte texels.
+pub(super) const TILE16_B: usize = 1024;
+
+/// Twiddled byte offset, within a 16x16 tile of 4-byte texels, of the 4x4 block in block
+/// column `bx` and block row `by` (Y in address bit 0).
+#[inline(always)]
+const fn block_at(bx: usize, by: usize) -> usize {
+    64 * super::fast::block_of(bx, by)
+}
+
+/// A whole 16x16 tile of 4-byte texels, linear rows `stride` apart from `lin[l..]`, into
+/// its 1 KiB of twiddled memory, one band of four rows at a time.
+#[inline(always)]
+pub(super) fn tile16_to_twiddled(
+    tw: &mut [u8; TILE16_B],
+    lin: &[u8],
+    l: usize,
+    stride: usize,
+    how: Stores,
+) {
+    for by in 0..4 {
+        let rows: [&[u8; 64]; 4] =
+            core::array::from_fn(|r| lin[l + (4 * by + r) * stride..][..64].try_into().unwrap());
+        for bx in 0..4 {
+            let c = 16 * bx;
+            let [r0, r1, r2, r3] = rows.map(|row| load(&row[c..c + 16]));
+            let dst = &mut tw[block_at(bx, by)..][..64];
+            for (i, v) in rows_to_block(r0, r1, r2, r3).into_iter().enumerate() {
+                store_as(how, &mut dst[16 * i..], v);
+            }
+        }
+    }
+}
+
+/// A whole 16x16 tile's 1 KiB of twiddled memory into linear rows `stride` apart from
+/// `lin[l..]`, one band of four rows at a time, each row's 64 bytes stored in sequence (so
+/// that non-temporal stores fill whole lines).
+#[inline(always)]
+pub(super) fn tile16_to_linear(
+    lin: &mut [u8],
+    l: usize,
+    stride: usize,
+    tw: &[u8; TILE16_B],
+    how: Stores,
+) {
+    for by in 0..4 {
+        // cols[bx][r]: row r of block column bx.
+        let cols: [[__m128i; 4]; 4] = core::array::from_fn(|bx| {
+            let src = &tw[block_at(bx, by)..][..64];
+            block_to_rows([0, 16, 32, 48].map(|o| load(&src[o..])))
+        });
+        for r in 0..4 {
+            let row: &mut [u8; 64] = (&mut lin[l + (4 * by + r) * stride..][..64])
+                .try_into()
+                .unwrap();
+            for (bx, col) in cols.iter().enumerate() {
+                store_as(how, &mut row[16 * bx..], col[r]);
+            }
+        }
+    }
 }
