@@ -180,7 +180,9 @@ impl FastUnit {
         }
     }
 
-    /// Fills the quad path's offset tables once `u`'s levels are laid out.
+    /// Fills the quad path's offset tables once `u`'s levels are laid out: only for plain
+    /// units, as the tables hold no border taps, slices or compares (an empty table keeps
+    /// every other unit off the quad path).
     pub(crate) fn plan(u: &mut TexUnit) {
         let l = u.st.base_level as usize;
         if u.lod_free && !u.ext && u.ptr.get(l).is_some_and(Option::is_some) {
