@@ -26,6 +26,27 @@ fn decode(f: Format, texel: &[u8]) -> [f32; 4] {
             _ => v as f32 / ((1u64 << c.bits) - 1) as f32,
         })
     };
+    // Depth samples as (d, d, d, 1); the stencil byte of Z24S8 is not sampled.
+    if let Some(z) = get("z") {
+        return [z, z, z, 1.0];
+    }
+    if info.kind == FormatKind::Srgb {
+        // IEC 61966-2-1 on R, G and B; alpha stays linear.
+        let lin = |c: f32| {
+            let c = f64::from(c);
+            (if c <= 0.04045 {
+                c / 12.92
+            } else {
+                ((c + 0.055) / 1.055).powf(2.4)
+            }) as f32
+        };
+        return [
+            lin(get("r").unwrap()),
+            lin(get("g").unwrap()),
+            lin(get("b").unwrap()),
+            get("a").unwrap(),
+        ];
+    }
     if let Some(l) = get("l") {
         return [l, l, l, get("a").unwrap_or(1.0)];
     }

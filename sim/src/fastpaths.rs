@@ -3,7 +3,8 @@
 //! (status, events, counters, clock) and every byte of every buffer must agree. Scenes cover
 //! every texture format, layout, filter and wrap mode, mip and cube sampling, every target
 //! format and layout with clipped and partial tiles, straight and branching programs,
-//! depth/stencil/blend state, random triangles, and faults.
+//! depth/stencil/blend state, random triangles, and faults; `gl21` adds volumes, border
+//! colour, shadow compare, sRGB and depth textures.
 
 use std::sync::Arc;
 
@@ -17,6 +18,8 @@ use sgx_hwdocs::{Format, FormatKind};
 
 use crate::kit::*;
 use crate::{Backing, JobDesc, JobResult, JobStatus, Perm};
+
+mod gl21;
 
 /// A deterministic generator (xorshift32) for scene contents.
 struct Rng(u32);

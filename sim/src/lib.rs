@@ -214,7 +214,8 @@ pub struct Counters {
     pub tiles_stored: u64,
     /// Pixel-program invocations on covered pixels.
     pub pixels_shaded: u64,
-    /// Texels read by the TSP.
+    /// Texels read by the TSP (filter taps: a CLAMP_TO_BORDER tap outside the level counts
+    /// as one, though it reads the border colour and no memory).
     pub texels_fetched: u64,
     /// USSE instructions executed (per instance).
     pub usse_instructions: u64,

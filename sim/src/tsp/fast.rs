@@ -2,11 +2,12 @@
 //! and by whole renders in `crate::fastpaths`): a floor without the libm call, twiddled
 //! addressing split into column and row parts, table decoders, and a per-quad path for
 //! LOD-free units that decodes the unit once per quad and filters with the texel format known
-//! at compile time.
+//! at compile time; volumes, border reads and shadow compare through `filter_ext_at`.
 
 use sgx_hwdocs::texture::{AddrMode, Filter, Swizzle, TexState};
 
-use super::{wrap, Decoder, Sampler, TexUnit, LEVELS};
+use super::decode::SRGB8;
+use super::{shadow, wrap, At, Decoder, Sampler, TexUnit, BORDER, LEVELS};
 use crate::num::{floor_fast, floor_i};
 use crate::Fault;
 
@@ -86,7 +87,11 @@ impl Lut {
                 if lanes & (1 << l) != 0 {
                     lut.shift[l] = lo;
                     lut.mask[l] = (1 << bits) - 1;
-                    lut.table[l] = &UNORM[bits as usize];
+                    lut.table[l] = if dec.srgb && bits == 8 && l < 3 {
+                        &SRGB8
+                    } else {
+                        &UNORM[bits as usize]
+                    };
                 }
             }
         }
@@ -175,10 +180,12 @@ impl FastUnit {
         }
     }
 
-    /// Fills the quad path's offset tables once `u`'s levels are laid out.
+    /// Fills the quad path's offset tables once `u`'s levels are laid out: only for plain
+    /// units, as the tables hold no border taps, slices or compares (an empty table keeps
+    /// every other unit off the quad path).
     pub(crate) fn plan(u: &mut TexUnit) {
         let l = u.st.base_level as usize;
-        if u.lod_free && u.ptr.get(l).is_some_and(Option::is_some) {
+        if u.lod_free && !u.ext && u.ptr.get(l).is_some_and(Option::is_some) {
             u.fast.cols_b = (0..u.w[l]).map(|x| u.col_b(l, x)).collect();
             u.fast.rows_b = (0..u.h[l]).map(|y| u.row_b(l, y)).collect();
         }
@@ -423,8 +430,9 @@ impl TexUnit {
     }
 }
 
-/// The reference `filter2d` on level `l` held at host pointer `p`: the same arithmetic, with
-/// the addressing split into column and row offsets and elements read through `X`.
+/// The reference `filter_ref` of a plain unit (2D, no border, no compare) on level `l` held
+/// at host pointer `p`: the same arithmetic, with the addressing split into column and row
+/// offsets and elements read through `X`.
 #[inline(always)]
 fn filter_at<X: Texel>(
     u: &TexUnit,
@@ -436,11 +444,7 @@ fn filter_at<X: Texel>(
     texels: &mut u64,
 ) -> [f32; 4] {
     let (w, h) = (u.w[l], u.h[l]);
-    let (ws, wt) = if u.st.cube {
-        (AddrMode::CLAMP_TO_EDGE, AddrMode::CLAMP_TO_EDGE)
-    } else {
-        (u.st.wrap_s, u.st.wrap_t)
-    };
+    let [ws, wt, _] = u.wraps;
     match f {
         Filter::NEAREST => {
             let x = wrap(floor_fast(s * w as f32) as i32, w, ws);
@@ -480,24 +484,106 @@ fn filter_at<X: Texel>(
     }
 }
 
+/// The reference `filter_ref` of any unit (volumes, border-addressed axes, shadow compare)
+/// on level `l` held at host pointer `p`: the same arithmetic and tap order, with slices at
+/// byte offsets `z * slice_b` and elements read through `X`.
+#[inline(always)]
+fn filter_ext_at<X: Texel>(
+    u: &TexUnit,
+    p: *const u8,
+    l: usize,
+    at: At,
+    f: Filter,
+    texels: &mut u64,
+) -> [f32; 4] {
+    let (w, h, d) = (u.w[l], u.h[l], u.d[l]);
+    let [ws, wt, wr] = u.wraps;
+    let slice_b = u.slice_b[l];
+    let tap = |x: u32, y: u32, z: u32| {
+        let t = if x == BORDER || y == BORDER || z == BORDER {
+            u.border
+        } else {
+            // SAFETY: wrap keeps x < w, y < h and z < d (else BORDER, handled above), so the
+            // offset is an element of level l, whose span covers every slice.
+            unsafe { X::at(u, p, z * slice_b + u.col_b(l, x) + u.row_b(l, y)) }
+        };
+        match u.cmp {
+            Some(func) => shadow(func, at.refz, t[0]),
+            None => t,
+        }
+    };
+    match f {
+        Filter::NEAREST => {
+            let x = wrap(floor_fast(at.s * w as f32) as i32, w, ws);
+            let y = wrap(floor_fast(at.t * h as f32) as i32, h, wt);
+            let z = if u.st.volume {
+                wrap(floor_fast(at.r * d as f32) as i32, d, wr)
+            } else {
+                0
+            };
+            *texels += 1;
+            tap(x, y, z)
+        }
+        Filter::LINEAR => {
+            let fx = at.s * w as f32 - 0.5;
+            let fy = at.t * h as f32 - 0.5;
+            let (x0f, y0f) = (floor_fast(fx), floor_fast(fy));
+            let (ax, ay) = (fx - x0f, fy - y0f);
+            let (x0, y0) = (x0f as i32, y0f as i32);
+            let (xa, xb) = (wrap(x0, w, ws), wrap(x0.saturating_add(1), w, ws));
+            let (ya, yb) = (wrap(y0, h, wt), wrap(y0.saturating_add(1), h, wt));
+            let bilinear = |z: u32| {
+                let (t00, t10, t01, t11) = (
+                    tap(xa, ya, z),
+                    tap(xb, ya, z),
+                    tap(xa, yb, z),
+                    tap(xb, yb, z),
+                );
+                let mut o = [0.0; 4];
+                for i in 0..4 {
+                    let top = t00[i] + (t10[i] - t00[i]) * ax;
+                    let bot = t01[i] + (t11[i] - t01[i]) * ax;
+                    o[i] = top + (bot - top) * ay;
+                }
+                o
+            };
+            if !u.st.volume {
+                *texels += 4;
+                return bilinear(0);
+            }
+            *texels += 8;
+            let fz = at.r * d as f32 - 0.5;
+            let z0f = floor_fast(fz);
+            let az = fz - z0f;
+            let z0 = z0f as i32;
+            let a = bilinear(wrap(z0, d, wr));
+            let b = bilinear(wrap(z0.saturating_add(1), d, wr));
+            [0, 1, 2, 3].map(|i| a[i] + (b[i] - a[i]) * az)
+        }
+    }
+}
+
 impl Sampler<'_> {
-    /// `filter2d` through the fast path when the level is held in one mapping.
+    /// `filter_ref` through the fast path when the level is held in one mapping.
     #[inline(always)]
     pub(super) fn filter<const FAST: bool>(
         &mut self,
         u: &TexUnit,
-        face: u32,
+        at: At,
         l: usize,
-        s: f32,
-        t: f32,
         f: Filter,
     ) -> Result<[f32; 4], Fault> {
         if FAST {
-            if let Some(p) = u.ptr[face as usize * LEVELS + l] {
-                return Ok(filter_at::<AnyTexel>(u, p, l, s, t, f, &mut self.texels));
+            if let Some(p) = u.ptr[at.face as usize * LEVELS + l] {
+                let n = &mut self.texels;
+                return Ok(if u.ext {
+                    filter_ext_at::<AnyTexel>(u, p, l, at, f, n)
+                } else {
+                    filter_at::<AnyTexel>(u, p, l, at.s, at.t, f, n)
+                });
             }
         }
-        self.filter2d(u, face, l, s, t, f)
+        self.filter_ref(u, at, l, f)
     }
 
     /// `sample` for the `ex` pixels of a quad on a LOD-free unit whose base level is held in
@@ -755,7 +841,8 @@ mod tests {
         for &f in Format::ALL.iter().filter(|f| f.info().sampleable) {
             let dec = Decoder::new(f);
             let Some(lut) = Lut::new(&dec) else {
-                assert!(dec.float, "{f:?} has no table decoder");
+                let wide = dec.ch[..dec.nch].iter().any(|c| c.1 > 8);
+                assert!(dec.float || wide, "{f:?} has no table decoder");
                 continue;
             };
             tabled += 1;

@@ -1,19 +1,29 @@
-//! The TSP's texture sampler: TexState decode, level and cube-face addressing (computed here,
-//! independently of `layout`), twiddled and linear fetch, every sampleable format, nearest /
-//! bilinear / mip filtering, LOD from derivatives, wrap modes, channel swizzle.
+//! The TSP's texture sampler: TexState decode, level, slice and cube-face addressing
+//! (computed here, independently of `layout`), twiddled and linear fetch, every sampleable
+//! format (sRGB and depth decoded per texel), nearest / bilinear / trilinear-in-a-volume / mip
+//! filtering, LOD from derivatives, wrap modes with border colour, shadow compare, channel
+//! swizzle.
 
-use sgx_hwdocs::limits::{CUBE_FACE_ALIGN_B, LINEAR_STRIDE_ALIGN_B, MAX_TEXTURE_LEVELS};
+use sgx_hwdocs::isp::CompareFunc;
+use sgx_hwdocs::limits::{
+    CUBE_FACE_ALIGN_B, LINEAR_STRIDE_ALIGN_B, MAX_TEXTURE_3D_PX, MAX_TEXTURE_LEVELS,
+};
 use sgx_hwdocs::pbe::MemLayout;
 use sgx_hwdocs::render::ProgramState;
 use sgx_hwdocs::texture::{AddrMode, Filter, MipFilter, Swizzle, TexState};
-use sgx_hwdocs::{Format, FormatKind};
+use sgx_hwdocs::FormatKind;
 
 use crate::mmu::Mmu;
 use crate::render::JobErr;
 
+mod decode;
 mod fast;
+#[cfg(test)]
+mod tests_features;
 use crate::usse::{Lod, Textures};
 use crate::{Fault, Unit};
+pub(crate) use decode::Decoder;
+use decode::UNORM8;
 use fast::FastUnit;
 pub(crate) use fast::{twiddle_col, twiddle_row};
 
@@ -36,126 +46,6 @@ pub(crate) fn twiddle(x: u32, y: u32, log2_w: u32, log2_h: u32) -> u32 {
     inter | (rest << (2 * m))
 }
 
-/// k / 255 for every byte k (the same values a division gives, without dividing per texel).
-static UNORM8: [f32; 256] = {
-    let mut t = [0.0f32; 256];
-    let mut k = 0;
-    while k < 256 {
-        t[k] = k as f32 / 255.0;
-        k += 1;
-    }
-    t
-};
-
-/// How to turn one element into RGBA: per channel (shift, width, destination lanes, scale).
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Decoder {
-    ch: [(u32, u32, u8, f32); 4],
-    nch: usize,
-    float: bool,
-    /// Every channel is an 8-bit unorm byte.
-    bytes8: bool,
-    /// For `bytes8`: the byte shift feeding each of r, g, b, a (None: 0 for colour, 1 for alpha).
-    map8: [Option<u32>; 4],
-}
-
-impl Decoder {
-    pub(crate) fn new(f: Format) -> Decoder {
-        let info = f.info();
-        let mut ch = [(0, 0, 0u8, 0.0f32); 4];
-        let mut nch = 0;
-        for c in info.channels {
-            let lanes = match c.name {
-                "r" => 0b0001,
-                "g" => 0b0010,
-                "b" => 0b0100,
-                "a" => 0b1000,
-                "l" => 0b0111,
-                "i" => 0b1111,
-                _ => 0,
-            };
-            if lanes != 0 && nch < 4 {
-                ch[nch] = (c.lo, c.bits, lanes, 1.0 / ((1u64 << c.bits) - 1) as f32);
-                nch += 1;
-            }
-        }
-        let float = info.kind == FormatKind::Float;
-        let bytes8 = !float && ch[..nch].iter().all(|c| c.1 == 8 && c.0 % 8 == 0);
-        let mut map8 = [None; 4];
-        for c in &ch[..nch] {
-            for (l, m) in map8.iter_mut().enumerate() {
-                if c.2 & (1 << l) != 0 {
-                    *m = Some(c.0);
-                }
-            }
-        }
-        Decoder {
-            ch,
-            nch,
-            float,
-            bytes8,
-            map8,
-        }
-    }
-
-    /// RGBA of one element (missing colour channels 0, missing alpha 1).
-    #[inline(always)]
-    pub(crate) fn decode(&self, v: u32) -> [f32; 4] {
-        if self.bytes8 {
-            let m = &self.map8;
-            let get = |l: usize, d: f32| match m[l] {
-                Some(lo) => UNORM8[((v >> lo) & 0xff) as usize],
-                None => d,
-            };
-            return [get(0, 0.0), get(1, 0.0), get(2, 0.0), get(3, 1.0)];
-        }
-        let mut o = [0.0, 0.0, 0.0, 1.0];
-        for &(lo, bits, lanes, scale) in &self.ch[..self.nch] {
-            let raw = if bits == 32 {
-                v
-            } else {
-                (v >> lo) & ((1 << bits) - 1)
-            };
-            let x = if self.float {
-                if bits == 16 {
-                    half_to_f32(raw as u16)
-                } else {
-                    f32::from_bits(raw)
-                }
-            } else if bits == 1 {
-                raw as f32
-            } else {
-                raw as f32 / (1.0 / scale).round()
-            };
-            for (l, ol) in o.iter_mut().enumerate() {
-                if lanes & (1 << l) != 0 {
-                    *ol = x;
-                }
-            }
-        }
-        o
-    }
-}
-
-/// IEEE half to f32.
-pub(crate) fn half_to_f32(h: u16) -> f32 {
-    let s = u32::from(h >> 15) << 31;
-    let e = u32::from((h >> 10) & 0x1f);
-    let m = u32::from(h & 0x3ff);
-    let bits = match (e, m) {
-        (0, 0) => s,
-        (0, _) => {
-            // Subnormal: m * 2^-24.
-            return f32::from_bits(s)
-                + (if s != 0 { -1.0 } else { 1.0 }) * m as f32 * (1.0 / 16_777_216.0);
-        }
-        (31, 0) => s | 0x7f80_0000,
-        (31, _) => s | 0x7fc0_0000 | (m << 13),
-        _ => s | ((e + 112) << 23) | (m << 13),
-    };
-    f32::from_bits(bits)
-}
-
 /// One decoded texture unit with its level addresses.
 #[derive(Clone, Debug)]
 pub(crate) struct TexUnit {
@@ -167,12 +57,26 @@ pub(crate) struct TexUnit {
     twiddled: bool,
     w: [u32; LEVELS],
     h: [u32; LEVELS],
+    /// Slices of each level (1 unless `st.volume`).
+    d: [u32; LEVELS],
     lw: [u32; LEVELS],
     lh: [u32; LEVELS],
     stride: [u32; LEVELS],
+    /// Bytes from one slice of a level to the next: the size of that 2D level.
+    slice_b: [u32; LEVELS],
     off: [u32; LEVELS],
+    /// Bytes of each level, all its slices.
     size: [u32; LEVELS],
     face_stride: u32,
+    /// The addressing mode of s, t and r as sampled (cube faces clamp to the edge).
+    wraps: [AddrMode; 3],
+    /// What a tap outside the level reads under CLAMP_TO_BORDER: the border colour standing
+    /// in for a decoded texel.
+    border: [f32; 4],
+    /// The shadow compare (depth formats only).
+    cmp: Option<CompareFunc>,
+    /// A volume, a border-addressed axis or a compare: more than the plain 2D filter.
+    ext: bool,
     /// Host pointers of each (face, level) when it lies wholly in one readable mapping.
     ptr: Vec<Option<*const u8>>,
     lod_max: f32,
@@ -206,12 +110,18 @@ impl TexUnit {
             twiddled: st.layout == MemLayout::TWIDDLED,
             w: [1; LEVELS],
             h: [1; LEVELS],
+            d: [1; LEVELS],
             lw: [0; LEVELS],
             lh: [0; LEVELS],
             stride: [0; LEVELS],
+            slice_b: [0; LEVELS],
             off: [0; LEVELS],
             size: [0; LEVELS],
             face_stride: 0,
+            wraps: [AddrMode::CLAMP_TO_EDGE; 3],
+            border: [0.0, 0.0, 0.0, 1.0],
+            cmp: None,
+            ext: false,
             ptr: Vec::new(),
             lod_max: 0.0,
             bias: 0.0,
@@ -219,44 +129,76 @@ impl TexUnit {
         }
     }
 
-    fn new(mmu: &Mmu, st: TexState, unit: Unit) -> Result<TexUnit, JobErr> {
-        let bad = |m: String| JobErr::bad(unit, format!("TexState: {m}"));
+    /// Refuses TexState combinations the sampler cannot take.
+    fn check(st: &TexState) -> Result<(), String> {
         let info = st.format.info();
         if !info.sampleable {
-            return Err(bad(format!("{} is not sampleable", info.name)));
+            return Err(format!("{} is not sampleable", info.name));
         }
-        let (w0, h0) = (st.width_m1 + 1, st.height_m1 + 1);
+        let depth_fmt = matches!(info.kind, FormatKind::Depth | FormatKind::DepthStencil);
+        let (w0, h0, d0) = (st.width_m1 + 1, st.height_m1 + 1, st.depth_m1 + 1);
+        if st.volume && st.cube {
+            return Err("volume and cube together".into());
+        }
+        if !st.volume && d0 != 1 {
+            return Err(format!("depth {d0} on a texture that is not a volume"));
+        }
+        if st.volume {
+            let max = MAX_TEXTURE_3D_PX as u32;
+            if w0.max(h0).max(d0) > max {
+                return Err(format!("volume {w0}x{h0}x{d0} has a side over {max}"));
+            }
+            // A volume never holds depth, so it has nothing to compare.
+            if st.compare {
+                return Err("compare on a volume texture".into());
+            }
+            if depth_fmt {
+                return Err(format!("{} cannot be a volume", info.name));
+            }
+        }
+        if st.compare && !depth_fmt {
+            return Err(format!("compare on {} (not a depth format)", info.name));
+        }
         let twiddled = st.layout == MemLayout::TWIDDLED;
         if twiddled && (!w0.is_power_of_two() || !h0.is_power_of_two()) {
-            return Err(bad(format!("twiddled {w0}x{h0} is not power-of-two")));
+            return Err(format!("twiddled {w0}x{h0} is not power-of-two"));
         }
         if twiddled && !info.twiddlable {
-            return Err(bad(format!("{} cannot be twiddled", info.name)));
+            return Err(format!("{} cannot be twiddled", info.name));
         }
         if st.cube && w0 != h0 {
-            return Err(bad(format!("cube faces {w0}x{h0} are not square")));
+            return Err(format!("cube faces {w0}x{h0} are not square"));
         }
-        let full = 32 - w0.max(h0).leading_zeros();
+        let full = 32 - w0.max(h0).max(d0).leading_zeros();
         if st.levels == 0 || st.levels > full {
-            return Err(bad(format!(
-                "{} levels for {w0}x{h0} (1..={full})",
+            return Err(format!(
+                "{} levels for {w0}x{h0}x{d0} (1..={full})",
                 st.levels
-            )));
+            ));
         }
         if st.base_level >= st.levels {
-            return Err(bad(format!(
+            return Err(format!(
                 "base_level {} past {} levels",
                 st.base_level, st.levels
-            )));
+            ));
         }
+        Ok(())
+    }
+
+    fn new(mmu: &Mmu, st: TexState, unit: Unit) -> Result<TexUnit, JobErr> {
+        TexUnit::check(&st).map_err(|m| JobErr::bad(unit, format!("TexState: {m}")))?;
+        let info = st.format.info();
+        let (w0, h0, d0) = (st.width_m1 + 1, st.height_m1 + 1, st.depth_m1 + 1);
+        let twiddled = st.layout == MemLayout::TWIDDLED;
         let bpe = info.bytes_per_el;
         let mut u = TexUnit::blank(st);
         u.bias = st.lod_bias as f32 / 16.0;
         let mut at = 0u64;
         for l in 0..st.levels as usize {
-            let (w, h) = ((w0 >> l).max(1), (h0 >> l).max(1));
+            let (w, h, d) = ((w0 >> l).max(1), (h0 >> l).max(1), (d0 >> l).max(1));
             u.w[l] = w;
             u.h[l] = h;
+            u.d[l] = d;
             u.lw[l] = w.trailing_zeros();
             u.lh[l] = h.trailing_zeros();
             u.stride[l] = if twiddled {
@@ -264,11 +206,14 @@ impl TexUnit {
             } else {
                 align_up(u64::from(w * bpe), LINEAR_STRIDE_ALIGN_B) as u32
             };
-            let size = if twiddled {
+            let slice = if twiddled {
                 u64::from(w * h * bpe)
             } else {
                 u64::from(u.stride[l]) * u64::from(h)
             };
+            // At most 512 x 512 x 4 B x 512 slices = 2^29 B for a volume's level 0.
+            let size = slice * u64::from(d);
+            u.slice_b[l] = slice as u32;
             u.off[l] = at as u32;
             u.size[l] = size as u32;
             at += size;
@@ -278,6 +223,29 @@ impl TexUnit {
         } else {
             0
         };
+        u.wraps = if st.cube {
+            // Cube faces clamp to the edge in every mode, CLAMP_TO_BORDER included (a
+            // seam-free lookup has no border).
+            [AddrMode::CLAMP_TO_EDGE; 3]
+        } else if st.volume {
+            [st.wrap_s, st.wrap_t, st.wrap_r]
+        } else {
+            [st.wrap_s, st.wrap_t, AddrMode::CLAMP_TO_EDGE]
+        };
+        let b = |v: u32| UNORM8[v as usize];
+        u.border = if matches!(info.kind, FormatKind::Depth | FormatKind::DepthStencil) {
+            // A depth texel reads (d, d, d, 1); border_r is the border depth.
+            [b(st.border_r), b(st.border_r), b(st.border_r), 1.0]
+        } else {
+            [
+                b(st.border_r),
+                b(st.border_g),
+                b(st.border_b),
+                b(st.border_a),
+            ]
+        };
+        u.cmp = st.compare.then_some(st.compare_func);
+        u.ext = st.volume || u.cmp.is_some() || u.wraps.contains(&AddrMode::CLAMP_TO_BORDER);
         let max = st.max_level.min(st.levels - 1).max(st.base_level);
         u.lod_max = (max - st.base_level) as f32;
         // With lod_max 0 a minified sample clamps to LOD 0: NEAREST picks level 0 and LINEAR
@@ -309,7 +277,9 @@ impl TexUnit {
             .wrapping_add(self.off[l])
     }
 
+    /// The decoded element at (x, y) of slice z of level l (every coordinate inside it).
     #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
     fn texel(
         &self,
         mmu: &Mmu,
@@ -317,14 +287,16 @@ impl TexUnit {
         l: usize,
         x: u32,
         y: u32,
+        z: u32,
         n: &mut u64,
     ) -> Result<[f32; 4], Fault> {
         *n += 1;
-        let off = if self.twiddled {
+        let in_slice = if self.twiddled {
             twiddle(x, y, self.lw[l], self.lh[l]) * self.bpe
         } else {
             y * self.stride[l] + x * self.bpe
         };
+        let off = z * self.slice_b[l] + in_slice;
         let bpe = self.bpe as usize;
         let v = match self.ptr[face as usize * LEVELS + l] {
             // SAFETY: the (face, level) span was checked to lie in a readable mapping at setup
@@ -351,13 +323,24 @@ impl TexUnit {
     }
 }
 
+/// What [`wrap`] gives for a CLAMP_TO_BORDER coordinate outside the level: the tap reads the
+/// border colour.
+const BORDER: u32 = u32::MAX;
+
+/// Texel index `i` on an axis of `n` texels under mode `m`, or [`BORDER`].
 #[inline(always)]
 fn wrap(i: i32, n: u32, m: AddrMode) -> u32 {
     let n = n as i32;
     (match m {
         AddrMode::REPEAT => i.rem_euclid(n),
-        // Interim: border reads are not modelled yet, so a border fetch clamps to the edge.
-        AddrMode::CLAMP_TO_EDGE | AddrMode::CLAMP_TO_BORDER => i.clamp(0, n - 1),
+        AddrMode::CLAMP_TO_EDGE => i.clamp(0, n - 1),
+        AddrMode::CLAMP_TO_BORDER => {
+            if (0..n).contains(&i) {
+                i
+            } else {
+                return BORDER;
+            }
+        }
         AddrMode::MIRRORED_REPEAT => {
             let k = i.rem_euclid(2 * n);
             if k >= n {
@@ -367,6 +350,34 @@ fn wrap(i: i32, n: u32, m: AddrMode) -> u32 {
             }
         }
     }) as u32
+}
+
+/// The shadow compare of one tap: (c, c, c, 1) with c = 1 when `reference FUNC depth` passes.
+#[inline(always)]
+fn shadow(f: CompareFunc, reference: f32, depth: f32) -> [f32; 4] {
+    let pass = match f {
+        CompareFunc::NEVER => false,
+        CompareFunc::LESS => reference < depth,
+        CompareFunc::EQUAL => reference == depth,
+        CompareFunc::LEQUAL => reference <= depth,
+        CompareFunc::GREATER => reference > depth,
+        CompareFunc::NOTEQUAL => reference != depth,
+        CompareFunc::GEQUAL => reference >= depth,
+        CompareFunc::ALWAYS => true,
+    };
+    let c = if pass { 1.0 } else { 0.0 };
+    [c, c, c, 1.0]
+}
+
+/// Where one sample reads inside a level: face, s, t, r (r for volumes) in [0, 1] units, and
+/// the shadow reference (already clamped; unused without compare).
+#[derive(Clone, Copy, Debug)]
+struct At {
+    face: u32,
+    s: f32,
+    t: f32,
+    r: f32,
+    refz: f32,
 }
 
 /// Cube face and face coordinates (s, t in [0, 1]) for a direction; faces +X -X +Y -Y +Z -Z.
@@ -432,6 +443,7 @@ impl TexTable {
 pub(crate) struct Sampler<'a> {
     mmu: &'a Mmu,
     table: &'a TexTable,
+    /// Filter taps, border taps included.
     pub texels: u64,
     /// Take the fast paths (else only the reference ones; results are identical).
     fast: bool,
@@ -447,26 +459,48 @@ impl<'a> Sampler<'a> {
         }
     }
 
-    fn filter2d(
+    /// One filter tap at wrapped (x, y, z) of level `l`: the border colour when any of them
+    /// is [`BORDER`], else the decoded texel; then the shadow compare, if any.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn tap(
         &mut self,
         u: &TexUnit,
         face: u32,
         l: usize,
-        s: f32,
-        t: f32,
-        f: Filter,
+        x: u32,
+        y: u32,
+        z: u32,
+        refz: f32,
     ) -> Result<[f32; 4], Fault> {
-        let (w, h) = (u.w[l], u.h[l]);
-        let (ws, wt) = if u.st.cube {
-            (AddrMode::CLAMP_TO_EDGE, AddrMode::CLAMP_TO_EDGE)
+        let t = if x == BORDER || y == BORDER || z == BORDER {
+            self.texels += 1;
+            u.border
         } else {
-            (u.st.wrap_s, u.st.wrap_t)
+            u.texel(self.mmu, face, l, x, y, z, &mut self.texels)?
         };
+        Ok(match u.cmp {
+            Some(f) => shadow(f, refz, t[0]),
+            None => t,
+        })
+    }
+
+    /// The reference filter of level `l`: NEAREST one tap; LINEAR four taps in a 2D level,
+    /// eight (two slices blended) in a volume level.
+    fn filter_ref(&mut self, u: &TexUnit, at: At, l: usize, f: Filter) -> Result<[f32; 4], Fault> {
+        let (w, h, d) = (u.w[l], u.h[l], u.d[l]);
+        let [ws, wt, wr] = u.wraps;
+        let (face, s, t) = (at.face, at.s, at.t);
         match f {
             Filter::NEAREST => {
                 let x = wrap((s * w as f32).floor() as i32, w, ws);
                 let y = wrap((t * h as f32).floor() as i32, h, wt);
-                u.texel(self.mmu, face, l, x, y, &mut self.texels)
+                let z = if u.st.volume {
+                    wrap((at.r * d as f32).floor() as i32, d, wr)
+                } else {
+                    0
+                };
+                self.tap(u, face, l, x, y, z, at.refz)
             }
             Filter::LINEAR => {
                 let fx = s * w as f32 - 0.5;
@@ -476,17 +510,29 @@ impl<'a> Sampler<'a> {
                 let (x0, y0) = (x0f as i32, y0f as i32);
                 let (xa, xb) = (wrap(x0, w, ws), wrap(x0.saturating_add(1), w, ws));
                 let (ya, yb) = (wrap(y0, h, wt), wrap(y0.saturating_add(1), h, wt));
-                let t00 = u.texel(self.mmu, face, l, xa, ya, &mut self.texels)?;
-                let t10 = u.texel(self.mmu, face, l, xb, ya, &mut self.texels)?;
-                let t01 = u.texel(self.mmu, face, l, xa, yb, &mut self.texels)?;
-                let t11 = u.texel(self.mmu, face, l, xb, yb, &mut self.texels)?;
-                let mut o = [0.0; 4];
-                for i in 0..4 {
-                    let top = t00[i] + (t10[i] - t00[i]) * ax;
-                    let bot = t01[i] + (t11[i] - t01[i]) * ax;
-                    o[i] = top + (bot - top) * ay;
+                let mut bilinear = |z: u32| -> Result<[f32; 4], Fault> {
+                    let t00 = self.tap(u, face, l, xa, ya, z, at.refz)?;
+                    let t10 = self.tap(u, face, l, xb, ya, z, at.refz)?;
+                    let t01 = self.tap(u, face, l, xa, yb, z, at.refz)?;
+                    let t11 = self.tap(u, face, l, xb, yb, z, at.refz)?;
+                    let mut o = [0.0; 4];
+                    for i in 0..4 {
+                        let top = t00[i] + (t10[i] - t00[i]) * ax;
+                        let bot = t01[i] + (t11[i] - t01[i]) * ax;
+                        o[i] = top + (bot - top) * ay;
+                    }
+                    Ok(o)
+                };
+                if !u.st.volume {
+                    return bilinear(0);
                 }
-                Ok(o)
+                let fz = at.r * d as f32 - 0.5;
+                let z0f = fz.floor();
+                let az = fz - z0f;
+                let z0 = z0f as i32;
+                let a = bilinear(wrap(z0, d, wr))?;
+                let b = bilinear(wrap(z0.saturating_add(1), d, wr))?;
+                Ok([0, 1, 2, 3].map(|i| a[i] + (b[i] - a[i]) * az))
             }
         }
     }
@@ -498,10 +544,17 @@ fn rho(ddx: [f32; 2], ddy: [f32; 2]) -> f32 {
     a.max(b)
 }
 
+/// `rho` of a volume: the longer of the two 3-axis derivative vectors.
+fn rho3(ddx: [f32; 3], ddy: [f32; 3]) -> f32 {
+    let a = (ddx[0] * ddx[0] + ddx[1] * ddx[1] + ddx[2] * ddx[2]).sqrt();
+    let b = (ddy[0] * ddy[0] + ddy[1] * ddy[1] + ddy[2] * ddy[2]).sqrt();
+    a.max(b)
+}
+
 impl Sampler<'_> {
     /// One sample; `FAST` = false is the reference (every LOD computed, every texel through
-    /// `filter2d`), `FAST` = true skips the LOD of LOD-free units and filters held levels
-    /// through `fast::filter_at`.
+    /// `filter_ref`), `FAST` = true skips the LOD of LOD-free units and filters held levels
+    /// through the filters of `fast`.
     #[inline(always)]
     fn sample_with<const FAST: bool>(
         &mut self,
@@ -523,11 +576,36 @@ impl Sampler<'_> {
         } else {
             (0, coord[0], coord[1])
         };
+        let refz = if u.cmp.is_none() {
+            0.0
+        } else {
+            // c.w for a cube (c.xyz is its direction), else c.z; NaN clamps to 0.
+            let c = if u.st.cube { coord[3] } else { coord[2] };
+            if c >= 1.0 {
+                1.0
+            } else if c > 0.0 {
+                c
+            } else {
+                0.0
+            }
+        };
+        let at = At {
+            face,
+            s,
+            t,
+            r: coord[2],
+            refz,
+        };
         let st = &u.st;
         let out = if FAST && u.lod_free {
-            self.filter::<FAST>(u, 0, base, s, t, st.mag_filter)?
+            self.filter::<FAST>(u, at, base, st.mag_filter)?
         } else {
             let implicit = |ddx: [f32; 4], ddy: [f32; 4]| {
+                if u.st.volume {
+                    let bd = u.d[base] as f32;
+                    let scale = |d: [f32; 4]| [d[0] * bw, d[1] * bh, d[2] * bd];
+                    return rho3(scale(ddx), scale(ddy)).log2();
+                }
                 let (dx, dy) = if u.st.cube {
                     let (s0, t0) = (s, t);
                     let add =
@@ -550,29 +628,28 @@ impl Sampler<'_> {
             } + u.bias;
             if lambda.is_nan() || lambda <= 0.0 {
                 // Magnification (and NaN): the base level.
-                self.filter::<FAST>(u, face, base, s, t, st.mag_filter)?
+                self.filter::<FAST>(u, at, base, st.mag_filter)?
             } else {
                 let lam = lambda.min(u.lod_max);
                 match st.mip_filter {
-                    MipFilter::NONE => self.filter::<FAST>(u, face, base, s, t, st.min_filter)?,
+                    MipFilter::NONE => self.filter::<FAST>(u, at, base, st.min_filter)?,
                     MipFilter::NEAREST => {
                         let l = if lam <= 0.5 {
                             0
                         } else {
                             ((lam + 0.5).ceil() - 1.0) as usize
                         };
-                        self.filter::<FAST>(u, face, base + l, s, t, st.min_filter)?
+                        self.filter::<FAST>(u, at, base + l, st.min_filter)?
                     }
                     MipFilter::LINEAR => {
                         let l0 = lam.floor();
                         let fr = lam - l0;
                         let l0 = l0 as usize;
-                        let a = self.filter::<FAST>(u, face, base + l0, s, t, st.min_filter)?;
+                        let a = self.filter::<FAST>(u, at, base + l0, st.min_filter)?;
                         if fr == 0.0 {
                             a
                         } else {
-                            let b =
-                                self.filter::<FAST>(u, face, base + l0 + 1, s, t, st.min_filter)?;
+                            let b = self.filter::<FAST>(u, at, base + l0 + 1, st.min_filter)?;
                             [0, 1, 2, 3].map(|i| a[i] + (b[i] - a[i]) * fr)
                         }
                     }
@@ -660,45 +737,6 @@ mod tests {
         assert_eq!(twiddle(3, 1, 2, 1), 7);
         // 1x4: no interleave; Y alone.
         assert_eq!(twiddle(0, 3, 0, 2), 3);
-    }
-
-    #[test]
-    fn decoders() {
-        let d = Decoder::new(Format::B8G8R8A8_UNORM);
-        assert_eq!(
-            d.decode(u32::from_le_bytes([0, 51, 255, 102])),
-            [1.0, 0.2, 0.0, 0.4]
-        );
-        assert_eq!(
-            Decoder::new(Format::L8_UNORM).decode(255),
-            [1.0, 1.0, 1.0, 1.0]
-        );
-        assert_eq!(
-            Decoder::new(Format::A8_UNORM).decode(255),
-            [0.0, 0.0, 0.0, 1.0]
-        );
-        assert_eq!(Decoder::new(Format::I8_UNORM).decode(0), [0.0; 4]);
-        assert_eq!(
-            Decoder::new(Format::B5G6R5_UNORM).decode(0xf800),
-            [1.0, 0.0, 0.0, 1.0]
-        );
-        assert_eq!(
-            Decoder::new(Format::B5G5R5A1_UNORM).decode(0x8000),
-            [0.0, 0.0, 0.0, 1.0]
-        );
-        assert_eq!(
-            Decoder::new(Format::R16_FLOAT).decode(0x3c00),
-            [1.0, 0.0, 0.0, 1.0]
-        );
-        assert_eq!(
-            Decoder::new(Format::R32_FLOAT).decode(2.5f32.to_bits()),
-            [2.5, 0.0, 0.0, 1.0]
-        );
-        assert_eq!(
-            Decoder::new(Format::L8A8_UNORM).decode(0xff00),
-            [0.0, 0.0, 0.0, 1.0]
-        );
-        assert_eq!(half_to_f32(0xc000), -2.0);
     }
 
     #[test]
