@@ -248,8 +248,9 @@ fn rendered_depth(r: &mut Rig) -> Arc<Resource> {
     let all = clear_flags::COLOR0 | clear_flags::DEPTH | clear_flags::STENCIL;
     r.ctx.clear(all, [0.0; 4], 1.0, 0xA5).unwrap();
     set_colour(r, [1.0; 4]);
-    rect(r, 0, 0, 8, 16, 0.25);
-    rect(r, 8, 0, 16, 16, 0.75);
+    // NDC z -0.5 and 0.5: the viewport maps NDC [-1, 1] to depth [0, 1].
+    rect(r, 0, 0, 8, 16, -0.5);
+    rect(r, 8, 0, 16, 16, 0.5);
     r.ctx.bind_depth_stencil_alpha_state(None);
     z
 }
@@ -328,4 +329,60 @@ fn a_view_of_another_target_than_the_shader_samples_is_refused() {
     )
     .unwrap_err();
     assert!(matches!(err, PipeError::InvalidArgument(_)), "{err}");
+}
+
+#[test]
+fn a_1d_texture_samples_by_s_alone() {
+    let mut r = rig();
+    let tex = texture(
+        &r,
+        ResourceTemplate::texture_1d(Format::B8G8R8A8_UNORM, 8, 0, bind::SAMPLER_VIEW),
+    );
+    let texels = (0..32u8).map(|i| i.wrapping_mul(29)).collect::<Vec<_>>();
+    upload(&mut r, &tex, &texels);
+    // t and r vary over the quad and must not matter: the compiler samples at y = 0.5.
+    let sampler = SamplerState {
+        wrap_t: AddrMode::CLAMP_TO_BORDER,
+        min_img_filter: Filter::LINEAR,
+        mag_img_filter: Filter::NEAREST,
+        border_color: [1.0; 4],
+        ..Default::default()
+    };
+    let px = draw_sampled(
+        &mut r,
+        (8, 4),
+        &fs_sample("TEX", "1D"),
+        SamplerView::new(&tex),
+        sampler,
+        corners(0.0, -3.0, 1.0, 7.0, 0.9, 1.0),
+    )
+    .unwrap();
+    for row in px.chunks(32) {
+        assert_eq!(row, texels);
+    }
+    // A 1D texture of height 2 is refused.
+    let mut t = ResourceTemplate::texture_1d(Format::B8G8R8A8_UNORM, 8, 0, bind::SAMPLER_VIEW);
+    t.height = 2;
+    assert!(r.screen.resource_create(&t).is_err());
+}
+
+#[test]
+fn an_srgb_chain_is_generated_on_the_cpu_route_averaging_in_linear_light() {
+    let mut r = rig();
+    let tex = texture(
+        &r,
+        ResourceTemplate::texture_2d(Format::B8G8R8A8_SRGB, 2, 2, 1, bind::SAMPLER_VIEW),
+    );
+    // Black and white: the linear-light average encodes as 188, not 128.
+    upload(
+        &mut r,
+        &tex,
+        &[
+            0, 0, 0, 0, 255, 255, 255, 255, 0, 0, 0, 0, 255, 255, 255, 255,
+        ],
+    );
+    let blitter = sgx_blitter::Blitter::new(&r.ctx).unwrap();
+    let rep = blitter.generate_mipmap(&mut r.ctx, &tex, 0, 1).unwrap();
+    assert!(matches!(rep.route, sgx_blitter::Route::Cpu { .. }));
+    assert_eq!(r.ctx.read_level(&tex, 1, 0).unwrap(), [188, 188, 188, 128]);
 }
