@@ -6,17 +6,8 @@
 use sgx_hwdocs::Format;
 use sgx_layout::*;
 
-fn noise(len: usize, seed: u64) -> Vec<u8> {
-    let mut s = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
-    (0..len)
-        .map(|_| {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            (s >> 24) as u8
-        })
-        .collect()
-}
+mod common;
+use common::noise;
 
 /// Morton offset in elements: Y in bit 0, X in bit 1 for the shorter side's bits, the longer
 /// side's remaining bits above them.

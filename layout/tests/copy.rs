@@ -6,17 +6,8 @@ use sgx_hwdocs::Format;
 use sgx_layout::copy::{self, fast, reference, ELEMENT_SIZES_B};
 use sgx_layout::{Layout, LayoutError, Rect, Template, Tiling, Twiddle};
 
-fn noise(len: usize, seed: u64) -> Vec<u8> {
-    let mut s = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
-    (0..len)
-        .map(|_| {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            (s >> 24) as u8
-        })
-        .collect()
-}
+mod common;
+use common::noise;
 
 /// Runs both directions through fast and reference, and checks every byte independently.
 fn check_case(g: Twiddle, rect: Rect, bpe: usize, stride_extra: usize, seed: u64) {

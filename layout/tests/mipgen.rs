@@ -9,17 +9,8 @@ use sgx_layout::mipgen::{
 };
 use sgx_layout::{Layout, LayoutError, Target, Template};
 
-fn noise(len: usize, seed: u64) -> Vec<u8> {
-    let mut s = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
-    (0..len)
-        .map(|_| {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            (s >> 24) as u8
-        })
-        .collect()
-}
+mod common;
+use common::noise;
 
 /// Channel (lo, bits) tables written out by hand, independent of hwdocs' channel data.
 fn unorm_channels(f: Format) -> Option<&'static [(u32, u32)]> {

@@ -132,3 +132,76 @@ pub fn pixel(data: &[u8], w: u32, x: u32, y: u32) -> [u8; 4] {
     let i = ((y * w + x) * 4) as usize;
     [data[i], data[i + 1], data[i + 2], data[i + 3]]
 }
+
+/// A fragment shader sampling unit 0 through `target` with `op` (TEX or TXP).
+pub fn fs_sample(op: &str, target: &str) -> String {
+    format!(
+        "FRAG\nDCL IN[0], GENERIC[0], PERSPECTIVE\nDCL OUT[0], COLOR\nDCL SAMP[0]\n  0: {op} OUT[0], IN[0], SAMP[0], {target}\n  1: END\n"
+    )
+}
+
+/// Draws a full-target quad into a fresh `w`x`h` B8G8R8A8 target, texture coordinates
+/// `tc[corner]` at the corners top-left, top-right, bottom-left, bottom-right, sampling
+/// `view` with `sampler` through `fs`. Returns the target's bytes.
+pub fn draw_sampled(
+    r: &mut Rig,
+    (w, h): (u32, u32),
+    fs: &str,
+    view: SamplerView,
+    sampler: SamplerState,
+    tc: [[f32; 4]; 4],
+) -> Result<Vec<u8>> {
+    let t = target(r, Format::B8G8R8A8_UNORM, w, h);
+    let ctx = &mut r.ctx;
+    ctx.set_framebuffer_state(&fb(&t, None))?;
+    ctx.set_viewport_state(&ViewportState::rect(0.0, 0.0, w as f32, h as f32))?;
+    let vs = ctx.create_vs_state(VS_POS_TEX)?;
+    let fs = ctx.create_fs_state(fs)?;
+    ctx.bind_vs_state(Some(&vs))?;
+    ctx.bind_fs_state(Some(&fs))?;
+    let ve = ctx.create_vertex_elements_state(&[
+        VertexElement {
+            src_offset: 0,
+            vertex_buffer_index: 0,
+            src_format: VertexFormat::R32G32B32A32_FLOAT,
+        },
+        VertexElement {
+            src_offset: 16,
+            vertex_buffer_index: 0,
+            src_format: VertexFormat::R32G32B32A32_FLOAT,
+        },
+    ])?;
+    ctx.bind_vertex_elements_state(Some(&ve));
+    let s = ctx.create_sampler_state(&sampler)?;
+    ctx.bind_sampler_states(0, &[Some(s)])?;
+    ctx.set_sampler_views(0, &[Some(view)])?;
+    let mut v = Vec::new();
+    for (i, (x, y)) in [(-1.0f32, -1.0f32), (1.0, -1.0), (-1.0, 1.0), (1.0, 1.0)]
+        .into_iter()
+        .enumerate()
+    {
+        for q in [x, y, 0.0, 1.0].into_iter().chain(tc[i]) {
+            v.extend_from_slice(&q.to_le_bytes());
+        }
+    }
+    ctx.set_vertex_buffers(
+        0,
+        &[Some(VertexBuffer {
+            stride: 32,
+            buffer_offset: 0,
+            buffer: BufferSource::User(v.into()),
+        })],
+    )?;
+    ctx.draw_vbo(&DrawInfo::arrays(PrimMode::TRIANGLE_STRIP, 0, 4))?;
+    ctx.read_level(&t, 0, 0)
+}
+
+/// Corners spanning (s0, t0)..(s1, t1) with r and q fixed.
+pub fn corners(s0: f32, t0: f32, s1: f32, t1: f32, r: f32, q: f32) -> [[f32; 4]; 4] {
+    [
+        [s0, t0, r, q],
+        [s1, t0, r, q],
+        [s0, t1, r, q],
+        [s1, t1, r, q],
+    ]
+}

@@ -100,64 +100,15 @@ fn texel_bytes(f: Format, n: usize) -> Vec<u8> {
 }
 
 fn sample_whole(r: &mut Rig, tex: &Arc<Resource>) -> Vec<u8> {
+    let sampler = SamplerState {
+        wrap_s: AddrMode::CLAMP_TO_EDGE,
+        wrap_t: AddrMode::CLAMP_TO_EDGE,
+        ..Default::default()
+    };
     let (w, h) = (tex.width(), tex.height());
-    let t = target(r, Format::B8G8R8A8_UNORM, w, h);
-    let ctx = &mut r.ctx;
-    ctx.set_framebuffer_state(&fb(&t, None)).unwrap();
-    ctx.set_viewport_state(&ViewportState::rect(0.0, 0.0, w as f32, h as f32))
-        .unwrap();
-    let vs = ctx.create_vs_state(VS_POS_TEX).unwrap();
-    let fs = ctx.create_fs_state(FS_TEX).unwrap();
-    ctx.bind_vs_state(Some(&vs)).unwrap();
-    ctx.bind_fs_state(Some(&fs)).unwrap();
-    let ve = ctx
-        .create_vertex_elements_state(&[
-            VertexElement {
-                src_offset: 0,
-                vertex_buffer_index: 0,
-                src_format: VertexFormat::R32G32B32A32_FLOAT,
-            },
-            VertexElement {
-                src_offset: 16,
-                vertex_buffer_index: 0,
-                src_format: VertexFormat::R32G32_FLOAT,
-            },
-        ])
-        .unwrap();
-    ctx.bind_vertex_elements_state(Some(&ve));
-    let s = ctx
-        .create_sampler_state(&SamplerState {
-            wrap_s: AddrMode::CLAMP_TO_EDGE,
-            wrap_t: AddrMode::CLAMP_TO_EDGE,
-            ..Default::default()
-        })
-        .unwrap();
-    ctx.bind_sampler_states(0, &[Some(s)]).unwrap();
-    ctx.set_sampler_views(0, &[Some(SamplerView::new(tex))])
-        .unwrap();
-    let mut v = Vec::new();
-    for (x, y, s, t) in [
-        (-1.0f32, -1.0f32, 0.0f32, 0.0f32),
-        (1.0, -1.0, 1.0, 0.0),
-        (-1.0, 1.0, 0.0, 1.0),
-        (1.0, 1.0, 1.0, 1.0),
-    ] {
-        for q in [x, y, 0.0, 1.0, s, t] {
-            v.extend_from_slice(&q.to_le_bytes());
-        }
-    }
-    ctx.set_vertex_buffers(
-        0,
-        &[Some(VertexBuffer {
-            stride: 24,
-            buffer_offset: 0,
-            buffer: BufferSource::User(v.into()),
-        })],
-    )
-    .unwrap();
-    ctx.draw_vbo(&DrawInfo::arrays(PrimMode::TRIANGLE_STRIP, 0, 4))
-        .unwrap();
-    ctx.read_level(&t, 0, 0).unwrap()
+    let tc = corners(0.0, 0.0, 1.0, 1.0, 0.0, 1.0);
+    let fs = fs_sample("TEX", "2D");
+    draw_sampled(r, (w, h), &fs, SamplerView::new(tex), sampler, tc).unwrap()
 }
 
 #[test]

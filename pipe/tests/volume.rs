@@ -193,82 +193,15 @@ fn drawing_into_a_slice_changes_that_slice_only() {
     assert!(r.ctx.set_framebuffer_state(&bad).is_err());
 }
 
-const FS_TEX3D: &str = "FRAG
-DCL IN[0], GENERIC[0], PERSPECTIVE
-DCL OUT[0], COLOR
-DCL SAMP[0]
-  0: TEX OUT[0], IN[0], SAMP[0], 3D
-  1: END
-";
-
-const VS_POS_TEX4: &str = "VERT
-DCL IN[0]
-DCL IN[1]
-DCL OUT[0], POSITION
-DCL OUT[1], GENERIC[0]
-  0: MOV OUT[0], IN[0]
-  1: MOV OUT[1], IN[1]
-  2: END
-";
-
 /// Draws a 4x4 quad sampling `tex` (NEAREST) at s, t across the texture and r fixed.
 fn sample_at_r(r: &mut Rig, tex: &Arc<Resource>, rr: f32, wrap_r: AddrMode) -> Vec<u8> {
-    let t = target(r, Format::B8G8R8A8_UNORM, 4, 4);
-    let ctx = &mut r.ctx;
-    ctx.set_framebuffer_state(&fb(&t, None)).unwrap();
-    ctx.set_viewport_state(&ViewportState::rect(0.0, 0.0, 4.0, 4.0))
-        .unwrap();
-    let vs = ctx.create_vs_state(VS_POS_TEX4).unwrap();
-    let fs = ctx.create_fs_state(FS_TEX3D).unwrap();
-    ctx.bind_vs_state(Some(&vs)).unwrap();
-    ctx.bind_fs_state(Some(&fs)).unwrap();
-    let ve = ctx
-        .create_vertex_elements_state(&[
-            VertexElement {
-                src_offset: 0,
-                vertex_buffer_index: 0,
-                src_format: VertexFormat::R32G32B32A32_FLOAT,
-            },
-            VertexElement {
-                src_offset: 16,
-                vertex_buffer_index: 0,
-                src_format: VertexFormat::R32G32B32A32_FLOAT,
-            },
-        ])
-        .unwrap();
-    ctx.bind_vertex_elements_state(Some(&ve));
-    let s = ctx
-        .create_sampler_state(&SamplerState {
-            wrap_r,
-            ..Default::default()
-        })
-        .unwrap();
-    ctx.bind_sampler_states(0, &[Some(s)]).unwrap();
-    ctx.set_sampler_views(0, &[Some(SamplerView::new(tex))])
-        .unwrap();
-    let mut v = Vec::new();
-    for (x, y, s, tt) in [
-        (-1.0f32, -1.0f32, 0.0f32, 0.0f32),
-        (1.0, -1.0, 1.0, 0.0),
-        (-1.0, 1.0, 0.0, 1.0),
-        (1.0, 1.0, 1.0, 1.0),
-    ] {
-        for q in [x, y, 0.0, 1.0, s, tt, rr, 1.0] {
-            v.extend_from_slice(&q.to_le_bytes());
-        }
-    }
-    ctx.set_vertex_buffers(
-        0,
-        &[Some(VertexBuffer {
-            stride: 32,
-            buffer_offset: 0,
-            buffer: BufferSource::User(v.into()),
-        })],
-    )
-    .unwrap();
-    ctx.draw_vbo(&DrawInfo::arrays(PrimMode::TRIANGLE_STRIP, 0, 4))
-        .unwrap();
-    ctx.read_level(&t, 0, 0).unwrap()
+    let sampler = SamplerState {
+        wrap_r,
+        ..Default::default()
+    };
+    let tc = corners(0.0, 0.0, 1.0, 1.0, rr, 1.0);
+    let fs = fs_sample("TEX", "3D");
+    draw_sampled(r, (4, 4), &fs, SamplerView::new(tex), sampler, tc).unwrap()
 }
 
 #[test]

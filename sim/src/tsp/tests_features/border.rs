@@ -75,20 +75,9 @@ fn border_taps_read_the_border_colour_per_axis() {
                 ..plain(w, h, f)
             };
             let border = [200.0, 13.0, 255.0, 64.0].map(|k: f32| k / 255.0);
-            let got = render(
-                st,
-                &mem,
-                Opcode::TEX,
-                &[Group {
-                    coords: coords.clone(),
-                    grads: None,
-                }],
-            );
-            let want: Vec<[u8; 4]> = coords
-                .iter()
-                .map(|&c| bytes_of(sample2(&st, (w, h), &el, border, c)))
-                .collect();
-            assert_pixels(&format!("{ws:?}/{wt:?} {f:?}"), &got, &want, &coords);
+            let got = check_tex(&format!("{ws:?}/{wt:?} {f:?}"), st, &mem, &coords, |c| {
+                bytes_of(sample2(&st, (w, h), &el, border, c))
+            });
             // The border shows up at all: some probe reads it whole.
             assert!(got.contains(&[200, 13, 255, 64]), "{ws:?}/{wt:?} {f:?}");
         }

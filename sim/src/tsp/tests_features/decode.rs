@@ -88,24 +88,11 @@ fn srgb_is_decoded_before_filtering() {
     let coords: Vec<[f32; 4]> = (0..=16)
         .map(|k| [0.25 + k as f32 / 32.0, 0.5, 0.0, 0.0])
         .collect();
-    let got = render(
-        st,
-        &img.memory(),
-        Opcode::TEX,
-        &[Group {
-            coords: coords.clone(),
-            grads: None,
-        }],
-    );
-    let want: Vec<[u8; 4]> = coords
-        .iter()
-        .map(|c| {
-            let (x, a) = foot(c[0], 2);
-            let t = |x: i64| if x <= 0 { [0.0; 4] } else { [1.0; 4] };
-            bytes_of(lerp(t(x), t(x + 1), a))
-        })
-        .collect();
-    assert_pixels("sRGB bilinear", &got, &want, &coords);
+    let got = check_tex("sRGB bilinear", st, &img.memory(), &coords, |c| {
+        let (x, a) = foot(c[0], 2);
+        let t = |x: i64| if x <= 0 { [0.0; 4] } else { [1.0; 4] };
+        bytes_of(lerp(t(x), t(x + 1), a))
+    });
     assert_eq!(got[8], [128; 4]);
 }
 
@@ -130,18 +117,12 @@ fn depth_formats_read_d_d_d_1_with_stencil_ignored() {
             };
             let mut coords = centres(8, 8);
             coords.extend((0..64).map(|_| [rng.f(-0.2, 1.2), rng.f(-0.2, 1.2), 0.0, 0.0]));
-            let got = render(
+            check_tex(
+                &format!("{format:?} {f:?}"),
                 st,
                 &img.memory(),
-                Opcode::TEX,
-                &[Group {
-                    coords: coords.clone(),
-                    grads: None,
-                }],
-            );
-            let want: Vec<[u8; 4]> = coords
-                .iter()
-                .map(|&c| {
+                &coords,
+                |c| {
                     let t = |x: i64, y: i64| {
                         // REPEAT, the default wrap.
                         let v = d(x.rem_euclid(8) as u32, y.rem_euclid(8) as u32);
@@ -155,9 +136,8 @@ fn depth_formats_read_d_d_d_1_with_stencil_ignored() {
                         let bot = lerp(t(x, y + 1), t(x + 1, y + 1), ax);
                         lerp(top, bot, ay)
                     })
-                })
-                .collect();
-            assert_pixels(&format!("{format:?} {f:?}"), &got, &want, &coords);
+                },
+            );
         }
     }
 }

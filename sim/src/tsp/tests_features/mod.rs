@@ -280,6 +280,25 @@ pub(super) fn plain(w: u32, h: u32, f: Filter) -> TexState {
 }
 
 /// Asserts every probe's pixel equals the model's, naming the first that differs.
+/// Renders `coords` with TEX (the implicit LOD), checks every pixel against the bytes `want`
+/// gives for its coordinate, and returns the pixels.
+pub(super) fn check_tex(
+    name: &str,
+    st: TexState,
+    mem: &[u8],
+    coords: &[[f32; 4]],
+    want: impl Fn([f32; 4]) -> [u8; 4],
+) -> Vec<[u8; 4]> {
+    let group = Group {
+        coords: coords.to_vec(),
+        grads: None,
+    };
+    let got = render(st, mem, Opcode::TEX, &[group]);
+    let want: Vec<[u8; 4]> = coords.iter().map(|&c| want(c)).collect();
+    assert_pixels(name, &got, &want, coords);
+    got
+}
+
 pub(super) fn assert_pixels(name: &str, got: &[[u8; 4]], want: &[[u8; 4]], coords: &[[f32; 4]]) {
     assert_eq!(got.len(), want.len());
     for (k, (g, w)) in got.iter().zip(want).enumerate() {
