@@ -105,14 +105,13 @@ pub fn verts_px(pts: &[(f32, f32, f32)], w: u32, h: u32) -> Vec<u8> {
     v
 }
 
-/// Draws a rectangle of pixels [x0,x1) x [y0,y1) at depth z as a strip.
-pub fn rect(r: &mut Rig, x0: u32, y0: u32, x1: u32, y1: u32, z: f32) {
+/// Draws `pts` (pixels of the framebuffer, with NDC z) as `mode`.
+pub fn draw_px(r: &mut Rig, mode: PrimMode, pts: &[(f32, f32, f32)]) {
     let (w, h) = (
         r.ctx.framebuffer_state().width,
         r.ctx.framebuffer_state().height,
     );
-    let (a, b, c, d) = (x0 as f32, x1 as f32, y0 as f32, y1 as f32);
-    let data = verts_px(&[(a, c, z), (b, c, z), (a, d, z), (b, d, z)], w, h);
+    let data = verts_px(pts, w, h);
     r.ctx
         .set_vertex_buffers(
             0,
@@ -124,8 +123,18 @@ pub fn rect(r: &mut Rig, x0: u32, y0: u32, x1: u32, y1: u32, z: f32) {
         )
         .unwrap();
     r.ctx
-        .draw_vbo(&DrawInfo::arrays(PrimMode::TRIANGLE_STRIP, 0, 4))
+        .draw_vbo(&DrawInfo::arrays(mode, 0, pts.len() as u32))
         .unwrap();
+}
+
+/// Draws a rectangle of pixels [x0,x1) x [y0,y1) at depth z as a strip.
+pub fn rect(r: &mut Rig, x0: u32, y0: u32, x1: u32, y1: u32, z: f32) {
+    let (a, b, c, d) = (x0 as f32, x1 as f32, y0 as f32, y1 as f32);
+    draw_px(
+        r,
+        PrimMode::TRIANGLE_STRIP,
+        &[(a, c, z), (b, c, z), (a, d, z), (b, d, z)],
+    );
 }
 
 pub fn pixel(data: &[u8], w: u32, x: u32, y: u32) -> [u8; 4] {

@@ -43,20 +43,7 @@ fn draw_sprite(mask: u16, lower_left: bool, mode: PrimMode) -> Vec<u8> {
         PrimMode::POINTS => &[(16.0, 16.0, 0.0)],
         _ => &[(12.0, 12.0, 0.0), (20.0, 12.0, 0.0), (12.0, 20.0, 0.0)],
     };
-    let data = verts_px(pts, 32, 32);
-    r.ctx
-        .set_vertex_buffers(
-            0,
-            &[Some(VertexBuffer {
-                stride: 16,
-                buffer_offset: 0,
-                buffer: BufferSource::User(data.into()),
-            })],
-        )
-        .unwrap();
-    r.ctx
-        .draw_vbo(&DrawInfo::arrays(mode, 0, pts.len() as u32))
-        .unwrap();
+    draw_px(&mut r, mode, pts);
     r.ctx.read_level(&t, 0, 0).unwrap()
 }
 
