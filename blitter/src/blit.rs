@@ -29,13 +29,18 @@ pub struct BlitInfo {
 }
 
 fn check(r: &Resource, level: u32, b: &PipeBox, what: &str) -> Result<()> {
-    if r.target() != ResourceTarget::Texture2D {
+    // A 1D texture is stored as a 2D one of height 1.
+    if !matches!(
+        r.target(),
+        ResourceTarget::Texture2D | ResourceTarget::Texture1D
+    ) {
         return Err(BlitError::InvalidArgument(format!(
-            "{what} is not a 2D texture"
+            "{what} is not a 1D or 2D texture"
         )));
     }
     let (w, h) = r.level_extent(level)?;
-    if b.width == 0 || b.height == 0 || b.x + b.width > w || b.y + b.height > h {
+    let past = |a: u32, n: u32, end: u32| u64::from(a) + u64::from(n) > u64::from(end);
+    if b.width == 0 || b.height == 0 || past(b.x, b.width, w) || past(b.y, b.height, h) {
         return Err(BlitError::InvalidArgument(format!(
             "{what} box {b:?} outside level {level} ({w}x{h})"
         )));

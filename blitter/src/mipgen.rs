@@ -132,7 +132,7 @@ impl Blitter {
             // Level 0 into the private chain (CPU; this is not a generation submission).
             let (w, h) = res.level_extent(0)?;
             let t = ctx.transfer_map(res, 0, 0, map_flags::READ, PipeBox::new(0, 0, w, h))?;
-            ctx.texture_subdata(p, 0, 0, PipeBox::new(0, 0, w, h), &t.data, t.stride)?;
+            ctx.texture_subdata(p, 0, 0, PipeBox::new(0, 0, w, h), &t.data, t.stride_B, 0)?;
         }
         let target = private.as_ref().unwrap_or(res);
 

@@ -72,7 +72,15 @@ fn windows_of_a_2048_chain_leave_the_other_levels_as_they_were() {
                 vec![0xA5; (s * s * 4) as usize]
             };
             r.ctx
-                .texture_subdata(&tex, l, 0, PipeBox::new(0, 0, s, s), &data, s as usize * 4)
+                .texture_subdata(
+                    &tex,
+                    l,
+                    0,
+                    PipeBox::new(0, 0, s, s),
+                    &data,
+                    s as usize * 4,
+                    0,
+                )
                 .unwrap();
         }
         let before = raw(&tex);

@@ -130,7 +130,7 @@ fn a_scaled_format_converting_blit() {
         }
     }
     r.ctx
-        .texture_subdata(&src, 0, 0, PipeBox::new(0, 0, 4, 4), &data, 16)
+        .texture_subdata(&src, 0, 0, PipeBox::new(0, 0, 4, 4), &data, 16, 0)
         .unwrap();
     let dst = rt(&r, Format::R8G8B8A8_UNORM, 8, 8);
     r.blitter

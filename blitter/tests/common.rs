@@ -63,6 +63,7 @@ pub fn patterned(r: &mut Rig, format: Format, size: u32) -> Arc<Resource> {
             PipeBox::new(0, 0, size, size),
             &l0,
             size as usize * bpe,
+            0,
         )
         .unwrap();
     res

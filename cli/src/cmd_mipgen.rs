@@ -51,6 +51,7 @@ pub fn run(a: &Args) -> anyhow::Result<()> {
         PipeBox::new(0, 0, a.size, a.size),
         &l0,
         a.size as usize * 4,
+        0,
     )?;
     // A window starting above level 0 samples levels the source does not fill: fill them
     // with the expected chain first.
@@ -63,6 +64,7 @@ pub fn run(a: &Args) -> anyhow::Result<()> {
             PipeBox::new(0, 0, s, s),
             &expected[l as usize],
             s as usize * 4,
+            0,
         )?;
     }
     ctx.flush()?;

@@ -51,26 +51,26 @@ pub enum LayoutError {
         depth_px: u32,
     },
     /// A box whose slice range leaves its level.
-    #[error("box ({x},{y},{z}) {w}x{h}x{d} is outside the {level_w}x{level_h}x{level_d} level")]
+    #[error("box ({x_px},{y_px},{z_px}) {w_px}x{h_px}x{d_px} is outside the {level_w_px}x{level_h_px}x{level_d_px} level")]
     BoxOutOfRange {
         /// Left column.
-        x: u32,
+        x_px: u32,
         /// Top row.
-        y: u32,
+        y_px: u32,
         /// First slice.
-        z: u32,
+        z_px: u32,
         /// Width.
-        w: u32,
+        w_px: u32,
         /// Height.
-        h: u32,
+        h_px: u32,
         /// Depth.
-        d: u32,
+        d_px: u32,
         /// Level width.
-        level_w: u32,
+        level_w_px: u32,
         /// Level height.
-        level_h: u32,
+        level_h_px: u32,
         /// Level depth.
-        level_d: u32,
+        level_d_px: u32,
     },
     /// A linear slice stride shorter than one slice of the box.
     #[error("slice stride {slice_stride_B} B is shorter than a slice of {slice_B} B")]

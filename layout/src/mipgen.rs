@@ -150,7 +150,10 @@ pub fn downsample_3d(
     }
     let bpe = format.info().bytes_per_el as usize;
     let (w, h, d) = (w_px as usize, h_px as usize, d_px as usize);
-    let need_B = (w * h * d * bpe) as u64;
+    let need_B = [h, d, bpe]
+        .iter()
+        .try_fold(w as u64, |n, &k| n.checked_mul(k as u64))
+        .unwrap_or(u64::MAX);
     if (src.len() as u64) < need_B {
         return Err(LayoutError::BufferTooSmall {
             what: "source image",

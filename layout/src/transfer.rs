@@ -90,15 +90,15 @@ impl Layout {
         let l = self.level(level)?;
         if u64::from(box_px.z) + u64::from(box_px.d) > u64::from(l.depth_px) {
             return Err(LayoutError::BoxOutOfRange {
-                x: box_px.x,
-                y: box_px.y,
-                z: box_px.z,
-                w: box_px.w,
-                h: box_px.h,
-                d: box_px.d,
-                level_w: l.extent_px.w,
-                level_h: l.extent_px.h,
-                level_d: l.depth_px,
+                x_px: box_px.x,
+                y_px: box_px.y,
+                z_px: box_px.z,
+                w_px: box_px.w,
+                h_px: box_px.h,
+                d_px: box_px.d,
+                level_w_px: l.extent_px.w,
+                level_h_px: l.extent_px.h,
+                level_d_px: l.depth_px,
             });
         }
         Ok(rect_el)
@@ -411,7 +411,11 @@ fn check_box_linear(
             slice_B: one_B,
         });
     }
-    let need_B = u64::from(d - 1) * slice_B as u64 + one_B as u64;
+    // Checked: the slice stride comes from the caller. Past u64 is too big for any buffer.
+    let need_B = u64::from(d - 1)
+        .checked_mul(slice_B as u64)
+        .and_then(|b| b.checked_add(one_B as u64))
+        .unwrap_or(u64::MAX);
     if (len_B as u64) < need_B {
         return Err(LayoutError::BufferTooSmall {
             what,

@@ -195,7 +195,7 @@ fn bad_boxes_are_errors_and_write_nothing() {
     // Slices past the level (level 1 has 2).
     assert!(matches!(
         l.write_box(&mut a, 0, 1, Box3::new(0, 0, 1, 2, 2, 2), &src, 16, 64),
-        Err(BoxOutOfRange { level_d: 2, .. })
+        Err(BoxOutOfRange { level_d_px: 2, .. })
     ));
     assert!(matches!(
         l.read_box(
@@ -208,6 +208,19 @@ fn bad_boxes_are_errors_and_write_nothing() {
             4
         ),
         Err(BoxOutOfRange { .. })
+    ));
+    // A slice stride past any buffer is too small a buffer, not an overflow.
+    assert!(matches!(
+        l.write_box(
+            &mut a,
+            0,
+            0,
+            Box3::new(0, 0, 0, 2, 2, 3),
+            &src,
+            16,
+            usize::MAX
+        ),
+        Err(BufferTooSmall { .. })
     ));
     // x/y outside keeps its 2D error.
     assert!(matches!(

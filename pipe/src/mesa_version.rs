@@ -1,19 +1,21 @@
 //! The OpenGL, GLSL and OpenGL ES versions Mesa's state tracker would expose on a screen.
 //!
 //! Mesa decides the GL version from extensions, and the extensions from a driver's caps and
-//! format support (st_extensions.c, version.c). This module follows those rules for the
-//! versions up to GL 2.1 / GLES 2.0 — the SGX535's class — so that a caps change that would
-//! cost Mesa a GL version fails a test here, not on a user's laptop. Where Mesa releases
-//! differ (22.x checked more extensions for GL 1.3-2.1 than later releases, which assume
-//! them of every Gallium driver), the stricter rule is kept.
+//! format support (st_extensions.c, version.c). This module follows those rules up to GL 2.1 /
+//! GLES 2.0 — the SGX535's class — so that a caps change that would cost Mesa a GL version
+//! fails a test here, not on a user's laptop. Where Mesa releases differ (older ones also
+//! gated GL 1.4 on ARB_depth_texture, 1.5 on ARB_occlusion_query and 2.0 on ARB_point_sprite;
+//! later ones assume those of every Gallium driver), the stricter rule is kept.
 //!
-//! The minimum limits GL 2.1 sets (its state tables' minimum values) are checked too: Mesa
-//! reports a version without checking them, but an application may rely on them.
+//! Mesa advertises some core features without checking them: 3D textures (GL 1.2), cube maps
+//! (GL 1.3), and GL 2.1's minimum limits. A driver lacking them still gets the version but
+//! breaks applications, so they are reported apart, as `unchecked`.
 
 use sgx_hwdocs::Format;
 
 use crate::caps::{Cap, ShaderCap, ShaderStage};
 use crate::resource::{bind, ResourceTarget};
+use crate::screen::Screen;
 
 /// What the version rules ask of a screen.
 pub trait CapsSource {
@@ -34,8 +36,11 @@ pub struct MesaVersions {
     pub glsl: u32,
     /// OpenGL ES, major * 10 + minor; 0 when not even ES 2.0.
     pub gles: u32,
-    /// Each unmet requirement of the GL versions up to 2.1, as "GL x.y: what".
+    /// Each unmet requirement Mesa checks for the GL versions up to 2.1, as "GL x.y: what".
     pub missing: Vec<String>,
+    /// Core features and GL 2.1 minimum limits Mesa assumes without checking, that this
+    /// screen lacks.
+    pub unchecked: Vec<String>,
 }
 
 struct Ext {
@@ -129,19 +134,8 @@ pub fn mesa_versions(c: &dyn CapsSource) -> MesaVersions {
         }
         ok
     };
-    // Evaluate every requirement (no short-circuit) so `missing` lists them all.
-    let v12 = need(
-        "1.2",
-        e.texture_3d,
-        "3D textures (PIPE_CAP_MAX_TEXTURE_3D_LEVELS)",
-    );
-    let v13 = [
-        need("1.3", e.cube_map, "cube maps"),
-        // CLAMP_TO_BORDER is asked of every Gallium driver; the sampler state accepts it.
-    ]
-    .iter()
-    .all(|&b| b)
-        && v12;
+    // Evaluate every requirement (no short-circuit) so `missing` lists them all. GL 1.3 is
+    // Mesa's floor.
     let v14 = [
         need(
             "1.4",
@@ -151,8 +145,7 @@ pub fn mesa_versions(c: &dyn CapsSource) -> MesaVersions {
         need("1.4", e.shadow, "ARB_shadow (PIPE_CAP_TEXTURE_SHADOW_MAP)"),
     ]
     .iter()
-    .all(|&b| b)
-        && v13;
+    .all(|&b| b);
     let v15 = need("1.5", e.occlusion_query, "ARB_occlusion_query") && v14;
     let v20 = [
         need("2.0", e.shaders, "GLSL vertex and fragment shaders"),
@@ -174,11 +167,16 @@ pub fn mesa_versions(c: &dyn CapsSource) -> MesaVersions {
         _ if v20 => 20,
         _ if v15 => 15,
         _ if v14 => 14,
-        _ if v13 => 13,
-        _ => 12,
+        _ => 13,
     };
-    let shortfalls = limit_shortfalls(c);
-    missing.extend(shortfalls);
+    let mut unchecked = Vec::new();
+    if !e.texture_3d {
+        unchecked.push("GL 1.2: 3D textures (PIPE_CAP_MAX_TEXTURE_3D_LEVELS)".to_string());
+    }
+    if !e.cube_map {
+        unchecked.push("GL 1.3: cube maps (PIPE_CAP_MAX_TEXTURE_CUBE_LEVELS)".to_string());
+    }
+    unchecked.extend(limit_shortfalls(c));
     // Mesa caps the GLSL version by the GL version in a compatibility context.
     let glsl_for_gl = match gl {
         21 => 120,
@@ -192,6 +190,26 @@ pub fn mesa_versions(c: &dyn CapsSource) -> MesaVersions {
         glsl,
         gles: if es2 { 20 } else { 0 },
         missing,
+        unchecked,
+    }
+}
+
+impl CapsSource for Screen {
+    fn param(&self, cap: Cap) -> i64 {
+        self.get_param(cap)
+    }
+    fn shader_param(&self, stage: ShaderStage, cap: ShaderCap) -> i64 {
+        self.get_shader_param(stage, cap)
+    }
+    fn format(&self, format: Format, target: ResourceTarget, bind: u32) -> bool {
+        self.is_format_supported(format, target, bind, 1)
+    }
+}
+
+impl Screen {
+    /// The OpenGL, GLSL and GLES versions Mesa would expose on this screen.
+    pub fn mesa_versions(&self) -> MesaVersions {
+        mesa_versions(self)
     }
 }
 
@@ -243,6 +261,7 @@ mod tests {
     fn the_screen_gets_gl_2_1_glsl_1_20_and_gles_2_0() {
         let v = mesa_versions(&Fake::real());
         assert_eq!(v.missing, Vec::<String>::new());
+        assert_eq!(v.unchecked, Vec::<String>::new());
         assert_eq!((v.gl, v.glsl, v.gles), (21, 120, 20));
     }
 
@@ -262,10 +281,14 @@ mod tests {
                 .without(Format::Z24_UNORM_S8_UINT),
         );
         assert_eq!(v.gl, 13);
+        // Mesa does not check 3D textures: the version stays, the gap is reported.
         let v = case(Fake::real().cap(Cap::MaxTexture3dLevels, 0));
-        assert_eq!(v.gl, 12);
-        assert!(v.missing.iter().any(|m| m.contains("3D textures")));
-        assert!(v.missing.iter().any(|m| m.contains("MAX_3D_TEXTURE_SIZE")));
+        assert_eq!((v.gl, v.missing.len()), (21, 0));
+        assert!(v.unchecked.iter().any(|m| m.contains("3D textures")));
+        assert!(v
+            .unchecked
+            .iter()
+            .any(|m| m.contains("MAX_3D_TEXTURE_SIZE")));
         // ES 2.0 needs only shaders, NPOT and separate blend equations.
         assert_eq!(case(Fake::real().cap(Cap::MaxTexture3dLevels, 0)).gles, 20);
         assert_eq!(case(Fake::real().cap(Cap::NpotTextures, 0)).gles, 0);
@@ -274,8 +297,12 @@ mod tests {
     #[test]
     fn a_small_limit_is_reported() {
         let v = mesa_versions(&Fake::real().cap(Cap::MaxTexture3dLevels, 4));
-        assert_eq!(v.gl, 21, "Mesa does not check limits");
-        assert_eq!(v.missing.len(), 1, "{:?}", v.missing);
-        assert!(v.missing[0].contains("MAX_3D_TEXTURE_SIZE (levels) is 4, needs 5"));
+        assert_eq!(
+            (v.gl, v.missing.len()),
+            (21, 0),
+            "Mesa does not check limits"
+        );
+        assert_eq!(v.unchecked.len(), 1, "{:?}", v.unchecked);
+        assert!(v.unchecked[0].contains("MAX_3D_TEXTURE_SIZE (levels) is 4, needs 5"));
     }
 }

@@ -78,18 +78,6 @@ pub(crate) fn format_supported(
     true
 }
 
-impl crate::mesa_version::CapsSource for Screen {
-    fn param(&self, cap: Cap) -> i64 {
-        self.get_param(cap)
-    }
-    fn shader_param(&self, stage: ShaderStage, cap: ShaderCap) -> i64 {
-        self.get_shader_param(stage, cap)
-    }
-    fn format(&self, format: Format, target: Target, bind: u32) -> bool {
-        self.is_format_supported(format, target, bind, 1)
-    }
-}
-
 /// A screen. Cheap to clone; contexts hold one.
 #[derive(Clone)]
 pub struct Screen(Arc<ScreenInner>);
@@ -144,11 +132,6 @@ impl Screen {
         samples: u32,
     ) -> bool {
         format_supported(format, target, bind_flags, samples)
-    }
-
-    /// The OpenGL, GLSL and GLES versions Mesa would expose on this screen.
-    pub fn mesa_versions(&self) -> crate::mesa_version::MesaVersions {
-        crate::mesa_version::mesa_versions(self)
     }
 
     /// Checks a template and works out its storage: bytes and, for textures, the layout.

@@ -5,6 +5,8 @@
 //! writer, a write for everyone). Never earlier, never skipped — except with UNSYNCHRONIZED,
 //! where the caller promised not to touch bytes in use.
 
+#![allow(non_snake_case)] // Byte units in names: stride_B, layer_stride_B.
+
 use std::sync::Arc;
 
 use sgx_layout::Box3;
@@ -76,9 +78,9 @@ pub struct Transfer {
     bbox: PipeBox,
     usage: u32,
     /// Bytes between rows of `data`.
-    pub stride: usize,
+    pub stride_B: usize,
     /// Bytes between slices of `data` (3D boxes).
-    pub layer_stride: usize,
+    pub layer_stride_B: usize,
     /// The pixels (or bytes) of the box.
     pub data: Vec<u8>,
 }
@@ -164,9 +166,9 @@ impl Context {
         } else {
             r.format().info().bytes_per_el as usize
         };
-        let stride = b.width as usize * bpe;
-        let layer_stride = stride * b.height as usize;
-        let mut data = vec![0u8; layer_stride * b.depth as usize];
+        let stride_B = b.width as usize * bpe;
+        let layer_stride_B = stride_B * b.height as usize;
+        let mut data = vec![0u8; layer_stride_B * b.depth as usize];
         if reads {
             let (bo, layout) = {
                 let st = r.storage();
@@ -188,8 +190,8 @@ impl Context {
                         level,
                         b.box3(),
                         &mut data,
-                        stride,
-                        layer_stride,
+                        stride_B,
+                        layer_stride_B,
                     )?;
                 }
             }
@@ -200,8 +202,8 @@ impl Context {
             face,
             bbox: b,
             usage,
-            stride,
-            layer_stride,
+            stride_B,
+            layer_stride_B,
             data,
         })
     }
@@ -241,8 +243,8 @@ impl Context {
                     t.level,
                     b.box3(),
                     &t.data,
-                    t.stride,
-                    t.layer_stride,
+                    t.stride_B,
+                    t.layer_stride_B,
                 )?;
                 map.write_at(start as u64, &alloc[start..])?;
             }
@@ -250,8 +252,10 @@ impl Context {
         Ok(())
     }
 
-    /// `texture_subdata`: writes `data` into a box of a level: rows `stride` bytes apart,
-    /// and for a 3D box, slices `stride * height` bytes apart.
+    /// `texture_subdata`: writes `data` into a box of a level: rows `stride_B` bytes apart
+    /// and, for a box of more than one slice, slices `layer_stride_B` bytes apart (ignored for
+    /// one slice).
+    #[allow(clippy::too_many_arguments)] // Gallium's signature, kept so the C glue stays thin.
     pub fn texture_subdata(
         &mut self,
         r: &Arc<Resource>,
@@ -259,27 +263,39 @@ impl Context {
         face: u32,
         b: PipeBox,
         data: &[u8],
-        stride: usize,
+        stride_B: usize,
+        layer_stride_B: usize,
     ) -> Result<()> {
         if r.target() == ResourceTarget::Buffer {
             return invalid("texture_subdata of a buffer");
         }
         let bpe = r.format().info().bytes_per_el as usize;
-        let row = b.width as usize * bpe;
+        let row_B = b.width as usize * bpe;
         let (rows, slices) = (b.height as usize, b.depth as usize);
-        let layer = stride * rows;
-        if b.height == 0
-            || b.depth == 0
-            || stride < row
-            || data.len() < layer * (slices - 1) + stride * (rows - 1) + row
-        {
-            return invalid(format!(
-                "{} bytes with stride {stride} for a {}x{}x{} box",
-                data.len(),
-                b.width,
-                b.height,
-                b.depth
-            ));
+        // The bytes the box needs: the last row of the last slice ends the data. Checked, as
+        // the strides come from the caller.
+        let need_B = (|| {
+            let slice_B = stride_B
+                .checked_mul(rows.checked_sub(1)?)?
+                .checked_add(row_B)?;
+            if slices > 1 && layer_stride_B < slice_B {
+                return None;
+            }
+            layer_stride_B
+                .checked_mul(slices.checked_sub(1)?)?
+                .checked_add(slice_B)
+        })();
+        match need_B {
+            Some(n) if stride_B >= row_B && data.len() >= n => {}
+            _ => {
+                return invalid(format!(
+                    "{} bytes with strides {stride_B}/{layer_stride_B} for a {}x{}x{} box",
+                    data.len(),
+                    b.width,
+                    b.height,
+                    b.depth
+                ))
+            }
         }
         let mut t = self.transfer_map(
             r,
@@ -290,9 +306,9 @@ impl Context {
         )?;
         for z in 0..slices {
             for y in 0..rows {
-                let to = z * t.layer_stride + y * row;
-                let from = z * layer + y * stride;
-                t.data[to..to + row].copy_from_slice(&data[from..from + row]);
+                let to = z * t.layer_stride_B + y * row_B;
+                let from = z * layer_stride_B + y * stride_B;
+                t.data[to..to + row_B].copy_from_slice(&data[from..from + row_B]);
             }
         }
         self.transfer_unmap(t)
@@ -345,6 +361,9 @@ impl Context {
             if dst.target() != src.target() {
                 return invalid("copy between a buffer and a texture");
             }
+            if dst_level | dst_face | dy | dz | src_level | src_face != 0 {
+                return invalid("a buffer copy has level 0, face 0 and only an x offset");
+            }
             let mut t = self.transfer_map(src, 0, 0, map_flags::READ, b)?;
             let data = std::mem::take(&mut t.data);
             return self.buffer_subdata(dst, dx, &data);
@@ -363,7 +382,8 @@ impl Context {
             dst_face,
             PipeBox::new_3d(dx, dy, dz, b.width, b.height, b.depth),
             &t.data,
-            t.stride,
+            t.stride_B,
+            t.layer_stride_B,
         )
     }
 }

@@ -54,7 +54,7 @@ fn bad_input_is_an_error_and_keeps_what_was_bound() {
         .is_err());
     assert!(r
         .ctx
-        .texture_subdata(&tex, 0, 0, PipeBox::new(0, 0, 8, 8), &[0; 10], 32)
+        .texture_subdata(&tex, 0, 0, PipeBox::new(0, 0, 8, 8), &[0; 10], 32, 0)
         .is_err());
 
     // Formats that cannot serve: L8 as a render target, a depth format as colour.

@@ -27,7 +27,7 @@ fn painted(r: &mut Rig) -> Arc<Resource> {
         .unwrap();
     let data: Vec<u8> = (0..8 * 8 * 4).map(|i| (i * 7 % 251) as u8).collect();
     r.ctx
-        .texture_subdata(&tex, 0, 0, PipeBox::new(8, 0, 8, 8), &data, 8 * 4)
+        .texture_subdata(&tex, 0, 0, PipeBox::new(8, 0, 8, 8), &data, 8 * 4, 0)
         .unwrap();
     let fence = r.ctx.flush().unwrap().expect("the clear was submitted");
     assert!(r.screen.fence_finish(&fence, LONG).unwrap());

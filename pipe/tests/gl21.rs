@@ -18,7 +18,15 @@ fn upload(r: &mut Rig, tex: &Arc<Resource>, bytes: &[u8]) {
     let (w, h) = (tex.width(), tex.height());
     let bpe = tex.format().info().bytes_per_el as usize;
     r.ctx
-        .texture_subdata(tex, 0, 0, PipeBox::new(0, 0, w, h), bytes, w as usize * bpe)
+        .texture_subdata(
+            tex,
+            0,
+            0,
+            PipeBox::new(0, 0, w, h),
+            bytes,
+            w as usize * bpe,
+            0,
+        )
         .unwrap();
 }
 

@@ -23,7 +23,7 @@ pub fn scene(dev: Arc<dyn Device>) -> Vec<u8> {
         ))
         .unwrap();
     let l0 = sgx_blitter::pattern::level0(32);
-    ctx.texture_subdata(&tex, 0, 0, PipeBox::new(0, 0, 32, 32), &l0, 128)
+    ctx.texture_subdata(&tex, 0, 0, PipeBox::new(0, 0, 32, 32), &l0, 128, 0)
         .unwrap();
     let blitter =
         sgx_blitter::Blitter::with_admission(&ctx, sgx_blitter::Admission::builtin()).unwrap();

@@ -143,6 +143,7 @@ fn every_sampleable_format_twiddled_and_linear_samples_as_decoded() {
                     PipeBox::new(0, 0, w, h),
                     &data,
                     w as usize * bpe,
+                    0,
                 )
                 .unwrap();
             let px = sample_whole(&mut r, &tex);
@@ -209,6 +210,7 @@ DCL OUT[1], GENERIC[0]
                     PipeBox::new(0, 0, s, s),
                     &d,
                     s as usize * 4,
+                    0,
                 )
                 .unwrap();
         }

@@ -44,13 +44,16 @@ fn a_box_written_into_a_level_reads_back_and_nothing_else_changes() {
                 PipeBox::new_3d(0, 0, 0, w, h, d),
                 &before,
                 (w * 4) as usize,
+                (w * h * 4) as usize,
             )
             .unwrap();
         assert_eq!(r.ctx.read_level(&tex, 0, 0).unwrap(), before);
-        // A box at an odd corner, its rows padded to 32 bytes in the source.
+        // A box at an odd corner, its rows padded to 32 bytes in the source and its slices
+        // one row further apart than the box is high (GL_UNPACK_IMAGE_HEIGHT).
         let (bx, by, bz, bw, bh, bd) = (1, 1, 1, 3, 2, 3);
         let stride = 32usize;
-        let src = bytes(stride / 4 * (bh * bd) as usize, 99);
+        let layer = stride * (bh as usize + 1);
+        let src = bytes(layer / 4 * bd as usize, 99);
         r.ctx
             .texture_subdata(
                 &tex,
@@ -59,6 +62,7 @@ fn a_box_written_into_a_level_reads_back_and_nothing_else_changes() {
                 PipeBox::new_3d(bx, by, bz, bw, bh, bd),
                 &src,
                 stride,
+                layer,
             )
             .unwrap();
         let after = r.ctx.read_level(&tex, 0, 0).unwrap();
@@ -70,8 +74,9 @@ fn a_box_written_into_a_level_reads_back_and_nothing_else_changes() {
                         && (by..by + bh).contains(&y)
                         && (bz..bz + bd).contains(&z);
                     let want = if inside {
-                        let s =
-                            ((z - bz) * bh + (y - by)) as usize * stride + ((x - bx) * 4) as usize;
+                        let s = (z - bz) as usize * layer
+                            + (y - by) as usize * stride
+                            + ((x - bx) * 4) as usize;
                         &src[s..s + 4]
                     } else {
                         &before[at..at + 4]
@@ -102,16 +107,36 @@ fn boxes_outside_the_level_or_slices_of_a_2d_texture_are_refused() {
         (2, PipeBox::new_3d(0, 0, 1, 1, 1, 1)),
     ];
     for (level, b) in bad {
-        let e = r.ctx.texture_subdata(&tex, level, 0, b, &data, 16);
+        let e = r.ctx.texture_subdata(&tex, level, 0, b, &data, 16, 64);
         assert!(
             matches!(e, Err(PipeError::InvalidArgument(_))),
             "{level} {b:?}"
         );
     }
+    // Strides that overflow, or slices closer than a slice is long, are refused, not a panic.
+    let whole = PipeBox::new_3d(0, 0, 0, 4, 4, 4);
+    for (stride, layer) in [(usize::MAX, 64), (16, usize::MAX), (16, 48)] {
+        let e = r
+            .ctx
+            .texture_subdata(&tex, 0, 0, whole, &data, stride, layer);
+        assert!(
+            matches!(e, Err(PipeError::InvalidArgument(_))),
+            "{stride} {layer}"
+        );
+    }
+    // A buffer copy has no levels, faces, rows or slices.
+    let buf = r
+        .screen
+        .resource_create(&ResourceTemplate::buffer(64, bind::VERTEX_BUFFER))
+        .unwrap();
+    let e = r
+        .ctx
+        .resource_copy_region(&buf, 0, 0, 0, 0, 1, &buf, 0, 0, PipeBox::new(0, 0, 4, 1));
+    assert!(matches!(e, Err(PipeError::InvalidArgument(_))));
     let flat = target(&r, Format::B8G8R8A8_UNORM, 4, 4);
     let e = r
         .ctx
-        .texture_subdata(&flat, 0, 0, PipeBox::new_3d(0, 0, 0, 4, 4, 2), &data, 16);
+        .texture_subdata(&flat, 0, 0, PipeBox::new_3d(0, 0, 0, 4, 4, 2), &data, 16, 0);
     assert!(matches!(e, Err(PipeError::InvalidArgument(_))));
     // Depth on a 2D template, and a 3D depth-format texture, are refused at creation.
     let mut t = ResourceTemplate::texture_2d(Format::B8G8R8A8_UNORM, 4, 4, 0, bind::SAMPLER_VIEW);
@@ -131,7 +156,7 @@ fn copy_region_moves_a_box_between_slices() {
     let b = volume(&r, 4, 4, 4, 0, bind::SAMPLER_VIEW);
     let src = bytes(64, 7);
     r.ctx
-        .texture_subdata(&a, 0, 0, PipeBox::new_3d(0, 0, 0, 4, 4, 4), &src, 16)
+        .texture_subdata(&a, 0, 0, PipeBox::new_3d(0, 0, 0, 4, 4, 4), &src, 16, 64)
         .unwrap();
     // Slices 0..2, rows 1..3, columns 2..4 of `a` land at (0, 0, 2) of `b`.
     r.ctx
@@ -210,7 +235,7 @@ fn sampling_a_volume_reads_the_slice_at_r() {
     let tex = volume(&r, 4, 4, 4, 0, bind::SAMPLER_VIEW);
     let src = bytes(64, 3);
     r.ctx
-        .texture_subdata(&tex, 0, 0, PipeBox::new_3d(0, 0, 0, 4, 4, 4), &src, 16)
+        .texture_subdata(&tex, 0, 0, PipeBox::new_3d(0, 0, 0, 4, 4, 4), &src, 16, 64)
         .unwrap();
     for k in 0..4usize {
         let got = sample_at_r(&mut r, &tex, (k as f32 + 0.5) / 4.0, AddrMode::REPEAT);
@@ -233,7 +258,7 @@ fn a_volume_mip_chain_is_generated_on_the_cpu_route_with_a_2x2x2_box() {
     let tex = volume(&r, 4, 4, 2, 2, bind::SAMPLER_VIEW);
     let src = bytes(32, 11);
     r.ctx
-        .texture_subdata(&tex, 0, 0, PipeBox::new_3d(0, 0, 0, 4, 4, 2), &src, 16)
+        .texture_subdata(&tex, 0, 0, PipeBox::new_3d(0, 0, 0, 4, 4, 2), &src, 16, 64)
         .unwrap();
     let blitter = sgx_blitter::Blitter::new(&r.ctx).unwrap();
     let rep = blitter.generate_mipmap(&mut r.ctx, &tex, 0, 2).unwrap();

@@ -118,6 +118,7 @@ impl Cube {
             PipeBox::new(0, 0, TEX_PX, TEX_PX),
             &texels(),
             TEX_PX as usize * 4,
+            0,
         )?;
         let blitter = Blitter::new(ctx)?;
         let report = blitter
