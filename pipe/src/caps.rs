@@ -6,111 +6,77 @@
 
 use sgx_hwdocs::{limits, usse};
 
-/// Screen capabilities (a subset of Gallium's `pipe_cap`, by name).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[allow(missing_docs)]
-pub enum Cap {
-    NpotTextures,
-    MaxDualSourceRenderTargets,
-    AnisotropicFilter,
-    PointSprite,
-    MaxRenderTargets,
-    OcclusionQuery,
-    QueryTimeElapsed,
-    QueryTimestamp,
-    TextureSwizzle,
-    MaxTexture2dSize,
-    MaxTexture3dLevels,
-    TextureShadowMap,
-    MaxTextureCubeLevels,
-    TextureMirrorClamp,
-    BlendEquationSeparate,
-    TwoSidedStencil,
-    IndepBlendEnable,
-    FragmentShaderTextureLod,
-    FragmentShaderDerivatives,
-    VertexShaderSaturate,
-    TgsiFsCoordOriginUpperLeft,
-    TgsiFsCoordPixelCenterHalfInteger,
-    DepthClipDisable,
-    ConditionalRender,
-    PrimitiveRestart,
-    MaxVertexAttribStride,
-    GlslFeatureLevel,
-    GlslFeatureLevelCompatibility,
-    EsslFeatureLevel,
-    Integers,
-    ConstantBufferOffsetAlignment,
-    MinMapBufferAlignment,
-    TextureBorderColorQuirk,
-    AlphaTest,
-    MaxViewports,
-    Endianness,
-    VertexElementSrcOffset4ByteAligned,
-    TimerResolution,
-    TextureMultisample,
-    ShaderStencilExport,
-    UserVertexBuffers,
-    Accelerated,
-    Uma,
-    VideoMemory,
-    PreferBlitBasedTextureTransfer,
-    ClipHalfz,
-    QueryOcclusionPredicate,
+/// Declares a fieldless enum and its `ALL` list together, so the list cannot miss a variant.
+macro_rules! cap_enum {
+    ($(#[$meta:meta])* $name:ident { $($variant:ident),* $(,)? }) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        #[allow(missing_docs)]
+        pub enum $name {
+            $($variant),*
+        }
+
+        impl $name {
+            /// Every value, in declaration order.
+            pub const ALL: &'static [$name] = &[$($name::$variant),*];
+        }
+    };
+}
+
+cap_enum! {
+    /// Screen capabilities (a subset of Gallium's `pipe_cap`, by name).
+    Cap {
+        NpotTextures,
+        MaxDualSourceRenderTargets,
+        AnisotropicFilter,
+        PointSprite,
+        MaxRenderTargets,
+        OcclusionQuery,
+        QueryTimeElapsed,
+        QueryTimestamp,
+        TextureSwizzle,
+        MaxTexture2dSize,
+        MaxTexture3dLevels,
+        TextureShadowMap,
+        MaxTextureCubeLevels,
+        TextureMirrorClamp,
+        BlendEquationSeparate,
+        TwoSidedStencil,
+        IndepBlendEnable,
+        FragmentShaderTextureLod,
+        FragmentShaderDerivatives,
+        VertexShaderSaturate,
+        TgsiFsCoordOriginUpperLeft,
+        TgsiFsCoordPixelCenterHalfInteger,
+        DepthClipDisable,
+        ConditionalRender,
+        PrimitiveRestart,
+        MaxVertexAttribStride,
+        GlslFeatureLevel,
+        GlslFeatureLevelCompatibility,
+        EsslFeatureLevel,
+        Integers,
+        ConstantBufferOffsetAlignment,
+        MinMapBufferAlignment,
+        TextureBorderColorQuirk,
+        AlphaTest,
+        MaxViewports,
+        Endianness,
+        VertexElementSrcOffset4ByteAligned,
+        TimerResolution,
+        TextureMultisample,
+        ShaderStencilExport,
+        UserVertexBuffers,
+        Accelerated,
+        Uma,
+        VideoMemory,
+        PreferBlitBasedTextureTransfer,
+        ClipHalfz,
+        QueryOcclusionPredicate,
+    }
 }
 
 impl Cap {
-    /// Every capability, in declaration order.
-    pub const ALL: &'static [Cap] = &[
-        Cap::NpotTextures,
-        Cap::MaxDualSourceRenderTargets,
-        Cap::AnisotropicFilter,
-        Cap::PointSprite,
-        Cap::MaxRenderTargets,
-        Cap::OcclusionQuery,
-        Cap::QueryTimeElapsed,
-        Cap::QueryTimestamp,
-        Cap::TextureSwizzle,
-        Cap::MaxTexture2dSize,
-        Cap::MaxTexture3dLevels,
-        Cap::TextureShadowMap,
-        Cap::MaxTextureCubeLevels,
-        Cap::TextureMirrorClamp,
-        Cap::BlendEquationSeparate,
-        Cap::TwoSidedStencil,
-        Cap::IndepBlendEnable,
-        Cap::FragmentShaderTextureLod,
-        Cap::FragmentShaderDerivatives,
-        Cap::VertexShaderSaturate,
-        Cap::TgsiFsCoordOriginUpperLeft,
-        Cap::TgsiFsCoordPixelCenterHalfInteger,
-        Cap::DepthClipDisable,
-        Cap::ConditionalRender,
-        Cap::PrimitiveRestart,
-        Cap::MaxVertexAttribStride,
-        Cap::GlslFeatureLevel,
-        Cap::GlslFeatureLevelCompatibility,
-        Cap::EsslFeatureLevel,
-        Cap::Integers,
-        Cap::ConstantBufferOffsetAlignment,
-        Cap::MinMapBufferAlignment,
-        Cap::TextureBorderColorQuirk,
-        Cap::AlphaTest,
-        Cap::MaxViewports,
-        Cap::Endianness,
-        Cap::VertexElementSrcOffset4ByteAligned,
-        Cap::TimerResolution,
-        Cap::TextureMultisample,
-        Cap::ShaderStencilExport,
-        Cap::UserVertexBuffers,
-        Cap::Accelerated,
-        Cap::Uma,
-        Cap::VideoMemory,
-        Cap::PreferBlitBasedTextureTransfer,
-        Cap::ClipHalfz,
-        Cap::QueryOcclusionPredicate,
-    ];
-
     /// The Gallium name.
     pub fn name(self) -> String {
         let dbg = format!("{self:?}");
@@ -194,53 +160,31 @@ pub enum ShaderStage {
     Fragment,
 }
 
-/// Per-stage capabilities (a subset of Gallium's `pipe_shader_cap`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[allow(missing_docs)]
-pub enum ShaderCap {
-    MaxInstructions,
-    MaxControlFlowDepth,
-    MaxInputs,
-    MaxOutputs,
-    MaxConstBufferSize,
-    MaxConstBuffers,
-    MaxTemps,
-    CondCodes,
-    IndirectInputAddr,
-    IndirectTempAddr,
-    IndirectConstAddr,
-    Subroutines,
-    Integers,
-    MaxTextureSamplers,
-    MaxSamplerViews,
-    PreferredIr,
-    SupportedIrs,
-    TgsiSqrtSupported,
+cap_enum! {
+    /// Per-stage capabilities (a subset of Gallium's `pipe_shader_cap`).
+    ShaderCap {
+        MaxInstructions,
+        MaxControlFlowDepth,
+        MaxInputs,
+        MaxOutputs,
+        MaxConstBufferSize,
+        MaxConstBuffers,
+        MaxTemps,
+        CondCodes,
+        IndirectInputAddr,
+        IndirectTempAddr,
+        IndirectConstAddr,
+        Subroutines,
+        Integers,
+        MaxTextureSamplers,
+        MaxSamplerViews,
+        PreferredIr,
+        SupportedIrs,
+        TgsiSqrtSupported,
+    }
 }
 
 impl ShaderCap {
-    /// Every per-stage capability, in declaration order.
-    pub const ALL: &'static [ShaderCap] = &[
-        ShaderCap::MaxInstructions,
-        ShaderCap::MaxControlFlowDepth,
-        ShaderCap::MaxInputs,
-        ShaderCap::MaxOutputs,
-        ShaderCap::MaxConstBufferSize,
-        ShaderCap::MaxConstBuffers,
-        ShaderCap::MaxTemps,
-        ShaderCap::CondCodes,
-        ShaderCap::IndirectInputAddr,
-        ShaderCap::IndirectTempAddr,
-        ShaderCap::IndirectConstAddr,
-        ShaderCap::Subroutines,
-        ShaderCap::Integers,
-        ShaderCap::MaxTextureSamplers,
-        ShaderCap::MaxSamplerViews,
-        ShaderCap::PreferredIr,
-        ShaderCap::SupportedIrs,
-        ShaderCap::TgsiSqrtSupported,
-    ];
-
     /// The Gallium name.
     pub fn name(self) -> String {
         let dbg = format!("{self:?}");
