@@ -1,10 +1,12 @@
-//! `sgx535 demo cube|gears [--frames N] [--out DIR]`: render through the pipe API on the device
-//! model and write one PNG per frame (DIR/cube-000.png, ...).
+//! `sgx535 demo cube|gears|shadow [--frames N] [--out DIR]`: render through the pipe API on the
+//! device model and write one PNG per frame (DIR/cube-000.png, ...).
 
 mod cube;
 mod gears;
 mod math;
 mod shaders;
+mod shadow;
+mod shadow_scene;
 mod target;
 
 use std::path::PathBuf;
@@ -18,7 +20,7 @@ use sgx_winsys::{Device, SimDevice};
 #[derive(clap::Args)]
 pub struct Args {
     /// Which demo.
-    #[arg(value_parser = ["cube", "gears"])]
+    #[arg(value_parser = ["cube", "gears", "shadow"])]
     which: String,
     /// Frames to render; the scene turns between them.
     #[arg(long, default_value_t = 1)]
@@ -26,11 +28,16 @@ pub struct Args {
     /// Directory for the PNGs (created if missing).
     #[arg(long, default_value = ".")]
     out: PathBuf,
+    /// demo shadow only: look the shadow map up with compare function ALWAYS, so every
+    /// lookup reads lit (tests diff the two renderings).
+    #[arg(long, hide = true)]
+    unshadowed: bool,
 }
 
 enum Scene {
     Cube(cube::Cube),
     Gears(gears::Gears),
+    Shadow(shadow::Shadow),
 }
 
 impl Scene {
@@ -38,6 +45,7 @@ impl Scene {
         match self {
             Scene::Cube(c) => c.target(),
             Scene::Gears(g) => g.target(),
+            Scene::Shadow(s) => s.target(),
         }
     }
 
@@ -45,6 +53,7 @@ impl Scene {
         match self {
             Scene::Cube(c) => c.draw(ctx, n),
             Scene::Gears(g) => g.draw(ctx, n),
+            Scene::Shadow(s) => s.draw(ctx, n),
         }
     }
 }
@@ -52,6 +61,9 @@ impl Scene {
 pub fn run(a: &Args) -> anyhow::Result<()> {
     if a.frames == 0 {
         anyhow::bail!("--frames must be at least 1");
+    }
+    if a.unshadowed && a.which != "shadow" {
+        anyhow::bail!("--unshadowed applies to demo shadow only");
     }
     std::fs::create_dir_all(&a.out).with_context(|| format!("creating {}", a.out.display()))?;
     let dev: Arc<dyn Device> = Arc::new(SimDevice::new()?);
@@ -66,6 +78,21 @@ pub fn run(a: &Args) -> anyhow::Result<()> {
                 c.mip_route
             );
             Scene::Cube(c)
+        }
+        "shadow" => {
+            let lookup = if a.unshadowed {
+                shadow::Lookup::ForcedLit
+            } else {
+                shadow::Lookup::Shadowed
+            };
+            let s = shadow::Shadow::new(&screen, &mut ctx, lookup)?;
+            println!(
+                "shadow: {0}x{0}, a box on a floor, {1}x{1} Z24S8 shadow map, 2 passes per frame{2}",
+                shadow_scene::SIZE_PX,
+                shadow_scene::SHADOW_MAP_PX,
+                if a.unshadowed { " (lookups forced lit)" } else { "" }
+            );
+            Scene::Shadow(s)
         }
         _ => {
             let g = gears::Gears::new(&screen, &mut ctx)?;

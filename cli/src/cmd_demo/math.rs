@@ -66,6 +66,39 @@ impl Mat4 {
         Mat4::frustum(-t * aspect, t * aspect, -t, t, n, f)
     }
 
+    /// glScalef.
+    pub fn scale(x: f32, y: f32, z: f32) -> Mat4 {
+        let mut m = Mat4::identity();
+        m.0[0][0] = x;
+        m.0[1][1] = y;
+        m.0[2][2] = z;
+        m
+    }
+
+    /// glOrtho: eye z -n maps to clip z -1, eye z -f to +1.
+    pub fn ortho(l: f32, r: f32, b: f32, t: f32, n: f32, f: f32) -> Mat4 {
+        Mat4([
+            [2.0 / (r - l), 0.0, 0.0, -(r + l) / (r - l)],
+            [0.0, 2.0 / (t - b), 0.0, -(t + b) / (t - b)],
+            [0.0, 0.0, -2.0 / (f - n), -(f + n) / (f - n)],
+            [0.0, 0.0, 0.0, 1.0],
+        ])
+    }
+
+    /// gluLookAt: the eye at `eye` looking at `centre`, `up` roughly up.
+    pub fn look_at(eye: [f32; 3], centre: [f32; 3], up: [f32; 3]) -> Mat4 {
+        let f = normalize(sub(centre, eye));
+        let s = normalize(cross(f, up));
+        let u = cross(s, f);
+        let rot = Mat4([
+            [s[0], s[1], s[2], 0.0],
+            [u[0], u[1], u[2], 0.0],
+            [-f[0], -f[1], -f[2], 0.0],
+            [0.0, 0.0, 0.0, 1.0],
+        ]);
+        rot.mul(&Mat4::translate(-eye[0], -eye[1], -eye[2]))
+    }
+
     /// The matrix applied to a point.
     #[cfg(test)]
     pub fn apply(&self, v: [f32; 4]) -> [f32; 4] {
@@ -75,6 +108,20 @@ impl Mat4 {
         }
         o
     }
+}
+
+/// `a - b`.
+pub fn sub(a: [f32; 3], b: [f32; 3]) -> [f32; 3] {
+    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
+}
+
+/// `a x b`.
+pub fn cross(a: [f32; 3], b: [f32; 3]) -> [f32; 3] {
+    [
+        a[1] * b[2] - a[2] * b[1],
+        a[2] * b[0] - a[0] * b[2],
+        a[0] * b[1] - a[1] * b[0],
+    ]
 }
 
 /// `v / |v|`.
@@ -100,6 +147,30 @@ mod tests {
         let far = m.apply([0.0, 0.0, -60.0, 1.0]);
         assert!((near[2] / near[3] + 1.0).abs() < 1e-5, "{near:?}");
         assert!((far[2] / far[3] - 1.0).abs() < 1e-5, "{far:?}");
+    }
+
+    #[test]
+    fn look_at_puts_the_centre_on_the_negative_z_axis_and_up_on_y() {
+        let m = Mat4::look_at([3.0, 4.0, 5.0], [1.0, 1.0, 1.0], [0.0, 1.0, 0.0]);
+        let c = m.apply([1.0, 1.0, 1.0, 1.0]);
+        let d = (4.0f32 + 9.0 + 16.0).sqrt();
+        assert!(c[0].abs() < 1e-5 && c[1].abs() < 1e-5, "{c:?}");
+        assert!((c[2] + d).abs() < 1e-5, "{c:?}");
+        // A point straight above the eye is above the view axis.
+        assert!(m.apply([3.0, 5.0, 5.0, 1.0])[1] > 0.0);
+    }
+
+    #[test]
+    fn ortho_maps_its_box_onto_the_clip_cube() {
+        let m = Mat4::ortho(-2.0, 4.0, -1.0, 3.0, 5.0, 15.0);
+        let a = m.apply([-2.0, -1.0, -5.0, 1.0]);
+        let b = m.apply([4.0, 3.0, -15.0, 1.0]);
+        for (got, want) in a.iter().zip([-1.0, -1.0, -1.0, 1.0]) {
+            assert!((got - want).abs() < 1e-6, "{a:?}");
+        }
+        for (got, want) in b.iter().zip([1.0, 1.0, 1.0, 1.0]) {
+            assert!((got - want).abs() < 1e-6, "{b:?}");
+        }
     }
 
     #[test]

@@ -81,6 +81,81 @@ DCL OUT[0], COLOR
   1: END
 ";
 
+/// Registers in the shadow demo's main-pass vertex constant buffer: 0..=3 MVP rows,
+/// 4..=6 normal matrix rows (world space), 7 direction towards the light (world, unit),
+/// 8..=11 shadow matrix rows (object to shadow-map s, t, reference depth, q), 12 light
+/// diffuse colour, 13 ambient colour.
+pub const VS_SHADOW_CONST_REGS: usize = 14;
+
+/// The shadow demo's depth pass from the light: position only, MVP rows in 0..=3.
+pub const VS_DEPTH: &str = "VERT
+DCL IN[0]
+DCL OUT[0], POSITION
+DCL CONST[0][0..3]
+  0: DP4 OUT[0].x, IN[0], CONST[0][0]
+  1: DP4 OUT[0].y, IN[0], CONST[0][1]
+  2: DP4 OUT[0].z, IN[0], CONST[0][2]
+  3: DP4 OUT[0].w, IN[0], CONST[0][3]
+  4: END
+";
+
+/// What Mesa hands a driver for a depth-only pass: a fragment shader writing a constant
+/// colour nobody stores.
+pub const FS_DEPTH: &str = "FRAG
+DCL OUT[0], COLOR
+IMM[0] FLT32 { 0x3f800000, 0x3f800000, 0x3f800000, 0x3f800000}
+  0: MOV OUT[0], IMM[0]
+  1: END
+";
+
+/// The shadow demo's main pass: position, normal and material colour in; clip position, the
+/// diffuse term (COLOR), the shadow-map coordinate (GENERIC[0]) and the ambient term
+/// (GENERIC[1]) out. The diffuse term is kept apart so the shadow can scale it alone.
+pub const VS_SHADOW: &str = "VERT
+DCL IN[0]
+DCL IN[1]
+DCL IN[2]
+DCL OUT[0], POSITION
+DCL OUT[1], COLOR
+DCL OUT[2], GENERIC[0]
+DCL OUT[3], GENERIC[1]
+DCL CONST[0][0..13]
+DCL TEMP[0..2], LOCAL
+IMM[0] FLT32 { 0x00000000, 0x3f800000, 0x00000000, 0x00000000}
+  0: DP4 OUT[0].x, IN[0], CONST[0][0]
+  1: DP4 OUT[0].y, IN[0], CONST[0][1]
+  2: DP4 OUT[0].z, IN[0], CONST[0][2]
+  3: DP4 OUT[0].w, IN[0], CONST[0][3]
+  4: DP3 TEMP[0].x, IN[1].xyzz, CONST[0][4].xyzz
+  5: DP3 TEMP[0].y, IN[1].xyzz, CONST[0][5].xyzz
+  6: DP3 TEMP[0].z, IN[1].xyzz, CONST[0][6].xyzz
+  7: DP3 TEMP[1].x, TEMP[0].xyzz, CONST[0][7].xyzz
+  8: MAX TEMP[1].x, TEMP[1].xxxx, IMM[0].xxxx
+  9: MUL TEMP[2], IN[2], CONST[0][12]
+ 10: MUL_SAT OUT[1], TEMP[2], TEMP[1].xxxx
+ 11: DP4 OUT[2].x, IN[0], CONST[0][8]
+ 12: DP4 OUT[2].y, IN[0], CONST[0][9]
+ 13: DP4 OUT[2].z, IN[0], CONST[0][10]
+ 14: DP4 OUT[2].w, IN[0], CONST[0][11]
+ 15: MUL_SAT OUT[3], IN[2], CONST[0][13]
+ 16: END
+";
+
+/// shadow2DProj as Mesa 22.3 translates it: TXP with a SHADOW2D target reads the PCF-filtered
+/// compare result, which scales the diffuse term; the ambient term is added unshadowed.
+pub const FS_SHADOW: &str = "FRAG
+DCL IN[0], COLOR, COLOR
+DCL IN[1], GENERIC[0], PERSPECTIVE
+DCL IN[2], GENERIC[1], PERSPECTIVE
+DCL OUT[0], COLOR
+DCL SAMP[0]
+DCL SVIEW[0], SHADOW2D, FLOAT
+DCL TEMP[0], LOCAL
+  0: TXP TEMP[0], IN[1], SAMP[0], SHADOW2D
+  1: MAD_SAT OUT[0], IN[0], TEMP[0].xxxx, IN[2]
+  2: END
+";
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -89,5 +164,7 @@ mod tests {
     fn the_demo_shaders_compile_and_link() {
         sgx_compiler::link(VS_LIT_TEXTURED, FS_TEXTURED).expect("cube program");
         sgx_compiler::link(VS_LIT, FS_COLOR).expect("gears program");
+        sgx_compiler::link(VS_DEPTH, FS_DEPTH).expect("shadow depth pass");
+        sgx_compiler::link(VS_SHADOW, FS_SHADOW).expect("shadow main pass");
     }
 }
