@@ -262,10 +262,14 @@ impl Context {
                 ));
                 p
             }
+            // No colour buffer: nothing is stored, but the clip still bounds the render, and
+            // the depth buffer's loads and stores with it.
             None => pbe::PbeState {
                 format: Format::B8G8R8A8_UNORM,
                 extent_w_tl: b.w_tl,
                 extent_h_tl: b.h_tl,
+                clip_xmax: b.fb.width - 1,
+                clip_ymax: b.fb.height - 1,
                 ..Default::default()
             },
         };

@@ -409,3 +409,59 @@ fn clearing_depth_keeps_stencil_and_clearing_stencil_keeps_depth() {
         "stencil cleared to 0 everywhere"
     );
 }
+
+#[test]
+fn a_depth_only_framebuffer_keeps_every_depth_texel() {
+    let mut r = rig();
+    let z = r
+        .screen
+        .resource_create(&ResourceTemplate::texture_2d(
+            Format::Z24_UNORM_S8_UINT,
+            64,
+            64,
+            0,
+            bind::DEPTH_STENCIL | bind::SAMPLER_VIEW,
+        ))
+        .unwrap();
+    let f = FramebufferState {
+        width: 64,
+        height: 64,
+        cbuf: None,
+        zsbuf: Some(Surface {
+            resource: z.clone(),
+            level: 0,
+            face: 0,
+        }),
+    };
+    bind_const(&mut r, &f);
+    let dsa = r
+        .ctx
+        .create_depth_stencil_alpha_state(&DepthStencilAlphaState {
+            depth_enabled: true,
+            depth_writemask: true,
+            depth_func: CompareFunc::ALWAYS,
+            ..Default::default()
+        });
+    r.ctx.bind_depth_stencil_alpha_state(Some(&dsa));
+    r.ctx
+        .clear(
+            clear_flags::DEPTH | clear_flags::STENCIL,
+            [0.0; 4],
+            0.5,
+            0x33,
+        )
+        .unwrap();
+    // NDC z 0.5 is depth 0.75 after the viewport.
+    rect(&mut r, 16, 16, 48, 48, 0.5);
+    let got = r.ctx.read_level(&z, 0, 0).unwrap();
+    let d24 = |d: f64| (d * 16_777_215.0).round() as u32;
+    for y in 0..64u32 {
+        for x in 0..64u32 {
+            let at = ((y * 64 + x) * 4) as usize;
+            let v = u32::from_le_bytes(got[at..at + 4].try_into().unwrap());
+            let inside = (16..48).contains(&x) && (16..48).contains(&y);
+            let want = (0x33 << 24) | d24(if inside { 0.75 } else { 0.5 });
+            assert_eq!(v, want, "({x},{y})");
+        }
+    }
+}

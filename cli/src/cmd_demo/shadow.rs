@@ -130,8 +130,6 @@ fn constants(regs: &[[f32; 4]]) -> ConstantBuffer {
 pub struct Shadow {
     target: Target,
     shadow_map: Arc<Resource>,
-    /// The depth pass's colour buffer, never read: see [`Shadow::draw`].
-    light_colour: Arc<Resource>,
     vbuf: Arc<Resource>,
     ibuf: Arc<Resource>,
     vs_depth: Arc<sgx_pipe::ShaderState>,
@@ -160,15 +158,6 @@ impl Shadow {
                 bind::DEPTH_STENCIL | bind::SAMPLER_VIEW,
             ))
             .context("shadow map")?;
-        let light_colour = screen
-            .resource_create(&ResourceTemplate::texture_2d(
-                Format::B8G8R8A8_UNORM,
-                SHADOW_MAP_PX,
-                SHADOW_MAP_PX,
-                0,
-                bind::RENDER_TARGET,
-            ))
-            .context("depth pass colour buffer")?;
         let (verts, idx) = geometry();
         let vbuf = upload_buffer(screen, ctx, &f32_bytes(&verts), bind::VERTEX_BUFFER)?;
         let ibytes: Vec<u8> = idx.iter().flat_map(|i| i.to_le_bytes()).collect();
@@ -188,7 +177,6 @@ impl Shadow {
         Ok(Shadow {
             target,
             shadow_map,
-            light_colour,
             vbuf,
             ibuf,
             vs_depth: ctx.create_vs_state(shaders::VS_DEPTH)?,
@@ -275,20 +263,13 @@ impl Shadow {
     /// Records frame `n`'s two passes (the first is submitted when the second binds its
     /// framebuffer; the second is left unflushed).
     pub fn draw(&self, ctx: &mut Context, n: u32) -> anyhow::Result<()> {
-        // Pass 1: depth, from the light. The map must not stay bound for sampling while it
-        // is the depth buffer. A depth-only framebuffer passes the pipe's checks but stores
-        // only pixel (0, 0) of the depth buffer (the pipe's PBE state for "no colour buffer"
-        // leaves its clip rectangle at 0..=0 and the model clips depth stores to it), so the
-        // pass draws into a colour buffer nobody reads.
+        // Pass 1: depth only, from the light. The map must not stay bound for sampling while
+        // it is the depth buffer.
         ctx.set_sampler_views(0, &[None])?;
         ctx.set_framebuffer_state(&FramebufferState {
             width: SHADOW_MAP_PX,
             height: SHADOW_MAP_PX,
-            cbuf: Some(Surface {
-                resource: self.light_colour.clone(),
-                level: 0,
-                face: 0,
-            }),
+            cbuf: None,
             zsbuf: Some(Surface {
                 resource: self.shadow_map.clone(),
                 level: 0,
