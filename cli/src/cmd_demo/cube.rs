@@ -255,22 +255,7 @@ mod tests {
     #[test]
     fn every_face_winds_counter_clockwise_seen_from_outside() {
         let (v, idx) = geometry();
-        let p = |i: u16| {
-            let o = i as usize * 8;
-            [v[o], v[o + 1], v[o + 2], v[o + 3], v[o + 4], v[o + 5]]
-        };
-        for t in idx.chunks(3) {
-            let (a, b, c) = (p(t[0]), p(t[1]), p(t[2]));
-            let e1 = [b[0] - a[0], b[1] - a[1], b[2] - a[2]];
-            let e2 = [c[0] - a[0], c[1] - a[1], c[2] - a[2]];
-            let n = [
-                e1[1] * e2[2] - e1[2] * e2[1],
-                e1[2] * e2[0] - e1[0] * e2[2],
-                e1[0] * e2[1] - e1[1] * e2[0],
-            ];
-            let d = n[0] * a[3] + n[1] * a[4] + n[2] * a[5];
-            assert!(d > 0.0, "triangle {t:?} winds clockwise");
-        }
+        super::super::math::assert_ccw_from_outside(&v, 8, &idx);
     }
 
     #[test]

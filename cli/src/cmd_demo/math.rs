@@ -124,6 +124,26 @@ pub fn cross(a: [f32; 3], b: [f32; 3]) -> [f32; 3] {
     ]
 }
 
+/// Panics unless every triangle of `idx` winds counter-clockwise seen from outside: its
+/// geometric normal points the way of the vertex normal. Vertices are `stride_f32` floats
+/// apart, position at 0..3 and normal at 3..6 (a test helper for the demos' meshes).
+#[cfg(test)]
+pub fn assert_ccw_from_outside(verts: &[f32], stride_f32: usize, idx: &[u16]) {
+    let p = |i: u16| {
+        let o = i as usize * stride_f32;
+        (
+            [verts[o], verts[o + 1], verts[o + 2]],
+            [verts[o + 3], verts[o + 4], verts[o + 5]],
+        )
+    };
+    for t in idx.chunks(3) {
+        let ((a, normal), (b, _), (c, _)) = (p(t[0]), p(t[1]), p(t[2]));
+        let n = cross(sub(b, a), sub(c, a));
+        let d = n[0] * normal[0] + n[1] * normal[1] + n[2] * normal[2];
+        assert!(d > 0.0, "triangle {t:?} winds clockwise");
+    }
+}
+
 /// `v / |v|`.
 pub fn normalize(v: [f32; 3]) -> [f32; 3] {
     let l = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
