@@ -269,8 +269,9 @@ impl Gears {
             }),
             rast: ctx.create_rasterizer_state(&RasterizerState {
                 cull_face: CullMode::BACK,
-                // GL's counter-clockwise fronts: the y-flipped viewport keeps them
-                // counter-clockwise on screen (Mesa keeps front_ccw for window targets).
+                // GL's counter-clockwise fronts. This viewport flips y as a GL window's does,
+                // so GL's front_ccw carries over; an unflipped one (the shadow demo's depth
+                // pass) needs it inverted.
                 front_ccw: true,
                 ..Default::default()
             })?,
