@@ -222,8 +222,7 @@ impl Layout {
             return Ok(());
         }
         for i in 0..box_px.d {
-            let start_B = (u64::from(box_px.z + i) * l.slice_stride_B) as usize;
-            let dst = &mut level_bytes[start_B..start_B + l.slice_stride_B as usize];
+            let dst = &mut level_bytes[slice_bytes(l, box_px.z + i)];
             let src = &src[i as usize * src_slice_B..];
             write_slice(l, dst, rect_el, src, src_stride_B, bpe)?;
         }
@@ -321,8 +320,7 @@ impl Layout {
             return Ok(());
         }
         for i in 0..box_px.d {
-            let start_B = (u64::from(box_px.z + i) * l.slice_stride_B) as usize;
-            let src = &level_bytes[start_B..start_B + l.slice_stride_B as usize];
+            let src = &level_bytes[slice_bytes(l, box_px.z + i)];
             let dst = &mut dst[i as usize * dst_slice_B..];
             read_slice(l, src, rect_el, dst, dst_stride_B, bpe)?;
         }
@@ -424,6 +422,12 @@ fn check_box_linear(
         });
     }
     Ok(true)
+}
+
+/// The bytes of slice `z` within its level's bytes; the box was checked, so `z` is inside.
+fn slice_bytes(l: &LevelLayout, z: u32) -> std::ops::Range<usize> {
+    let start_B = (u64::from(z) * l.slice_stride_B) as usize;
+    start_B..start_B + l.slice_stride_B as usize
 }
 
 /// Writes a checked rectangle of one slice (`dst` holds exactly the slice's bytes).

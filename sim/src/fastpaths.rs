@@ -21,27 +21,6 @@ use crate::{Backing, JobDesc, JobResult, JobStatus, Perm};
 
 mod gl21;
 
-/// A deterministic generator (xorshift32) for scene contents.
-struct Rng(u32);
-
-impl Rng {
-    fn next(&mut self) -> u32 {
-        let mut x = self.0;
-        x ^= x << 13;
-        x ^= x >> 17;
-        x ^= x << 5;
-        self.0 = x;
-        x
-    }
-    fn bytes(&mut self, n: usize) -> Vec<u8> {
-        (0..n).map(|_| self.next() as u8).collect()
-    }
-    /// Uniform in [lo, hi).
-    fn f(&mut self, lo: f32, hi: f32) -> f32 {
-        lo + (hi - lo) * (self.next() >> 8) as f32 / (1u32 << 24) as f32
-    }
-}
-
 type Built = (Vec<JobDesc>, Vec<Arc<Mem>>);
 
 /// Runs the scene `build` makes through both paths; returns the (identical) results.

@@ -563,3 +563,26 @@ pub fn build(scene: &mut Scene, rd: &RenderDesc, draws: &[DrawDesc]) -> JobDesc 
     td_regs.push((rg::ISP_START_RENDER, 1));
     JobDesc::Render { ta_regs, td_regs }
 }
+
+/// A deterministic generator (xorshift32) for test contents.
+#[cfg(test)]
+pub(crate) struct Rng(pub u32);
+
+#[cfg(test)]
+impl Rng {
+    pub fn next(&mut self) -> u32 {
+        let mut x = self.0;
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        self.0 = x;
+        x
+    }
+    pub fn bytes(&mut self, n: usize) -> Vec<u8> {
+        (0..n).map(|_| self.next() as u8).collect()
+    }
+    /// Uniform in [lo, hi).
+    pub fn f(&mut self, lo: f32, hi: f32) -> f32 {
+        lo + (hi - lo) * (self.next() >> 8) as f32 / (1u32 << 24) as f32
+    }
+}

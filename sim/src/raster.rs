@@ -914,13 +914,8 @@ mod tests {
     /// windows straddling an edge are not accepted.
     #[test]
     fn accepted_windows_lie_wholly_inside() {
-        let mut seed = 0x2545_f491u32;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 17;
-            seed ^= seed << 5;
-            seed
-        };
+        let mut rng = crate::kit::Rng(0x2545_f491);
+        let mut next = move || rng.next();
         let (mut accepted, mut refused) = (0, 0);
         for n in 0..3000 {
             // Vertices in sub-pixels around a 48x48 area; a huge one now and then.
@@ -1008,13 +1003,8 @@ mod tests {
 
     #[test]
     fn lerp3_equals_the_scalar_interpolation() {
-        let mut seed = 0x9e37_79b9u32;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 17;
-            seed ^= seed << 5;
-            seed
-        };
+        let mut rng = crate::kit::Rng(0x9e37_79b9);
+        let mut next = move || rng.next();
         let special = [
             0.0,
             -0.0,

@@ -278,7 +278,8 @@ fn walk<const N: usize, M: Mover<N>>(m: &mut M, g: &Twiddle, r: Rect, stride: us
     }
 }
 
-fn dispatch<M>(m: &mut M, g: &Twiddle, r: Rect, stride: usize, bpe: usize)
+/// Walks the copy at its element size; after streaming stores, fences them.
+fn dispatch<M>(m: &mut M, g: &Twiddle, r: Rect, stride: usize, bpe: usize, stream: bool)
 where
     M: Mover<1> + Mover<2> + Mover<4> + Mover<8> + Mover<16>,
 {
@@ -290,6 +291,9 @@ where
         16 => walk::<16, M>(m, g, r, stride),
         // check_copy admits only the sizes above.
         _ => unreachable!("element size checked"),
+    }
+    if stream {
+        fence();
     }
 }
 
@@ -356,10 +360,7 @@ fn to_twiddled(
             stride: lin_stride_B,
             stream,
         };
-        dispatch(&mut m, geom, rect_el, lin_stride_B, bytes_per_el);
-        if stream {
-            fence();
-        }
+        dispatch(&mut m, geom, rect_el, lin_stride_B, bytes_per_el, stream);
     }
     Ok(())
 }
@@ -388,10 +389,7 @@ fn to_linear(
             stride: lin_stride_B,
             stream,
         };
-        dispatch(&mut m, geom, rect_el, lin_stride_B, bytes_per_el);
-        if stream {
-            fence();
-        }
+        dispatch(&mut m, geom, rect_el, lin_stride_B, bytes_per_el, stream);
     }
     Ok(())
 }

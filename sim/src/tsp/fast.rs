@@ -907,13 +907,8 @@ mod tests {
 
     #[test]
     fn bilinear_kinds_equal_the_scalar_blend() {
-        let mut seed = 0x2545_f491u32;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 17;
-            seed ^= seed << 5;
-            seed
-        };
+        let mut rng = crate::kit::Rng(0x2545_f491);
+        let mut next = move || rng.next();
         let texels: Vec<u8> = (0..4096).map(|_| next() as u8).collect();
         let p = texels.as_ptr();
         let u = TexUnit::blank(TexState::default());
@@ -979,13 +974,8 @@ mod tests {
     #[cfg(target_arch = "x86_64")]
     #[test]
     fn packed_footprints_equal_the_scalar_ones() {
-        let mut seed = 0x7f4a_7c15u32;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 17;
-            seed ^= seed << 5;
-            seed
-        };
+        let mut rng = crate::kit::Rng(0x7f4a_7c15);
+        let mut next = move || rng.next();
         let special = [
             0.0,
             -0.0,

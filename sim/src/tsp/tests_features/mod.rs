@@ -18,24 +18,6 @@ use sgx_hwdocs::usse::Opcode;
 use crate::kit::*;
 use crate::{JobStatus, Perm};
 
-/// A deterministic generator (xorshift32).
-pub(super) struct Rng(pub u32);
-
-impl Rng {
-    pub fn next(&mut self) -> u32 {
-        let mut x = self.0;
-        x ^= x << 13;
-        x ^= x >> 17;
-        x ^= x << 5;
-        self.0 = x;
-        x
-    }
-    /// Uniform in [lo, hi).
-    pub fn f(&mut self, lo: f32, hi: f32) -> f32 {
-        lo + (hi - lo) * (self.next() >> 8) as f32 / (1u32 << 24) as f32
-    }
-}
-
 /// Probes sharing explicit derivatives (TEXD) or none (the op's own LOD).
 pub(super) struct Group {
     pub coords: Vec<[f32; 4]>,
