@@ -181,6 +181,25 @@ cap_enum! {
         PreferredIr,
         SupportedIrs,
         TgsiSqrtSupported,
+        MaxAluInstructions,
+        MaxTexInstructions,
+        MaxTexIndirections,
+        ContSupported,
+        IndirectOutputAddr,
+        Int64Atomics,
+        Fp16,
+        Fp16Derivatives,
+        Fp16ConstBuffers,
+        Int16,
+        Glsl16bitConsts,
+        DroundSupported,
+        DfracexpDldexpSupported,
+        LdexpSupported,
+        TgsiAnyInoutDeclRange,
+        MaxShaderBuffers,
+        MaxShaderImages,
+        MaxHwAtomicCounters,
+        MaxHwAtomicCounterBuffers,
     }
 }
 
@@ -231,6 +250,75 @@ pub fn get_shader_param(stage: ShaderStage, cap: ShaderCap) -> i64 {
         PreferredIr => PIPE_SHADER_IR_TGSI,
         SupportedIrs => 1 << PIPE_SHADER_IR_TGSI,
         TgsiSqrtSupported => 1,
+        // One instruction store: ALU and texture instructions share it, and any number of
+        // dependent texture reads is allowed.
+        MaxAluInstructions | MaxTexInstructions | MaxTexIndirections => {
+            usse::MAX_INSTRUCTIONS as i64 / 4
+        }
+        // The compiler lowers CONT inside loops.
+        ContSupported => 1,
+        IndirectOutputAddr => 0,
+        // No 16- or 64-bit types, doubles, buffers, images or atomics on this GPU class.
+        Int64Atomics | Fp16 | Fp16Derivatives | Fp16ConstBuffers | Int16 | Glsl16bitConsts => 0,
+        DroundSupported | DfracexpDldexpSupported | LdexpSupported => 0,
+        TgsiAnyInoutDeclRange => 0,
+        MaxShaderBuffers | MaxShaderImages | MaxHwAtomicCounters | MaxHwAtomicCounterBuffers => 0,
+    }
+}
+
+cap_enum! {
+    /// Float capabilities (Gallium's `pipe_capf`).
+    CapF {
+        MinLineWidth,
+        MinLineWidthAa,
+        MaxLineWidth,
+        MaxLineWidthAa,
+        LineWidthGranularity,
+        MinPointSize,
+        MinPointSizeAa,
+        MaxPointSize,
+        MaxPointSizeAa,
+        PointSizeGranularity,
+        MaxTextureAnisotropy,
+        MaxTextureLodBias,
+        MinConservativeRasterDilate,
+        MaxConservativeRasterDilate,
+        ConservativeRasterDilateGranularity,
+    }
+}
+
+impl CapF {
+    /// The Gallium name.
+    pub fn name(self) -> String {
+        let dbg = format!("{self:?}");
+        let mut s = String::from("PIPE_CAPF_");
+        for (i, c) in dbg.chars().enumerate() {
+            if c.is_ascii_uppercase() && i > 0 {
+                s.push('_');
+            }
+            s.push(c.to_ascii_uppercase());
+        }
+        s
+    }
+}
+
+/// The value of a float capability.
+pub fn get_paramf(cap: CapF) -> f32 {
+    use CapF::*;
+    match cap {
+        MinLineWidth | MinPointSize => 1.0,
+        // No antialiased points or lines.
+        MinLineWidthAa | MaxLineWidthAa | MinPointSizeAa | MaxPointSizeAa => 0.0,
+        // The rasterizer state carries f32 sizes (hwdocs RasterState, MODEL); the largest
+        // useful one covers the largest render target.
+        MaxLineWidth | MaxPointSize => limits::MAX_TARGET_PX as f32,
+        LineWidthGranularity | PointSizeGranularity => 0.1,
+        MaxTextureAnisotropy => 1.0,
+        // The texture word's bias is a signed 8-bit count of 1/16 levels (hwdocs TexState).
+        MaxTextureLodBias => 127.0 / 16.0,
+        MinConservativeRasterDilate
+        | MaxConservativeRasterDilate
+        | ConservativeRasterDilateGranularity => 0.0,
     }
 }
 
