@@ -12,8 +12,10 @@ use sgx_pipe::{ShaderStage, ShaderState};
 use crate::context::{self, check_owner, sgx535_context, Locked};
 use crate::ffi::{check_out, flag, guard, read, slice, string, write};
 use crate::gallium;
-use crate::handles::{self, Kind};
-use crate::status::{invalid, sgx535_status, unsupported, Result};
+use crate::handles::{self, Kind, Owner};
+use crate::status::{
+    invalid, sgx535_status, unsupported, Error, Result, SGX535_ERROR_INVALID_HANDLE,
+};
 
 /// A constant state object (blend, depth-stencil-alpha, rasterizer, sampler, vertex elements).
 #[repr(C)]
@@ -674,9 +676,40 @@ fn create_shader(
             ShaderStage::Fragment => (inner.ctx.create_fs_state(&text)?, Kind::FragmentShader),
         }
     };
-    let id = handles::insert(kind, c.owner, s);
+    // Shaders belong to the screen (PIPE_CAP_SHAREABLE_SHADERS): any of its contexts may bind
+    // or delete them.
+    let owner = Owner {
+        screen: c.owner.screen,
+        ctx: 0,
+    };
+    let id = handles::insert(kind, owner, s);
     // SAFETY: checked by check_out.
     unsafe { write(out, "out", sgx535_shader { id }) }
+}
+
+/// A shader of this context's screen (id 0: None).
+fn shader(c: &Locked, h: u64, kind: Kind, what: &str) -> Result<Option<Arc<ShaderState>>> {
+    if h == 0 {
+        return Ok(None);
+    }
+    let (v, owner) = handles::get::<Arc<ShaderState>>(h, kind, what)?;
+    if owner.screen != c.owner.screen {
+        return Err(Error::new(
+            SGX535_ERROR_INVALID_HANDLE,
+            format!("{what} was made on another screen"),
+        ));
+    }
+    Ok(Some((*v).clone()))
+}
+
+fn delete_shader(ctx: sgx535_context, h: u64, kind: Kind, what: &str) -> Result<()> {
+    let c = context::get(ctx)?;
+    if h == 0 {
+        return invalid(format!("{what} is a null handle"));
+    }
+    shader(&c, h, kind, what)?;
+    handles::remove::<Arc<ShaderState>>(h, kind, what)?;
+    Ok(())
 }
 
 fn bind_shader(ctx: sgx535_context, s: sgx535_shader, stage: ShaderStage) -> Result<()> {
@@ -685,7 +718,7 @@ fn bind_shader(ctx: sgx535_context, s: sgx535_shader, stage: ShaderStage) -> Res
         ShaderStage::Vertex => (Kind::VertexShader, "vertex shader"),
         ShaderStage::Fragment => (Kind::FragmentShader, "fragment shader"),
     };
-    let v = bound::<Arc<ShaderState>>(&c, s.id, kind, what)?;
+    let v = shader(&c, s.id, kind, what)?;
     let mut inner = c.lock();
     match stage {
         ShaderStage::Vertex => inner.ctx.bind_vs_state(v.as_ref())?,
@@ -713,10 +746,7 @@ pub extern "C" fn sgx535_bind_vs_state(ctx: sgx535_context, s: sgx535_shader) ->
 /// Deletes a vertex shader.
 #[no_mangle]
 pub extern "C" fn sgx535_delete_vs_state(ctx: sgx535_context, s: sgx535_shader) -> sgx535_status {
-    guard(|| {
-        let c = context::get(ctx)?;
-        delete::<Arc<ShaderState>>(&c, s.id, Kind::VertexShader, "vertex shader")
-    })
+    guard(|| delete_shader(ctx, s.id, Kind::VertexShader, "vertex shader"))
 }
 
 /// `create_fs_state` from TGSI text.
@@ -738,8 +768,5 @@ pub extern "C" fn sgx535_bind_fs_state(ctx: sgx535_context, s: sgx535_shader) ->
 /// Deletes a fragment shader.
 #[no_mangle]
 pub extern "C" fn sgx535_delete_fs_state(ctx: sgx535_context, s: sgx535_shader) -> sgx535_status {
-    guard(|| {
-        let c = context::get(ctx)?;
-        delete::<Arc<ShaderState>>(&c, s.id, Kind::FragmentShader, "fragment shader")
-    })
+    guard(|| delete_shader(ctx, s.id, Kind::FragmentShader, "fragment shader"))
 }

@@ -73,6 +73,17 @@ cap_enum! {
         PreferBlitBasedTextureTransfer,
         ClipHalfz,
         QueryOcclusionPredicate,
+        SupportedPrimModes,
+        SupportedPrimModesWithRestart,
+        TwoSidedColor,
+        ClipPlanes,
+        GlClamp,
+        Flatshade,
+        PointSizeFixed,
+        TextureTransferModes,
+        MaxVaryings,
+        Texrect,
+        MaxVertexBuffers,
     }
 }
 
@@ -142,12 +153,28 @@ pub fn get_param(cap: Cap) -> i64 {
         TimerResolution => (1_000_000_000 / limits::CORE_CLOCK_HZ) as i64,
         TextureMultisample => 0,
         ShaderStencilExport => 0,
-        UserVertexBuffers => 1,
+        // Gallium's user vertex buffers carry no size; Mesa's u_vbuf uploads them instead.
+        UserVertexBuffers => 0,
         Accelerated => 1,
         Uma => 1,
         VideoMemory => 256,
         PreferBlitBasedTextureTransfer => 0,
         ClipHalfz => 1,
+        // Points, lines, line loops and strips, triangles, strips and fans (hwdocs Topology);
+        // Mesa converts quads and polygons (util_primconvert). No primitive restart.
+        SupportedPrimModes => (1 << 7) - 1,
+        SupportedPrimModesWithRestart => 0,
+        // Mesa lowers these into shaders when the cap is 0: the model has no back-colour
+        // select, no user clip distances and no GL_CLAMP address mode.
+        TwoSidedColor | ClipPlanes | GlClamp => 0,
+        // Flat shading and a fixed point size are rasterizer state here.
+        Flatshade | PointSizeFixed => 1,
+        // Transfers are CPU copies of the twiddled layout, never blits.
+        TextureTransferModes => 0,
+        MaxVaryings => limits::MAX_VARYINGS as i64,
+        // Rectangle textures: the compiler takes normalised 2D targets only; Mesa lowers RECT.
+        Texrect => 0,
+        MaxVertexBuffers => limits::MAX_VERTEX_ATTRIBS as i64,
     }
 }
 
