@@ -390,8 +390,11 @@ mod tests {
                 7,
             )
         });
-        log.update(0, |_| panic!("dropped entry must not be found"));
+        // A dropped entry is updated as a scratch copy: counted, never brought back.
+        log.update(0, |e| e.result = TraceResult::Done);
         let t = log.snapshot();
+        assert!(t.submission(0).is_none());
+        assert_eq!((t.totals.completed, t.totals.failed), (1, 1));
         assert_eq!(t.dropped, 1);
         assert_eq!(t.entries.len(), 2);
         assert_eq!(
@@ -411,6 +414,7 @@ mod tests {
         let t = Trace {
             entries: vec![e],
             dropped: 0,
+            totals: TraceTotals::default(),
         };
         let v: serde_json::Value = serde_json::from_str(&t.to_json()).unwrap();
         let e = &v["entries"][0];
