@@ -107,7 +107,10 @@ fn pack_refuses_misaligned_addresses() {
         ..Default::default()
     };
     let words = p.pack().expect("a 4-byte aligned target packs");
-    assert_eq!(pbe::PbeState::unpack(&words).unwrap().base_addr, 0x10000 + 21840);
+    assert_eq!(
+        pbe::PbeState::unpack(&words).unwrap().base_addr,
+        0x10000 + 21840
+    );
 }
 
 #[test]
