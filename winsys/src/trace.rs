@@ -186,10 +186,13 @@ pub struct TraceTotals {
     pub failed: u64,
     /// The GPU's counters summed over finished jobs.
     pub counters: Counters,
+    /// The latest GPU clock at which a job ended (the device's "now" for timestamps).
+    pub end_cycles: u64,
 }
 
 impl TraceTotals {
-    fn account(&mut self, r: &TraceResult, c: Option<&Counters>) {
+    fn account(&mut self, r: &TraceResult, c: Option<&Counters>, end_cycles: Option<u64>) {
+        self.end_cycles = self.end_cycles.max(end_cycles.unwrap_or(0));
         match r {
             TraceResult::Pending => {}
             TraceResult::Done => self.completed += 1,
@@ -287,7 +290,7 @@ impl TraceLog {
     /// copy, so the totals still count it (only pending entries are ever updated).
     pub(crate) fn update(&self, n: u64, f: impl FnOnce(&mut TraceEntry)) {
         let mut b = self.buf();
-        let (result, counters) = match b.entries.binary_search_by_key(&n, |e| e.submission) {
+        let (result, counters, end) = match b.entries.binary_search_by_key(&n, |e| e.submission) {
             Ok(i) => {
                 let e = &mut b.entries[i];
                 let was_pending = e.result == TraceResult::Pending;
@@ -295,15 +298,15 @@ impl TraceLog {
                 if !was_pending {
                     return;
                 }
-                (e.result.clone(), e.counters)
+                (e.result.clone(), e.counters, e.end_cycles)
             }
             Err(_) => {
                 let mut e = TraceEntry::scratch(n);
                 f(&mut e);
-                (e.result, e.counters)
+                (e.result, e.counters, e.end_cycles)
             }
         };
-        b.totals.account(&result, counters.as_ref());
+        b.totals.account(&result, counters.as_ref(), end);
     }
 
     /// The running totals.
