@@ -30,7 +30,7 @@ pub use error::{Errno, JobError, Result, WinsysError};
 pub use fence::{Fence, FenceStatus, UserFence};
 pub use job::{Access, Job, JobKind};
 pub use job_result::{Counters, JobReport, Unit};
-pub use live::LiveCounts;
+pub use live::{LiveCounts, LiveWatch};
 pub use reservation::Reservation;
 pub use sim::{SimDevice, SimOptions, MODEL_CORE_REVISION};
 pub use trace::{Trace, TraceBo, TraceEntry, TraceResult};
