@@ -2,7 +2,7 @@
 //! device model and write one PNG per frame (DIR/cube-000.png, ...).
 
 mod cube;
-mod gears;
+pub(crate) mod gears;
 mod math;
 mod shaders;
 mod shadow;

@@ -8,6 +8,7 @@ mod cmd_demo;
 mod cmd_hwdocs;
 mod cmd_layout;
 mod cmd_mipgen;
+mod cmd_replay;
 
 use clap::{Parser, Subcommand};
 
@@ -40,6 +41,9 @@ enum Cmd {
     /// Generate a mip chain on the GPU model, one fenced submission per level, and compare it
     /// byte for byte with the CPU reference.
     Mipgen(cmd_mipgen::Args),
+    /// Run driver scenarios on the replay device with host fixtures' failures injected, step
+    /// by step, and check each fixture's `expect` block.
+    Replay(cmd_replay::Args),
     /// Render the lit, textured cube or glxgears' gears on the GPU model and write PNGs.
     Demo(cmd_demo::Args),
 }
@@ -56,6 +60,7 @@ fn main() {
         Cmd::Disasm(a) => cmd_compile::run_disasm(&a),
         Cmd::Mipgen(a) => cmd_mipgen::run(&a),
         Cmd::Demo(a) => cmd_demo::run(&a),
+        Cmd::Replay(a) => cmd_replay::run(&a),
     };
     if let Err(e) = r {
         eprintln!("sgx535: {e:#}");
