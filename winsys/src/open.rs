@@ -98,7 +98,10 @@ mod tests {
         use crate::device::Backend;
         let m = DeviceSpec::Model.open().unwrap();
         assert_eq!(m.info().backend, Backend::Sim);
-        let fx = concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures/host/hang_job.json");
+        let fx = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../fixtures/host/hang_job.json"
+        );
         let r = DeviceSpec::Replay(fx.into()).open().unwrap();
         assert_eq!(r.info().backend, Backend::Replay);
         assert!(matches!(
