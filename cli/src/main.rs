@@ -8,6 +8,7 @@ mod cmd_demo;
 mod cmd_hwdocs;
 mod cmd_layout;
 mod cmd_mipgen;
+mod cmd_qualify;
 mod cmd_replay;
 
 use clap::{Parser, Subcommand};
@@ -41,6 +42,9 @@ enum Cmd {
     /// Generate a mip chain on the GPU model, one fenced submission per level, and compare it
     /// byte for byte with the CPU reference.
     Mipgen(cmd_mipgen::Args),
+    /// Qualify formats, sizes and windows for the GPU mip route by pixel and trace
+    /// comparisons; write report.json and index.html; `--record` admits what passed.
+    Qualify(cmd_qualify::Args),
     /// Run driver scenarios on the replay device with host fixtures' failures injected, step
     /// by step, and check each fixture's `expect` block.
     Replay(cmd_replay::Args),
@@ -61,6 +65,7 @@ fn main() {
         Cmd::Mipgen(a) => cmd_mipgen::run(&a),
         Cmd::Demo(a) => cmd_demo::run(&a),
         Cmd::Replay(a) => cmd_replay::run(&a),
+        Cmd::Qualify(a) => cmd_qualify::run(&a),
     };
     if let Err(e) = r {
         eprintln!("sgx535: {e:#}");
