@@ -26,6 +26,10 @@ pub struct Args {
     /// Print one JSON document instead of the step-by-step text.
     #[arg(long)]
     json: bool,
+    /// Write each run's submission trace to DIR/<fixture>-<scenario>.json (`sgx535 trace`
+    /// reads them).
+    #[arg(long, value_name = "DIR")]
+    trace_dir: Option<PathBuf>,
 }
 
 #[derive(Serialize)]
@@ -35,6 +39,8 @@ struct ScenarioReport {
     /// Failed checks: `expect` fields not met and the scenario's own checks.
     mismatches: Vec<String>,
     pass: bool,
+    #[serde(skip)]
+    trace: sgx_winsys::Trace,
 }
 
 #[derive(Serialize)]
@@ -97,6 +103,7 @@ fn run_scenario(name: &'static str, fx: &Fixture) -> anyhow::Result<ScenarioRepo
     let never = unfired(fx, submissions, jobs, allocations);
     let mut steps = parts.steps;
     steps.extend(outcome::trace_lines(&trace));
+    let trace = trace.clone();
     if error == ErrorKind::None {
         // The scenario ran to its end: an injection it never reached is out of its range.
         problems.extend(
@@ -133,6 +140,7 @@ fn run_scenario(name: &'static str, fx: &Fixture) -> anyhow::Result<ScenarioRepo
         pass: mismatches.is_empty(),
         outcome,
         mismatches,
+        trace,
     })
 }
 
@@ -246,10 +254,27 @@ fn print_text(r: &FixtureReport) {
     );
 }
 
+fn write_traces(dir: &Path, fixture: &Path, r: &FixtureReport) -> anyhow::Result<()> {
+    use anyhow::Context as _;
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let stem = fixture
+        .file_stem()
+        .map_or("fixture".into(), |s| s.to_string_lossy().into_owned());
+    for s in &r.scenarios {
+        let p = dir.join(format!("{stem}-{}.json", s.outcome.scenario));
+        let f = std::fs::File::create(&p).with_context(|| format!("creating {}", p.display()))?;
+        s.trace.write_json(std::io::BufWriter::new(f))?;
+    }
+    Ok(())
+}
+
 pub fn run(a: &Args) -> anyhow::Result<()> {
     let mut reports = Vec::new();
     for path in &a.fixtures {
         let r = run_fixture(path, a.scenario.as_deref());
+        if let Some(dir) = &a.trace_dir {
+            write_traces(dir, path, &r)?;
+        }
         if !a.json {
             print_text(&r);
         }

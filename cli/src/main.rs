@@ -6,10 +6,12 @@ mod cmd_caps;
 mod cmd_compile;
 mod cmd_demo;
 mod cmd_hwdocs;
+mod cmd_info;
 mod cmd_layout;
 mod cmd_mipgen;
 mod cmd_qualify;
 mod cmd_replay;
+mod cmd_trace;
 
 use clap::{Parser, Subcommand};
 
@@ -26,6 +28,11 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Cmd {
+    /// Print the device in use (SGX535_DEVICE), its memory, caps, hwdocs evidence counts and
+    /// the admission table for its kind.
+    Info(cmd_info::Args),
+    /// Print a recorded submission trace (JSON) as a table.
+    Trace(cmd_trace::Args),
     /// Print the hardware definition blocks and their evidence summary.
     Hwdocs(cmd_hwdocs::Args),
     /// Print the GL versions Mesa would expose on this driver (`--all`: every cap and format).
@@ -66,6 +73,8 @@ fn main() {
         Cmd::Demo(a) => cmd_demo::run(&a),
         Cmd::Replay(a) => cmd_replay::run(&a),
         Cmd::Qualify(a) => cmd_qualify::run(&a),
+        Cmd::Info(a) => cmd_info::run(&a),
+        Cmd::Trace(a) => cmd_trace::run(&a),
     };
     if let Err(e) = r {
         eprintln!("sgx535: {e:#}");

@@ -63,6 +63,18 @@ impl DeviceSpec {
     }
 }
 
+impl std::fmt::Display for DeviceSpec {
+    /// The form `parse` reads.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DeviceSpec::Model => f.write_str("model"),
+            DeviceSpec::Drm(None) => f.write_str("drm"),
+            DeviceSpec::Drm(Some(n)) => write!(f, "drm:{n}"),
+            DeviceSpec::Replay(p) => write!(f, "replay:{p}"),
+        }
+    }
+}
+
 /// Opens the device `SGX535_DEVICE` names (`model` when unset): what every entry point of the
 /// library (CLI, C ABI, Mesa driver) calls when the caller does not choose a device.
 pub fn open_from_env() -> Result<Arc<dyn Device>> {
@@ -85,6 +97,9 @@ mod tests {
             DeviceSpec::parse("replay:fixtures/host/hang_job.json").unwrap(),
             DeviceSpec::Replay("fixtures/host/hang_job.json".into())
         );
+        for s in ["model", "drm", "drm:/dev/dri/card0", "replay:a.json"] {
+            assert_eq!(DeviceSpec::parse(s).unwrap().to_string(), s);
+        }
         for bad in ["", "sim", "drm:", "replay:", "replay", "gpu:0", "model:x"] {
             assert!(
                 matches!(DeviceSpec::parse(bad), Err(WinsysError::InvalidArgument(_))),
