@@ -3,6 +3,7 @@
 //! happened step by step, and checks the fixture's `expect` blocks (fixtures/README.md).
 
 mod outcome;
+mod record;
 mod scenario;
 
 use std::path::{Path, PathBuf};
@@ -17,8 +18,18 @@ use outcome::Outcome;
 #[derive(clap::Args)]
 pub struct Args {
     /// Host fixture files (JSON).
-    #[arg(required = true)]
+    #[arg(required_unless_present = "record")]
     fixtures: Vec<PathBuf>,
+    /// Instead of replaying: run the scenario (`--scenario`, default mipgen) on the device
+    /// `--device` or SGX535_DEVICE names (a drm device: what the kernel really did) and write
+    /// a fixture of its refusals, faults, failures, hangs and loss, with the outcome as its
+    /// `expect` block.
+    #[arg(long, value_name = "FILE", conflicts_with = "fixtures")]
+    record: Option<PathBuf>,
+    /// The device `--record` runs on: model, drm, drm:NODE or replay:FILE (default:
+    /// SGX535_DEVICE, else model).
+    #[arg(long, requires = "record")]
+    device: Option<String>,
     /// Scenario to run on each fixture; default: those the fixture has `expect` blocks for
     /// (mipgen when it has none).
     #[arg(long, value_parser = ["mipgen", "upload", "draw", "demo", "all"])]
@@ -269,6 +280,19 @@ fn write_traces(dir: &Path, fixture: &Path, r: &FixtureReport) -> anyhow::Result
 }
 
 pub fn run(a: &Args) -> anyhow::Result<()> {
+    if let Some(path) = &a.record {
+        let want = a.scenario.as_deref().unwrap_or("mipgen");
+        let name = scenario::ALL
+            .iter()
+            .copied()
+            .find(|s| *s == want)
+            .ok_or_else(|| anyhow::anyhow!("--record runs one scenario, not {want:?}"))?;
+        let spec = match &a.device {
+            Some(d) => sgx_winsys::DeviceSpec::parse(d)?,
+            None => sgx_winsys::DeviceSpec::from_env()?,
+        };
+        return record::record(name, spec.open()?, path);
+    }
     let mut reports = Vec::new();
     for path in &a.fixtures {
         let r = run_fixture(path, a.scenario.as_deref());

@@ -134,3 +134,60 @@ fn json_output_carries_the_outcome() {
     assert_eq!(s["unchanged"], serde_json::json!([1, 2]));
     assert_eq!(s["pass"], true);
 }
+
+#[test]
+fn a_recorded_run_replays_to_the_same_outcome() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/host");
+    for (fixture, scenario, inject) in [
+        ("mipgen_fault_job3.json", "mipgen", "fault_job"),
+        ("draw_refuse_step1.json", "draw", "refuse_submission"),
+        ("lose_device.json", "mipgen", "lose_device"),
+        ("hang_job.json", "mipgen", "hang_job"),
+    ] {
+        let out = scratch(&format!("rec-{fixture}"), "");
+        let dev = format!("replay:{}", dir.join(fixture).display());
+        let o = sgx535(&[
+            "replay",
+            "--record",
+            out.to_str().unwrap(),
+            "--scenario",
+            scenario,
+            "--device",
+            &dev,
+        ]);
+        assert!(o.status.success(), "{fixture}: {}", text(&o));
+        let rec: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+        assert_eq!(rec["inject"].as_array().unwrap().len(), 1, "{rec}");
+        assert_eq!(rec["inject"][0]["what"], inject, "{rec}");
+        assert!(rec["expect"][scenario]["error"].is_string(), "{rec}");
+        // The recorded fixture reproduces the run: its expect block holds on replay.
+        let o = sgx535(&["replay", out.to_str().unwrap()]);
+        assert!(o.status.success(), "{fixture}: {}", text(&o));
+    }
+    // A clean run records no injection.
+    let out = scratch("rec-clean.json", "");
+    let o = sgx535(&[
+        "replay",
+        "--record",
+        out.to_str().unwrap(),
+        "--device",
+        "model",
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let rec: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!(rec["inject"], serde_json::json!([]));
+    assert_eq!(
+        rec["expect"]["mipgen"]["written"],
+        serde_json::json!([1, 2, 3, 4, 5, 6])
+    );
+    let o = sgx535(&[
+        "replay",
+        "--record",
+        out.to_str().unwrap(),
+        "--scenario",
+        "all",
+    ]);
+    assert!(!o.status.success());
+}

@@ -47,20 +47,27 @@ impl ErrorKind {
 #[serde(deny_unknown_fields)]
 pub struct Expect {
     /// The kind of error the caller received.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<ErrorKind>,
     /// Submissions that reached the kernel, refused ones included.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub submissions: Option<u64>,
     /// Fences that signalled without error.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub fences_signalled: Option<u64>,
     /// Parts (levels, steps or frames: the scenario says which) whose bytes are the expected
     /// result.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub written: Option<Vec<u32>>,
     /// Parts whose bytes are exactly as before the scenario.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub unchanged: Option<Vec<u32>>,
     /// The CPU generator produced the levels.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub fallback: Option<bool>,
     /// Buffers, fences and jobs still alive after the driver's objects and the device are
     /// gone.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub leaked: Option<u64>,
 }
 
@@ -69,12 +76,16 @@ pub struct Expect {
 #[serde(deny_unknown_fields)]
 pub struct Expects {
     /// `mipgen`: generate_mipmap of a seed-patterned chain through the blitter.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub mipgen: Option<Expect>,
     /// `upload`: texture uploads and read-backs.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub upload: Option<Expect>,
     /// `draw`: three flushed draws into one render target.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub draw: Option<Expect>,
     /// `demo`: two frames of glxgears' gears.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub demo: Option<Expect>,
 }
 
