@@ -380,8 +380,8 @@ fn run_checked(
     Ok(())
 }
 
-/// One native submission per generated level, in order, each writing the texture's buffer,
-/// none faulted.
+/// One native submission per generated level, in order, each writing the texture's buffer and
+/// running after the pass before it, none faulted.
 fn check_trace(
     trace: &sgx_winsys::Trace,
     first: usize,
@@ -400,6 +400,7 @@ fn check_trace(
     let entries = &trace.entries[first.min(trace.entries.len())..];
     // The passes' own entries (the sentinel's and the sampling blits come later or elsewhere).
     let mut last_sub = None;
+    let mut last_end: Option<u64> = None;
     for p in &report.passes {
         let Some(e) = entries.iter().find(|e| e.fence == Some(p.fence.id())) else {
             out.failures.push(format!(
@@ -414,6 +415,17 @@ fn check_trace(
                 .push(format!("level {}: submitted out of order", p.level));
         }
         last_sub = Some(e.submission);
+        // Each pass reads the level the pass before wrote: on the GPU's clock it must start
+        // after that pass ended (the reservation ordered it).
+        if let (Some(prev_end), Some(start)) = (last_end, e.start_cycles) {
+            if start < prev_end {
+                out.failures.push(format!(
+                    "level {}: started at cycle {start}, before the previous pass ended ({prev_end})",
+                    p.level
+                ));
+            }
+        }
+        last_end = e.end_cycles;
         if e.result != sgx_winsys::TraceResult::Done {
             out.failures
                 .push(format!("level {}: the job ended {:?}", p.level, e.result));
@@ -446,5 +458,98 @@ fn check_trace(
                 out.submissions.len()
             ));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sgx_winsys::{SimDevice, TraceResult};
+
+    fn spec() -> Spec {
+        Spec {
+            format: Format::B8G8R8A8_UNORM,
+            size_px: 32,
+            base: 0,
+            last: 5,
+            pattern: Pattern::Exact,
+        }
+    }
+
+    #[test]
+    fn a_passing_case_fails_when_a_check_is_broken() {
+        let dev: Arc<dyn sgx_winsys::Device> = Arc::new(SimDevice::new().unwrap());
+        let screen = Screen::with_shader_cache(dev.clone(), sgx_pipe::ShaderCache::in_memory());
+        let o = run(&screen, spec(), 8);
+        assert_eq!(o.status, "pass", "{:?}", o.failures);
+        assert_eq!(o.submissions.len(), 5);
+        assert!(o
+            .levels
+            .iter()
+            .all(|l| l.images.is_some() == (l.extent_px <= 8)));
+
+        // The same generation again, to break its trace in each way the check looks for.
+        let mut ctx = screen.context_create();
+        let blitter = Blitter::with_admission(&ctx, Admission::builtin()).unwrap();
+        let res = texture(&screen, Format::B8G8R8A8_UNORM, 32, 5).unwrap();
+        let l0 = texels::level0(Format::B8G8R8A8_UNORM, Pattern::Exact, 32);
+        upload(&mut ctx, &res, 0, &l0, 32).unwrap();
+        let first = dev.trace().entries.len();
+        let rep = blitter.generate_mipmap(&mut ctx, &res, 0, 5).unwrap();
+        blitter.wait_mipmap(&res, &rep, WAIT).unwrap();
+        dev.wait_idle(WAIT).unwrap();
+        let trace = dev.trace();
+        let check = |t: &sgx_winsys::Trace| {
+            let mut o = run(&screen, spec(), 0);
+            o.failures.clear();
+            o.submissions.clear();
+            check_trace(t, first, &rep, &res, spec(), &mut o);
+            o.failures
+        };
+        assert!(check(&trace).is_empty(), "{:?}", check(&trace));
+        let mut t = trace.clone();
+        let i = t.entries.len() - 1;
+        t.entries[i].result = TraceResult::DeviceLost;
+        assert!(check(&t)
+            .iter()
+            .any(|f| f.contains("level 5: the job ended")));
+        let mut t = trace.clone();
+        t.entries[first + 1].start_cycles = Some(0);
+        assert!(check(&t)
+            .iter()
+            .any(|f| f.contains("before the previous pass ended")));
+        let mut t = trace.clone();
+        t.entries[first + 2].bos.retain(|b| b.bo != res.bo().id());
+        assert!(check(&t)
+            .iter()
+            .any(|f| f.contains("level 3: the job does not write")));
+        let mut t = trace.clone();
+        let mut extra = t.entries[first].clone();
+        extra.fence = None;
+        extra.submission = t.entries[first].submission + 1;
+        for e in &mut t.entries[first + 1..] {
+            e.submission += 1;
+        }
+        t.entries.insert(first + 1, extra);
+        assert!(check(&t)
+            .iter()
+            .any(|f| f.contains("6 submissions between the first pass and the last")));
+    }
+
+    #[test]
+    fn unrenderable_formats_name_their_hwdocs_entry() {
+        let dev: Arc<dyn sgx_winsys::Device> = Arc::new(SimDevice::new().unwrap());
+        let screen = Screen::with_shader_cache(dev, sgx_pipe::ShaderCache::in_memory());
+        let o = run(
+            &screen,
+            Spec {
+                format: Format::A8_UNORM,
+                ..spec()
+            },
+            0,
+        );
+        assert_eq!(o.status, "not renderable");
+        assert!(o.failures[0].starts_with("hwdocs/defs/formats.json A8_UNORM: renderable false"));
+        assert!(not_renderable(Format::B5G6R5_UNORM).is_none());
     }
 }
