@@ -312,7 +312,7 @@ pub fn run(a: &Args) -> anyhow::Result<()> {
         println!("{}", serde_json::to_string_pretty(&rep)?);
     } else {
         println!(
-            "qualify: {} passed, {} failed, {} not renderable in {:.1} s on {device}; report: {}",
+            "qualify: {} passed, {} failed, {} not renderable in {:.2} s on {device}; report: {}",
             rep.passed,
             rep.failed,
             rep.not_renderable,

@@ -69,7 +69,7 @@ pub fn write(dir: &Path, r: &Report) -> anyhow::Result<()> {
          td,th{{border:1px solid #ccc;padding:2px 6px;vertical-align:top}} \
          .pass{{background:#dfd}} .fail{{background:#fdd}} .nr{{background:#eee}} \
          img{{image-rendering:pixelated;width:48px;height:48px;border:1px solid #888}}</style>\n\
-         </head><body>\n<h1>sgx535 qualify</h1>\n<p>{} &middot; {} &middot; {:.1} s &middot; \
+         </head><body>\n<h1>sgx535 qualify</h1>\n<p>{} &middot; {} &middot; {:.2} s &middot; \
          {} passed, {} failed, {} not renderable</p>\n\
          <p>Each level: expected (the CPU filter of the level the device generated before it), \
          actual (generated on the device), and their per-channel difference magnified 32 times \
