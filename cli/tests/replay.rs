@@ -191,3 +191,47 @@ fn a_recorded_run_replays_to_the_same_outcome() {
     ]);
     assert!(!o.status.success());
 }
+
+/// The drm-shim library, built next to the tests by the dev-dependency.
+fn shim_library() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let deps = exe.parent().unwrap();
+    [deps.to_path_buf(), deps.parent().unwrap().to_path_buf()]
+        .iter()
+        .map(|d| d.join("libsgx535_drm_shim.so"))
+        .find(|p| p.exists())
+        .expect("libsgx535_drm_shim.so not built (cargo test -p sgx-cli builds it)")
+}
+
+#[test]
+fn record_on_a_drm_device_writes_what_the_kernel_did() {
+    // The drm backend's real ioctl path, served by the drm-shim with a fault injected behind
+    // it: the recorded fixture names the fault the kernel reported.
+    let out = scratch("drm-rec.json", "");
+    let fx = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/host/draw_fault_step1.json");
+    let o = Command::new(env!("CARGO_BIN_EXE_sgx535"))
+        .args([
+            "replay",
+            "--record",
+            out.to_str().unwrap(),
+            "--scenario",
+            "draw",
+        ])
+        .env("LD_PRELOAD", shim_library())
+        .env("SGX535_SHIM_FIXTURE", &fx)
+        .env("SGX535_DEVICE", "drm")
+        .env_remove("SGX_DRM_NODE")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(text(&o).contains("recorded draw on drm"), "{}", text(&o));
+    let rec: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!(
+        rec["inject"],
+        serde_json::json!([{"what": "fault_job", "job": 1, "unit": "pbe", "addr": "0x30000000"}])
+    );
+    assert_eq!(rec["expect"]["draw"]["written"], serde_json::json!([0]));
+    let o = sgx535(&["replay", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", text(&o));
+}

@@ -62,7 +62,7 @@ pub enum Inject {
         /// Requester, e.g. "pbe".
         unit: Unit,
         /// Faulting GPU address: a number or a "0x..." string.
-        #[serde(deserialize_with = "de_addr")]
+        #[serde(deserialize_with = "de_addr", serialize_with = "ser_addr")]
         addr: u32,
     },
     /// The job hangs: its fence never signals, and the GPU runs nothing after it.
@@ -151,6 +151,10 @@ fn de_injects<'de, D: Deserializer<'de>>(d: D) -> std::result::Result<Vec<Inject
         }
     }
     Ok(list)
+}
+
+fn ser_addr<S: serde::Serializer>(a: &u32, s: S) -> std::result::Result<S::Ok, S::Error> {
+    s.serialize_str(&format!("{a:#010x}"))
 }
 
 fn de_addr<'de, D: Deserializer<'de>>(d: D) -> std::result::Result<u32, D::Error> {
@@ -347,6 +351,22 @@ mod tests {
         assert!(r.contains("setup.mipgen_size_px"), "{r}");
         let r = reason("{\"inject\": [");
         assert!(r.starts_with("line 1,"), "{r}");
+    }
+
+    #[test]
+    fn a_fixture_written_as_json_reads_back_the_same() {
+        let f = Fixture::from_json(
+            r#"{"description": "d", "inject": [
+                {"what": "fault_job", "job": 1, "unit": "pbe", "addr": "0x30001000"},
+                {"what": "refuse_submission", "submission": 0, "errno": "EBUSY"}],
+                "expect": {"draw": {"error": "fault", "written": [0]}}}"#,
+            "t",
+        )
+        .unwrap();
+        let text = serde_json::to_string_pretty(&f).unwrap();
+        assert!(text.contains("\"0x30001000\""), "{text}");
+        assert!(!text.contains("null"), "{text}");
+        assert_eq!(Fixture::from_json(&text, "t").unwrap(), f);
     }
 
     #[test]
