@@ -302,8 +302,8 @@ fn unsupported_opcodes_and_forms_are_named() {
             "COLOR[1]",
         ),
         (
-            "VERT\nDCL TEMP[0..1]\n 0: MOV TEMP[0], TEMP[ADDR[0].x]\n 1: END\n",
-            "indirect addressing of TEMP",
+            "VERT\nDCL IN[0..1]\nDCL TEMP[0..1]\nDCL ADDR[0]\n 0: MOV TEMP[0], IN[ADDR[0].x]\n 1: END\n",
+            "indirect addressing of IN",
         ),
         (
             "VERT\nDCL TEMP[0..1]\n 0: UADD_SAT TEMP[0], TEMP[1], TEMP[1]\n 1: END\n",

@@ -1,5 +1,6 @@
 //! TGSI syntax tree -> IR: registers, operands and control flow; opcodes are in `ops`.
 
+mod array;
 mod ops;
 mod texture;
 
@@ -56,6 +57,12 @@ pub struct Lower<'a> {
     main_ended: bool,
     line: u32,
     info: LowerInfo,
+    /// TEMP declarations, for indexed accesses.
+    temp_ranges: Vec<array::TempRange>,
+    /// A temporary mirroring ADDR[0], which indexed temporaries read (a0 is write-only).
+    addr_shadow: Option<Reg>,
+    /// The indexed destination of the instruction being lowered.
+    scatter: Option<array::Scatter>,
 }
 
 /// Lowers a parsed shader with the given input/output layout.
@@ -77,6 +84,9 @@ pub fn lower(sh: &Shader, io: &IoLayout) -> Result<(Code, LowerInfo)> {
         main_ended: false,
         line: 0,
         info: LowerInfo::default(),
+        temp_ranges: Vec::new(),
+        addr_shadow: None,
+        scatter: None,
     };
     l.declare()?;
     for ins in &sh.instrs {
@@ -106,6 +116,7 @@ pub fn lower(sh: &Shader, io: &IoLayout) -> Result<(Code, LowerInfo)> {
         }
         l.line = ins.line;
         l.instruction(ins)?;
+        l.flush_scatter();
     }
     if let Some(f) = l.flow.last() {
         let what = match f {
@@ -153,17 +164,32 @@ impl Lower<'_> {
                         let r = self.code.vreg();
                         self.temps.entry(i).or_insert(r);
                     }
+                    self.temp_ranges.push(array::TempRange {
+                        first: d.first,
+                        last: d.last,
+                        id: d.array_id,
+                    });
                 }
                 File::Const => {
                     let e = buffers.entry(d.dim).or_insert((d.first, d.last));
                     e.0 = e.0.min(d.first);
                     e.1 = e.1.max(d.last);
                 }
-                File::Addr => io_limit(
-                    "usse::ADDRESS_REGS",
-                    u64::from(d.last) + 1,
-                    usse::ADDRESS_REGS,
-                )?,
+                File::Addr => {
+                    io_limit(
+                        "usse::ADDRESS_REGS",
+                        u64::from(d.last) + 1,
+                        usse::ADDRESS_REGS,
+                    )?;
+                    if self.addr_shadow.is_none() {
+                        // a0 starts at 0 in every lane; so does its copy.
+                        let s = self.code.vreg();
+                        let mut z = MInst::new(Opcode::LIMM);
+                        z.dst = Dst { reg: s, mask: 0xF };
+                        self.code.push(z);
+                        self.addr_shadow = Some(s);
+                    }
+                }
                 File::Sampler => io_limit(
                     "limits::MAX_TEXTURE_UNITS",
                     u64::from(d.last) + 1,
@@ -307,6 +333,9 @@ impl Lower<'_> {
 
     fn src_reg(&mut self, s: &SrcOperand) -> Result<SrcReg> {
         let r = &s.reg;
+        if r.indirect.is_some() && r.file == File::Temp {
+            return Ok(SrcReg::Reg(self.array_read(r)?));
+        }
         if r.indirect.is_some() && r.file != File::Const {
             return Err(self.unsupported(format!("indirect addressing of {}", r.file.name())));
         }
@@ -397,6 +426,9 @@ impl Lower<'_> {
     /// A destination operand (TEMP or OUT; ADDR only for ARL/UARL).
     fn dst(&mut self, d: &DstOperand, allow_addr: bool) -> Result<Dst> {
         let r = &d.reg;
+        if r.indirect.is_some() && r.file == File::Temp {
+            return self.array_write(r, d.mask);
+        }
         if r.indirect.is_some() {
             return Err(self.unsupported(format!("indirect destination {}", r.file.name())));
         }
