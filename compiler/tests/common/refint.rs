@@ -239,7 +239,7 @@ fn fetch(s: &Inst, o: &SrcOperand, int: bool, sh: &Shader, env: &Env) -> Result<
     let raw: V = match r.file {
         File::Temp => s
             .temps
-            .get(&temp_index(sh, &r, &s.addr)?)
+            .get(&temp_index(sh, r, &s.addr)?)
             .copied()
             .unwrap_or([0; 4]),
         File::Output => s.outs.get(&(r.index as u32)).map(|v| v.0).unwrap_or([0; 4]),
