@@ -40,6 +40,9 @@ pub struct IoLayout {
     pub sysvals: BTreeMap<u32, InputLoc>,
     /// `OUT[i]`.
     pub outputs: BTreeMap<u32, OutputLoc>,
+    /// Fragment: clip distances the vertex program writes, as varyings pa[n] with the lanes
+    /// that hold one; the program discards a pixel where one is negative.
+    pub clip_dists: Vec<(u32, u8)>,
 }
 
 /// Declared registers of a file, with the declaration's semantic, in index order.
@@ -96,6 +99,9 @@ pub fn standalone(sh: &Shader) -> Result<IoLayout> {
                         l.outputs.insert(*i, OutputLoc::Output(0));
                     }
                     Some(SemanticName::Psize) => {}
+                    // The clip vertex feeds st/mesa's user-clip-plane lowering (it writes
+                    // CLIPDIST); the model has no use for it, so it is computed and dropped.
+                    Some(SemanticName::ClipVertex) => {}
                     _ => {
                         l.outputs.insert(*i, OutputLoc::Output(next));
                         next += 1;
@@ -111,7 +117,7 @@ pub fn standalone(sh: &Shader) -> Result<IoLayout> {
             vs_checks(sh, &l)?;
             Ok(l)
         }
-        ShaderStage::Fragment => fs_layout(sh, |_| true),
+        ShaderStage::Fragment => fs_layout(sh, |_| true, &[]),
     }
 }
 
@@ -161,10 +167,12 @@ pub fn vs_checks(sh: &Shader, l: &IoLayout) -> Result<()> {
 }
 
 /// The fragment layout; `delivered(semantic)` says whether the vertex shader provides a
-/// varying (unmatched ones read zero).
+/// varying (unmatched ones read zero); `clip_masks` are the lanes of the vertex shader's
+/// clip-distance outputs, which follow the matched varyings.
 pub fn fs_layout(
     sh: &Shader,
     delivered: impl Fn(crate::tgsi::Semantic) -> bool,
+    clip_masks: &[u8],
 ) -> Result<IoLayout> {
     let mut l = IoLayout::default();
     let mut next = 0u32;
@@ -184,6 +192,10 @@ pub fn fs_layout(
         } else {
             l.inputs.insert(i, InputLoc::Zero);
         }
+    }
+    for &m in clip_masks {
+        l.clip_dists.push((next, m));
+        next += 1;
     }
     check_limit(
         "limits::MAX_VARYINGS",

@@ -53,9 +53,30 @@ pub fn link(vs_text: &str, fs_text: &str) -> Result<LinkedProgram> {
     let vs_outs: BTreeMap<Semantic, u32> = io::declared(&vs, File::Output)
         .into_iter()
         .filter_map(|(i, d)| d.semantic.map(|s| (s, i)))
-        .filter(|(s, _)| !matches!(s.name, SemanticName::Position | SemanticName::Psize))
+        .filter(|(s, _)| {
+            !matches!(
+                s.name,
+                SemanticName::Position
+                    | SemanticName::Psize
+                    | SemanticName::ClipVertex
+                    | SemanticName::ClipDist
+            )
+        })
         .collect();
-    let fs_layout = io::fs_layout(&fs, |s| vs_outs.contains_key(&s))?;
+    // Clip distances (st/mesa's lowering of user clip planes and gl_ClipVertex) become
+    // varyings after the matched ones; the fragment program discards where one is negative.
+    // Interpolated perspective-correct, a distance linear in clip space is exact per pixel.
+    let mut clips: Vec<(Semantic, u32, u8)> = io::declared(&vs, File::Output)
+        .into_iter()
+        .filter_map(|(i, d)| {
+            d.semantic
+                .filter(|s| s.name == SemanticName::ClipDist)
+                .map(|s| (s, i, d.usage_mask))
+        })
+        .collect();
+    clips.sort();
+    let clip_masks: Vec<u8> = clips.iter().map(|c| c.2).collect();
+    let fs_layout = io::fs_layout(&fs, |s| vs_outs.contains_key(&s), &clip_masks)?;
     let mut vs_layout = IoLayout::default();
     for (i, _) in io::declared(&vs, File::Input) {
         vs_layout.inputs.insert(i, InputLoc::Primary(i));
@@ -88,6 +109,15 @@ pub fn link(vs_text: &str, fs_text: &str) -> Result<LinkedProgram> {
             Some(InputLoc::Zero) => unmatched.push(sem),
             _ => {}
         }
+    }
+    for (&(sem, out, _), &(pa, _)) in clips.iter().zip(&fs_layout.clip_dists) {
+        feeds.insert(out, pa + 1);
+        varyings.push(LinkedVarying {
+            semantic: sem,
+            vs_output: pa + 1,
+            fs_input: pa,
+            interp: tsp::Interp::PERSPECTIVE,
+        });
     }
     let nvar = varyings.len() as u32;
     for (i, d) in io::declared(&vs, File::Output) {

@@ -191,6 +191,7 @@ pub fn compile_with(sh: &Shader, layout: &IoLayout) -> Result<CompiledShader> {
             .iter()
             .filter(|i| i.interp.is_some() && matches!(i.location, InputLoc::Primary(_)))
             .count() as u32
+            + layout.clip_dists.len() as u32
     } else {
         outputs
             .iter()

@@ -73,6 +73,7 @@ cap_enum! {
         PreferBlitBasedTextureTransfer,
         ClipHalfz,
         QueryOcclusionPredicate,
+        ClipPlanes,
     }
 }
 
@@ -148,6 +149,9 @@ pub fn get_param(cap: Cap) -> i64 {
         VideoMemory => 256,
         PreferBlitBasedTextureTransfer => 0,
         ClipHalfz => 1,
+        // No user clip planes in the model's clipper: st/mesa then lowers glClipPlane and
+        // gl_ClipVertex to CLIPDIST outputs, which the compiler turns into a discard.
+        ClipPlanes => 0,
     }
 }
 
@@ -220,7 +224,9 @@ pub fn get_shader_param(stage: ShaderStage, cap: ShaderCap) -> i64 {
         MaxConstBuffers => 1,
         MaxTemps => usse::TEMP_REGS as i64,
         CondCodes => 0,
-        IndirectInputAddr | IndirectTempAddr => 0,
+        IndirectInputAddr => 0,
+        // Lowered to predicated selects over the array (compiler lower/array.rs).
+        IndirectTempAddr => 1,
         IndirectConstAddr => 1,
         Subroutines => 1,
         Integers => 0,

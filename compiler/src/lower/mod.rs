@@ -1,6 +1,7 @@
 //! TGSI syntax tree -> IR: registers, operands and control flow; opcodes are in `ops`.
 
 mod array;
+mod clip;
 mod ops;
 mod texture;
 
@@ -89,6 +90,7 @@ pub fn lower(sh: &Shader, io: &IoLayout) -> Result<(Code, LowerInfo)> {
         scatter: None,
     };
     l.declare()?;
+    l.clip_prologue();
     for ins in &sh.instrs {
         if ins.opcode == "CAL" {
             let Some(t) = ins.label else {

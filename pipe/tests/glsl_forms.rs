@@ -1,0 +1,162 @@
+//! Draws with the TGSI forms st/mesa sends for GLSL 1.20 programs that the compiler lowers
+//! rather than maps one to one: indexed temporaries (local arrays) and clip distances
+//! (user clip planes, `gl_ClipVertex`). Every pixel of the target is compared.
+
+mod common;
+
+use common::*;
+use sgx_pipe::state::*;
+use sgx_pipe::*;
+
+const W: u32 = 32;
+const H: u32 = 32;
+const BLACK: [u8; 4] = [0, 0, 0, 255];
+
+fn unorm8(f: f32) -> u8 {
+    (f.clamp(0.0, 1.0) * 255.0).round() as u8
+}
+
+/// B G R A bytes of an RGBA colour.
+fn bgra(c: [f32; 4]) -> [u8; 4] {
+    [unorm8(c[2]), unorm8(c[1]), unorm8(c[0]), unorm8(c[3])]
+}
+
+fn vs_consts(r: &mut Rig, words: &[u32]) {
+    r.ctx
+        .set_constant_buffer(
+            ShaderStage::Vertex,
+            0,
+            Some(ConstantBuffer {
+                data: words.to_vec().into(),
+            }),
+        )
+        .unwrap();
+}
+
+/// A target cleared to black with `vs` and `fs` bound; draws the whole target and reads it.
+fn draw_full(r: &mut Rig, vs: &str, fs: &str) -> Vec<u8> {
+    let t = target(r, Format::B8G8R8A8_UNORM, W, H);
+    bind_const(r, &fb(&t, None));
+    let v = r.ctx.create_vs_state(vs).unwrap();
+    let f = r.ctx.create_fs_state(fs).unwrap();
+    r.ctx.bind_vs_state(Some(&v)).unwrap();
+    r.ctx.bind_fs_state(Some(&f)).unwrap();
+    r.ctx
+        .clear(clear_flags::COLOR0, [0.0, 0.0, 0.0, 1.0], 1.0, 0)
+        .unwrap();
+    rect(r, 0, 0, W, H, 0.0);
+    r.ctx.read_level(&t, 0, 0).unwrap()
+}
+
+const FS_VARYING: &str =
+    "FRAG\nDCL IN[0], GENERIC[0], PERSPECTIVE\nDCL OUT[0], COLOR\n  0: MOV OUT[0], IN[0]\n  1: END\n";
+
+/// A local array of four colours, one element overwritten through ADDR[0], then the colour
+/// read at CONST[0].y; CONST[0].x picks the element written. Indices are integers.
+const VS_ARRAY: &str = "VERT
+DCL IN[0]
+DCL OUT[0], POSITION
+DCL OUT[1], GENERIC[0]
+DCL CONST[0][0]
+DCL TEMP[0..3], ARRAY(1), LOCAL
+DCL ADDR[0]
+IMM[0] FLT32 {1.0, 0.0, 0.0, 1.0}
+IMM[1] FLT32 {0.0, 1.0, 0.0, 1.0}
+IMM[2] FLT32 {0.0, 0.0, 1.0, 1.0}
+IMM[3] FLT32 {1.0, 1.0, 0.0, 1.0}
+IMM[4] FLT32 {0.0, 1.0, 1.0, 1.0}
+  0: MOV TEMP[0], IMM[0]
+  1: MOV TEMP[1], IMM[1]
+  2: MOV TEMP[2], IMM[2]
+  3: MOV TEMP[3], IMM[3]
+  4: UARL ADDR[0].x, CONST[0][0].xxxx
+  5: MOV TEMP[ADDR[0].x](1), IMM[4]
+  6: UARL ADDR[0].x, CONST[0][0].yyyy
+  7: MOV OUT[1], TEMP[ADDR[0].x](1)
+  8: MOV OUT[0], IN[0]
+  9: END
+";
+
+#[test]
+fn a_local_array_indexed_in_and_out_of_range_draws_the_clamped_element() {
+    let colours = [
+        [1.0, 0.0, 0.0, 1.0],
+        [0.0, 1.0, 0.0, 1.0],
+        [0.0, 0.0, 1.0, 1.0],
+        [1.0, 1.0, 0.0, 1.0],
+    ];
+    let written = [0.0, 1.0, 1.0, 1.0];
+    let mut r = rig();
+    for (w, rd) in [
+        (1i32, 1i32),
+        (1, 2),
+        (-4, 0),
+        (9, 3),
+        (2, 7),
+        (0, -1),
+        (3, 3),
+    ] {
+        vs_consts(&mut r, &[w as u32, rd as u32, 0, 0]);
+        let px = draw_full(&mut r, VS_ARRAY, FS_VARYING);
+        // Out-of-range indices clamp to the first or last element, for writes and reads.
+        let (w, rd) = (w.clamp(0, 3), rd.clamp(0, 3));
+        let want = bgra(if w == rd {
+            written
+        } else {
+            colours[rd as usize]
+        });
+        for y in 0..H {
+            for x in 0..W {
+                assert_eq!(pixel(&px, W, x, y), want, "({x},{y}) write {w} read {rd}");
+            }
+        }
+    }
+}
+
+/// Two clip distances from two planes in CONST[0] and CONST[1], as st/mesa writes them when
+/// it lowers `glClipPlane` (the driver does not claim PIPE_CAP_CLIP_PLANES); the clip vertex
+/// is written too and has no effect of its own.
+const VS_CLIP: &str = "VERT
+DCL IN[0]
+DCL OUT[0], POSITION
+DCL OUT[1], GENERIC[0]
+DCL OUT[2], CLIPVERTEX
+DCL OUT[3].xy, CLIPDIST[0]
+DCL CONST[0][0..2]
+  0: MOV OUT[0], IN[0]
+  1: MOV OUT[2], IN[0]
+  2: DP4 OUT[3].x, IN[0], CONST[0][0]
+  3: DP4 OUT[3].y, IN[0], CONST[0][1]
+  4: MOV OUT[1], CONST[0][2]
+  5: END
+";
+
+#[test]
+fn clip_distances_clip_the_pixels_behind_each_plane() {
+    let mut r = rig();
+    let green = [0.0f32, 1.0, 0.0, 1.0];
+    let bits = |v: [f32; 4]| v.map(f32::to_bits);
+    // Planes through pixel edges, so no pixel centre lies on one: x_ndc >= 0 keeps x >= 16,
+    // y_ndc >= -0.5 keeps y >= 8. A zero plane keeps everything (a disabled plane).
+    let cases: [([f32; 4], [f32; 4], fn(u32, u32) -> bool); 3] = [
+        ([1.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.5], |x, y| {
+            x >= 16 && y >= 8
+        }),
+        ([-1.0, 0.0, 0.0, 0.0], [0.0; 4], |x, _| x < 16),
+        ([0.0; 4], [0.0; 4], |_, _| true),
+    ];
+    for (p0, p1, inside) in cases {
+        let mut c = Vec::new();
+        for v in [p0, p1, green] {
+            c.extend_from_slice(&bits(v));
+        }
+        vs_consts(&mut r, &c);
+        let px = draw_full(&mut r, VS_CLIP, FS_VARYING);
+        for y in 0..H {
+            for x in 0..W {
+                let want = if inside(x, y) { bgra(green) } else { BLACK };
+                assert_eq!(pixel(&px, W, x, y), want, "({x},{y}) planes {p0:?} {p1:?}");
+            }
+        }
+    }
+}
