@@ -136,9 +136,9 @@ fn clip_distances_become_varyings_and_negative_ones_discard() {
         .unwrap();
         for px in (0..4).filter(|p| !want_kill[*p]) {
             let (v, _) = want.outs[px][&0];
-            for l in 0..4 {
+            for (l, want) in v.iter().enumerate() {
                 assert!(
-                    same(got.colour[px][l].to_bits(), v[l]),
+                    same(got.colour[px][l].to_bits(), *want),
                     "pixel {px} lane {l}"
                 );
             }
