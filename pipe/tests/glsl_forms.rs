@@ -131,6 +131,11 @@ DCL CONST[0][0..2]
   5: END
 ";
 
+/// A clip plane (a, b, c, d) in clip space.
+type Plane = [f32; 4];
+/// Whether pixel (x, y) is inside every plane of a case.
+type Inside = fn(u32, u32) -> bool;
+
 #[test]
 fn clip_distances_clip_the_pixels_behind_each_plane() {
     let mut r = rig();
@@ -138,7 +143,7 @@ fn clip_distances_clip_the_pixels_behind_each_plane() {
     let bits = |v: [f32; 4]| v.map(f32::to_bits);
     // Planes through pixel edges, so no pixel centre lies on one: x_ndc >= 0 keeps x >= 16,
     // y_ndc >= -0.5 keeps y >= 8. A zero plane keeps everything (a disabled plane).
-    let cases: [([f32; 4], [f32; 4], fn(u32, u32) -> bool); 3] = [
+    let cases: [(Plane, Plane, Inside); 3] = [
         ([1.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.5], |x, y| {
             x >= 16 && y >= 8
         }),
