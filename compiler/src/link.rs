@@ -4,6 +4,9 @@
 //! varying (in fragment input order) is pa[k] in the fragment program and o[k+1] in the
 //! vertex program (render.json `varying_link`); POSITION stays o0, apart from the varyings.
 //! Fragment inputs with no vertex output read zero; vertex outputs nobody reads are dropped.
+//! When the varyings outnumber limits::MAX_VARYINGS they are packed by the lanes the fragment
+//! shader declares (`IN[3].xy`): several share a slot, each at its own first lane
+//! (`io::pack`), and the vertex program moves its writes to those lanes.
 //! Both shaders are recompiled with the linked layout, as the layouts change the code.
 
 use std::collections::BTreeMap;
@@ -26,6 +29,10 @@ pub struct LinkedVarying {
     pub fs_input: u32,
     /// TSP interpolation.
     pub interp: tsp::Interp,
+    /// First lane of the slot it occupies (0 unless varyings were packed).
+    pub lane: u8,
+    /// Lanes it occupies.
+    pub lanes: u8,
 }
 
 /// A linked vertex + fragment pair.
@@ -89,6 +96,10 @@ pub fn link(vs_text: &str, fs_text: &str) -> Result<LinkedProgram> {
         match fs_layout.inputs.get(&i) {
             Some(InputLoc::Primary(k)) if !io::is_special_fs_input(sem.name) => {
                 let out = vs_outs[&sem];
+                let (lane, lanes) = fs_layout.input_lanes.get(&i).copied().unwrap_or((0, 4));
+                if fs_layout.input_lanes.contains_key(&i) {
+                    vs_layout.output_lanes.insert(out, (lane, lanes));
+                }
                 if feeds.insert(out, k + 1).is_some() {
                     return Err(CompileError::Link(format!(
                         "fragment input {sem} is declared twice"
@@ -104,6 +115,8 @@ pub fn link(vs_text: &str, fs_text: &str) -> Result<LinkedProgram> {
                     vs_output: k + 1,
                     fs_input: *k,
                     interp,
+                    lane,
+                    lanes,
                 });
             }
             Some(InputLoc::Zero) => unmatched.push(sem),
@@ -117,9 +130,11 @@ pub fn link(vs_text: &str, fs_text: &str) -> Result<LinkedProgram> {
             vs_output: pa + 1,
             fs_input: pa,
             interp: tsp::Interp::PERSPECTIVE,
+            lane: 0,
+            lanes: 4,
         });
     }
-    let nvar = varyings.len() as u32;
+    let nvar = varyings.iter().map(|v| v.fs_input + 1).max().unwrap_or(0);
     for (i, d) in io::declared(&vs, File::Output) {
         let loc = match d.semantic.map(|s| s.name) {
             Some(SemanticName::Position) => OutputLoc::Output(0),

@@ -186,22 +186,39 @@ pub fn compile_with(sh: &Shader, layout: &IoLayout) -> Result<CompiledShader> {
             location: loc,
         });
     }
+    // Packed varyings share slots: count the slots.
+    let slots = |v: Vec<u32>| {
+        v.into_iter()
+            .collect::<std::collections::BTreeSet<u32>>()
+            .len() as u32
+    };
     let varying_count = if fs {
-        inputs
-            .iter()
-            .filter(|i| i.interp.is_some() && matches!(i.location, InputLoc::Primary(_)))
-            .count() as u32
-            + layout.clip_dists.len() as u32
+        slots(
+            inputs
+                .iter()
+                .filter(|i| i.interp.is_some())
+                .filter_map(|i| match i.location {
+                    InputLoc::Primary(n) => Some(n),
+                    InputLoc::Zero => None,
+                })
+                .collect(),
+        ) + layout.clip_dists.len() as u32
     } else {
-        outputs
-            .iter()
-            .filter(|o| {
-                !matches!(
-                    o.semantic.map(|s| s.name),
-                    Some(SemanticName::Position | SemanticName::Psize)
-                ) && matches!(o.location, OutputLoc::Output(_))
-            })
-            .count() as u32
+        slots(
+            outputs
+                .iter()
+                .filter(|o| {
+                    !matches!(
+                        o.semantic.map(|s| s.name),
+                        Some(SemanticName::Position | SemanticName::Psize)
+                    )
+                })
+                .filter_map(|o| match o.location {
+                    OutputLoc::Output(n) => Some(n),
+                    _ => None,
+                })
+                .collect(),
+        )
     };
     Ok(CompiledShader {
         stage: sh.stage,

@@ -64,6 +64,9 @@ pub struct Lower<'a> {
     addr_shadow: Option<Reg>,
     /// The indexed destination of the instruction being lowered.
     scatter: Option<array::Scatter>,
+    /// A packed output written by the instruction being lowered: (value, output, lanes
+    /// of the value, first lane in the output).
+    packed_write: Option<(Reg, Reg, u8, u8)>,
 }
 
 /// Lowers a parsed shader with the given input/output layout.
@@ -88,6 +91,7 @@ pub fn lower(sh: &Shader, io: &IoLayout) -> Result<(Code, LowerInfo)> {
         temp_ranges: Vec::new(),
         addr_shadow: None,
         scatter: None,
+        packed_write: None,
     };
     l.declare()?;
     l.clip_prologue();
@@ -119,6 +123,7 @@ pub fn lower(sh: &Shader, io: &IoLayout) -> Result<(Code, LowerInfo)> {
         l.line = ins.line;
         l.instruction(ins)?;
         l.flush_scatter();
+        l.flush_packed_write();
     }
     if let Some(f) = l.flow.last() {
         let what = match f {
@@ -257,10 +262,13 @@ impl Lower<'_> {
     /// A source operand; `int` selects integer semantics for `-` and `|..|`.
     fn src(&mut self, s: &SrcOperand, int: bool) -> Result<Src> {
         let reg = self.src_reg(s)?;
+        let shift = self.first_lane(&s.reg);
         let mut out = match reg {
             SrcReg::Reg(r) => Src {
                 reg: r,
-                swz: s.swz,
+                // A packed varying's lanes start at its first lane; lanes it does not have
+                // are undefined in GL and read some lane of the slot.
+                swz: s.swz.map(|c| (c + shift).min(3)),
                 modi: SrcMod::NONE,
             },
             SrcReg::Imm(bits) => self.materialize(bits, s.swz),
@@ -453,7 +461,55 @@ impl Lower<'_> {
         let reg = reg.ok_or_else(|| {
             self.semantic(format!("{}[{}] is not declared", r.file.name(), r.index))
         })?;
+        if let (File::Output, Some(&(shift, lanes))) = (r.file, self.io.output_lanes.get(&idx)) {
+            let mask = d.mask & ((1u8 << lanes.min(4)) - 1);
+            if shift != 0 || mask != d.mask {
+                let value = self.code.vreg();
+                self.packed_write = Some((value, reg, mask, shift));
+                return Ok(Dst {
+                    reg: value,
+                    mask: d.mask,
+                });
+            }
+        }
         Ok(Dst { reg, mask: d.mask })
+    }
+
+    /// The first lane of a packed varying (0 for everything else).
+    fn first_lane(&self, r: &crate::tgsi::RegRef) -> u8 {
+        let Ok(i) = u32::try_from(r.index) else {
+            return 0;
+        };
+        let lanes = match (r.file, r.indirect) {
+            (File::Input, None) => self.io.input_lanes.get(&i),
+            (File::Output, None) => self.io.output_lanes.get(&i),
+            _ => None,
+        };
+        lanes.map_or(0, |l| l.0)
+    }
+
+    /// Moves a packed output's value to its lanes.
+    fn flush_packed_write(&mut self) {
+        let Some((value, out, mask, shift)) = self.packed_write.take() else {
+            return;
+        };
+        if mask == 0 {
+            return;
+        }
+        let mut swz = [0u8; 4];
+        for (j, c) in swz.iter_mut().enumerate() {
+            *c = (j as u8).saturating_sub(shift);
+        }
+        let v = Src {
+            reg: value,
+            swz,
+            modi: SrcMod::NONE,
+        };
+        let d = Dst {
+            reg: out,
+            mask: (mask << shift) & 0xF,
+        };
+        self.code.push(MInst::alu(Opcode::MOV, d, v, v));
     }
 
     fn branch(&mut self, op: Opcode, pred: Pred, label: u32) {
