@@ -165,3 +165,67 @@ fn clip_distances_clip_the_pixels_behind_each_plane() {
         }
     }
 }
+
+/// Fourteen varyings (two flat), eight of two lanes and six of one: 22 floats, more
+/// varyings than the ten slots, so the compiler packs them. Each carries CONST[k] to the
+/// fragment shader, which sums their lanes into red and green.
+fn packed_pair() -> (String, String) {
+    let widths = [2, 1, 2, 1, 2, 1, 2, 2, 1, 2, 1, 2, 1, 2];
+    let mut vs = String::from("VERT\nDCL IN[0]\nDCL OUT[0], POSITION\nDCL CONST[0][0..13]\n");
+    let mut fs = String::from("FRAG\n");
+    for (k, w) in widths.iter().enumerate() {
+        let m = if *w == 2 { "xy" } else { "x" };
+        let interp = if k == 3 || k == 8 { "CONSTANT" } else { "PERSPECTIVE" };
+        vs += &format!("DCL OUT[{}].{m}, GENERIC[{k}]\n", k + 1);
+        fs += &format!("DCL IN[{k}].{m}, GENERIC[{k}], {interp}\n");
+    }
+    fs += "DCL OUT[0], COLOR\nDCL TEMP[0]\nIMM[0] FLT32 {0.0, 0.0, 0.0, 1.0}\n  0: MOV TEMP[0], IMM[0]\n";
+    let mut n = 1;
+    for (k, w) in widths.iter().enumerate() {
+        let m = if *w == 2 { "xy" } else { "x" };
+        vs += &format!("{:3}: MOV OUT[{}].{m}, CONST[0][{k}]\n", k, k + 1);
+        fs += &format!("{n:3}: ADD TEMP[0].{m}, TEMP[0], IN[{k}]\n");
+        n += 1;
+    }
+    vs += &format!("{:3}: MOV OUT[0], IN[0]\n{:3}: END\n", widths.len(), widths.len() + 1);
+    fs += &format!("{n:3}: MOV OUT[0], TEMP[0]\n{:3}: END\n", n + 1);
+    (vs, fs)
+}
+
+#[test]
+fn fourteen_varyings_pack_and_each_arrives() {
+    let (vs, fs) = packed_pair();
+    let mut r = rig();
+    // Each varying k carries (k+1)/256 in x and (14-k)/512 in y; then one at a time is
+    // zeroed, so a varying that arrived in the wrong lane or slot changes the sum.
+    let base: Vec<[f32; 2]> = (0..14)
+        .map(|k| [(k + 1) as f32 / 256.0, (14 - k) as f32 / 512.0])
+        .collect();
+    for drop in [None, Some(0usize), Some(3), Some(6), Some(13)] {
+        let mut c = Vec::new();
+        let (mut red, mut green) = (0f32, 0f32);
+        for (k, v) in base.iter().enumerate() {
+            let v = if Some(k) == drop { [0.0; 2] } else { *v };
+            c.extend_from_slice(&[v[0].to_bits(), v[1].to_bits(), 0, 0]);
+            red += v[0];
+            // Scalar varyings (odd widths list entries) carry no y.
+            if [0, 2, 4, 6, 7, 9, 11, 13].contains(&k) {
+                green += v[1];
+            }
+        }
+        vs_consts(&mut r, &c);
+        let px = draw_full(&mut r, &vs, &fs);
+        let want = bgra([red, green, 0.0, 1.0]);
+        // The sums sit well inside a unorm8 step, so interpolation's last-bit rounding
+        // cannot move a byte.
+        for s in [red, green] {
+            let f = (s * 255.0).fract();
+            assert!((f - 0.5).abs() > 0.02, "{s}");
+        }
+        for y in 0..H {
+            for x in 0..W {
+                assert_eq!(pixel(&px, W, x, y), want, "({x},{y}) drop {drop:?}");
+            }
+        }
+    }
+}
