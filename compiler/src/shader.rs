@@ -22,6 +22,8 @@ pub struct ShaderInput {
     pub centroid: bool,
     /// Where the program reads it.
     pub location: InputLoc,
+    /// Packed varyings: the first lane and the lane count in its register (else 0 and 4).
+    pub lanes: (u8, u8),
 }
 
 /// One output of a compiled shader.
@@ -33,6 +35,8 @@ pub struct ShaderOutput {
     pub semantic: Option<Semantic>,
     /// Where the program writes it.
     pub location: OutputLoc,
+    /// Packed varyings: the first lane and the lane count in its register (else 0 and 4).
+    pub lanes: (u8, u8),
 }
 
 /// A constant buffer range and where it sits in the secondary bank.
@@ -165,6 +169,11 @@ pub fn compile_with(sh: &Shader, layout: &IoLayout) -> Result<CompiledShader> {
                 interp: (fs && special.is_none()).then(|| interp(d.interp)),
                 centroid: d.centroid,
                 location: loc,
+                lanes: if file == File::Input {
+                    layout.input_lanes.get(&i).copied().unwrap_or((0, 4))
+                } else {
+                    (0, 4)
+                },
             });
         }
     }
@@ -184,6 +193,7 @@ pub fn compile_with(sh: &Shader, layout: &IoLayout) -> Result<CompiledShader> {
             index: i,
             semantic: d.semantic,
             location: loc,
+            lanes: layout.output_lanes.get(&i).copied().unwrap_or((0, 4)),
         });
     }
     // Packed varyings share slots: count the slots.

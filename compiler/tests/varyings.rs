@@ -210,3 +210,29 @@ fn what_cannot_pack_is_refused_with_the_limit() {
         "{e:?}"
     );
 }
+
+#[test]
+fn the_verbose_report_shows_the_packed_layout() {
+    let read = |n: &str| {
+        std::fs::read_to_string(format!(
+            "{}/tests/shaders/{n}.tgsi",
+            env!("CARGO_MANIFEST_DIR")
+        ))
+        .unwrap()
+    };
+    let (vs, fs) = (read("packed14.vert"), read("packed14.frag"));
+    let r = sgx_compiler::compile_report(&vs, Some(&fs), true).unwrap();
+    // Fourteen varyings, seven vec2 and seven scalars, in six slots.
+    for line in [
+        "; varying GENERIC[0] : o1.xy -> pa0.xy (PERSPECTIVE)",
+        "; varying GENERIC[2] : o1.zw -> pa0.zw (PERSPECTIVE)",
+        "; varying GENERIC[8] : o5.w -> pa4.w (PERSPECTIVE)",
+        "; output OUT[14] GENERIC[13] : o4.zw",
+        "; input IN[12] GENERIC[12] : pa5.y",
+        "; varying slots: 6",
+    ] {
+        assert!(r.contains(line), "{line} missing:\n{r}");
+    }
+    let quiet = sgx_compiler::compile_report(&vs, Some(&fs), false).unwrap();
+    assert!(!quiet.contains("; output OUT[14]"));
+}

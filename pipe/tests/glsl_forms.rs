@@ -175,7 +175,11 @@ fn packed_pair() -> (String, String) {
     let mut fs = String::from("FRAG\n");
     for (k, w) in widths.iter().enumerate() {
         let m = if *w == 2 { "xy" } else { "x" };
-        let interp = if k == 3 || k == 8 { "CONSTANT" } else { "PERSPECTIVE" };
+        let interp = if k == 3 || k == 8 {
+            "CONSTANT"
+        } else {
+            "PERSPECTIVE"
+        };
         vs += &format!("DCL OUT[{}].{m}, GENERIC[{k}]\n", k + 1);
         fs += &format!("DCL IN[{k}].{m}, GENERIC[{k}], {interp}\n");
     }
@@ -187,7 +191,11 @@ fn packed_pair() -> (String, String) {
         fs += &format!("{n:3}: ADD TEMP[0].{m}, TEMP[0], IN[{k}]\n");
         n += 1;
     }
-    vs += &format!("{:3}: MOV OUT[0], IN[0]\n{:3}: END\n", widths.len(), widths.len() + 1);
+    vs += &format!(
+        "{:3}: MOV OUT[0], IN[0]\n{:3}: END\n",
+        widths.len(),
+        widths.len() + 1
+    );
     fs += &format!("{n:3}: MOV OUT[0], TEMP[0]\n{:3}: END\n", n + 1);
     (vs, fs)
 }
