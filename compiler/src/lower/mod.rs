@@ -2,6 +2,7 @@
 
 mod array;
 mod clip;
+mod constants;
 mod ops;
 mod texture;
 
@@ -226,8 +227,9 @@ impl Lower<'_> {
                 File::Input | File::SystemValue | File::Imm => {}
             }
         }
-        // Constant buffers are packed one after another into sa0.., in buffer order, each
-        // starting at its first declared register's offset from 0 (sa = base + index).
+        // Constant buffers are packed one after another into constant memory, in buffer
+        // order, each starting at its first declared register's offset from 0 (memory vec4 =
+        // base + index); the first usse::SECONDARY_REGS of it are the sa bank.
         for (buf, (first, last)) in buffers {
             let count = last - first + 1;
             let base = sa_next;
@@ -236,9 +238,9 @@ impl Lower<'_> {
             self.info.const_ranges.push((buf, first, count, base));
         }
         io_limit(
-            "usse::SECONDARY_REGS",
+            "usse::CONST_MEMORY_REGS",
             u64::from(sa_next),
-            usse::SECONDARY_REGS,
+            usse::CONST_MEMORY_REGS,
         )?;
         self.info.const_regs = sa_next;
         Ok(())
@@ -399,32 +401,19 @@ impl Lower<'_> {
                                 r.dim, r.index
                             ))
                         })?;
-                        SrcReg::Reg(Reg {
-                            file: RegFile::Secondary,
-                            num: base + i,
-                        })
-                    }
-                    Some(ind) => {
-                        if ind.file != File::Addr || ind.index != 0 || ind.comp != 0 {
-                            return Err(self.unsupported(format!(
-                                "indirect index {}[{}].{} (only ADDR[0].x)",
-                                ind.file.name(),
-                                ind.index,
-                                ["x", "y", "z", "w"][usize::from(ind.comp & 3)]
-                            )));
+                        let num = base + i;
+                        if u64::from(num) < usse::SECONDARY_REGS {
+                            SrcReg::Reg(Reg {
+                                file: RegFile::Secondary,
+                                num,
+                            })
+                        } else {
+                            // Past the secondary bank: loaded from constant memory.
+                            let at = self.materialize([num; 4], [0; 4]);
+                            SrcReg::Reg(self.load_const(at))
                         }
-                        let num = i64::from(base) + r.index;
-                        let num = u32::try_from(num)
-                            .ok()
-                            .filter(|n| u64::from(*n) < usse::SECONDARY_REGS)
-                            .ok_or_else(|| {
-                                self.unsupported(format!("indirect constant offset {}", r.index))
-                            })?;
-                        SrcReg::Reg(Reg {
-                            file: RegFile::SecondaryIndexed,
-                            num,
-                        })
                     }
+                    Some(_) => SrcReg::Reg(self.indexed_const(r, base, first, last)?),
                 }
             }
             File::Addr | File::Sampler | File::SamplerView => {

@@ -251,7 +251,17 @@ fn fetch(s: &Inst, o: &SrcOperand, int: bool, sh: &Shader, env: &Env) -> Result<
         File::Imm => sh.imms[r.index as usize].bits,
         File::Const => {
             let idx = match r.indirect {
-                Some(ind) => r.index + i64::from(s.addr[usize::from(ind.comp)]),
+                // An indexed constant clamps into its buffer's declared range (this driver's
+                // definition of GL's undefined out-of-range read).
+                Some(ind) => {
+                    let decls = sh
+                        .decls
+                        .iter()
+                        .filter(|d| d.file == File::Const && d.dim == r.dim);
+                    let lo = decls.clone().map(|d| i64::from(d.first)).min().unwrap_or(0);
+                    let hi = decls.map(|d| i64::from(d.last)).max().unwrap_or(0);
+                    (r.index + i64::from(s.addr[usize::from(ind.comp)])).clamp(lo, hi)
+                }
                 None => r.index,
             };
             u32::try_from(idx)
