@@ -220,7 +220,9 @@ pub fn get_shader_param(stage: ShaderStage, cap: ShaderCap) -> i64 {
             ShaderStage::Vertex => 1 + limits::MAX_VARYINGS as i64,
             ShaderStage::Fragment => 1,
         },
-        MaxConstBufferSize => usse::SECONDARY_REGS as i64 * 16,
+        // Constant memory, not only the secondary bank: reads past the bank and indexed reads
+        // are LDC loads (compiler lower/constants.rs), so uniform arrays reach this far.
+        MaxConstBufferSize => usse::CONST_MEMORY_REGS as i64 * 16,
         MaxConstBuffers => 1,
         MaxTemps => usse::TEMP_REGS as i64,
         CondCodes => 0,
@@ -273,7 +275,7 @@ mod tests {
         );
         assert_eq!(
             get_shader_param(ShaderStage::Vertex, ShaderCap::MaxConstBufferSize),
-            2048
+            16384
         );
         assert_eq!(
             get_shader_param(ShaderStage::Vertex, ShaderCap::MaxTextureSamplers),

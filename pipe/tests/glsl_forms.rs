@@ -237,3 +237,59 @@ fn fourteen_varyings_pack_and_each_arrives() {
         }
     }
 }
+
+/// A 300-vec4 uniform array (a skinning palette's size): the colour is the element
+/// CONST[0][299].x selects, plus a direct read past the secondary bank (CONST[0][200]).
+const VS_PALETTE: &str = "VERT
+DCL IN[0]
+DCL OUT[0], POSITION
+DCL OUT[1], GENERIC[0]
+DCL CONST[0][0..299]
+DCL TEMP[0]
+DCL ADDR[0]
+  0: UARL ADDR[0].x, CONST[0][299].xxxx
+  1: MOV TEMP[0], CONST[0][ADDR[0].x+3]
+  2: ADD OUT[1], TEMP[0], CONST[0][200]
+  3: MOV OUT[0], IN[0]
+  4: END
+";
+
+#[test]
+fn a_uniform_array_past_the_constant_bank_draws_the_indexed_element() {
+    let mut r = rig();
+    // Element i: red (i % 16) / 16, green (i / 16) / 32; element 200 adds blue only.
+    let element = |i: u32| -> [f32; 4] {
+        if i == 200 {
+            return [0.0, 0.0, 0.5, 0.0];
+        }
+        [(i % 16) as f32 / 16.0, (i / 16) as f32 / 32.0, 0.0, 1.0]
+    };
+    let c: Vec<u32> = (0..300)
+        .flat_map(|i| element(i).map(f32::to_bits))
+        .collect();
+    for index in [0i32, 100, 196, 252, 296, 500, -7, i32::MIN] {
+        let mut c = c.clone();
+        c[299 * 4] = index as u32;
+        vs_consts(&mut r, &c);
+        let px = draw_full(&mut r, VS_PALETTE, FS_VARYING);
+        // Out of range clamps into the declared array: 3 + index within 0..=299.
+        let k = (3 + i64::from(index)).clamp(0, 299) as u32;
+        let mut e = element(k);
+        if k == 299 {
+            // The last element's x holds the index itself (integer bits: a denormal, red 0).
+            e[0] = f32::from_bits(index as u32);
+        }
+        let extra = element(200);
+        let want = bgra([
+            e[0] + extra[0],
+            e[1] + extra[1],
+            e[2] + extra[2],
+            e[3] + extra[3],
+        ]);
+        for y in 0..H {
+            for x in 0..W {
+                assert_eq!(pixel(&px, W, x, y), want, "({x},{y}) index {index}");
+            }
+        }
+    }
+}
