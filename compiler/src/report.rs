@@ -10,6 +10,16 @@ use crate::link::link;
 use crate::shader::{compile, CompiledShader};
 use crate::tgsi::ShaderStage;
 
+/// Where the constants live: the secondary bank, and constant memory past it (LDC).
+fn const_span(regs: u32) -> String {
+    let bank = sgx_hwdocs::usse::SECONDARY_REGS as u32;
+    match regs {
+        0 => String::new(),
+        n if n <= bank => format!(" (sa0..sa{})", n - 1),
+        n => format!(" (sa0..sa{}, then LDC from memory to {})", bank - 1, n - 1),
+    }
+}
+
 fn section(out: &mut String, s: &CompiledShader, micros: u128) -> Result<()> {
     let stage = match s.stage {
         ShaderStage::Vertex => "vertex",
@@ -29,7 +39,7 @@ fn section(out: &mut String, s: &CompiledShader, micros: u128) -> Result<()> {
         s.tgsi_instructions,
         s.temps,
         s.const_regs,
-        if s.const_regs == 0 { String::new() } else { format!(" (sa0..sa{})", s.const_regs - 1) },
+        const_span(s.const_regs),
         s.samplers
             .iter()
             .map(|u| format!("t{} {}", u.unit, u.target.name()))
