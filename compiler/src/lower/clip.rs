@@ -13,7 +13,9 @@ use crate::ir::{Dst, MInst, Reg, RegFile, Src};
 
 impl Lower<'_> {
     /// Discards the pixel if any clip distance lane is negative (NaN compares false: kept).
-    pub(super) fn clip_prologue(&mut self) {
+    /// Emitted in the epilogue, not first: a pixel that stops early freezes its lanes, and
+    /// its quad neighbours' derivatives (DDX, implicit-LOD sampling) must still see it run.
+    pub(super) fn clip_discard(&mut self) {
         let p0 = Dst {
             reg: Reg {
                 file: RegFile::Predicate,

@@ -95,7 +95,6 @@ pub fn lower(sh: &Shader, io: &IoLayout) -> Result<(Code, LowerInfo)> {
         packed_write: None,
     };
     l.declare()?;
-    l.clip_prologue();
     for ins in &sh.instrs {
         if ins.opcode == "CAL" {
             let Some(t) = ins.label else {
@@ -251,6 +250,7 @@ impl Lower<'_> {
         match self.sh.stage {
             ShaderStage::Vertex => self.code.push(MInst::new(Opcode::EMITVTX)),
             ShaderStage::Fragment => {
+                self.clip_discard();
                 if let Some(c) = self.color {
                     let mut e = MInst::new(Opcode::EMITPIX);
                     e.src[0] = Src::of(c);
