@@ -82,6 +82,20 @@ pub fn link(vs_text: &str, fs_text: &str) -> Result<LinkedProgram> {
         })
         .collect();
     clips.sort();
+    // `PROPERTY NUM_CLIPDIST_ENABLED n` (ureg writes it for st/mesa's lowering): distances
+    // n.. are not clip planes, whatever the register holds.
+    let enabled = vs
+        .properties
+        .iter()
+        .find(|(k, _)| k == "NUM_CLIPDIST_ENABLED")
+        .and_then(|(_, v)| v.parse::<u32>().ok())
+        .unwrap_or(u32::MAX);
+    for c in &mut clips {
+        let first = c.0.index.saturating_mul(4);
+        let lanes = enabled.saturating_sub(first).min(4);
+        c.2 &= ((1u32 << lanes) - 1) as u8;
+    }
+    clips.retain(|c| c.2 != 0);
     let clip_masks: Vec<u8> = clips.iter().map(|c| c.2).collect();
     let fs_layout = io::fs_layout(&fs, |s| vs_outs.contains_key(&s), &clip_masks)?;
     let mut vs_layout = IoLayout::default();

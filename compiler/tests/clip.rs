@@ -145,3 +145,46 @@ fn clip_distances_become_varyings_and_negative_ones_discard() {
         }
     }
 }
+
+#[test]
+fn only_the_enabled_clip_distances_clip() {
+    let vs = |n: u32| {
+        format!(
+            "VERT\nPROPERTY NUM_CLIPDIST_ENABLED {n}\nDCL IN[0]\nDCL OUT[0], POSITION\nDCL OUT[1], GENERIC[0]\n\
+             DCL OUT[2], CLIPDIST[0]\nDCL OUT[3], CLIPDIST[1]\n  0: MOV OUT[0], IN[0]\n  1: MOV OUT[1], IN[0]\n\
+               2: MOV OUT[2], IN[0]\n  3: MOV OUT[3], -IN[0]\n  4: END\n"
+        )
+    };
+    let one = |x: f32| [x.to_bits(); 4];
+    // Five planes: lanes x..w of CLIPDIST[0] and x of CLIPDIST[1].
+    let lp = link(&vs(5), FS).unwrap();
+    assert_eq!(lp.varyings.len(), 3);
+    let prog = Program::decode(&lp.fs.code, Stage::Pixel).unwrap();
+    let sh = sgx_compiler::parse(FS).unwrap();
+    for (d1, killed) in [
+        ([1.0f32, -1.0, -1.0, -1.0], false),
+        ([-1.0, 1.0, 1.0, 1.0], true),
+    ] {
+        let mut pa = [[[0u32; 4]; 16]; 4];
+        for px in pa.iter_mut() {
+            px[0] = one(1.0);
+            px[1] = one(1.0);
+            px[2] = d1.map(f32::to_bits);
+        }
+        let got = run_quad(&prog, &pa, [true; 4], &[], &mut TargetTex::of(&sh)).unwrap();
+        assert_eq!(got.killed, [killed; 4], "{d1:?}");
+    }
+    // Three planes: CLIPDIST[1] is no plane at all and is not delivered.
+    let lp = link(&vs(3), FS).unwrap();
+    let names: Vec<_> = lp.varyings.iter().map(|v| v.semantic.to_string()).collect();
+    assert_eq!(names, ["GENERIC[0]", "CLIPDIST[0]"]);
+    assert_eq!(
+        lp.vs
+            .outputs
+            .iter()
+            .find(|o| o.index == 3)
+            .unwrap()
+            .location,
+        OutputLoc::Discard
+    );
+}
