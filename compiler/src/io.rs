@@ -68,10 +68,11 @@ pub fn lanes_of(usage_mask: u8) -> u8 {
     (8 - (usage_mask & 0xF).leading_zeros() as u8).max(1)
 }
 
-/// Packs varyings of `lanes` lanes each into vec4 slots, first fit, widest first (Mesa's
-/// linker packs the same way: whole vec4s stay alone, a vec2 beside a vec2, scalars in the
-/// gaps). Varyings with different `group`s (interpolation) never share a slot. Returns each
-/// varying's slot and first lane, and the slot count.
+/// Packs varyings of `lanes` lanes each into vec4 slots, widest first, first fit: whole
+/// vec4s stay alone, two vec2s share a slot, scalars fill the gaps (the packing Mesa's GLSL
+/// linker aims at for GENERICs; this covers what reaches the driver unpacked). Varyings with
+/// different `group`s (interpolation) never share a slot. Returns each varying's slot and
+/// first lane, and the slot count.
 pub fn pack(items: &[(u8, u32)]) -> (Vec<(u32, u8)>, u32) {
     let mut order: Vec<usize> = (0..items.len()).collect();
     order.sort_by_key(|&i| std::cmp::Reverse(items[i].0));
