@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# Builds the C examples against an INSTALLED libsgx535 (found by pkg-config, as a user's build
+# would), runs them, and runs abuse and mipgen under valgrind. Install first:
+#   capi/install.sh --prefix /tmp/sgx535 && capi/examples/run.sh /tmp/sgx535
+#
+# usage: capi/examples/run.sh PREFIX [LIBDIR]      (LIBDIR defaults to PREFIX/lib)
+# Built programs and emulator.ppm go to $SGX_EXAMPLES_OUT (default: a new temporary folder).
+set -euo pipefail
+
+[ $# -ge 1 ] && [ $# -le 2 ] || { sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+prefix="$1"
+libdir="${2:-$prefix/lib}"
+here="$(cd "$(dirname "$0")" && pwd)"
+out="${SGX_EXAMPLES_OUT:-$(mktemp -d "${TMPDIR:-/tmp}/sgx535-examples.XXXXXX")}"
+mkdir -p "$out"
+
+# CI images may lack the tools; install them the ordinary way when missing.
+need=()
+command -v pkg-config >/dev/null || need+=(pkg-config)
+command -v valgrind >/dev/null || need+=(valgrind)
+command -v g++ >/dev/null || need+=(g++)
+if [ ${#need[@]} -gt 0 ]; then
+    echo "== apt-get install ${need[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+
+export PKG_CONFIG_PATH="$libdir/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
+echo "== pkg-config --cflags --libs sgx535: $(pkg-config --cflags --libs sgx535)"
+read -r -a pc_flags <<<"$(pkg-config --cflags --libs sgx535)"
+# The installed library is in no loader path: the programs carry it as their rpath.
+rpath="-Wl,-rpath,$(pkg-config --variable=libdir sgx535)"
+cflags=(-std=c11 -Wall -Wextra -Werror -g -I"$here")
+
+for prog in mipgen emulator abuse; do
+    echo "== gcc ${cflags[*]} $prog.c \$(pkg-config --cflags --libs sgx535)"
+    gcc "${cflags[@]}" -o "$out/$prog" "$here/$prog.c" "${pc_flags[@]}" "$rpath"
+done
+gcc "${cflags[@]}" -o "$out/linkcheck" "$here/linkcheck.c" "${pc_flags[@]}" "$rpath" -ldl
+echo "== g++ -Wall -Wextra -Werror -pedantic header_check.cpp (sgx535.h as C++)"
+g++ -std=c++11 -Wall -Wextra -Werror -pedantic -I"$here" -o "$out/header_check" \
+    "$here/header_check.cpp" "${pc_flags[@]}" "$rpath"
+# The static library with pkg-config's Libs.private: proves that list is complete.
+echo "== gcc mipgen.c against libsgx535.a (\$(pkg-config --static --libs sgx535))"
+read -r -a static_flags <<<"$(pkg-config --static --libs sgx535 | sed 's/-lsgx535/-l:libsgx535.a/')"
+gcc "${cflags[@]}" -o "$out/mipgen-static" "$here/mipgen.c" \
+    $(pkg-config --cflags sgx535) "${static_flags[@]}"
+if ldd "$out/mipgen-static" | grep -q libsgx535; then
+    echo "mipgen-static still loads libsgx535.so" >&2
+    exit 1
+fi
+
+resolved="$(ldd "$out/mipgen" | sed -n 's/.*libsgx535.so.0 => \([^ ]*\).*/\1/p')"
+echo "== the examples load $resolved"
+case "$resolved" in
+    "$(pkg-config --variable=libdir sgx535)"/*) ;;
+    *) echo "mipgen loads libsgx535 from '$resolved', not from the installed libdir" >&2; exit 1 ;;
+esac
+
+vg=(valgrind -q --error-exitcode=99 --leak-check=full --suppressions="$here/valgrind.supp")
+cd "$out"
+echo "== mipgen";            ./mipgen
+echo "== mipgen (static)";   ./mipgen-static >/dev/null && echo "mipgen-static: every level matches"
+echo "== emulator";          ./emulator "$out/emulator.ppm"
+abi_list="$(ls "$here"/../abi/sgx535-*.txt | sort -V | tail -n 1)"
+echo "== linkcheck";         ./linkcheck "$abi_list"
+echo "== header_check";      ./header_check
+echo "== abuse";             ./abuse >"$out/abuse.log" || { cat "$out/abuse.log"; exit 1; }
+grep -E '^(FAIL|KNOWN)|^abuse:' "$out/abuse.log"
+echo "== valgrind abuse";    "${vg[@]}" ./abuse >/dev/null && echo "valgrind: abuse clean"
+echo "== valgrind mipgen";   "${vg[@]}" ./mipgen >/dev/null && echo "valgrind: mipgen clean"
+
+if command -v meson >/dev/null; then
+    echo "== meson: dependency('sgx535')"
+    rm -rf "$out/meson"
+    meson setup "$out/meson" "$here" >"$out/meson.log" 2>&1 || { cat "$out/meson.log"; exit 1; }
+    grep -E "Run-time dependency sgx535" "$out/meson.log"
+fi
+echo "== C examples: all passed (programs and emulator.ppm in $out)"
