@@ -33,6 +33,23 @@ read -r -a pc_flags <<<"$(pkg-config --cflags --libs sgx535)"
 rpath="-Wl,-rpath,$(pkg-config --variable=libdir sgx535)"
 cflags=(-std=c11 -Wall -Wextra -Werror -g -I"$here")
 
+# The header's names: every type and function is sgx535_*, every macro SGX535_*, so that
+# including it cannot clash with the includer's names. The five unprefixed map-flag macros
+# are reported in /work/notes/capi-bugs.md and tolerated (KNOWN) until the header drops them.
+header="$(pkg-config --variable=includedir sgx535)/sgx535.h"
+known_macros="READ WRITE DISCARD_RANGE UNSYNCHRONIZED DISCARD_WHOLE_RESOURCE"
+macros="$(sed -n 's/^#define \([A-Za-z_][A-Za-z0-9_]*\).*/\1/p' "$header" | grep -v '^SGX535_' || true)"
+names="$(sed -n 's/^} \([A-Za-z_][A-Za-z0-9_]*\);/\1/p; s/^[A-Za-z0-9_ ]*[ *]\([a-z_][a-z0-9_]*\)(.*/\1/p' \
+    "$header" | grep -v '^sgx535_' || true)"
+bad_macros="$(for m in $macros; do case " $known_macros " in *" $m "*) ;; *) echo "$m" ;; esac; done)"
+echo "== names in sgx535.h"
+if [ -n "$names$bad_macros" ]; then
+    echo "sgx535.h declares names outside its namespace: $names $bad_macros" >&2
+    exit 1
+fi
+[ -z "$macros" ] || echo "KNOWN unprefixed macros in sgx535.h: $(echo $macros)"
+echo "every type and function is sgx535_*, every other macro SGX535_*"
+
 for prog in mipgen emulator abuse; do
     echo "== gcc ${cflags[*]} $prog.c \$(pkg-config --cflags --libs sgx535)"
     gcc "${cflags[@]}" -o "$out/$prog" "$here/$prog.c" "${pc_flags[@]}" "$rpath"
