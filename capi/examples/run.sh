@@ -76,8 +76,9 @@ case "$resolved" in
 esac
 
 # Every leak kind is an error, "still reachable" too: an object the library still holds at
-# exit (a screen not destroyed) is caught; valgrind.supp says what it hides and why.
-vg=(valgrind -q --error-exitcode=99 --leak-check=full --show-leak-kinds=all
+# exit (a screen not destroyed) is caught. Stacks are kept deep enough (debug builds inline
+# less) to reach the frames valgrind.supp names; it says what it hides and why.
+vg=(valgrind -q --error-exitcode=99 --num-callers=64 --leak-check=full --show-leak-kinds=all
     --errors-for-leak-kinds=all --suppressions="$here/valgrind.supp")
 cd "$out"
 # One step per line: under `set -e` a failure inside `a && b` would not stop the script.
