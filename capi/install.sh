@@ -6,6 +6,7 @@
 #   L/libsgx535.so.MAJOR.MINOR.PATCH, symlinks L/libsgx535.so.MAJOR and L/libsgx535.so
 #   L/libsgx535.a
 #   P/include/sgx535.h            (Cargo.toml: header subdirectory = false)
+#   P/include/sgx535_pipe.h       (Gallium's numbers, for callers without Mesa's headers)
 #   L/pkgconfig/sgx535.pc         (Libs.private: what rustc says the static library needs)
 #
 # usage: capi/install.sh --prefix P [--libdir L] [--includedir I] [--destdir D]
@@ -82,6 +83,7 @@ ln -sf "libsgx535.so.$version" "$d_lib/libsgx535.so.$major"
 ln -sf "libsgx535.so.$version" "$d_lib/libsgx535.so"
 install -m 0644 "$out/libsgx535.a" "$d_lib/libsgx535.a"
 install -m 0644 capi/include/sgx535.h "$d_inc/sgx535.h"
+install -m 0644 capi/include/sgx535_pipe.h "$d_inc/sgx535_pipe.h"
 
 description="$(sed -n 's/^description = "\(.*\)"$/\1/p' capi/Cargo.toml | tail -n 1)"
 # Paths relative to ${prefix} where they lie under it, so a DESTDIR staging tree relocates.
@@ -101,5 +103,5 @@ Cflags: -I\${includedir}
 EOF
 
 echo "installed libsgx535 $version ($profile):"
-ls -l "$d_lib"/libsgx535* "$d_inc/sgx535.h" "$d_pc/sgx535.pc" | sed 's/^/  /'
+ls -l "$d_lib"/libsgx535* "$d_inc"/sgx535*.h "$d_pc/sgx535.pc" | sed 's/^/  /'
 echo "pkg-config: PKG_CONFIG_PATH=$libdir/pkgconfig pkg-config --cflags --libs sgx535"

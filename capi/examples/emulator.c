@@ -30,9 +30,9 @@
 #include <unistd.h>
 
 #include <sgx535.h>
+#include <sgx535_pipe.h>
 
 #include "example_util.h"
-#include "pipe_numbers.h"
 
 enum { FB_PX = 64, TEX_PX = 16, BPP_B = 4 };
 

@@ -10,6 +10,8 @@
  *   - dlopen of libsgx535.so.MAJOR gives the library this program is linked against;
  *   - the same work through the table and through the symbols gives the same answers.
  *
+ * The SONAME comes from the header (SGX535_SONAME), the ABI version too.
+ *
  * usage: linkcheck ABI_LIST. Exit status 0 when every check passes.
  */
 #include <dlfcn.h>
@@ -19,14 +21,10 @@
 #include <string.h>
 
 #include <sgx535.h>
+#include <sgx535_pipe.h>
 
 #include "example_util.h"
-#include "pipe_numbers.h"
 
-/* The header carries the ABI's version, not the SONAME's (capi/build.rs: libsgx535.so.0). */
-#ifndef SGX535_SONAME
-#define SGX535_SONAME "libsgx535.so.0"
-#endif
 
 typedef void (*entry_fn)(void);
 

@@ -17,9 +17,9 @@
 #include <string.h>
 
 #include <sgx535.h>
+#include <sgx535_pipe.h>
 
 #include "example_util.h"
-#include "pipe_numbers.h"
 
 enum { SIZE_PX = 64, LEVELS = 7, BPP_B = 4 };
 
