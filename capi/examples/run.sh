@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Builds the C examples against an INSTALLED libsgx535 (found by pkg-config, as a user's build
-# would), runs them, and runs abuse and mipgen under valgrind. Install first:
+# would), runs them, and runs abuse, mipgen and emulator under valgrind. Install first:
 #   capi/install.sh --prefix /tmp/sgx535 && capi/examples/run.sh /tmp/sgx535
 #
 # usage: capi/examples/run.sh PREFIX [LIBDIR]      (LIBDIR defaults to PREFIX/lib)
 # Built programs and emulator.ppm go to $SGX_EXAMPLES_OUT (default: a new temporary folder).
 set -euo pipefail
 
-[ $# -ge 1 ] && [ $# -le 2 ] || { sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+[ $# -ge 1 ] && [ $# -le 2 ] || { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 2; }
 prefix="$1"
 libdir="${2:-$prefix/lib}"
 here="$(cd "$(dirname "$0")" && pwd)"
