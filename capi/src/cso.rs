@@ -280,8 +280,15 @@ fn blend(s: &sgx535_blend_state) -> Result<BlendState> {
     if s.colormask > 0xF {
         return invalid(format!("blend.colormask {:#x}", s.colormask));
     }
+    if !flag(s.blend_enable) {
+        // Gallium leaves the equation unset (zero) when blending is off.
+        return Ok(BlendState {
+            colormask: s.colormask,
+            ..BlendState::default()
+        });
+    }
     Ok(BlendState {
-        blend_enable: flag(s.blend_enable),
+        blend_enable: true,
         rgb_func: gallium::blend_func(s.rgb_func)?,
         rgb_src_factor: gallium::blend_factor(s.rgb_src_factor)?,
         rgb_dst_factor: gallium::blend_factor(s.rgb_dst_factor)?,

@@ -155,6 +155,7 @@ fn null_pointers_and_bad_numbers_are_invalid_arguments() {
         // Out-of-range enums in state.
         let mut h = sgx535_cso { id: 0 };
         let blend = sgx535_blend_state {
+            blend_enable: 1,
             rgb_src_factor: 0x40,
             colormask: 0xF,
             ..Default::default()

@@ -84,6 +84,8 @@ cap_enum! {
         MaxVaryings,
         Texrect,
         MaxVertexBuffers,
+        BufferMapPersistentCoherent,
+        MixedFramebufferSizes,
     }
 }
 
@@ -182,6 +184,11 @@ pub fn get_param(cap: Cap) -> i64 {
         // Rectangle textures: the compiler takes normalised 2D targets only; Mesa lowers RECT.
         Texrect => 0,
         MaxVertexBuffers => limits::MAX_VERTEX_ATTRIBS as i64,
+        // Maps are staging copies written back at unmap: no persistent or coherent mappings.
+        BufferMapPersistentCoherent => 0,
+        // Attachments may be larger than the framebuffer (Gallium sets it to the smallest);
+        // each surface keeps its own layout (context.rs check_framebuffer).
+        MixedFramebufferSizes => 1,
     }
 }
 
@@ -268,8 +275,10 @@ pub fn get_shader_param(stage: ShaderStage, cap: ShaderCap) -> i64 {
         MaxTemps => usse::TEMP_REGS as i64,
         CondCodes => 0,
         IndirectInputAddr => 0,
-        // Lowered to predicated selects over the array (compiler lower/array.rs).
-        IndirectTempAddr => 1,
+        // The compiler lowers TGSI arrays to predicated selects (compiler lower/array.rs), but
+        // piglit's variable-indexing tests through Mesa still fail with it (wrong pixels), so
+        // st/mesa lowers indirect temporaries itself until they pass.
+        IndirectTempAddr => 0,
         IndirectConstAddr => 1,
         Subroutines => 1,
         Integers => 0,
