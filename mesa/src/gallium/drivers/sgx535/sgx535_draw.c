@@ -10,6 +10,7 @@
 #include "sgx535_screen.h"
 
 #include "indices/u_primconvert.h"
+#include "util/log.h"
 #include "util/u_inlines.h"
 
 static void

@@ -119,7 +119,7 @@ bool sgx535g_ctx_check(struct sgx535g_context *ctx, sgx535_status status, const 
 
 struct pipe_screen *sgx535g_screen_create_lib(const sgx535_device_desc *desc, struct sw_winsys *winsys);
 
-struct pipe_context *sgx535_context_create(struct pipe_screen *pscreen, void *priv, unsigned flags);
+struct pipe_context *sgx535g_context_create(struct pipe_screen *pscreen, void *priv, unsigned flags);
 
 void sgx535g_init_resource_functions(struct sgx535g_screen *screen);
 void sgx535g_init_transfer_functions(struct sgx535g_context *ctx);

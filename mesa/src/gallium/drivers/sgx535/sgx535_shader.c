@@ -9,13 +9,14 @@
 #include "sgx535_screen.h"
 
 #include "tgsi/tgsi_dump.h"
+#include "util/log.h"
 #include "util/u_memory.h"
 
 struct sgx535g_shader_obj {
    sgx535_shader lib;
 };
 
-typedef sgx535g_status (*sgx535g_create_shader_fn)(sgx535_context, const char *, sgx535_shader *);
+typedef sgx535_status (*sgx535g_create_shader_fn)(sgx535_context, const char *, sgx535_shader *);
 
 /* tgsi_dump_str says when the text did not fit: grow until it does. */
 static char *
