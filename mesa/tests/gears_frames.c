@@ -12,6 +12,8 @@
  *                         the same gear angle on every driver, whatever its speed
  *   GEARS_SHOT_READY=F    after frame N's swap, create F and wait until
  *   GEARS_SHOT_TAKEN=F    F exists (the test takes the screenshot in between)
+ *   GEARS_FPS=1           print "gears_frames: fps=F frames=N seconds=S" at frame N,
+ *                         timed from the end of frame 1 (start-up is not counted)
  */
 #define _GNU_SOURCE
 #include <GL/glx.h>
@@ -20,10 +22,21 @@
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 
 static unsigned long frames;
+static struct timespec first_frame;
+
+static double
+seconds_since(const struct timespec *t0)
+{
+   struct timespec t;
+   clock_gettime(CLOCK_MONOTONIC, &t);
+   return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) * 1e-9;
+}
 
 static unsigned long
 env_ul(const char *name, unsigned long dflt)
@@ -68,10 +81,19 @@ glXSwapBuffers(Display *dpy, GLXDrawable drawable)
       real = (void (*)(Display *, GLXDrawable))dlsym(RTLD_NEXT, "glXSwapBuffers");
    real(dpy, drawable);
    frames++;
+   if (frames == 1)
+      clock_gettime(CLOCK_MONOTONIC, &first_frame);
 
    unsigned long limit = env_ul("GEARS_FRAMES", 0);
    if (!limit || frames != limit)
       return;
+   if (env_ul("GEARS_FPS", 0) && frames > 1) {
+      /* glFinish is implied: the swap of a software window system copies
+       * the finished frame. */
+      double s = seconds_since(&first_frame);
+      fprintf(stderr, "gears_frames: fps=%.1f frames=%lu seconds=%.3f\n", (frames - 1) / s,
+              frames - 1, s);
+   }
    const char *ready = getenv("GEARS_SHOT_READY");
    const char *taken = getenv("GEARS_SHOT_TAKEN");
    if (ready && taken) {
