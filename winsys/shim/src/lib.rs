@@ -185,6 +185,76 @@ pub unsafe extern "C" fn ioctl(fd: c_int, request: c_ulong, arg: *mut c_void) ->
     }
 }
 
+/// Records a new descriptor for node file `fd` (Mesa's loader and libsgx535 both duplicate
+/// the render node's fd before using it).
+fn note_dup(fd: c_int, out: c_int) -> c_int {
+    if out >= 0 {
+        if let Some(s) = ours(fd) {
+            s.dup_file(fd, out);
+        }
+    }
+    out
+}
+
+/// # Safety
+/// As libc's fcntl. Every command's optional argument is an int or a pointer, which the x86-64
+/// and AArch64 Linux ABIs pass where a fixed `c_ulong` arrives.
+#[no_mangle]
+pub unsafe extern "C" fn fcntl(fd: c_int, cmd: c_int, arg: c_ulong) -> c_int {
+    // SAFETY: forwarded.
+    let out = unsafe { (real().fcntl)(fd, cmd, arg) };
+    if cmd == libc::F_DUPFD || cmd == libc::F_DUPFD_CLOEXEC {
+        return note_dup(fd, out);
+    }
+    out
+}
+
+/// # Safety
+/// As glibc's fcntl64 (what fcntl is with _FILE_OFFSET_BITS=64).
+#[no_mangle]
+pub unsafe extern "C" fn fcntl64(fd: c_int, cmd: c_int, arg: c_ulong) -> c_int {
+    // SAFETY: forwarded.
+    let out = unsafe { (real().fcntl64)(fd, cmd, arg) };
+    if cmd == libc::F_DUPFD || cmd == libc::F_DUPFD_CLOEXEC {
+        return note_dup(fd, out);
+    }
+    out
+}
+
+/// # Safety
+/// As libc's dup.
+#[no_mangle]
+pub unsafe extern "C" fn dup(fd: c_int) -> c_int {
+    // SAFETY: forwarded.
+    note_dup(fd, unsafe { (real().dup)(fd) })
+}
+
+/// # Safety
+/// As libc's dup2: `new` is closed first (so a node file there is forgotten).
+#[no_mangle]
+pub unsafe extern "C" fn dup2(fd: c_int, new: c_int) -> c_int {
+    if fd != new {
+        if let Some(s) = SHIM.get() {
+            s.close_file(new);
+        }
+    }
+    // SAFETY: forwarded.
+    note_dup(fd, unsafe { (real().dup2)(fd, new) })
+}
+
+/// # Safety
+/// As libc's dup3.
+#[no_mangle]
+pub unsafe extern "C" fn dup3(fd: c_int, new: c_int, flags: c_int) -> c_int {
+    if fd != new {
+        if let Some(s) = SHIM.get() {
+            s.close_file(new);
+        }
+    }
+    // SAFETY: forwarded.
+    note_dup(fd, unsafe { (real().dup3)(fd, new, flags) })
+}
+
 /// Maps a buffer of a node file: its memfd, at the buffer's own offset 0.
 fn mmap_node(
     s: &Shim,

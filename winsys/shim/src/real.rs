@@ -6,6 +6,9 @@ use std::sync::OnceLock;
 pub type OpenFn = unsafe extern "C" fn(*const c_char, c_int, ...) -> c_int;
 pub type OpenatFn = unsafe extern "C" fn(c_int, *const c_char, c_int, ...) -> c_int;
 pub type CloseFn = unsafe extern "C" fn(c_int) -> c_int;
+pub type FcntlFn = unsafe extern "C" fn(c_int, c_int, ...) -> c_int;
+pub type Dup2Fn = unsafe extern "C" fn(c_int, c_int) -> c_int;
+pub type Dup3Fn = unsafe extern "C" fn(c_int, c_int, c_int) -> c_int;
 pub type IoctlFn = unsafe extern "C" fn(c_int, c_ulong, ...) -> c_int;
 pub type MmapFn = unsafe extern "C" fn(
     *mut c_void,
@@ -23,6 +26,11 @@ pub struct Real {
     pub openat: OpenatFn,
     pub openat64: OpenatFn,
     pub close: CloseFn,
+    pub dup: CloseFn,
+    pub dup2: Dup2Fn,
+    pub dup3: Dup3Fn,
+    pub fcntl: FcntlFn,
+    pub fcntl64: FcntlFn,
     pub ioctl: IoctlFn,
     pub mmap: MmapFn,
     pub mmap64: MmapFn,
@@ -50,6 +58,11 @@ pub fn real() -> &'static Real {
                 openat: std::mem::transmute::<*mut c_void, OpenatFn>(sym(c"openat")),
                 openat64: std::mem::transmute::<*mut c_void, OpenatFn>(sym(c"openat64")),
                 close: std::mem::transmute::<*mut c_void, CloseFn>(sym(c"close")),
+                dup: std::mem::transmute::<*mut c_void, CloseFn>(sym(c"dup")),
+                dup2: std::mem::transmute::<*mut c_void, Dup2Fn>(sym(c"dup2")),
+                dup3: std::mem::transmute::<*mut c_void, Dup3Fn>(sym(c"dup3")),
+                fcntl: std::mem::transmute::<*mut c_void, FcntlFn>(sym(c"fcntl")),
+                fcntl64: std::mem::transmute::<*mut c_void, FcntlFn>(sym(c"fcntl64")),
                 ioctl: std::mem::transmute::<*mut c_void, IoctlFn>(sym(c"ioctl")),
                 mmap: std::mem::transmute::<*mut c_void, MmapFn>(sym(c"mmap")),
                 mmap64: std::mem::transmute::<*mut c_void, MmapFn>(sym(c"mmap64")),

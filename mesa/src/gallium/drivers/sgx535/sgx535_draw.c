@@ -21,7 +21,7 @@ sgx535g_draw_vbo(struct pipe_context *pctx, const struct pipe_draw_info *info,
    struct sgx535g_context *ctx = sgx535g_context(pctx);
 
    if (indirect && indirect->buffer) {
-      mesa_loge("sgx535: indirect draws are not supported");
+      mesa_loge("indirect draws are not supported");
       return;
    }
    if (!(ctx->primconvert_modes & (1u << info->mode))) {
@@ -64,7 +64,7 @@ sgx535g_clear(struct pipe_context *pctx, unsigned buffers, const struct pipe_sci
    /* st/mesa passes a scissor only when PIPE_CAP_CLEAR_SCISSORED is on; the
     * library answers that cap, and without it clears the whole target. */
    if (scissor)
-      mesa_logw_once("sgx535: a scissored clear reached a driver without CLEAR_SCISSORED");
+      mesa_logw_once("a scissored clear reached a driver without CLEAR_SCISSORED");
    sgx535g_ctx_check(ctx, sgx535_clear(ctx->lib, buffers, color->f, depth, stencil), "clear");
 }
 

@@ -23,7 +23,7 @@ sgx535g_check(sgx535_status status, const char *call)
 {
    if (status == SGX535_OK)
       return true;
-   mesa_loge("sgx535: %s failed (%d): %s", call, (int)status, sgx535_last_error_message());
+   mesa_loge("%s failed (%d): %s", call, (int)status, sgx535_last_error_message());
    return false;
 }
 
@@ -82,7 +82,7 @@ sgx535g_get_param(struct pipe_screen *pscreen, enum pipe_cap cap)
       case PIPE_CAP_ACCELERATED:
       case PIPE_CAP_VIDEO_MEMORY:
       case PIPE_CAP_UMA:
-         mesa_loge("sgx535: the library has no answer for cap %d", cap);
+         mesa_loge("the library has no answer for cap %d", cap);
          return 0;
       default:
          return u_pipe_screen_get_param_defaults(pscreen, cap);

@@ -42,12 +42,12 @@ sgx535g_create_shader(struct pipe_context *pctx, const struct pipe_shader_state 
    if (!obj)
       return NULL;
    if (state->type != PIPE_SHADER_IR_TGSI) {
-      mesa_loge("sgx535: %s: shader IR %d is not TGSI", call, state->type);
+      mesa_loge("%s: shader IR %d is not TGSI", call, state->type);
       return obj;
    }
    char *text = sgx535g_tgsi_text(state->tokens);
    if (!text) {
-      mesa_loge("sgx535: %s: no memory for the shader's text", call);
+      mesa_loge("%s: no memory for the shader's text", call);
       return obj;
    }
    /* A shader the library refuses stays an empty object: draws with it
