@@ -362,6 +362,24 @@ fn driver_of(fd: i32) -> Result<String, i32> {
     Ok(String::from_utf8_lossy(&name[..v.name_len.min(name.len())]).into_owned())
 }
 
+fn fstat_of(fd: i32) -> libc::stat {
+    // SAFETY: an all-zero stat is valid to overwrite; fstat fills it.
+    unsafe {
+        let mut st: libc::stat = std::mem::zeroed();
+        assert_eq!(libc::fstat(fd, &mut st), 0);
+        st
+    }
+}
+
+fn stat_of(path: &std::ffi::CStr) -> libc::stat {
+    // SAFETY: as fstat_of, with a NUL-terminated path.
+    unsafe {
+        let mut st: libc::stat = std::mem::zeroed();
+        assert_eq!(libc::stat(path.as_ptr(), &mut st), 0, "{path:?}");
+        st
+    }
+}
+
 /// Runs in the child only: the node's fd duplicated (fcntl F_DUPFD_CLOEXEC, then dup) and the
 /// original closed, as Mesa's loader and libsgx535 do before using it; each duplicate is still
 /// the node, also after the other was closed, and a closed one is not.
@@ -382,6 +400,15 @@ fn child_dup() {
     assert_eq!(unsafe { libc::close(fd) }, 0);
     assert_eq!(driver_of(d1).as_deref(), Ok("sgx535"));
     assert_eq!(driver_of(d2).as_deref(), Ok("sgx535"));
+    // libdrm (drmGetDevice2, for Mesa's GBM and EGL) asks fstat and stat what the node is.
+    for st in [fstat_of(d2), stat_of(c"/dev/dri/renderD128")] {
+        assert_eq!(st.st_mode & libc::S_IFMT, libc::S_IFCHR);
+        assert_eq!(st.st_rdev, libc::makedev(226, 128));
+    }
+    assert_eq!(
+        stat_of(c"/sys/dev/char/226:128/device/drm").st_mode & libc::S_IFMT,
+        libc::S_IFDIR
+    );
     // SAFETY: as above.
     assert_eq!(unsafe { libc::close(d1) }, 0);
     assert_eq!(driver_of(d2).as_deref(), Ok("sgx535"));
