@@ -122,14 +122,16 @@ else
 fi
 
 # Every frame's pixels came from the library: the device's counters, printed at screen
-# destroy (SGX535_STATS=1), cover at least one full window per frame.
+# destroy (SGX535_STATS=1), show the pixel backend writing at least one full 4-byte window per
+# frame, and no failed job.
 stats=$(grep '^sgx535 stats:' "$OUT/gears-sgx535.log" | tail -1)
-subs=$(echo "$stats" | sed -n 's/.*submissions=\([0-9]*\).*/\1/p')
-pixels=$(echo "$stats" | sed -n 's/.*pixels_written=\([0-9]*\).*/\1/p')
-failed=$(echo "$stats" | sed -n 's/.*jobs_failed=\([0-9]*\).*/\1/p')
+field() { echo "$stats" | sed -n "s/.* $1=\([0-9]*\).*/\1/p"; }
+subs=$(field submissions)
+pbe_B=$(field pbe_bytes_written)
+failed=$(field jobs_failed)
 win_px=$(identify -format '%[fx:w*h]' "$OUT/gears-sgx535.png" 2>/dev/null || echo 0)
 if [ -n "$subs" ] && [ "$subs" -ge "$GEARS_FRAMES" ] && [ "${failed:-1}" -eq 0 ] &&
-  [ "$win_px" -gt 0 ] && [ "$pixels" -ge $((GEARS_FRAMES * win_px)) ]; then
+  [ "$win_px" -gt 0 ] && [ "${pbe_B:-0}" -ge $((GEARS_FRAMES * win_px * 4)) ]; then
   pass "device counters: $stats"
 else
   fail "device counters do not cover $GEARS_FRAMES frames of $win_px pixels: '${stats:-no stats line}'"

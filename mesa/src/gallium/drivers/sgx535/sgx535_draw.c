@@ -61,11 +61,13 @@ sgx535g_clear(struct pipe_context *pctx, unsigned buffers, const struct pipe_sci
               const union pipe_color_union *color, double depth, unsigned stencil)
 {
    struct sgx535g_context *ctx = sgx535g_context(pctx);
-   /* st/mesa passes a scissor only when PIPE_CAP_CLEAR_SCISSORED is on; the
-    * library answers that cap, and without it clears the whole target. */
+   /* st/mesa passes a scissor only when the library answers
+    * PIPE_CAP_CLEAR_SCISSORED. */
+   sgx535_scissor_state s;
    if (scissor)
-      mesa_logw_once("a scissored clear reached a driver without CLEAR_SCISSORED");
-   sgx535g_ctx_check(ctx, sgx535_clear(ctx->lib, buffers, color->f, depth, stencil), "clear");
+      s = (sgx535_scissor_state){scissor->minx, scissor->miny, scissor->maxx, scissor->maxy};
+   sgx535g_ctx_check(ctx, sgx535_clear(ctx->lib, buffers, scissor ? &s : NULL, color->f, depth, stencil),
+                     "clear");
 }
 
 static void

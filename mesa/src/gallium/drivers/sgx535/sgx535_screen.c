@@ -173,9 +173,11 @@ sgx535g_print_stats(struct sgx535g_screen *screen)
    if (!sgx535g_check(sgx535_screen_get_stats(screen->lib, &s), "get_stats"))
       return;
    fprintf(stderr,
-           "sgx535 stats: submissions=%" PRIu64 " jobs_completed=%" PRIu64
-           " jobs_failed=%" PRIu64 " pixels_written=%" PRIu64 " live_buffers=%" PRIu64 "\n",
-           s.submissions, s.jobs_completed, s.jobs_failed, s.pixels_written, s.live_buffers);
+           "sgx535 stats: submissions=%" PRIu64 " refused=%" PRIu64 " jobs_completed=%" PRIu64
+           " jobs_failed=%" PRIu64 " pixels_shaded=%" PRIu64 " pbe_bytes_written=%" PRIu64
+           " texels_fetched=%" PRIu64 " live_buffers=%" PRIu64 " jobs_pending=%" PRIu64 "\n",
+           s.submissions, s.refused, s.jobs_completed, s.jobs_failed, s.pixels_shaded,
+           s.pbe_bytes_written, s.texels_fetched, s.live_buffers, s.jobs_pending);
 }
 
 static void
