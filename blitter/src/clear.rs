@@ -13,6 +13,19 @@ use crate::error::{BlitError, Result};
 use crate::save::SavedState;
 use crate::shaders;
 
+/// A rectangle (x, y, w, h) of one level and face (or 3D slice) of a texture.
+#[derive(Debug, Clone, Copy)]
+pub struct SurfaceRect<'a> {
+    /// The texture.
+    pub dst: &'a Arc<Resource>,
+    /// Its level.
+    pub level: u32,
+    /// Cube face or 3D slice.
+    pub face: u32,
+    /// x, y, width, height in pixels.
+    pub rect: [u32; 4],
+}
+
 impl Blitter {
     /// `clear` with a scissor rectangle: colour, depth and stencil inside it, by drawing.
     pub fn clear_scissored(
@@ -60,21 +73,83 @@ impl Blitter {
         w: u32,
         h: u32,
     ) -> Result<()> {
-        let (lw, lh) = dst.level_extent(level)?;
-        if w == 0 || h == 0 || x + w > lw || y + h > lh {
+        let target = SurfaceRect {
+            dst,
+            level,
+            face: 0,
+            rect: [x, y, w, h],
+        };
+        self.clear_surface(ctx, &target, clear_flags::COLOR0, color, 0.0, 0)
+    }
+
+    /// `clear_depth_stencil`: a rectangle of one depth/stencil surface (`buffers`: DEPTH
+    /// and/or STENCIL of [`clear_flags`]).
+    #[allow(clippy::too_many_arguments)] // Gallium's signature.
+    pub fn clear_depth_stencil(
+        &self,
+        ctx: &mut Context,
+        dst: &Arc<Resource>,
+        level: u32,
+        buffers: u32,
+        depth: f64,
+        stencil: u8,
+        x: u32,
+        y: u32,
+        w: u32,
+        h: u32,
+    ) -> Result<()> {
+        let zs = clear_flags::DEPTH | clear_flags::STENCIL;
+        if buffers & !zs != 0 || buffers == 0 {
             return Err(BlitError::InvalidArgument(format!(
-                "rectangle {x},{y} {w}x{h} outside level {level} ({lw}x{lh})"
+                "depth/stencil clear flags {buffers:#x}"
             )));
         }
+        if !depth.is_finite() {
+            return Err(BlitError::InvalidArgument(
+                "clear depth must be finite".into(),
+            ));
+        }
+        let target = SurfaceRect {
+            dst,
+            level,
+            face: 0,
+            rect: [x, y, w, h],
+        };
+        self.clear_surface(ctx, &target, buffers, [0.0; 4], depth, stencil)
+    }
+
+    /// Clears a rectangle of any surface (`buffers`: COLOR0, or DEPTH and/or STENCIL) by a
+    /// scissored draw with that surface as the whole framebuffer; the application's state is
+    /// as it was after.
+    pub fn clear_surface(
+        &self,
+        ctx: &mut Context,
+        t: &SurfaceRect<'_>,
+        buffers: u32,
+        color: [f32; 4],
+        depth: f64,
+        stencil: u8,
+    ) -> Result<()> {
+        let (lw, lh) = t.dst.level_extent(t.level)?;
+        let [x, y, w, h] = t.rect;
+        let past = |a: u32, n: u32, end: u32| u64::from(a) + u64::from(n) > u64::from(end);
+        if w == 0 || h == 0 || past(x, w, lw) || past(y, h, lh) {
+            return Err(BlitError::InvalidArgument(format!(
+                "rectangle {x},{y} {w}x{h} outside level {} ({lw}x{lh})",
+                t.level
+            )));
+        }
+        let surface = Some(Surface {
+            resource: t.dst.clone(),
+            level: t.level,
+            face: t.face,
+        });
+        let colour = buffers & clear_flags::COLOR0 != 0;
         let fb = FramebufferState {
             width: lw,
             height: lh,
-            cbuf: Some(Surface {
-                resource: dst.clone(),
-                level,
-                face: 0,
-            }),
-            zsbuf: None,
+            cbuf: if colour { surface.clone() } else { None },
+            zsbuf: if colour { None } else { surface },
         };
         let s = ScissorState {
             minx: x,
@@ -86,7 +161,7 @@ impl Blitter {
         let r = ctx
             .set_framebuffer_state(&fb)
             .map_err(BlitError::from)
-            .and_then(|()| self.draw_clear(ctx, &fb, clear_flags::COLOR0, &s, color, 0.0, 0));
+            .and_then(|()| self.draw_clear(ctx, &fb, buffers, &s, color, depth, stencil));
         let restored = saved.restore(ctx);
         r?;
         restored?;

@@ -15,6 +15,7 @@ pub mod shaders;
 pub use admission::{Admission, AdmissionEntry, DeviceKind, MipRequest};
 pub use blit::BlitInfo;
 pub use blitter::Blitter;
+pub use clear::SurfaceRect;
 pub use error::{BlitError, Result};
 pub use mipgen::{MipgenReport, Pass, Route};
 pub use save::SavedState;

@@ -73,6 +73,17 @@ cap_enum! {
         PreferBlitBasedTextureTransfer,
         ClipHalfz,
         QueryOcclusionPredicate,
+        SupportedPrimModes,
+        SupportedPrimModesWithRestart,
+        TwoSidedColor,
+        ClipPlanes,
+        GlClamp,
+        Flatshade,
+        PointSizeFixed,
+        TextureTransferModes,
+        MaxVaryings,
+        Texrect,
+        MaxVertexBuffers,
     }
 }
 
@@ -142,12 +153,28 @@ pub fn get_param(cap: Cap) -> i64 {
         TimerResolution => (1_000_000_000 / limits::CORE_CLOCK_HZ) as i64,
         TextureMultisample => 0,
         ShaderStencilExport => 0,
-        UserVertexBuffers => 1,
+        // Gallium's user vertex buffers carry no size; Mesa's u_vbuf uploads them instead.
+        UserVertexBuffers => 0,
         Accelerated => 1,
         Uma => 1,
         VideoMemory => 256,
         PreferBlitBasedTextureTransfer => 0,
         ClipHalfz => 1,
+        // Points, lines, line loops and strips, triangles, strips and fans (hwdocs Topology);
+        // Mesa converts quads and polygons (util_primconvert). No primitive restart.
+        SupportedPrimModes => (1 << 7) - 1,
+        SupportedPrimModesWithRestart => 0,
+        // Mesa lowers these into shaders when the cap is 0: the model has no back-colour
+        // select, no user clip distances and no GL_CLAMP address mode.
+        TwoSidedColor | ClipPlanes | GlClamp => 0,
+        // Flat shading and a fixed point size are rasterizer state here.
+        Flatshade | PointSizeFixed => 1,
+        // Transfers are CPU copies of the twiddled layout, never blits.
+        TextureTransferModes => 0,
+        MaxVaryings => limits::MAX_VARYINGS as i64,
+        // Rectangle textures: the compiler takes normalised 2D targets only; Mesa lowers RECT.
+        Texrect => 0,
+        MaxVertexBuffers => limits::MAX_VERTEX_ATTRIBS as i64,
     }
 }
 
@@ -181,6 +208,25 @@ cap_enum! {
         PreferredIr,
         SupportedIrs,
         TgsiSqrtSupported,
+        MaxAluInstructions,
+        MaxTexInstructions,
+        MaxTexIndirections,
+        ContSupported,
+        IndirectOutputAddr,
+        Int64Atomics,
+        Fp16,
+        Fp16Derivatives,
+        Fp16ConstBuffers,
+        Int16,
+        Glsl16bitConsts,
+        DroundSupported,
+        DfracexpDldexpSupported,
+        LdexpSupported,
+        TgsiAnyInoutDeclRange,
+        MaxShaderBuffers,
+        MaxShaderImages,
+        MaxHwAtomicCounters,
+        MaxHwAtomicCounterBuffers,
     }
 }
 
@@ -231,6 +277,75 @@ pub fn get_shader_param(stage: ShaderStage, cap: ShaderCap) -> i64 {
         PreferredIr => PIPE_SHADER_IR_TGSI,
         SupportedIrs => 1 << PIPE_SHADER_IR_TGSI,
         TgsiSqrtSupported => 1,
+        // One instruction store: ALU and texture instructions share it, and any number of
+        // dependent texture reads is allowed.
+        MaxAluInstructions | MaxTexInstructions | MaxTexIndirections => {
+            usse::MAX_INSTRUCTIONS as i64 / 4
+        }
+        // The compiler lowers CONT inside loops.
+        ContSupported => 1,
+        IndirectOutputAddr => 0,
+        // No 16- or 64-bit types, doubles, buffers, images or atomics on this GPU class.
+        Int64Atomics | Fp16 | Fp16Derivatives | Fp16ConstBuffers | Int16 | Glsl16bitConsts => 0,
+        DroundSupported | DfracexpDldexpSupported | LdexpSupported => 0,
+        TgsiAnyInoutDeclRange => 0,
+        MaxShaderBuffers | MaxShaderImages | MaxHwAtomicCounters | MaxHwAtomicCounterBuffers => 0,
+    }
+}
+
+cap_enum! {
+    /// Float capabilities (Gallium's `pipe_capf`).
+    CapF {
+        MinLineWidth,
+        MinLineWidthAa,
+        MaxLineWidth,
+        MaxLineWidthAa,
+        LineWidthGranularity,
+        MinPointSize,
+        MinPointSizeAa,
+        MaxPointSize,
+        MaxPointSizeAa,
+        PointSizeGranularity,
+        MaxTextureAnisotropy,
+        MaxTextureLodBias,
+        MinConservativeRasterDilate,
+        MaxConservativeRasterDilate,
+        ConservativeRasterDilateGranularity,
+    }
+}
+
+impl CapF {
+    /// The Gallium name.
+    pub fn name(self) -> String {
+        let dbg = format!("{self:?}");
+        let mut s = String::from("PIPE_CAPF_");
+        for (i, c) in dbg.chars().enumerate() {
+            if c.is_ascii_uppercase() && i > 0 {
+                s.push('_');
+            }
+            s.push(c.to_ascii_uppercase());
+        }
+        s
+    }
+}
+
+/// The value of a float capability.
+pub fn get_paramf(cap: CapF) -> f32 {
+    use CapF::*;
+    match cap {
+        MinLineWidth | MinPointSize => 1.0,
+        // No antialiased points or lines.
+        MinLineWidthAa | MaxLineWidthAa | MinPointSizeAa | MaxPointSizeAa => 0.0,
+        // The rasterizer state carries f32 sizes (hwdocs RasterState, MODEL); the largest
+        // useful one covers the largest render target.
+        MaxLineWidth | MaxPointSize => limits::MAX_TARGET_PX as f32,
+        LineWidthGranularity | PointSizeGranularity => 0.1,
+        MaxTextureAnisotropy => 1.0,
+        // The texture word's bias is a signed 8-bit count of 1/16 levels (hwdocs TexState).
+        MaxTextureLodBias => 127.0 / 16.0,
+        MinConservativeRasterDilate
+        | MaxConservativeRasterDilate
+        | ConservativeRasterDilateGranularity => 0.0,
     }
 }
 

@@ -23,7 +23,7 @@ pub mod state;
 mod transfer;
 
 pub use batch::DEFAULT_PB_BUDGET_B;
-pub use caps::{Cap, ShaderCap, ShaderStage};
+pub use caps::{Cap, CapF, ShaderCap, ShaderStage};
 pub use clear::clear_flags;
 pub use context::{
     Context, ContextStats, RenderCondition, DEFAULT_TIMEOUT, MAX_SAMPLERS, MAX_VERTEX_BUFFERS,

@@ -118,6 +118,11 @@ impl Screen {
         caps::get_param(cap)
     }
 
+    /// `get_paramf`.
+    pub fn get_paramf(&self, cap: crate::caps::CapF) -> f32 {
+        caps::get_paramf(cap)
+    }
+
     /// `get_shader_param`.
     pub fn get_shader_param(&self, stage: ShaderStage, cap: ShaderCap) -> i64 {
         caps::get_shader_param(stage, cap)

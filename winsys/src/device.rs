@@ -70,6 +70,12 @@ pub trait Device: Send + Sync {
     /// A snapshot of the submission trace.
     fn trace(&self) -> Trace;
 
+    /// Running totals of submissions, job ends and GPU counters since the device opened (kept
+    /// even where the trace limit dropped entries; cheap, unlike a snapshot).
+    fn trace_totals(&self) -> crate::trace::TraceTotals {
+        self.trace().totals
+    }
+
     /// True once the device is lost; every later call then fails with DeviceLost.
     fn is_lost(&self) -> bool;
 

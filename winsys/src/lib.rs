@@ -33,4 +33,4 @@ pub use job_result::{Counters, JobReport, Unit};
 pub use live::LiveCounts;
 pub use reservation::Reservation;
 pub use sim::{SimDevice, SimOptions, MODEL_CORE_REVISION};
-pub use trace::{Trace, TraceBo, TraceEntry, TraceResult};
+pub use trace::{Trace, TraceBo, TraceEntry, TraceResult, TraceTotals};

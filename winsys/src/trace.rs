@@ -137,6 +137,23 @@ pub struct TraceEntry {
 }
 
 impl TraceEntry {
+    /// A pending entry standing in for one the trace limit dropped.
+    fn scratch(submission: u64) -> TraceEntry {
+        TraceEntry {
+            submission,
+            kind: "render",
+            bos: Vec::new(),
+            deps: Vec::new(),
+            fence: None,
+            result: TraceResult::Pending,
+            duration_us: None,
+            start_cycles: None,
+            end_cycles: None,
+            events: None,
+            counters: None,
+        }
+    }
+
     /// Records a finished job.
     pub(crate) fn finish(
         &mut self,
@@ -155,6 +172,43 @@ impl TraceEntry {
     }
 }
 
+/// Running totals of a device's submissions since it was opened, kept whatever the trace
+/// limit drops.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct TraceTotals {
+    /// Submissions that reached the kernel (refused ones included).
+    pub submissions: u64,
+    /// Submissions refused.
+    pub refused: u64,
+    /// Jobs that finished without error.
+    pub completed: u64,
+    /// Jobs that ended with an error (fault, failure, device loss, ...).
+    pub failed: u64,
+    /// The GPU's counters summed over finished jobs.
+    pub counters: Counters,
+}
+
+impl TraceTotals {
+    fn account(&mut self, r: &TraceResult, c: Option<&Counters>) {
+        match r {
+            TraceResult::Pending => {}
+            TraceResult::Done => self.completed += 1,
+            TraceResult::Refused { .. } => self.refused += 1,
+            _ => self.failed += 1,
+        }
+        if let Some(c) = c {
+            let sum: Vec<u64> = self
+                .counters
+                .to_array()
+                .iter()
+                .zip(c.to_array())
+                .map(|(a, b)| a.saturating_add(b))
+                .collect();
+            self.counters = Counters::from_array(sum.try_into().expect("nine counters"));
+        }
+    }
+}
+
 /// A snapshot of a device's trace.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Trace {
@@ -162,6 +216,8 @@ pub struct Trace {
     pub entries: Vec<TraceEntry>,
     /// Older entries dropped because of the trace limit.
     pub dropped: u64,
+    /// Totals since the device was opened.
+    pub totals: TraceTotals,
 }
 
 impl Trace {
@@ -191,6 +247,7 @@ struct TraceBuf {
     entries: VecDeque<TraceEntry>,
     dropped: u64,
     limit: Option<usize>,
+    totals: TraceTotals,
 }
 
 /// A device's trace, shared with its worker.
@@ -203,6 +260,7 @@ impl TraceLog {
             entries: VecDeque::new(),
             dropped: 0,
             limit,
+            totals: TraceTotals::default(),
         }))
     }
 
@@ -212,6 +270,7 @@ impl TraceLog {
 
     pub(crate) fn push(&self, e: TraceEntry) {
         let mut b = self.buf();
+        b.totals.submissions += 1;
         if b.limit == Some(0) {
             b.dropped += 1;
             return;
@@ -223,12 +282,33 @@ impl TraceLog {
         }
     }
 
-    /// Updates submission `n`'s entry, if still kept (entries are in submission order).
+    /// Updates submission `n`'s entry, if still kept (entries are in submission order), and
+    /// the totals when the update ends it. An entry the limit dropped is updated as a scratch
+    /// copy, so the totals still count it (only pending entries are ever updated).
     pub(crate) fn update(&self, n: u64, f: impl FnOnce(&mut TraceEntry)) {
         let mut b = self.buf();
-        if let Ok(i) = b.entries.binary_search_by_key(&n, |e| e.submission) {
-            f(&mut b.entries[i]);
-        }
+        let (result, counters) = match b.entries.binary_search_by_key(&n, |e| e.submission) {
+            Ok(i) => {
+                let e = &mut b.entries[i];
+                let was_pending = e.result == TraceResult::Pending;
+                f(e);
+                if !was_pending {
+                    return;
+                }
+                (e.result.clone(), e.counters)
+            }
+            Err(_) => {
+                let mut e = TraceEntry::scratch(n);
+                f(&mut e);
+                (e.result, e.counters)
+            }
+        };
+        b.totals.account(&result, counters.as_ref());
+    }
+
+    /// The running totals.
+    pub(crate) fn totals(&self) -> TraceTotals {
+        self.buf().totals
     }
 
     pub(crate) fn snapshot(&self) -> Trace {
@@ -236,6 +316,7 @@ impl TraceLog {
         Trace {
             entries: b.entries.iter().cloned().collect(),
             dropped: b.dropped,
+            totals: b.totals,
         }
     }
 }
@@ -263,6 +344,33 @@ mod tests {
             events: None,
             counters: None,
         }
+    }
+
+    #[test]
+    fn totals_count_every_end_even_of_dropped_entries() {
+        let log = TraceLog::new(Some(1));
+        for n in 0..3 {
+            log.push(entry(n));
+        }
+        // Entry 0 was dropped by the limit; its end still counts.
+        log.update(0, |e| e.result = TraceResult::Done);
+        log.update(1, |e| e.result = TraceResult::Failed { reason: "x".into() });
+        log.update(2, |e| {
+            e.result = TraceResult::Done;
+            e.counters = Some(Counters {
+                pixels_shaded: 7,
+                ..Default::default()
+            });
+        });
+        // A second update of an ended entry does not count twice.
+        log.update(2, |e| e.result = TraceResult::Done);
+        let t = log.totals();
+        assert_eq!(
+            (t.submissions, t.completed, t.failed, t.refused),
+            (3, 2, 1, 0)
+        );
+        assert_eq!(t.counters.pixels_shaded, 7);
+        assert_eq!(log.snapshot().totals, t);
     }
 
     #[test]

@@ -405,6 +405,16 @@ impl DrmDevice {
                 op: "opening the render node",
                 errno: io_errno(&e),
             })?;
+        DrmDevice::from_file(file, name)
+    }
+
+    /// A device on an already open render node (the caller's fd, e.g. one Mesa's loader
+    /// opened); `name` is how logs and errors call it. Refused as `open` refuses.
+    pub fn from_fd(fd: std::os::fd::OwnedFd, name: &str) -> Result<DrmDevice> {
+        DrmDevice::from_file(File::from(fd), name.to_string())
+    }
+
+    fn from_file(file: File, name: String) -> Result<DrmDevice> {
         let card = Card(file);
         let driver = drm::Device::get_driver(&card).map_err(|e| WinsysError::Os {
             op: "DRM_IOCTL_VERSION",
@@ -633,6 +643,10 @@ impl Device for DrmDevice {
 
     fn trace(&self) -> Trace {
         self.shared.core.trace.snapshot()
+    }
+
+    fn trace_totals(&self) -> crate::trace::TraceTotals {
+        self.shared.core.trace.totals()
     }
 
     fn is_lost(&self) -> bool {

@@ -350,6 +350,10 @@ impl Device for SimDevice {
         self.shared.core.trace.snapshot()
     }
 
+    fn trace_totals(&self) -> crate::trace::TraceTotals {
+        self.shared.core.trace.totals()
+    }
+
     fn is_lost(&self) -> bool {
         self.shared.core.is_lost()
     }

@@ -1,0 +1,772 @@
+//! Constant state objects and shaders: create, bind, delete, in Gallium's shape. Fields use
+//! Gallium's numbering; features the GPU lacks are refused at create with
+//! SGX535_ERROR_UNSUPPORTED and a message naming the field, never ignored.
+
+use std::any::Any;
+use std::ffi::c_char;
+use std::sync::Arc;
+
+use sgx_pipe::state::*;
+use sgx_pipe::{ShaderStage, ShaderState};
+
+use crate::context::{self, check_owner, sgx535_context, Locked};
+use crate::ffi::{check_out, flag, guard, read, slice, string, write};
+use crate::gallium;
+use crate::handles::{self, Kind, Owner};
+use crate::status::{
+    invalid, sgx535_status, unsupported, Error, Result, SGX535_ERROR_INVALID_HANDLE,
+};
+
+/// A constant state object (blend, depth-stencil-alpha, rasterizer, sampler, vertex elements).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[allow(non_camel_case_types)]
+pub struct sgx535_cso {
+    /// Opaque; 0 is none (bind 0 to unbind).
+    pub id: u64,
+}
+
+/// A compiled vertex or fragment shader.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[allow(non_camel_case_types)]
+pub struct sgx535_shader {
+    /// Opaque; 0 is none.
+    pub id: u64,
+}
+
+/// `pipe_blend_state` (render target 0; the GPU has one colour target).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+#[allow(non_camel_case_types)]
+pub struct sgx535_blend_state {
+    /// Blending on.
+    pub blend_enable: u8,
+    /// `PIPE_BLEND_*`.
+    pub rgb_func: u8,
+    /// `PIPE_BLENDFACTOR_*`.
+    pub rgb_src_factor: u8,
+    /// `PIPE_BLENDFACTOR_*`.
+    pub rgb_dst_factor: u8,
+    /// `PIPE_BLEND_*`.
+    pub alpha_func: u8,
+    /// `PIPE_BLENDFACTOR_*`.
+    pub alpha_src_factor: u8,
+    /// `PIPE_BLENDFACTOR_*`.
+    pub alpha_dst_factor: u8,
+    /// `PIPE_MASK_R | G | B | A`.
+    pub colormask: u8,
+    /// Logic ops: unsupported.
+    pub logicop_enable: u8,
+    /// `PIPE_LOGICOP_*`.
+    pub logicop_func: u8,
+    /// A hint; ignored.
+    pub dither: u8,
+    /// Unsupported (single-sampled).
+    pub alpha_to_coverage: u8,
+}
+
+/// One face's stencil state.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+#[allow(non_camel_case_types)]
+pub struct sgx535_stencil_state {
+    /// Test on.
+    pub enabled: u8,
+    /// `PIPE_FUNC_*`.
+    pub func: u8,
+    /// `PIPE_STENCIL_OP_*` on stencil fail.
+    pub fail_op: u8,
+    /// `PIPE_STENCIL_OP_*` on pass.
+    pub zpass_op: u8,
+    /// `PIPE_STENCIL_OP_*` on depth fail.
+    pub zfail_op: u8,
+    /// Compare mask.
+    pub valuemask: u8,
+    /// Write mask.
+    pub writemask: u8,
+    /// Zero.
+    pub pad: u8,
+}
+
+/// `pipe_depth_stencil_alpha_state`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+#[allow(non_camel_case_types)]
+pub struct sgx535_depth_stencil_alpha_state {
+    /// Depth test on.
+    pub depth_enabled: u8,
+    /// Depth writes on.
+    pub depth_writemask: u8,
+    /// `PIPE_FUNC_*`.
+    pub depth_func: u8,
+    /// Alpha test: unsupported (PIPE_CAP_ALPHA_TEST is 0: Mesa lowers it into the shader).
+    pub alpha_enabled: u8,
+    /// Front [0] and back [1].
+    pub stencil: [sgx535_stencil_state; 2],
+    /// `PIPE_FUNC_*` of the alpha test.
+    pub alpha_func: u8,
+    /// Zero.
+    pub pad: [u8; 3],
+    /// Alpha test reference.
+    pub alpha_ref_value: f32,
+}
+
+/// `pipe_rasterizer_state`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+#[allow(non_camel_case_types)]
+pub struct sgx535_rasterizer_state {
+    /// Flat shading.
+    pub flatshade: u8,
+    /// Two-sided lighting: unsupported (PIPE_CAP_TWO_SIDED_COLOR is 0: Mesa lowers it).
+    pub light_twoside: u8,
+    /// Counter-clockwise is front.
+    pub front_ccw: u8,
+    /// `PIPE_FACE_*` culled.
+    pub cull_face: u8,
+    /// `PIPE_POLYGON_MODE_*`: FILL only.
+    pub fill_front: u8,
+    /// `PIPE_POLYGON_MODE_*`: FILL only.
+    pub fill_back: u8,
+    /// Polygon offset for points: unsupported when units or scale are non-zero.
+    pub offset_point: u8,
+    /// Polygon offset for lines: as above.
+    pub offset_line: u8,
+    /// Polygon offset for triangles: as above.
+    pub offset_tri: u8,
+    /// Scissor test on.
+    pub scissor: u8,
+    /// Unsupported.
+    pub poly_smooth: u8,
+    /// Unsupported (Mesa lowers stipple into the fragment shader when the draw module is off).
+    pub poly_stipple_enable: u8,
+    /// Unsupported.
+    pub point_smooth: u8,
+    /// `PIPE_SPRITE_COORD_UPPER_LEFT` (0) or `_LOWER_LEFT` (1).
+    pub sprite_coord_mode: u8,
+    /// Point sprites.
+    pub point_quad_rasterization: u8,
+    /// The vertex shader writes the point size.
+    pub point_size_per_vertex: u8,
+    /// A hint; single-sampled.
+    pub multisample: u8,
+    /// Unsupported.
+    pub line_smooth: u8,
+    /// Unsupported.
+    pub line_stipple_enable: u8,
+    /// Flat shading takes the first vertex (GL's last-vertex rule otherwise): only 0.
+    pub flatshade_first: u8,
+    /// Pixel centres at .5 (GL): only 1.
+    pub half_pixel_center: u8,
+    /// Ignored (top-left rule).
+    pub bottom_edge_rule: u8,
+    /// Unsupported.
+    pub rasterizer_discard: u8,
+    /// Depth clipping (only on).
+    pub depth_clip_near: u8,
+    /// Depth clipping (only on).
+    pub depth_clip_far: u8,
+    /// Depth range [0, 1] in clip space (D3D style), else [-1, 1].
+    pub clip_halfz: u8,
+    /// Bit per user clip plane: unsupported when non-zero (PIPE_CAP_CLIP_PLANES lowers them).
+    pub clip_plane_enable: u8,
+    /// Zero.
+    pub pad: u8,
+    /// Bit n: GENERIC[n] reads the point coordinate.
+    pub sprite_coord_enable: u16,
+    /// Zero.
+    pub pad2: u16,
+    /// Line width in pixels.
+    pub line_width: f32,
+    /// Point size when the shader writes none.
+    pub point_size: f32,
+    /// Polygon offset units.
+    pub offset_units: f32,
+    /// Polygon offset scale.
+    pub offset_scale: f32,
+    /// Polygon offset clamp.
+    pub offset_clamp: f32,
+}
+
+/// `pipe_sampler_state`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+#[allow(non_camel_case_types)]
+pub struct sgx535_sampler_state {
+    /// `PIPE_TEX_WRAP_*`.
+    pub wrap_s: u8,
+    /// `PIPE_TEX_WRAP_*`.
+    pub wrap_t: u8,
+    /// `PIPE_TEX_WRAP_*`.
+    pub wrap_r: u8,
+    /// `PIPE_TEX_FILTER_*`.
+    pub min_img_filter: u8,
+    /// `PIPE_TEX_MIPFILTER_*`.
+    pub min_mip_filter: u8,
+    /// `PIPE_TEX_FILTER_*`.
+    pub mag_img_filter: u8,
+    /// `PIPE_TEX_COMPARE_NONE` (0) or `_R_TO_TEXTURE` (1).
+    pub compare_mode: u8,
+    /// `PIPE_FUNC_*`.
+    pub compare_func: u8,
+    /// Normalised coordinates (only 1; RECT textures are a shader matter).
+    pub normalized_coords: u8,
+    /// 0 or 1 (no anisotropic filtering).
+    pub max_anisotropy: u8,
+    /// Ignored (cube edges are not filtered across faces).
+    pub seamless_cube_map: u8,
+    /// Zero.
+    pub pad: u8,
+    /// LOD bias.
+    pub lod_bias: f32,
+    /// Ignored: the level range comes from the sampler view.
+    pub min_lod: f32,
+    /// Ignored: the level range comes from the sampler view.
+    pub max_lod: f32,
+    /// RGBA border colour.
+    pub border_color: [f32; 4],
+}
+
+/// `pipe_vertex_element`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+#[allow(non_camel_case_types)]
+pub struct sgx535_vertex_element {
+    /// Byte offset within a vertex.
+    pub src_offset: u32,
+    /// Which vertex buffer.
+    pub vertex_buffer_index: u32,
+    /// `PIPE_FORMAT_*` of a vertex format.
+    pub src_format: u32,
+    /// Instancing: only 0.
+    pub instance_divisor: u32,
+}
+
+fn new_cso<T: Any + Send + Sync>(c: &Locked, kind: Kind, v: T, out: *mut sgx535_cso) -> Result<()> {
+    let id = handles::insert(kind, c.owner, v);
+    // SAFETY: the caller checked `out` with check_out before doing any work.
+    unsafe { write(out, "out", sgx535_cso { id }) }
+}
+
+fn bound<T: Any + Send + Sync + Clone>(
+    c: &Locked,
+    h: u64,
+    kind: Kind,
+    what: &str,
+) -> Result<Option<T>> {
+    if h == 0 {
+        return Ok(None);
+    }
+    let (v, owner) = handles::get::<T>(h, kind, what)?;
+    check_owner(owner, &c.owner, what)?;
+    Ok(Some((*v).clone()))
+}
+
+fn delete<T: Any + Send + Sync>(c: &Locked, h: u64, kind: Kind, what: &str) -> Result<()> {
+    let (_, owner) = handles::get::<T>(h, kind, what)?;
+    check_owner(owner, &c.owner, what)?;
+    handles::remove::<T>(h, kind, what)?;
+    Ok(())
+}
+
+fn blend(s: &sgx535_blend_state) -> Result<BlendState> {
+    if flag(s.logicop_enable) {
+        return unsupported("blend.logicop_enable: the GPU has no logic ops");
+    }
+    if flag(s.alpha_to_coverage) {
+        return unsupported("blend.alpha_to_coverage: single-sampled only");
+    }
+    if s.colormask > 0xF {
+        return invalid(format!("blend.colormask {:#x}", s.colormask));
+    }
+    Ok(BlendState {
+        blend_enable: flag(s.blend_enable),
+        rgb_func: gallium::blend_func(s.rgb_func)?,
+        rgb_src_factor: gallium::blend_factor(s.rgb_src_factor)?,
+        rgb_dst_factor: gallium::blend_factor(s.rgb_dst_factor)?,
+        alpha_func: gallium::blend_func(s.alpha_func)?,
+        alpha_src_factor: gallium::blend_factor(s.alpha_src_factor)?,
+        alpha_dst_factor: gallium::blend_factor(s.alpha_dst_factor)?,
+        colormask: s.colormask,
+    })
+}
+
+fn stencil(s: &sgx535_stencil_state) -> Result<StencilState> {
+    Ok(StencilState {
+        enabled: flag(s.enabled),
+        func: gallium::func(s.func)?,
+        fail_op: gallium::stencil_op(s.fail_op)?,
+        zfail_op: gallium::stencil_op(s.zfail_op)?,
+        zpass_op: gallium::stencil_op(s.zpass_op)?,
+        valuemask: s.valuemask,
+        writemask: s.writemask,
+    })
+}
+
+fn dsa(s: &sgx535_depth_stencil_alpha_state) -> Result<DepthStencilAlphaState> {
+    if flag(s.alpha_enabled) {
+        return unsupported(
+            "dsa.alpha_enabled: no fixed-function alpha test (PIPE_CAP_ALPHA_TEST is 0)",
+        );
+    }
+    Ok(DepthStencilAlphaState {
+        depth_enabled: flag(s.depth_enabled),
+        depth_writemask: flag(s.depth_writemask),
+        depth_func: gallium::func(s.depth_func)?,
+        stencil: [stencil(&s.stencil[0])?, stencil(&s.stencil[1])?],
+    })
+}
+
+fn rasterizer(s: &sgx535_rasterizer_state) -> Result<RasterizerState> {
+    let refuse = [
+        (s.light_twoside, "light_twoside"),
+        (s.poly_smooth, "poly_smooth"),
+        (s.poly_stipple_enable, "poly_stipple_enable"),
+        (s.point_smooth, "point_smooth"),
+        (s.line_smooth, "line_smooth"),
+        (s.line_stipple_enable, "line_stipple_enable"),
+        (s.flatshade_first, "flatshade_first"),
+        (s.rasterizer_discard, "rasterizer_discard"),
+        (s.clip_plane_enable, "clip_plane_enable"),
+    ];
+    if let Some((_, name)) = refuse.iter().find(|(v, _)| flag(*v)) {
+        return unsupported(format!(
+            "rasterizer.{name}: not a feature of this GPU or library"
+        ));
+    }
+    if s.fill_front != 0 || s.fill_back != 0 {
+        return unsupported("rasterizer.fill_front/fill_back: only PIPE_POLYGON_MODE_FILL");
+    }
+    let offset = flag(s.offset_point) || flag(s.offset_line) || flag(s.offset_tri);
+    if offset && (s.offset_units != 0.0 || s.offset_scale != 0.0) {
+        return unsupported("rasterizer polygon offset: no depth bias in the ISP model");
+    }
+    if !flag(s.half_pixel_center) {
+        return unsupported("rasterizer.half_pixel_center = 0: pixel centres are at .5");
+    }
+    if !flag(s.depth_clip_near) || !flag(s.depth_clip_far) {
+        return unsupported("rasterizer depth_clip off (PIPE_CAP_DEPTH_CLIP_DISABLE is 0)");
+    }
+    if s.sprite_coord_mode > 1 {
+        return invalid(format!(
+            "rasterizer.sprite_coord_mode {}",
+            s.sprite_coord_mode
+        ));
+    }
+    Ok(RasterizerState {
+        cull_face: gallium::cull(s.cull_face)?,
+        front_ccw: flag(s.front_ccw),
+        scissor: flag(s.scissor),
+        flatshade: flag(s.flatshade),
+        point_size: s.point_size,
+        line_width: s.line_width,
+        point_quad_rasterization: flag(s.point_quad_rasterization),
+        sprite_coord_enable: s.sprite_coord_enable,
+        sprite_coord_lower_left: s.sprite_coord_mode == 1,
+    })
+}
+
+fn sampler(s: &sgx535_sampler_state) -> Result<SamplerState> {
+    if !flag(s.normalized_coords) {
+        return unsupported("sampler.normalized_coords = 0: unnormalised coordinates");
+    }
+    if s.max_anisotropy > 1 {
+        return unsupported(format!(
+            "sampler.max_anisotropy {}: no anisotropic filtering",
+            s.max_anisotropy
+        ));
+    }
+    if s.compare_mode > 1 {
+        return invalid(format!("sampler.compare_mode {}", s.compare_mode));
+    }
+    if !s.lod_bias.is_finite() {
+        return invalid("sampler.lod_bias must be finite");
+    }
+    Ok(SamplerState {
+        wrap_s: gallium::wrap(s.wrap_s)?,
+        wrap_t: gallium::wrap(s.wrap_t)?,
+        wrap_r: gallium::wrap(s.wrap_r)?,
+        min_img_filter: gallium::filter(s.min_img_filter)?,
+        mag_img_filter: gallium::filter(s.mag_img_filter)?,
+        min_mip_filter: gallium::mip_filter(s.min_mip_filter)?,
+        lod_bias: s.lod_bias,
+        border_color: s.border_color,
+        compare_mode: s.compare_mode == 1,
+        compare_func: gallium::func(s.compare_func)?,
+    })
+}
+
+/// Creates a blend state on a context.
+#[no_mangle]
+pub unsafe extern "C" fn sgx535_create_blend_state(
+    ctx: sgx535_context,
+    state: *const sgx535_blend_state,
+    out: *mut sgx535_cso,
+) -> sgx535_status {
+    guard(|| {
+        let c = context::get(ctx)?;
+        check_out(out, "out")?;
+        // SAFETY: the caller's pointer, checked by read.
+        let s = unsafe { read(state, "state")? };
+        let v = c.lock().ctx.create_blend_state(&blend(&s)?);
+        new_cso(&c, Kind::Blend, v, out)
+    })
+}
+
+/// Binds a blend state (id 0 unbinds).
+#[no_mangle]
+pub extern "C" fn sgx535_bind_blend_state(ctx: sgx535_context, cso: sgx535_cso) -> sgx535_status {
+    guard(|| {
+        let c = context::get(ctx)?;
+        let v = bound::<Arc<BlendState>>(&c, cso.id, Kind::Blend, "blend state")?;
+        c.lock().ctx.bind_blend_state(v.as_ref());
+        Ok(())
+    })
+}
+
+/// Deletes a blend state; where it is bound it stays in use until replaced.
+#[no_mangle]
+pub extern "C" fn sgx535_delete_blend_state(ctx: sgx535_context, cso: sgx535_cso) -> sgx535_status {
+    guard(|| {
+        let c = context::get(ctx)?;
+        delete::<Arc<BlendState>>(&c, cso.id, Kind::Blend, "blend state")
+    })
+}
+
+/// Creates a depth-stencil-alpha state on a context.
+#[no_mangle]
+pub unsafe extern "C" fn sgx535_create_depth_stencil_alpha_state(
+    ctx: sgx535_context,
+    state: *const sgx535_depth_stencil_alpha_state,
+    out: *mut sgx535_cso,
+) -> sgx535_status {
+    guard(|| {
+        let c = context::get(ctx)?;
+        check_out(out, "out")?;
+        // SAFETY: the caller's pointer, checked by read.
+        let s = unsafe { read(state, "state")? };
+        let v = c.lock().ctx.create_depth_stencil_alpha_state(&dsa(&s)?);
+        new_cso(&c, Kind::DepthStencilAlpha, v, out)
+    })
+}
+
+/// Binds a depth-stencil-alpha state (id 0 unbinds).
+#[no_mangle]
+pub extern "C" fn sgx535_bind_depth_stencil_alpha_state(
+    ctx: sgx535_context,
+    cso: sgx535_cso,
+) -> sgx535_status {
+    guard(|| {
+        let c = context::get(ctx)?;
+        let v = bound::<Arc<DepthStencilAlphaState>>(
+            &c,
+            cso.id,
+            Kind::DepthStencilAlpha,
+            "depth-stencil-alpha state",
+        )?;
+        c.lock().ctx.bind_depth_stencil_alpha_state(v.as_ref());
+        Ok(())
+    })
+}
+
+/// Deletes a depth-stencil-alpha state; where it is bound it stays in use until replaced.
+#[no_mangle]
+pub extern "C" fn sgx535_delete_depth_stencil_alpha_state(
+    ctx: sgx535_context,
+    cso: sgx535_cso,
+) -> sgx535_status {
+    guard(|| {
+        let c = context::get(ctx)?;
+        delete::<Arc<DepthStencilAlphaState>>(
+            &c,
+            cso.id,
+            Kind::DepthStencilAlpha,
+            "depth-stencil-alpha state",
+        )
+    })
+}
+
+/// Creates a rasterizer state on a context.
+#[no_mangle]
+pub unsafe extern "C" fn sgx535_create_rasterizer_state(
+    ctx: sgx535_context,
+    state: *const sgx535_rasterizer_state,
+    out: *mut sgx535_cso,
+) -> sgx535_status {
+    guard(|| {
+        let c = context::get(ctx)?;
+        check_out(out, "out")?;
+        // SAFETY: the caller's pointer, checked by read.
+        let s = unsafe { read(state, "state")? };
+        let v = c.lock().ctx.create_rasterizer_state(&rasterizer(&s)?)?;
+        new_cso(&c, Kind::Rasterizer, v, out)
+    })
+}
+
+/// Binds a rasterizer state (id 0 unbinds).
+#[no_mangle]
+pub extern "C" fn sgx535_bind_rasterizer_state(
+    ctx: sgx535_context,
+    cso: sgx535_cso,
+) -> sgx535_status {
+    guard(|| {
+        let c = context::get(ctx)?;
+        let v = bound::<Arc<RasterizerState>>(&c, cso.id, Kind::Rasterizer, "rasterizer state")?;
+        c.lock().ctx.bind_rasterizer_state(v.as_ref());
+        Ok(())
+    })
+}
+
+/// Deletes a rasterizer state; where it is bound it stays in use until replaced.
+#[no_mangle]
+pub extern "C" fn sgx535_delete_rasterizer_state(
+    ctx: sgx535_context,
+    cso: sgx535_cso,
+) -> sgx535_status {
+    guard(|| {
+        let c = context::get(ctx)?;
+        delete::<Arc<RasterizerState>>(&c, cso.id, Kind::Rasterizer, "rasterizer state")
+    })
+}
+
+/// Creates a sampler state on a context.
+#[no_mangle]
+pub unsafe extern "C" fn sgx535_create_sampler_state(
+    ctx: sgx535_context,
+    state: *const sgx535_sampler_state,
+    out: *mut sgx535_cso,
+) -> sgx535_status {
+    guard(|| {
+        let c = context::get(ctx)?;
+        check_out(out, "out")?;
+        // SAFETY: the caller's pointer, checked by read.
+        let s = unsafe { read(state, "state")? };
+        let v = c.lock().ctx.create_sampler_state(&sampler(&s)?)?;
+        new_cso(&c, Kind::Sampler, v, out)
+    })
+}
+
+/// `bind_sampler_states` for a stage: `count` handles from slot `start` (id 0 unbinds a slot;
+/// `samplers` NULL unbinds `count` slots).
+#[no_mangle]
+pub unsafe extern "C" fn sgx535_bind_sampler_states(
+    ctx: sgx535_context,
+    pipe_shader_type: u32,
+    start: u32,
+    count: u32,
+    samplers: *const sgx535_cso,
+) -> sgx535_status {
+    guard(|| {
+        let c = context::get(ctx)?;
+        let stage = gallium::bound_stage(pipe_shader_type)?;
+        let ids: Vec<u64> = if samplers.is_null() {
+            vec![0; count as usize]
+        } else {
+            // SAFETY: the caller's array of `count` handles, checked by slice.
+            unsafe { slice(samplers, count as usize, "samplers")? }
+                .iter()
+                .map(|s| s.id)
+                .collect()
+        };
+        let list = ids
+            .iter()
+            .map(|&id| bound::<Arc<SamplerState>>(&c, id, Kind::Sampler, "sampler state"))
+            .collect::<Result<Vec<_>>>()?;
+        if stage == ShaderStage::Vertex {
+            if list.iter().all(Option::is_none) {
+                return Ok(());
+            }
+            return unsupported("vertex shader texturing: the vertex stage has no samplers");
+        }
+        c.lock().ctx.bind_sampler_states(start as usize, &list)?;
+        Ok(())
+    })
+}
+
+/// Deletes a sampler state.
+#[no_mangle]
+pub extern "C" fn sgx535_delete_sampler_state(
+    ctx: sgx535_context,
+    cso: sgx535_cso,
+) -> sgx535_status {
+    guard(|| {
+        let c = context::get(ctx)?;
+        delete::<Arc<SamplerState>>(&c, cso.id, Kind::Sampler, "sampler state")
+    })
+}
+
+/// `create_vertex_elements_state` from `count` elements.
+#[no_mangle]
+pub unsafe extern "C" fn sgx535_create_vertex_elements_state(
+    ctx: sgx535_context,
+    count: u32,
+    elements: *const sgx535_vertex_element,
+    out: *mut sgx535_cso,
+) -> sgx535_status {
+    guard(|| {
+        let c = context::get(ctx)?;
+        check_out(out, "out")?;
+        // SAFETY: the caller's array of `count` elements, checked by slice.
+        let els = unsafe { slice(elements, count as usize, "elements")? };
+        let list = els
+            .iter()
+            .enumerate()
+            .map(|(i, e)| {
+                if e.instance_divisor != 0 {
+                    return unsupported(format!("element {i}: instancing (instance_divisor)"));
+                }
+                Ok(VertexElement {
+                    src_offset: e.src_offset,
+                    vertex_buffer_index: e.vertex_buffer_index,
+                    src_format: gallium::vertex_format(e.src_format)?,
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let v = c.lock().ctx.create_vertex_elements_state(&list)?;
+        new_cso(&c, Kind::VertexElements, v, out)
+    })
+}
+
+/// Binds a vertex elements state (id 0 unbinds).
+#[no_mangle]
+pub extern "C" fn sgx535_bind_vertex_elements_state(
+    ctx: sgx535_context,
+    cso: sgx535_cso,
+) -> sgx535_status {
+    guard(|| {
+        let c = context::get(ctx)?;
+        let v = bound::<Arc<Vec<VertexElement>>>(
+            &c,
+            cso.id,
+            Kind::VertexElements,
+            "vertex elements state",
+        )?;
+        c.lock().ctx.bind_vertex_elements_state(v.as_ref());
+        Ok(())
+    })
+}
+
+/// Deletes a vertex elements state.
+#[no_mangle]
+pub extern "C" fn sgx535_delete_vertex_elements_state(
+    ctx: sgx535_context,
+    cso: sgx535_cso,
+) -> sgx535_status {
+    guard(|| {
+        let c = context::get(ctx)?;
+        delete::<Arc<Vec<VertexElement>>>(&c, cso.id, Kind::VertexElements, "vertex elements state")
+    })
+}
+
+fn create_shader(
+    ctx: sgx535_context,
+    tgsi: *const c_char,
+    out: *mut sgx535_shader,
+    stage: ShaderStage,
+) -> Result<()> {
+    let c = context::get(ctx)?;
+    check_out(out, "out")?;
+    // SAFETY: the caller's NUL-terminated text, checked by string.
+    let text = unsafe { string(tgsi, "tgsi")? };
+    let (s, kind) = {
+        let inner = c.lock();
+        match stage {
+            ShaderStage::Vertex => (inner.ctx.create_vs_state(&text)?, Kind::VertexShader),
+            ShaderStage::Fragment => (inner.ctx.create_fs_state(&text)?, Kind::FragmentShader),
+        }
+    };
+    // Shaders belong to the screen (PIPE_CAP_SHAREABLE_SHADERS): any of its contexts may bind
+    // or delete them.
+    let owner = Owner {
+        screen: c.owner.screen,
+        ctx: 0,
+    };
+    let id = handles::insert(kind, owner, s);
+    // SAFETY: checked by check_out.
+    unsafe { write(out, "out", sgx535_shader { id }) }
+}
+
+/// A shader of this context's screen (id 0: None).
+fn shader(c: &Locked, h: u64, kind: Kind, what: &str) -> Result<Option<Arc<ShaderState>>> {
+    if h == 0 {
+        return Ok(None);
+    }
+    let (v, owner) = handles::get::<Arc<ShaderState>>(h, kind, what)?;
+    if owner.screen != c.owner.screen {
+        return Err(Error::new(
+            SGX535_ERROR_INVALID_HANDLE,
+            format!("{what} was made on another screen"),
+        ));
+    }
+    Ok(Some((*v).clone()))
+}
+
+fn delete_shader(ctx: sgx535_context, h: u64, kind: Kind, what: &str) -> Result<()> {
+    let c = context::get(ctx)?;
+    if h == 0 {
+        return invalid(format!("{what} is a null handle"));
+    }
+    shader(&c, h, kind, what)?;
+    handles::remove::<Arc<ShaderState>>(h, kind, what)?;
+    Ok(())
+}
+
+fn bind_shader(ctx: sgx535_context, s: sgx535_shader, stage: ShaderStage) -> Result<()> {
+    let c = context::get(ctx)?;
+    let (kind, what) = match stage {
+        ShaderStage::Vertex => (Kind::VertexShader, "vertex shader"),
+        ShaderStage::Fragment => (Kind::FragmentShader, "fragment shader"),
+    };
+    let v = shader(&c, s.id, kind, what)?;
+    let mut inner = c.lock();
+    match stage {
+        ShaderStage::Vertex => inner.ctx.bind_vs_state(v.as_ref())?,
+        ShaderStage::Fragment => inner.ctx.bind_fs_state(v.as_ref())?,
+    }
+    Ok(())
+}
+
+/// `create_vs_state` from TGSI text (tgsi_dump's dialect; floats may be hex).
+#[no_mangle]
+pub unsafe extern "C" fn sgx535_create_vs_state(
+    ctx: sgx535_context,
+    tgsi: *const c_char,
+    out: *mut sgx535_shader,
+) -> sgx535_status {
+    guard(|| create_shader(ctx, tgsi, out, ShaderStage::Vertex))
+}
+
+/// Binds a vertex shader (id 0 unbinds).
+#[no_mangle]
+pub extern "C" fn sgx535_bind_vs_state(ctx: sgx535_context, s: sgx535_shader) -> sgx535_status {
+    guard(|| bind_shader(ctx, s, ShaderStage::Vertex))
+}
+
+/// Deletes a vertex shader.
+#[no_mangle]
+pub extern "C" fn sgx535_delete_vs_state(ctx: sgx535_context, s: sgx535_shader) -> sgx535_status {
+    guard(|| delete_shader(ctx, s.id, Kind::VertexShader, "vertex shader"))
+}
+
+/// `create_fs_state` from TGSI text.
+#[no_mangle]
+pub unsafe extern "C" fn sgx535_create_fs_state(
+    ctx: sgx535_context,
+    tgsi: *const c_char,
+    out: *mut sgx535_shader,
+) -> sgx535_status {
+    guard(|| create_shader(ctx, tgsi, out, ShaderStage::Fragment))
+}
+
+/// Binds a fragment shader (id 0 unbinds).
+#[no_mangle]
+pub extern "C" fn sgx535_bind_fs_state(ctx: sgx535_context, s: sgx535_shader) -> sgx535_status {
+    guard(|| bind_shader(ctx, s, ShaderStage::Fragment))
+}
+
+/// Deletes a fragment shader.
+#[no_mangle]
+pub extern "C" fn sgx535_delete_fs_state(ctx: sgx535_context, s: sgx535_shader) -> sgx535_status {
+    guard(|| delete_shader(ctx, s.id, Kind::FragmentShader, "fragment shader"))
+}

@@ -1,0 +1,396 @@
+//! Draws, clears, blits, copies and mipmap generation.
+
+use std::ffi::c_void;
+use std::sync::Arc;
+
+use sgx_blitter::{BlitInfo, SurfaceRect};
+use sgx_pipe::state::{BufferSource, ScissorState};
+use sgx_pipe::{clear_flags, DrawInfo, ResourceTarget};
+
+use crate::box_::{self, sgx535_box};
+use crate::context::{self, sgx535_context};
+use crate::ffi::{bytes, check_out, guard, read, read_opt, write};
+use crate::gallium;
+use crate::params::sgx535_scissor_state;
+use crate::resource::{self, sgx535_resource};
+use crate::status::{invalid, sgx535_status, unsupported, Result};
+use crate::views::{self, sgx535_surface};
+
+/// `pipe_draw_info` with its one `pipe_draw_start_count_bias`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+#[allow(non_camel_case_types)]
+pub struct sgx535_draw_info {
+    /// `PIPE_PRIM_*`: POINTS to TRIANGLE_FAN (convert quads and polygons first).
+    pub mode: u32,
+    /// 0 (not indexed), 1, 2 or 4.
+    pub index_size: u32,
+    /// Index buffer, or id 0 with `index_user`.
+    pub index_buffer: sgx535_resource,
+    /// User index data: indices `start .. start + count` are read from it.
+    pub index_user: *const c_void,
+    /// First vertex, or first index.
+    pub start: u32,
+    /// Vertices or indices.
+    pub count: u32,
+    /// Added to every index.
+    pub index_bias: i32,
+    /// Smallest index used.
+    pub min_index: u32,
+    /// Largest index used.
+    pub max_index: u32,
+    /// Only 0.
+    pub start_instance: u32,
+    /// 0 or 1 (no instancing).
+    pub instance_count: u32,
+}
+
+/// Four floats of a caller's colour.
+///
+/// # Safety
+/// `p` is NULL or points to four readable floats.
+unsafe fn rgba(p: *const f32) -> Result<[f32; 4]> {
+    // SAFETY: forwarded to slice, which checks NULL and alignment.
+    let s = unsafe { crate::ffi::slice(p, 4, "color")? };
+    Ok([s[0], s[1], s[2], s[3]])
+}
+
+/// `draw_vbo`.
+#[no_mangle]
+pub unsafe extern "C" fn sgx535_draw_vbo(
+    ctx: sgx535_context,
+    info: *const sgx535_draw_info,
+) -> sgx535_status {
+    guard(|| {
+        let c = context::get(ctx)?;
+        // SAFETY: the caller's pointer, checked by read.
+        let d = unsafe { read(info, "info")? };
+        if d.instance_count > 1 || d.start_instance != 0 {
+            return unsupported("instanced draws");
+        }
+        if !matches!(d.index_size, 0 | 1 | 2 | 4) {
+            return invalid(format!("index_size {}", d.index_size));
+        }
+        let index = if d.index_size == 0 {
+            None
+        } else if d.index_buffer.id != 0 {
+            Some(BufferSource::Resource(resource::get(
+                d.index_buffer,
+                c.owner.screen,
+                "index buffer",
+            )?))
+        } else {
+            let end = (u64::from(d.start) + u64::from(d.count)) * u64::from(d.index_size);
+            let n = usize::try_from(end).map_err(|_| {
+                crate::status::Error::new(
+                    crate::status::SGX535_ERROR_INVALID_ARGUMENT,
+                    "index range too large",
+                )
+            })?;
+            // SAFETY: the caller's user index data, (start + count) indices, checked by bytes.
+            let data = unsafe { bytes(d.index_user, n, "index_user")? };
+            Some(BufferSource::User(Arc::from(data)))
+        };
+        let draw = DrawInfo {
+            mode: gallium::prim(d.mode)?,
+            index_size: d.index_size,
+            index,
+            start: d.start,
+            count: d.count,
+            index_bias: d.index_bias,
+            min_index: d.min_index,
+            max_index: d.max_index,
+        };
+        c.lock().ctx.draw_vbo(&draw)?;
+        Ok(())
+    })
+}
+
+/// `clear` of the bound framebuffer (`PIPE_CLEAR_*`), within `scissor` when not NULL.
+/// Colour buffers past the first do not exist here and are ignored.
+#[no_mangle]
+pub unsafe extern "C" fn sgx535_clear(
+    ctx: sgx535_context,
+    pipe_clear_buffers: u32,
+    scissor: *const sgx535_scissor_state,
+    color: *const f32,
+    depth: f64,
+    stencil: u32,
+) -> sgx535_status {
+    guard(|| {
+        let c = context::get(ctx)?;
+        // SAFETY: the caller's pointers, checked by rgba / read_opt.
+        let (color, scissor) = unsafe { (rgba(color)?, read_opt(scissor, "scissor")?) };
+        let buffers =
+            pipe_clear_buffers & (clear_flags::DEPTH | clear_flags::STENCIL | clear_flags::COLOR0);
+        let mut inner = c.lock();
+        match scissor {
+            None => inner.ctx.clear(buffers, color, depth, stencil as u8)?,
+            Some(s) => {
+                let s = ScissorState {
+                    minx: s.minx,
+                    miny: s.miny,
+                    maxx: s.maxx,
+                    maxy: s.maxy,
+                };
+                let (ctx, b) = inner.blitter()?;
+                b.clear_scissored(ctx, buffers, &s, color, depth, stencil as u8)?;
+            }
+        }
+        Ok(())
+    })
+}
+
+/// `clear_render_target`: a rectangle of a colour surface.
+#[no_mangle]
+pub unsafe extern "C" fn sgx535_clear_render_target(
+    ctx: sgx535_context,
+    dst: sgx535_surface,
+    color: *const f32,
+    x: u32,
+    y: u32,
+    w: u32,
+    h: u32,
+) -> sgx535_status {
+    guard(|| {
+        let c = context::get(ctx)?;
+        // SAFETY: the caller's pointer, checked by rgba.
+        let color = unsafe { rgba(color)? };
+        let Some(s) = views::surface(&c, dst, "dst")? else {
+            return invalid("dst is a null handle");
+        };
+        let t = SurfaceRect {
+            dst: &s.resource,
+            level: s.level,
+            face: s.face,
+            rect: [x, y, w, h],
+        };
+        let mut inner = c.lock();
+        let (ctx, b) = inner.blitter()?;
+        b.clear_surface(ctx, &t, clear_flags::COLOR0, color, 0.0, 0)?;
+        Ok(())
+    })
+}
+
+/// `clear_depth_stencil`: a rectangle of a depth/stencil surface (`PIPE_CLEAR_DEPTH` and/or
+/// `PIPE_CLEAR_STENCIL`).
+#[no_mangle]
+#[allow(clippy::too_many_arguments)] // Gallium's signature.
+pub extern "C" fn sgx535_clear_depth_stencil(
+    ctx: sgx535_context,
+    dst: sgx535_surface,
+    pipe_clear_flags: u32,
+    depth: f64,
+    stencil: u32,
+    x: u32,
+    y: u32,
+    w: u32,
+    h: u32,
+) -> sgx535_status {
+    guard(|| {
+        let c = context::get(ctx)?;
+        let Some(s) = views::surface(&c, dst, "dst")? else {
+            return invalid("dst is a null handle");
+        };
+        let zs = clear_flags::DEPTH | clear_flags::STENCIL;
+        if pipe_clear_flags & !zs != 0 || pipe_clear_flags == 0 {
+            return invalid(format!(
+                "clear flags {pipe_clear_flags:#x}: depth and/or stencil"
+            ));
+        }
+        if !depth.is_finite() {
+            return invalid("clear depth must be finite");
+        }
+        let t = SurfaceRect {
+            dst: &s.resource,
+            level: s.level,
+            face: s.face,
+            rect: [x, y, w, h],
+        };
+        let mut inner = c.lock();
+        let (ctx, b) = inner.blitter()?;
+        b.clear_surface(ctx, &t, pipe_clear_flags, [0.0; 4], depth, stencil as u8)?;
+        Ok(())
+    })
+}
+
+/// One side of a blit.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+#[allow(non_camel_case_types)]
+pub struct sgx535_blit_image {
+    /// The texture.
+    pub resource: sgx535_resource,
+    /// Its level.
+    pub level: u32,
+    /// The rectangle (z: the cube face).
+    pub r#box: sgx535_box,
+    /// `PIPE_FORMAT_*`: the resource's.
+    pub format: u32,
+}
+
+/// `pipe_blit_info`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+#[allow(non_camel_case_types)]
+pub struct sgx535_blit_info {
+    /// Destination.
+    pub dst: sgx535_blit_image,
+    /// Source.
+    pub src: sgx535_blit_image,
+    /// `PIPE_MASK_RGBA` (depth and stencil blits are unsupported).
+    pub mask: u32,
+    /// `PIPE_TEX_FILTER_*`.
+    pub filter: u32,
+    /// Scissored blits: unsupported.
+    pub scissor_enable: u8,
+    /// Ignored (blits are not conditional here).
+    pub render_condition_enable: u8,
+    /// Zero.
+    pub pad: [u8; 2],
+    /// The scissor, when enabled.
+    pub scissor: sgx535_scissor_state,
+}
+
+/// `blit`: a scaled, format-converting copy of a colour rectangle, by a draw.
+#[no_mangle]
+pub unsafe extern "C" fn sgx535_blit(
+    ctx: sgx535_context,
+    info: *const sgx535_blit_info,
+) -> sgx535_status {
+    guard(|| {
+        let c = context::get(ctx)?;
+        // SAFETY: the caller's pointer, checked by read.
+        let b = unsafe { read(info, "info")? };
+        if b.mask & !0xF != 0 {
+            return unsupported("depth/stencil blits (mask has Z or S)");
+        }
+        if b.mask == 0 {
+            return Ok(());
+        }
+        if b.scissor_enable != 0 {
+            return unsupported("scissored blits");
+        }
+        let dst = resource::get(b.dst.resource, c.owner.screen, "dst.resource")?;
+        let src = resource::get(b.src.resource, c.owner.screen, "src.resource")?;
+        for (img, r, what) in [(&b.dst, &dst, "dst"), (&b.src, &src, "src")] {
+            let f = gallium::format(img.format)?;
+            if f != r.format() {
+                return unsupported(format!(
+                    "{what}.format {}: views in another format than the resource's {}",
+                    f.name(),
+                    r.format().name()
+                ));
+            }
+        }
+        let (df, dbox) = box_::split(&dst, &b.dst.r#box)?;
+        let (sf, sbox) = box_::split(&src, &b.src.r#box)?;
+        if df != 0 || sf != 0 {
+            return unsupported("blits of cube faces other than the first");
+        }
+        let info = BlitInfo {
+            dst,
+            dst_level: b.dst.level,
+            dst_box: dbox,
+            src,
+            src_level: b.src.level,
+            src_box: sbox,
+            linear: gallium::filter(u8::try_from(b.filter).unwrap_or(u8::MAX))?
+                == sgx_pipe::state::Filter::LINEAR,
+        };
+        let mut inner = c.lock();
+        let (ctx, bl) = inner.blitter()?;
+        bl.blit(ctx, &info)?;
+        Ok(())
+    })
+}
+
+/// `resource_copy_region`: bytes of a box copied unconverted (buffers: x is the byte offset).
+#[no_mangle]
+#[allow(clippy::too_many_arguments)] // Gallium's signature.
+pub unsafe extern "C" fn sgx535_resource_copy_region(
+    ctx: sgx535_context,
+    dst: sgx535_resource,
+    dst_level: u32,
+    dstx: u32,
+    dsty: u32,
+    dstz: u32,
+    src: sgx535_resource,
+    src_level: u32,
+    src_box: *const sgx535_box,
+) -> sgx535_status {
+    guard(|| {
+        let c = context::get(ctx)?;
+        let d = resource::get(dst, c.owner.screen, "dst")?;
+        let s = resource::get(src, c.owner.screen, "src")?;
+        // SAFETY: the caller's pointer, checked by read.
+        let b = unsafe { read(src_box, "src_box")? };
+        let (src_face, sbox) = if s.target() == ResourceTarget::Buffer {
+            let v = [b.x, b.y, b.z, b.width, b.height, b.depth];
+            if v.iter().any(|x| *x < 0) {
+                return invalid(format!("box {b:?}"));
+            }
+            (0, sgx_pipe::PipeBox::new(b.x as u32, 0, b.width as u32, 1))
+        } else {
+            box_::split(&s, &b)?
+        };
+        let (dst_face, dz) = match d.target() {
+            ResourceTarget::TextureCube => (dstz, 0),
+            _ => (0, dstz),
+        };
+        c.lock().ctx.resource_copy_region(
+            &d, dst_level, dst_face, dstx, dsty, dz, &s, src_level, src_face, sbox,
+        )?;
+        Ok(())
+    })
+}
+
+/// `generate_mipmap`: levels `base_level + 1 ..= last_level` from `base_level`, by the
+/// blitter's fenced per-level GPU passes where admitted, else by its CPU route. `*generated`
+/// is 1 when the levels were made. `format` must be the resource's; every layer (all six
+/// faces of a cube) is generated at once.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)] // Gallium's signature.
+pub unsafe extern "C" fn sgx535_generate_mipmap(
+    ctx: sgx535_context,
+    res: sgx535_resource,
+    format: u32,
+    base_level: u32,
+    last_level: u32,
+    first_layer: u32,
+    last_layer: u32,
+    generated: *mut u8,
+) -> sgx535_status {
+    guard(|| {
+        let c = context::get(ctx)?;
+        let r = resource::get(res, c.owner.screen, "resource")?;
+        check_out(generated, "generated")?;
+        let f = gallium::format(format)?;
+        if f != r.format() {
+            return unsupported(format!(
+                "generate_mipmap as {} of a {} resource",
+                f.name(),
+                r.format().name()
+            ));
+        }
+        let layers = match r.target() {
+            ResourceTarget::TextureCube => 6,
+            _ => 1,
+        };
+        if first_layer != 0 || last_layer + 1 != layers {
+            return unsupported(format!(
+                "layers {first_layer}..={last_layer} of {layers}: every layer at once"
+            ));
+        }
+        let mut inner = c.lock();
+        let (ctx, b) = inner.blitter()?;
+        let report = b.generate_mipmap(ctx, &r, base_level, last_level)?;
+        log::debug!(
+            "generate_mipmap: {:?}, {} passes",
+            report.route,
+            report.passes.len()
+        );
+        // SAFETY: checked by check_out.
+        unsafe { write(generated, "generated", 1) }
+    })
+}

@@ -1,0 +1,296 @@
+//! Opaque handles: a slot index, a generation and a type tag packed in a u64, looked up in one
+//! table. A NULL (0), stale (the slot was freed or reused), wrong-type or out-of-range handle is
+//! an error, never a dereference: the C side never holds a pointer into the library.
+//!
+//! Layout of a handle: bits 0..32 slot index + 1, bits 32..56 generation, bits 56..64 kind.
+//! Objects record the screen (and context) they were made on, so a handle from another screen
+//! or context is refused, and destroying a screen or context frees what hangs off it.
+
+use std::any::Any;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use crate::status::{Error, Result, SGX535_ERROR_INVALID_HANDLE};
+
+/// What a handle names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub(crate) enum Kind {
+    Screen = 1,
+    Context,
+    Resource,
+    Fence,
+    Blend,
+    DepthStencilAlpha,
+    Rasterizer,
+    Sampler,
+    VertexElements,
+    VertexShader,
+    FragmentShader,
+    SamplerView,
+    Surface,
+    Transfer,
+    Query,
+}
+
+const KINDS: [Kind; 15] = [
+    Kind::Screen,
+    Kind::Context,
+    Kind::Resource,
+    Kind::Fence,
+    Kind::Blend,
+    Kind::DepthStencilAlpha,
+    Kind::Rasterizer,
+    Kind::Sampler,
+    Kind::VertexElements,
+    Kind::VertexShader,
+    Kind::FragmentShader,
+    Kind::SamplerView,
+    Kind::Surface,
+    Kind::Transfer,
+    Kind::Query,
+];
+
+impl Kind {
+    fn name(self) -> &'static str {
+        match self {
+            Kind::Screen => "a screen",
+            Kind::Context => "a context",
+            Kind::Resource => "a resource",
+            Kind::Fence => "a fence",
+            Kind::Blend => "a blend state",
+            Kind::DepthStencilAlpha => "a depth-stencil-alpha state",
+            Kind::Rasterizer => "a rasterizer state",
+            Kind::Sampler => "a sampler state",
+            Kind::VertexElements => "a vertex elements state",
+            Kind::VertexShader => "a vertex shader",
+            Kind::FragmentShader => "a fragment shader",
+            Kind::SamplerView => "a sampler view",
+            Kind::Surface => "a surface",
+            Kind::Transfer => "a transfer",
+            Kind::Query => "a query",
+        }
+    }
+
+    fn from_tag(tag: u8) -> Option<Kind> {
+        KINDS.iter().copied().find(|k| *k as u8 == tag)
+    }
+}
+
+/// Who an object belongs to: the screen's handle, and the context's (0 for screen objects).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct Owner {
+    pub screen: u64,
+    pub ctx: u64,
+}
+
+struct Entry {
+    kind: Kind,
+    owner: Owner,
+    value: Arc<dyn Any + Send + Sync>,
+}
+
+struct Slot {
+    generation: u32,
+    entry: Option<Entry>,
+}
+
+#[derive(Default)]
+struct Table {
+    slots: Vec<Slot>,
+    free: Vec<u32>,
+    live: usize,
+}
+
+static TABLE: Mutex<Table> = Mutex::new(Table {
+    slots: Vec::new(),
+    free: Vec::new(),
+    live: 0,
+});
+
+const GEN_MASK: u32 = (1 << 24) - 1;
+
+fn table() -> MutexGuard<'static, Table> {
+    // A panic while the table was locked cannot leave it inconsistent (every update is one
+    // assignment), so a poisoned lock is used as it is.
+    TABLE.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn pack(kind: Kind, index: u32, generation: u32) -> u64 {
+    (u64::from(kind as u8) << 56) | (u64::from(generation & GEN_MASK) << 32) | u64::from(index + 1)
+}
+
+fn unpack(h: u64) -> (u8, u32, u32) {
+    (
+        (h >> 56) as u8,
+        ((h >> 32) as u32) & GEN_MASK,
+        (h as u32).wrapping_sub(1),
+    )
+}
+
+fn bad(msg: String) -> Error {
+    Error::new(SGX535_ERROR_INVALID_HANDLE, msg)
+}
+
+/// Stores an object; returns its handle.
+pub(crate) fn insert<T: Any + Send + Sync>(kind: Kind, owner: Owner, value: T) -> u64 {
+    let mut t = table();
+    let entry = Entry {
+        kind,
+        owner,
+        value: Arc::new(value),
+    };
+    t.live += 1;
+    if let Some(index) = t.free.pop() {
+        let slot = &mut t.slots[index as usize];
+        slot.entry = Some(entry);
+        pack(kind, index, slot.generation)
+    } else {
+        let index = t.slots.len() as u32;
+        t.slots.push(Slot {
+            // Generations start at 1, so a handle of all-zero generation never matches.
+            generation: 1,
+            entry: Some(entry),
+        });
+        pack(kind, index, 1)
+    }
+}
+
+fn lookup<'t>(t: &'t Table, h: u64, kind: Kind, what: &str) -> Result<&'t Entry> {
+    if h == 0 {
+        return Err(bad(format!("{what} is a null handle")));
+    }
+    let (tag, generation, index) = unpack(h);
+    let named = Kind::from_tag(tag);
+    if named.is_some_and(|k| k != kind) {
+        return Err(bad(format!(
+            "{what} is {}, not {}",
+            named.map_or("unknown", Kind::name),
+            kind.name()
+        )));
+    }
+    let entry = t
+        .slots
+        .get(index as usize)
+        .filter(|s| s.generation == generation && named.is_some())
+        .and_then(|s| s.entry.as_ref())
+        .filter(|e| e.kind == kind)
+        .ok_or_else(|| {
+            bad(format!(
+                "{what} ({h:#x}) is not a live handle: destroyed, or never made by this library"
+            ))
+        })?;
+    Ok(entry)
+}
+
+/// The object behind a handle of `kind`, and its owner.
+pub(crate) fn get<T: Any + Send + Sync>(h: u64, kind: Kind, what: &str) -> Result<(Arc<T>, Owner)> {
+    let t = table();
+    let e = lookup(&t, h, kind, what)?;
+    let v = e
+        .value
+        .clone()
+        .downcast::<T>()
+        .map_err(|_| bad(format!("{what}: internal type mismatch")))?;
+    Ok((v, e.owner))
+}
+
+/// Removes an object; returns it and its owner.
+pub(crate) fn remove<T: Any + Send + Sync>(
+    h: u64,
+    kind: Kind,
+    what: &str,
+) -> Result<(Arc<T>, Owner)> {
+    let mut t = table();
+    lookup(&t, h, kind, what)?;
+    let (_, _, index) = unpack(h);
+    let slot = &mut t.slots[index as usize];
+    let e = slot.entry.take().expect("looked up");
+    slot.generation = (slot.generation + 1) & GEN_MASK;
+    if slot.generation == 0 {
+        slot.generation = 1;
+    }
+    t.free.push(index);
+    t.live -= 1;
+    let owner = e.owner;
+    let v = e
+        .value
+        .downcast::<T>()
+        .map_err(|_| bad(format!("{what}: internal type mismatch")))?;
+    Ok((v, owner))
+}
+
+/// Removes every object owned by a screen (ctx == 0) or by a context, and returns them so the
+/// caller drops them after the table's lock is released (their destructors may wait on the GPU).
+pub(crate) fn remove_owned(screen: u64, ctx: u64) -> Vec<Arc<dyn Any + Send + Sync>> {
+    let mut t = table();
+    let mut gone = Vec::new();
+    let mut freed = Vec::new();
+    for (i, slot) in t.slots.iter_mut().enumerate() {
+        let hit = slot.entry.as_ref().is_some_and(|e| {
+            if ctx != 0 {
+                e.owner.ctx == ctx
+            } else {
+                e.owner.screen == screen
+            }
+        });
+        if hit {
+            let e = slot.entry.take().expect("checked");
+            slot.generation = ((slot.generation + 1) & GEN_MASK).max(1);
+            freed.push(i as u32);
+            gone.push(e.value);
+        }
+    }
+    t.live -= freed.len();
+    t.free.extend(freed);
+    gone
+}
+
+/// Live objects of every kind (leak checks in tests).
+pub(crate) fn live_count() -> usize {
+    table().live
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stale_wrong_type_and_forged_handles_are_refused() {
+        let h = insert(Kind::Query, Owner::default(), 5u32);
+        assert_eq!(*get::<u32>(h, Kind::Query, "q").unwrap().0, 5);
+        let wrong = get::<u32>(h, Kind::Fence, "f").unwrap_err();
+        assert_eq!(wrong.status, SGX535_ERROR_INVALID_HANDLE);
+        assert!(wrong.msg.contains("a query, not a fence"), "{}", wrong.msg);
+        remove::<u32>(h, Kind::Query, "q").unwrap();
+        let stale = get::<u32>(h, Kind::Query, "q").unwrap_err();
+        assert!(stale.msg.contains("not a live handle"), "{}", stale.msg);
+        // The slot is reused with a new generation: the old handle stays dead.
+        let h2 = insert(Kind::Query, Owner::default(), 6u32);
+        assert_ne!(h, h2);
+        assert!(get::<u32>(h, Kind::Query, "q").is_err());
+        assert_eq!(*get::<u32>(h2, Kind::Query, "q").unwrap().0, 6);
+        remove::<u32>(h2, Kind::Query, "q").unwrap();
+        for forged in [0u64, 1, u64::MAX, 0xdead_beef, (3u64 << 56) | 12345] {
+            assert_eq!(
+                get::<u32>(forged, Kind::Query, "q").unwrap_err().status,
+                SGX535_ERROR_INVALID_HANDLE
+            );
+        }
+    }
+
+    #[test]
+    fn owned_objects_go_with_their_owner() {
+        let owner = Owner {
+            screen: 77,
+            ctx: 78,
+        };
+        let a = insert(Kind::Blend, owner, 1u8);
+        let b = insert(Kind::Blend, Owner { screen: 77, ctx: 0 }, 2u8);
+        let gone = remove_owned(77, 78);
+        assert_eq!(gone.len(), 1);
+        assert!(get::<u8>(a, Kind::Blend, "a").is_err());
+        assert!(get::<u8>(b, Kind::Blend, "b").is_ok());
+        assert_eq!(remove_owned(77, 0).len(), 1);
+        assert!(get::<u8>(b, Kind::Blend, "b").is_err());
+    }
+}

@@ -1,0 +1,396 @@
+//! Parameter state: constants, framebuffer, viewport, scissor, stencil reference, blend
+//! colour, sample mask, clip planes, stipple, vertex buffers.
+
+use std::ffi::c_void;
+use std::sync::Arc;
+
+use sgx_pipe::state::*;
+use sgx_pipe::{map_flags, PipeBox, ResourceTarget};
+
+use crate::context::{self, sgx535_context};
+use crate::ffi::{bytes, guard, read, read_opt, slice};
+use crate::gallium;
+use crate::resource::{self, sgx535_resource};
+use crate::status::{invalid, sgx535_status, unsupported, Result};
+use crate::views::{self, sgx535_surface};
+
+/// `pipe_constant_buffer`: a buffer range, or user memory copied at the call.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+#[allow(non_camel_case_types)]
+pub struct sgx535_constant_buffer {
+    /// A buffer resource, or id 0 with `user_buffer`.
+    pub buffer: sgx535_resource,
+    /// Byte offset into `buffer`.
+    pub buffer_offset: u32,
+    /// Bytes (a multiple of 4).
+    pub buffer_size: u32,
+    /// User memory of `buffer_size` bytes, when `buffer` is 0.
+    pub user_buffer: *const c_void,
+}
+
+/// `pipe_framebuffer_state`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+#[allow(non_camel_case_types)]
+pub struct sgx535_framebuffer_state {
+    /// Width in pixels.
+    pub width: u32,
+    /// Height in pixels.
+    pub height: u32,
+    /// 0 or 1 (one colour target).
+    pub nr_cbufs: u32,
+    /// Colour surfaces (only [0] may be set).
+    pub cbufs: [sgx535_surface; 8],
+    /// Depth/stencil surface, or id 0.
+    pub zsbuf: sgx535_surface,
+}
+
+/// `pipe_viewport_state`: window = ndc * scale + translate.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+#[allow(non_camel_case_types)]
+pub struct sgx535_viewport_state {
+    /// x, y, z scale.
+    pub scale: [f32; 3],
+    /// x, y, z translate.
+    pub translate: [f32; 3],
+}
+
+/// `pipe_scissor_state` (max exclusive).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+#[allow(non_camel_case_types)]
+pub struct sgx535_scissor_state {
+    /// First column.
+    pub minx: u32,
+    /// First row.
+    pub miny: u32,
+    /// One past the last column.
+    pub maxx: u32,
+    /// One past the last row.
+    pub maxy: u32,
+}
+
+/// `pipe_stencil_ref`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+#[allow(non_camel_case_types)]
+pub struct sgx535_stencil_ref {
+    /// Front and back reference values.
+    pub ref_value: [u8; 2],
+}
+
+/// `pipe_blend_color`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+#[allow(non_camel_case_types)]
+pub struct sgx535_blend_color {
+    /// RGBA.
+    pub color: [f32; 4],
+}
+
+/// `pipe_clip_state`: user clip planes.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+#[allow(non_camel_case_types)]
+pub struct sgx535_clip_state {
+    /// Plane equations.
+    pub ucp: [[f32; 4]; 8],
+}
+
+/// `pipe_poly_stipple`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+#[allow(non_camel_case_types)]
+pub struct sgx535_poly_stipple {
+    /// 32x32 bits.
+    pub stipple: [u32; 32],
+}
+
+/// `pipe_vertex_buffer`: a buffer resource, or user memory copied at the call.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+#[allow(non_camel_case_types)]
+pub struct sgx535_vertex_buffer {
+    /// Bytes between vertices.
+    pub stride: u32,
+    /// Byte offset of vertex 0.
+    pub buffer_offset: u32,
+    /// A buffer resource, or id 0 with `user_buffer`.
+    pub buffer: sgx535_resource,
+    /// User memory of `user_size` bytes, when `buffer` is 0.
+    pub user_buffer: *const c_void,
+    /// Bytes of `user_buffer`.
+    pub user_size: u64,
+}
+
+fn constants(c: &context::Locked, cb: &sgx535_constant_buffer) -> Result<Arc<[u32]>> {
+    if !cb.buffer_size.is_multiple_of(4) {
+        return invalid(format!(
+            "constant buffer of {} bytes: whole dwords",
+            cb.buffer_size
+        ));
+    }
+    let data: Vec<u8> = if cb.buffer.id != 0 {
+        let r = resource::get(cb.buffer, c.owner.screen, "constant buffer")?;
+        if r.target() != ResourceTarget::Buffer {
+            return invalid("a constant buffer must be a buffer resource");
+        }
+        if cb.buffer_size == 0 {
+            Vec::new()
+        } else {
+            let b = PipeBox::new(cb.buffer_offset, 0, cb.buffer_size, 1);
+            c.lock()
+                .ctx
+                .transfer_map(&r, 0, 0, map_flags::READ, b)?
+                .data
+        }
+    } else {
+        // SAFETY: the caller's user memory of buffer_size bytes, checked by bytes.
+        unsafe { bytes(cb.user_buffer, cb.buffer_size as usize, "user_buffer")? }.to_vec()
+    };
+    Ok(data
+        .chunks_exact(4)
+        .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+        .collect())
+}
+
+/// `set_constant_buffer` of a stage (index 0: one constant buffer per stage). NULL unbinds.
+#[no_mangle]
+pub unsafe extern "C" fn sgx535_set_constant_buffer(
+    ctx: sgx535_context,
+    pipe_shader_type: u32,
+    index: u32,
+    cb: *const sgx535_constant_buffer,
+) -> sgx535_status {
+    guard(|| {
+        let c = context::get(ctx)?;
+        let stage = gallium::bound_stage(pipe_shader_type)?;
+        // SAFETY: the caller's pointer, checked by read_opt.
+        let cb = unsafe { read_opt(cb, "cb")? };
+        let v = match cb {
+            None => None,
+            Some(cb) => Some(ConstantBuffer {
+                data: constants(&c, &cb)?,
+            }),
+        };
+        c.lock().ctx.set_constant_buffer(stage, index, v)?;
+        Ok(())
+    })
+}
+
+/// `set_framebuffer_state`.
+#[no_mangle]
+pub unsafe extern "C" fn sgx535_set_framebuffer_state(
+    ctx: sgx535_context,
+    fb: *const sgx535_framebuffer_state,
+) -> sgx535_status {
+    guard(|| {
+        let c = context::get(ctx)?;
+        // SAFETY: the caller's pointer, checked by read.
+        let fb = unsafe { read(fb, "fb")? };
+        if fb.nr_cbufs > 8 {
+            return invalid(format!("nr_cbufs {}", fb.nr_cbufs));
+        }
+        if fb.cbufs[1..fb.nr_cbufs.max(1) as usize]
+            .iter()
+            .any(|s| s.id != 0)
+        {
+            return unsupported("more than one colour buffer (PIPE_CAP_MAX_RENDER_TARGETS is 1)");
+        }
+        let cbuf = if fb.nr_cbufs >= 1 {
+            views::surface(&c, fb.cbufs[0], "cbufs[0]")?
+        } else {
+            None
+        };
+        let state = FramebufferState {
+            width: fb.width,
+            height: fb.height,
+            cbuf,
+            zsbuf: views::surface(&c, fb.zsbuf, "zsbuf")?,
+        };
+        c.lock().ctx.set_framebuffer_state(&state)?;
+        Ok(())
+    })
+}
+
+/// `set_viewport_states` (one viewport: `start` 0, `count` 1).
+#[no_mangle]
+pub unsafe extern "C" fn sgx535_set_viewport_states(
+    ctx: sgx535_context,
+    start: u32,
+    count: u32,
+    v: *const sgx535_viewport_state,
+) -> sgx535_status {
+    guard(|| {
+        let c = context::get(ctx)?;
+        if start != 0 || count > 1 {
+            return unsupported(format!("viewports {start}..+{count}: one viewport"));
+        }
+        // SAFETY: the caller's array of `count` viewports, checked by slice.
+        if let Some(v) = unsafe { slice(v, count as usize, "viewports")? }.first() {
+            c.lock().ctx.set_viewport_state(&ViewportState {
+                scale: v.scale,
+                translate: v.translate,
+            })?;
+        }
+        Ok(())
+    })
+}
+
+/// `set_scissor_states` (one scissor).
+#[no_mangle]
+pub unsafe extern "C" fn sgx535_set_scissor_states(
+    ctx: sgx535_context,
+    start: u32,
+    count: u32,
+    s: *const sgx535_scissor_state,
+) -> sgx535_status {
+    guard(|| {
+        let c = context::get(ctx)?;
+        if start != 0 || count > 1 {
+            return unsupported(format!("scissors {start}..+{count}: one scissor"));
+        }
+        // SAFETY: the caller's array of `count` scissors, checked by slice.
+        if let Some(s) = unsafe { slice(s, count as usize, "scissors")? }.first() {
+            c.lock().ctx.set_scissor_state(&ScissorState {
+                minx: s.minx,
+                miny: s.miny,
+                maxx: s.maxx,
+                maxy: s.maxy,
+            })?;
+        }
+        Ok(())
+    })
+}
+
+/// `set_stencil_ref`.
+#[no_mangle]
+pub extern "C" fn sgx535_set_stencil_ref(
+    ctx: sgx535_context,
+    r: sgx535_stencil_ref,
+) -> sgx535_status {
+    guard(|| {
+        let c = context::get(ctx)?;
+        c.lock().ctx.set_stencil_ref(StencilRef {
+            ref_value: r.ref_value,
+        });
+        Ok(())
+    })
+}
+
+/// `set_blend_color`.
+#[no_mangle]
+pub unsafe extern "C" fn sgx535_set_blend_color(
+    ctx: sgx535_context,
+    color: *const sgx535_blend_color,
+) -> sgx535_status {
+    guard(|| {
+        let c = context::get(ctx)?;
+        // SAFETY: the caller's pointer, checked by read.
+        let col = unsafe { read(color, "color")? };
+        if col.color.iter().any(|x| !x.is_finite()) {
+            return invalid("blend colour must be finite");
+        }
+        c.lock()
+            .ctx
+            .set_blend_color(BlendColor { color: col.color });
+        Ok(())
+    })
+}
+
+/// `set_sample_mask` (single-sampled: bit 0 decides whether anything is drawn).
+#[no_mangle]
+pub extern "C" fn sgx535_set_sample_mask(ctx: sgx535_context, mask: u32) -> sgx535_status {
+    guard(|| {
+        let c = context::get(ctx)?;
+        c.lock().ctx.set_sample_mask(mask);
+        Ok(())
+    })
+}
+
+/// `set_clip_state`: stored; planes take effect only through a rasterizer's
+/// `clip_plane_enable`, which this GPU refuses (Mesa lowers clip planes into the vertex shader
+/// when PIPE_CAP_CLIP_PLANES is 0).
+#[no_mangle]
+pub unsafe extern "C" fn sgx535_set_clip_state(
+    ctx: sgx535_context,
+    clip: *const sgx535_clip_state,
+) -> sgx535_status {
+    guard(|| {
+        let c = context::get(ctx)?;
+        // SAFETY: the caller's pointer, checked by read.
+        let cl = unsafe { read(clip, "clip")? };
+        if cl.ucp.iter().flatten().any(|x| !x.is_finite()) {
+            return invalid("clip planes must be finite");
+        }
+        c.lock().extra.clip_planes = cl.ucp;
+        Ok(())
+    })
+}
+
+/// `set_polygon_stipple`: stored; stippling is refused at the rasterizer (Mesa lowers it).
+#[no_mangle]
+pub unsafe extern "C" fn sgx535_set_polygon_stipple(
+    ctx: sgx535_context,
+    s: *const sgx535_poly_stipple,
+) -> sgx535_status {
+    guard(|| {
+        let c = context::get(ctx)?;
+        // SAFETY: the caller's pointer, checked by read.
+        let st = unsafe { read(s, "stipple")? };
+        c.lock().extra.stipple = st.stipple;
+        Ok(())
+    })
+}
+
+/// `set_vertex_buffers`: `count` buffers from slot `start` (`buffers` NULL unbinds them).
+#[no_mangle]
+pub unsafe extern "C" fn sgx535_set_vertex_buffers(
+    ctx: sgx535_context,
+    start: u32,
+    count: u32,
+    buffers: *const sgx535_vertex_buffer,
+) -> sgx535_status {
+    guard(|| {
+        let c = context::get(ctx)?;
+        let list: Vec<Option<VertexBuffer>> = if buffers.is_null() {
+            vec![None; count as usize]
+        } else {
+            // SAFETY: the caller's array of `count` buffers, checked by slice.
+            unsafe { slice(buffers, count as usize, "buffers")? }
+                .iter()
+                .map(|b| {
+                    let source = if b.buffer.id != 0 {
+                        BufferSource::Resource(resource::get(
+                            b.buffer,
+                            c.owner.screen,
+                            "vertex buffer",
+                        )?)
+                    } else if b.user_buffer.is_null() {
+                        return Ok(None);
+                    } else {
+                        let n = usize::try_from(b.user_size).map_err(|_| {
+                            crate::status::Error::new(
+                                crate::status::SGX535_ERROR_INVALID_ARGUMENT,
+                                "user_size",
+                            )
+                        })?;
+                        // SAFETY: the caller's user memory of user_size bytes, checked by bytes.
+                        BufferSource::User(Arc::from(unsafe {
+                            bytes(b.user_buffer, n, "user_buffer")?
+                        }))
+                    };
+                    Ok(Some(VertexBuffer {
+                        stride: b.stride,
+                        buffer_offset: b.buffer_offset,
+                        buffer: source,
+                    }))
+                })
+                .collect::<Result<_>>()?
+        };
+        c.lock().ctx.set_vertex_buffers(start as usize, &list)?;
+        Ok(())
+    })
+}

@@ -1,0 +1,473 @@
+//! Rendering through the C ABI on the device model: the seed's mip chain against the CPU
+//! generator (also through the ABI), a textured quad against texels placed by the test, clears
+//! that leave the rest alone, an occlusion query, and the device's counters.
+
+mod common;
+
+use std::ptr::null;
+
+use common::*;
+use sgx535::*;
+
+/// The CPU generator through the ABI's layout engine: every level of a 2D chain.
+fn cpu_chain(level0: &[u8], size: u32, levels: u32) -> Vec<Vec<u8>> {
+    let mut l = sgx535_layout::default();
+    // SAFETY: valid pointers; buffers sized from the layout.
+    unsafe {
+        ok(sgx535_layout_compute(
+            PIPE_TEXTURE_2D,
+            PIPE_FORMAT_B8G8R8A8_UNORM,
+            size,
+            size,
+            1,
+            levels,
+            &mut l,
+        ));
+        let mut alloc = vec![0u8; l.total_size_B as usize];
+        ok(sgx535_layout_write_rect(
+            &l,
+            0,
+            0,
+            0,
+            0,
+            size,
+            size,
+            level0.as_ptr().cast(),
+            size * 4,
+            alloc.as_mut_ptr().cast(),
+            alloc.len() as u64,
+        ));
+        ok(sgx535_layout_generate_mipmap(
+            &l,
+            0,
+            0,
+            levels - 1,
+            alloc.as_mut_ptr().cast(),
+            alloc.len() as u64,
+        ));
+        (0..levels)
+            .map(|lv| {
+                let s = (size >> lv).max(1);
+                let mut out = vec![0u8; (s * s * 4) as usize];
+                ok(sgx535_layout_read_rect(
+                    &l,
+                    0,
+                    lv,
+                    0,
+                    0,
+                    s,
+                    s,
+                    alloc.as_ptr().cast(),
+                    alloc.len() as u64,
+                    out.as_mut_ptr().cast(),
+                    s * 4,
+                ));
+                out
+            })
+            .collect()
+    }
+}
+
+#[test]
+fn the_seed_chain_through_the_abi_equals_the_cpu_generator() {
+    let (s, c) = model();
+    let t = tex2d(
+        PIPE_FORMAT_B8G8R8A8_UNORM,
+        64,
+        64,
+        6,
+        PIPE_BIND_SAMPLER_VIEW | PIPE_BIND_RENDER_TARGET,
+    );
+    let r = create(s, &t);
+    let level0 = sgx_blitter::pattern::level0(64);
+    upload(c, r, 0, 64, 64, &level0);
+    let before = stats(s);
+    let mut generated = 0u8;
+    // SAFETY: valid pointer.
+    ok(unsafe {
+        sgx535_generate_mipmap(c, r, PIPE_FORMAT_B8G8R8A8_UNORM, 0, 6, 0, 0, &mut generated)
+    });
+    assert_eq!(generated, 1);
+    let cpu = cpu_chain(&level0, 64, 7);
+    for lv in 0..7 {
+        let sz = 64 >> lv;
+        assert_eq!(
+            read_level(c, r, lv, sz, sz, 4),
+            cpu[lv as usize],
+            "level {lv}"
+        );
+    }
+    // Six generation passes, each its own submission, all on the GPU (model).
+    let after = stats(s);
+    assert_eq!(after.submissions - before.submissions, 6);
+    assert_eq!(after.jobs_completed - before.jobs_completed, 6);
+    assert!(after.pbe_bytes_written > before.pbe_bytes_written);
+    ok(sgx535_resource_destroy(r));
+    ok(sgx535_context_destroy(c));
+    ok(sgx535_screen_destroy(s));
+}
+
+fn vertices() -> Vec<u8> {
+    // x y z w s t, a strip over the whole target.
+    let v: [[f32; 6]; 4] = [
+        [-1.0, -1.0, 0.0, 1.0, 0.0, 0.0],
+        [1.0, -1.0, 0.0, 1.0, 1.0, 0.0],
+        [-1.0, 1.0, 0.0, 1.0, 0.0, 1.0],
+        [1.0, 1.0, 0.0, 1.0, 1.0, 1.0],
+    ];
+    v.iter().flatten().flat_map(|f| f.to_le_bytes()).collect()
+}
+
+fn bind_common_state(c: sgx535_context, w: u32, h: u32) {
+    let blend = sgx535_blend_state {
+        rgb_func: 0,
+        rgb_src_factor: PIPE_BLENDFACTOR_ONE,
+        rgb_dst_factor: PIPE_BLENDFACTOR_ZERO,
+        alpha_src_factor: PIPE_BLENDFACTOR_ONE,
+        alpha_dst_factor: PIPE_BLENDFACTOR_ZERO,
+        colormask: 0xF,
+        ..Default::default()
+    };
+    let dsa = sgx535_depth_stencil_alpha_state {
+        depth_func: PIPE_FUNC_ALWAYS,
+        ..Default::default()
+    };
+    let rast = sgx535_rasterizer_state {
+        front_ccw: 1,
+        half_pixel_center: 1,
+        depth_clip_near: 1,
+        depth_clip_far: 1,
+        line_width: 1.0,
+        point_size: 1.0,
+        ..Default::default()
+    };
+    let els = [
+        sgx535_vertex_element {
+            src_offset: 0,
+            vertex_buffer_index: 0,
+            src_format: PIPE_FORMAT_R32G32B32A32_FLOAT,
+            instance_divisor: 0,
+        },
+        sgx535_vertex_element {
+            src_offset: 16,
+            vertex_buffer_index: 0,
+            src_format: PIPE_FORMAT_R32G32_FLOAT,
+            instance_divisor: 0,
+        },
+    ];
+    let mut h_ = [sgx535_cso { id: 0 }; 4];
+    let vp = sgx535_viewport_state {
+        scale: [w as f32 / 2.0, h as f32 / 2.0, 0.5],
+        translate: [w as f32 / 2.0, h as f32 / 2.0, 0.5],
+    };
+    // SAFETY: valid pointers to locals.
+    unsafe {
+        ok(sgx535_create_blend_state(c, &blend, &mut h_[0]));
+        ok(sgx535_bind_blend_state(c, h_[0]));
+        ok(sgx535_create_depth_stencil_alpha_state(c, &dsa, &mut h_[1]));
+        ok(sgx535_bind_depth_stencil_alpha_state(c, h_[1]));
+        ok(sgx535_create_rasterizer_state(c, &rast, &mut h_[2]));
+        ok(sgx535_bind_rasterizer_state(c, h_[2]));
+        ok(sgx535_create_vertex_elements_state(
+            c,
+            2,
+            els.as_ptr(),
+            &mut h_[3],
+        ));
+        ok(sgx535_bind_vertex_elements_state(c, h_[3]));
+        ok(sgx535_set_viewport_states(c, 0, 1, &vp));
+    }
+}
+
+fn target(
+    s: sgx535_screen,
+    c: sgx535_context,
+    w: u32,
+    h: u32,
+) -> (sgx535_resource, sgx535_surface) {
+    let rt = create(
+        s,
+        &tex2d(
+            PIPE_FORMAT_B8G8R8A8_UNORM,
+            w,
+            h,
+            0,
+            PIPE_BIND_RENDER_TARGET | PIPE_BIND_SAMPLER_VIEW,
+        ),
+    );
+    let st = sgx535_surface_template {
+        format: PIPE_FORMAT_B8G8R8A8_UNORM,
+        level: 0,
+        first_layer: 0,
+        last_layer: 0,
+    };
+    let mut surf = sgx535_surface { id: 0 };
+    let mut fb = sgx535_framebuffer_state {
+        width: w,
+        height: h,
+        nr_cbufs: 1,
+        cbufs: [sgx535_surface { id: 0 }; 8],
+        zsbuf: sgx535_surface { id: 0 },
+    };
+    // SAFETY: valid pointers.
+    unsafe {
+        ok(sgx535_create_surface(c, rt, &st, &mut surf));
+        fb.cbufs[0] = surf;
+        ok(sgx535_set_framebuffer_state(c, &fb));
+    }
+    (rt, surf)
+}
+
+#[test]
+fn a_textured_quad_shows_each_texel_as_a_block() {
+    let (s, c) = model();
+    let (w, h) = (32u32, 32u32);
+    bind_common_state(c, w, h);
+    let (rt, _surf) = target(s, c, w, h);
+    // A 4x4 texture of distinct colours; NEAREST sampling makes each an 8x8 block.
+    let texels: Vec<u8> = (0..16u8)
+        .flat_map(|i| [i * 15, 255 - i * 15, i * 7, 255])
+        .collect();
+    let tex = create(
+        s,
+        &tex2d(PIPE_FORMAT_B8G8R8A8_UNORM, 4, 4, 0, PIPE_BIND_SAMPLER_VIEW),
+    );
+    upload(c, tex, 0, 4, 4, &texels);
+    let vt = sgx535_sampler_view_template {
+        format: PIPE_FORMAT_B8G8R8A8_UNORM,
+        first_level: 0,
+        last_level: 0,
+        swizzle_r: 0,
+        swizzle_g: 1,
+        swizzle_b: 2,
+        swizzle_a: 3,
+    };
+    let samp = sgx535_sampler_state {
+        wrap_s: PIPE_TEX_WRAP_CLAMP_TO_EDGE,
+        wrap_t: PIPE_TEX_WRAP_CLAMP_TO_EDGE,
+        wrap_r: PIPE_TEX_WRAP_CLAMP_TO_EDGE,
+        min_mip_filter: PIPE_TEX_MIPFILTER_NONE,
+        normalized_coords: 1,
+        ..Default::default()
+    };
+    let vs = shader(c, VS, true);
+    let fs = shader(c, FS_TEX, false);
+    let verts = vertices();
+    let vb = sgx535_vertex_buffer {
+        stride: 24,
+        buffer_offset: 0,
+        buffer: sgx535_resource { id: 0 },
+        user_buffer: verts.as_ptr().cast(),
+        user_size: verts.len() as u64,
+    };
+    let draw = sgx535_draw_info {
+        mode: PIPE_PRIM_TRIANGLE_STRIP,
+        index_size: 0,
+        index_buffer: sgx535_resource { id: 0 },
+        index_user: null(),
+        start: 0,
+        count: 4,
+        index_bias: 0,
+        min_index: 0,
+        max_index: 3,
+        start_instance: 0,
+        instance_count: 1,
+    };
+    let mut view = sgx535_sampler_view { id: 0 };
+    let mut sh = sgx535_cso { id: 0 };
+    // SAFETY: valid pointers to locals.
+    unsafe {
+        ok(sgx535_create_sampler_view(c, tex, &vt, &mut view));
+        ok(sgx535_set_sampler_views(
+            c,
+            PIPE_SHADER_FRAGMENT,
+            0,
+            1,
+            &view,
+        ));
+        ok(sgx535_create_sampler_state(c, &samp, &mut sh));
+        ok(sgx535_bind_sampler_states(
+            c,
+            PIPE_SHADER_FRAGMENT,
+            0,
+            1,
+            &sh,
+        ));
+        ok(sgx535_bind_vs_state(c, vs));
+        ok(sgx535_bind_fs_state(c, fs));
+        ok(sgx535_set_vertex_buffers(c, 0, 1, &vb));
+        ok(sgx535_draw_vbo(c, &draw));
+        let mut f = sgx535_fence { id: 0 };
+        ok(sgx535_flush(c, 0, &mut f));
+        let mut done = 0u8;
+        ok(sgx535_fence_finish(s, f, u64::MAX, &mut done));
+        assert_eq!(done, 1);
+        ok(sgx535_fence_destroy(f));
+    }
+    let px = read_level(c, rt, 0, w, h, 4);
+    for y in 0..h {
+        for x in 0..w {
+            // Texel (x/8, y/8): the viewport maps NDC y = -1, where t = 0, to row 0.
+            let t = ((y / 8) * 4 + x / 8) as usize;
+            let got = &px[((y * w + x) * 4) as usize..][..4];
+            assert_eq!(got, &texels[t * 4..t * 4 + 4], "pixel {x},{y}");
+        }
+    }
+    ok(sgx535_screen_destroy(s));
+}
+
+#[test]
+fn clear_render_target_changes_only_its_rectangle() {
+    let (s, c) = model();
+    let (rt, surf) = target(s, c, 16, 16);
+    let before: Vec<u8> = (0..16 * 16 * 4).map(|i| (i * 7 % 251) as u8).collect();
+    upload(c, rt, 0, 16, 16, &before);
+    let red = [1.0f32, 0.0, 0.0, 1.0];
+    // SAFETY: valid pointers.
+    ok(unsafe { sgx535_clear_render_target(c, surf, red.as_ptr(), 3, 5, 7, 4) });
+    let after = read_level(c, rt, 0, 16, 16, 4);
+    for y in 0..16u32 {
+        for x in 0..16u32 {
+            let i = ((y * 16 + x) * 4) as usize;
+            let inside = (3..10).contains(&x) && (5..9).contains(&y);
+            let want: &[u8] = if inside {
+                &[0, 0, 255, 255]
+            } else {
+                &before[i..i + 4]
+            };
+            assert_eq!(&after[i..i + 4], want, "pixel {x},{y}");
+        }
+    }
+    ok(sgx535_screen_destroy(s));
+}
+
+#[test]
+fn a_whole_clear_and_an_occlusion_query_count_what_was_drawn() {
+    let (s, c) = model();
+    let (w, h) = (16u32, 8u32);
+    bind_common_state(c, w, h);
+    let (rt, _) = target(s, c, w, h);
+    let green = [0.0f32, 1.0, 0.0, 1.0];
+    let vs = shader(c, VS, true);
+    let fs = shader(c, FS_CONST, false);
+    let consts = [0.25f32, 0.5, 0.75, 1.0];
+    let cb = sgx535_constant_buffer {
+        buffer: sgx535_resource { id: 0 },
+        buffer_offset: 0,
+        buffer_size: 16,
+        user_buffer: consts.as_ptr().cast(),
+    };
+    let verts = vertices();
+    let vb = sgx535_vertex_buffer {
+        stride: 24,
+        buffer_offset: 0,
+        buffer: sgx535_resource { id: 0 },
+        user_buffer: verts.as_ptr().cast(),
+        user_size: verts.len() as u64,
+    };
+    let draw = sgx535_draw_info {
+        mode: PIPE_PRIM_TRIANGLE_STRIP,
+        index_size: 0,
+        index_buffer: sgx535_resource { id: 0 },
+        index_user: null(),
+        start: 0,
+        count: 4,
+        index_bias: 0,
+        min_index: 0,
+        max_index: 3,
+        start_instance: 0,
+        instance_count: 1,
+    };
+    let mut q = sgx535_query { id: 0 };
+    let (mut ready, mut result) = (0u8, 0u64);
+    // SAFETY: valid pointers to locals.
+    unsafe {
+        ok(sgx535_clear(
+            c,
+            PIPE_CLEAR_COLOR0,
+            null(),
+            green.as_ptr(),
+            1.0,
+            0,
+        ));
+        ok(sgx535_bind_vs_state(c, vs));
+        ok(sgx535_bind_fs_state(c, fs));
+        ok(sgx535_set_constant_buffer(c, PIPE_SHADER_FRAGMENT, 0, &cb));
+        ok(sgx535_set_vertex_buffers(c, 0, 1, &vb));
+        ok(sgx535_create_query(c, 0, 0, &mut q));
+        ok(sgx535_begin_query(c, q));
+        ok(sgx535_draw_vbo(c, &draw));
+        ok(sgx535_end_query(c, q));
+        ok(sgx535_get_query_result(c, q, 1, &mut ready, &mut result));
+    }
+    assert_eq!((ready, result), (1, u64::from(w * h)));
+    let px = read_level(c, rt, 0, w, h, 4);
+    // B G R A of (0.25, 0.5, 0.75, 1.0).
+    for p in px.chunks(4) {
+        assert_eq!(p, [191, 128, 64, 255]);
+    }
+    ok(sgx535_screen_destroy(s));
+}
+
+#[test]
+fn caps_and_formats_use_mesa_numbers() {
+    let (s, c) = model();
+    let mut v = 0i32;
+    let mut f = 0f32;
+    let mut yes = 0u8;
+    // SAFETY: valid pointers.
+    unsafe {
+        ok(sgx535_screen_get_param(s, 9, &mut v)); // PIPE_CAP_MAX_TEXTURE_2D_SIZE
+        assert_eq!(v, 2048);
+        ok(sgx535_screen_get_param(s, 250, &mut v)); // PIPE_CAP_SUPPORTED_PRIM_MODES
+        assert_eq!(v, 0x7F);
+        // PIPE_CAP_GRAPHICS: the library has no answer; the glue uses Mesa's default.
+        assert_eq!(
+            sgx535_screen_get_param(s, 0, &mut v),
+            SGX535_ERROR_UNSUPPORTED
+        );
+        assert_eq!(
+            sgx535_screen_get_param(s, 100_000, &mut v),
+            SGX535_ERROR_INVALID_ARGUMENT
+        );
+        ok(sgx535_screen_get_shader_param(
+            s,
+            PIPE_SHADER_FRAGMENT,
+            24,
+            &mut v,
+        )); // PREFERRED_IR
+        assert_eq!(v, 0); // PIPE_SHADER_IR_TGSI
+        ok(sgx535_screen_get_shader_param(s, 3, 0, &mut v)); // geometry: no stage
+        assert_eq!(v, 0);
+        ok(sgx535_screen_get_paramf(s, 7, &mut f)); // PIPE_CAPF_MAX_POINT_SIZE
+        assert!(f >= 64.0);
+        ok(sgx535_screen_is_format_supported(
+            s,
+            PIPE_FORMAT_B8G8R8A8_UNORM,
+            PIPE_TEXTURE_2D,
+            1,
+            1,
+            PIPE_BIND_RENDER_TARGET,
+            &mut yes,
+        ));
+        assert_eq!(yes, 1);
+        ok(sgx535_screen_is_format_supported(
+            s,
+            277,
+            PIPE_TEXTURE_2D,
+            1,
+            1,
+            PIPE_BIND_SAMPLER_VIEW,
+            &mut yes,
+        )); // ETC1
+        assert_eq!(yes, 0);
+        let mut name = null();
+        ok(sgx535_screen_get_name(s, &mut name));
+        assert!(std::ffi::CStr::from_ptr(name)
+            .to_str()
+            .unwrap()
+            .starts_with("SGX535"));
+    }
+    ok(sgx535_context_destroy(c));
+    ok(sgx535_screen_destroy(s));
+}
