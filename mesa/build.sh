@@ -86,15 +86,22 @@ overlay_key() {
 }
 
 build_capi() {
+  local built
   if [ -n "${SGX535_CAPI_LIBDIR:-}" ]; then
-    CAPI_LIBDIR=$SGX535_CAPI_LIBDIR
+    built=$SGX535_CAPI_LIBDIR
   else
     log "building libsgx535 (cargo build --release -p sgx-capi)"
     (cd "$REPO" && cargo build --release -q -p sgx-capi)
-    CAPI_LIBDIR=$REPO/target/release
+    built=$REPO/target/release
   fi
-  [ -f "$CAPI_LIBDIR/libsgx535.so" ] || die "no libsgx535.so in $CAPI_LIBDIR"
+  [ -f "$built/libsgx535.so" ] || die "no libsgx535.so in $built"
   [ -f "$CAPI_INCLUDE/sgx535.h" ] || die "no sgx535.h in $CAPI_INCLUDE"
+  # The library's SONAME is libsgx535.so.0 (the ABI's major version); cargo writes only
+  # libsgx535.so. A folder of links gives the linker and the loader both names.
+  CAPI_LIBDIR=$SRC_ROOT/capi-lib
+  mkdir -p "$CAPI_LIBDIR"
+  ln -sfn "$built/libsgx535.so" "$CAPI_LIBDIR/libsgx535.so"
+  ln -sfn "$built/libsgx535.so" "$CAPI_LIBDIR/libsgx535.so.0"
 }
 
 # A pkg-config file for dependency('sgx535'), pointing at this checkout's library and header.
@@ -135,17 +142,21 @@ prepare_tree() {
 configure_and_build() {
   local src=$SRC_ROOT/src build=$SRC_ROOT/build prefix=$SRC_ROOT/prefix
   export PKG_CONFIG_PATH=$SRC_ROOT/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}
-  if [ ! -f "$build/build.ninja" ]; then
-    log "configuring"
-    meson setup "$build" "$src" --prefix="$prefix" --libdir=lib -Dbuildtype=release \
-      -Dgallium-drivers=swrast,sgx535 -Dllvm=disabled -Dvulkan-drivers= -Dvideo-codecs= \
-      -Dplatforms=x11 -Dglx=dri -Dglvnd=true -Degl=enabled -Dgbm=enabled -Dshared-glapi=enabled \
-      -Dgles1=disabled -Dgles2=enabled -Dgallium-va=disabled -Dgallium-vdpau=disabled \
-      -Dgallium-xa=disabled -Dgallium-omx=disabled -Dgallium-opencl=disabled \
-      -Dgallium-nine=false -Dtools=drm-shim -Dvalgrind=disabled -Dlibunwind=disabled \
-      -Dlmsensors=disabled -Dzstd=enabled >"$SRC_ROOT/configure.log" 2>&1 ||
-      { tail -30 "$SRC_ROOT/configure.log"; die "meson setup failed (log: $SRC_ROOT/configure.log)"; }
+  # Reconfigured on every rebuild: meson does not notice a changed sgx535.pc by itself.
+  local again=()
+  if [ -f "$build/build.ninja" ]; then
+    again=(--reconfigure)
+    meson configure --clearcache "$build" >/dev/null # it caches what pkg-config said
   fi
+  log "configuring"
+  meson setup "${again[@]}" "$build" "$src" --prefix="$prefix" --libdir=lib -Dbuildtype=release \
+    -Dgallium-drivers=swrast,sgx535 -Dllvm=disabled -Dvulkan-drivers= -Dvideo-codecs= \
+    -Dplatforms=x11 -Dglx=dri -Dglvnd=true -Degl=enabled -Dgbm=enabled -Dshared-glapi=enabled \
+    -Dgles1=disabled -Dgles2=enabled -Dgallium-va=disabled -Dgallium-vdpau=disabled \
+    -Dgallium-xa=disabled -Dgallium-omx=disabled -Dgallium-opencl=disabled \
+    -Dgallium-nine=false -Dtools=drm-shim -Dvalgrind=disabled -Dlibunwind=disabled \
+    -Dlmsensors=disabled -Dzstd=enabled >"$SRC_ROOT/configure.log" 2>&1 ||
+    { tail -30 "$SRC_ROOT/configure.log"; die "meson setup failed (log: $SRC_ROOT/configure.log)"; }
   log "building (ninja; a cold build takes about 6 minutes on 2 cores)"
   ninja -C "$build" -j"$(nproc)" >"$SRC_ROOT/build.log" 2>&1 ||
     { grep -E 'error|FAILED' "$SRC_ROOT/build.log" | head -30; die "ninja failed (log: $SRC_ROOT/build.log)"; }
