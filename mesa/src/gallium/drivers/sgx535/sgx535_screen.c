@@ -72,7 +72,11 @@ sgx535g_get_param(struct pipe_screen *pscreen, enum pipe_cap cap)
    sgx535_status st = sgx535_screen_get_param(sgx535g_screen(pscreen)->lib, cap, &value);
    if (st == SGX535_OK)
       return value;
-   if (st == SGX535_ERROR_UNSUPPORTED) {
+   /* INVALID_ARGUMENT: a cap number the library does not know (its table
+    * missed one of Mesa 22.3's): Mesa's default, said once. */
+   if (st == SGX535_ERROR_INVALID_ARGUMENT)
+      mesa_logw_once("the library does not know cap %d: %s", cap, sgx535_last_error_message());
+   if (st == SGX535_ERROR_UNSUPPORTED || st == SGX535_ERROR_INVALID_ARGUMENT) {
       switch (cap) {
       /* u_pipe_screen_get_param_defaults has no answer for these: a library
        * without one is a bug in the library, said loudly, answered as 0. */
@@ -140,6 +144,10 @@ sgx535g_is_format_supported(struct pipe_screen *pscreen, enum pipe_format format
    uint8_t supported = 0;
 
    if (MAX2(1, sample_count) != MAX2(1, storage_sample_count))
+      return false;
+   /* st/mesa asks about PIPE_FORMAT_NONE for framebuffers without
+    * attachments, which this driver does not do. */
+   if (format == PIPE_FORMAT_NONE)
       return false;
    /* Display targets live in the window system's memory: the library's
     * render target is copied into them, so the window system decides. */
