@@ -88,6 +88,11 @@ sgx535g_get_param(struct pipe_screen *pscreen, enum pipe_cap cap)
       case PIPE_CAP_UMA:
          mesa_loge("the library has no answer for cap %d", cap);
          return 0;
+      /* Mesa's default is 1, but the ABI's maps are staging copies written
+       * back at unmap (sgx535_transfer_map): a persistent map would never be
+       * written back, and the GPU would read stale data. */
+      case PIPE_CAP_BUFFER_MAP_PERSISTENT_COHERENT:
+         return 0;
       default:
          return u_pipe_screen_get_param_defaults(pscreen, cap);
       }

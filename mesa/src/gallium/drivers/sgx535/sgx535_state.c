@@ -62,6 +62,13 @@ sgx535g_create_blend_state(struct pipe_context *pctx, const struct pipe_blend_st
       .dither = b->dither,
       .alpha_to_coverage = b->alpha_to_coverage,
    };
+   /* With blending off Gallium leaves the factors unset (0, not a factor);
+    * the library checks every field, so the unused ones get their identity. */
+   if (!rt->blend_enable) {
+      s.rgb_func = s.alpha_func = PIPE_BLEND_ADD;
+      s.rgb_src_factor = s.alpha_src_factor = PIPE_BLENDFACTOR_ONE;
+      s.rgb_dst_factor = s.alpha_dst_factor = PIPE_BLENDFACTOR_ZERO;
+   }
    sgx535_cso lib = {0};
    return sgx535g_wrap_cso(ctx, sgx535_create_blend_state(ctx->lib, &s, &lib), lib,
                           "create_blend_state");
