@@ -11,7 +11,7 @@ set -uo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(dirname "$HERE")
-TEST_PACKAGES=(xvfb xauth mesa-utils x11-apps imagemagick)
+TEST_PACKAGES=(xvfb xauth mesa-utils x11-apps imagemagick gcc libx11-dev libgl-dev libegl-dev libgles-dev)
 
 if [ "${SGX535_TEST_DISPLAY:-0}" != 1 ]; then
   missing=()
