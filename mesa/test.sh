@@ -143,12 +143,18 @@ fi
 SHIM=$REPO/target/release/libsgx535_drm_shim.so
 gcc -O2 -o "$OUT/egl_drm" "$HERE/tests/egl_drm.c" -I"$SGX535_MESA_PREFIX/include" \
   -L"$SGX535_MESA_PREFIX/lib" -lEGL -lGLESv2 -lgbm || fail "could not build egl_drm"
-# drm_run NAME [ENV...]: egl_drm under the shim; log in $OUT/NAME.log
+# drm_run NAME [VAR=VALUE...] [ARG...]: egl_drm under the shim; log in $OUT/NAME.log
 drm_run() {
-  local name=$1
+  local name=$1 envs=() args=()
   shift
-  env "$@" LD_PRELOAD="$SHIM" SGX535_STATS=1 EGL_LOG_LEVEL=debug timeout 120 "$OUT/egl_drm" \
-    >"$OUT/$name.log" 2>&1
+  for a in "$@"; do
+    case "$a" in
+    *=*) envs+=("$a") ;;
+    *) args+=("$a") ;;
+    esac
+  done
+  env "${envs[@]}" LD_PRELOAD="$SHIM" SGX535_STATS=1 EGL_LOG_LEVEL=debug timeout 120 \
+    "$OUT/egl_drm" "${args[@]}" >"$OUT/$name.log" 2>&1
 }
 if drm_run egl-drm && grep -q '^egl_drm: OK' "$OUT/egl-drm.log" &&
   grep -q 'dlopen(.*/sgx535_dri.so)' "$OUT/egl-drm.log"; then
@@ -172,6 +178,15 @@ if drm_run egl-drm-gma500 MESA_LOADER_DRIVER_OVERRIDE=gma500 &&
 else
   fail "DRM path as gma500 (see $OUT/egl-drm-gma500.log)"
 fi
+# The library's out-of-memory (allocations failed by the shim) reaches GL as GL_OUT_OF_MEMORY,
+# and the context keeps working.
+drm_run egl-drm-oom SGX535_SHIM_FIXTURE="$HERE/tests/fail_two_allocations.json" --oom
+if grep -q '^egl_drm: OOM-OK' "$OUT/egl-drm-oom.log"; then
+  pass "out of memory: $(grep '^egl_drm: texture' "$OUT/egl-drm-oom.log" | sed 's/^egl_drm: //'); the context still renders"
+else
+  fail "out of memory does not reach GL as GL_OUT_OF_MEMORY (see $OUT/egl-drm-oom.log)"
+fi
+
 # A GPU fault injected by the shim (a host fixture: the second job faults in the PBE): the
 # process survives, and the device counts the failed job. (The library does not yet return the
 # fault to the caller of a later map or fence wait: the frame is wrong, silently; see README.)

@@ -12,7 +12,12 @@
  *     and at 32x32.
  * Prints "egl_drm: OK" and exits 0 when all hold.
  *
- *   egl_drm [/dev/dri/renderD128]
+ * With --oom (run under a drm-shim fixture that fails a buffer allocation), it
+ * instead creates textures until one fails: the library's out-of-memory must
+ * reach the application as GL_OUT_OF_MEMORY, and the context must keep
+ * working. Prints "egl_drm: OOM-OK".
+ *
+ *   egl_drm [--oom] [/dev/dri/renderD128]
  */
 #include <EGL/egl.h>
 #include <EGL/eglext.h>
@@ -115,9 +120,41 @@ draw_triangle(void)
    glDrawArrays(GL_TRIANGLES, 0, 3);
 }
 
+/* Textures until one fails; then the context still clears and reads back. */
+static int
+out_of_memory_test(void)
+{
+   static unsigned char texels[SIZE_PX * SIZE_PX * 4];
+   GLenum first_error = GL_NO_ERROR;
+   int n;
+   for (n = 0; n < 256 && first_error == GL_NO_ERROR; n++) {
+      new_texture(texels);
+      first_error = glGetError();
+   }
+   printf("egl_drm: texture %d gave GL error 0x%x\n", n, first_error);
+   CHECK(first_error == GL_OUT_OF_MEMORY, "no GL_OUT_OF_MEMORY from a failed allocation");
+   GLuint target = new_texture(NULL);
+   CHECK(glGetError() == GL_NO_ERROR, "the next texture failed too");
+   fbo_on(target, 0);
+   glViewport(0, 0, SIZE_PX, SIZE_PX);
+   glClearColor(0.0f, 0.0f, 1.0f, 1.0f);
+   glClear(GL_COLOR_BUFFER_BIT);
+   static const unsigned char blue[4] = {0, 0, 255, 255};
+   expect_pixel(3, 3, blue, 0, "clear after the failed allocation");
+   if (failures)
+      return 1;
+   printf("egl_drm: OOM-OK\n");
+   return 0;
+}
+
 int
 main(int argc, char **argv)
 {
+   int oom = argc > 1 && strcmp(argv[1], "--oom") == 0;
+   if (oom) {
+      argc--;
+      argv++;
+   }
    const char *node = argc > 1 ? argv[1] : "/dev/dri/renderD128";
    int fd = open(node, O_RDWR | O_CLOEXEC);
    if (fd < 0) {
@@ -149,6 +186,8 @@ main(int argc, char **argv)
    const char *renderer = (const char *)glGetString(GL_RENDERER);
    printf("egl_drm: GL_RENDERER %s; GL_VERSION %s\n", renderer, glGetString(GL_VERSION));
    CHECK(renderer && strstr(renderer, "SGX535"), "renderer is not SGX535");
+   if (oom)
+      return out_of_memory_test();
 
    /* A clear, then a green triangle over the lower-left half. */
    GLuint target = new_texture(NULL);
