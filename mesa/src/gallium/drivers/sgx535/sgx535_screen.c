@@ -68,6 +68,10 @@ sgx535g_get_device_vendor(struct pipe_screen *pscreen)
 static int
 sgx535g_get_param(struct pipe_screen *pscreen, enum pipe_cap cap)
 {
+   struct sgx535g_screen *screen = sgx535g_screen(pscreen);
+   if (screen->caps_cached && cap < PIPE_CAP_LAST)
+      return screen->caps[cap];
+
    int32_t value = 0;
    sgx535_status st = sgx535_screen_get_param(sgx535g_screen(pscreen)->lib, cap, &value);
    if (st == SGX535_OK)
@@ -104,6 +108,10 @@ sgx535g_get_param(struct pipe_screen *pscreen, enum pipe_cap cap)
 static float
 sgx535g_get_paramf(struct pipe_screen *pscreen, enum pipe_capf cap)
 {
+   struct sgx535g_screen *screen = sgx535g_screen(pscreen);
+   if (screen->caps_cached && cap < ARRAY_SIZE(screen->capsf))
+      return screen->capsf[cap];
+
    float value = 0.0f;
    sgx535_status st = sgx535_screen_get_paramf(sgx535g_screen(pscreen)->lib, cap, &value);
    if (st != SGX535_ERROR_UNSUPPORTED)
@@ -121,6 +129,9 @@ sgx535g_get_shader_param(struct pipe_screen *pscreen, enum pipe_shader_type shad
       return PIPE_SHADER_IR_TGSI;
    if (cap == PIPE_SHADER_CAP_SUPPORTED_IRS)
       return 1 << PIPE_SHADER_IR_TGSI;
+   struct sgx535g_screen *screen = sgx535g_screen(pscreen);
+   if (screen->caps_cached && shader < PIPE_SHADER_TYPES && cap < ARRAY_SIZE(screen->shader_caps[0]))
+      return screen->shader_caps[shader][cap];
 
    int32_t value = 0;
    sgx535_status st =
@@ -209,6 +220,21 @@ sgx535g_screen_destroy(struct pipe_screen *pscreen)
    FREE(screen);
 }
 
+static void
+sgx535g_cache_caps(struct sgx535g_screen *screen)
+{
+   struct pipe_screen *p = &screen->base;
+   for (unsigned cap = 0; cap < PIPE_CAP_LAST; cap++)
+      screen->caps[cap] = p->get_param(p, cap);
+   for (unsigned cap = 0; cap < ARRAY_SIZE(screen->capsf); cap++)
+      screen->capsf[cap] = p->get_paramf(p, cap);
+   for (unsigned sh = 0; sh < PIPE_SHADER_TYPES; sh++) {
+      for (unsigned cap = 0; cap < ARRAY_SIZE(screen->shader_caps[sh]); cap++)
+         screen->shader_caps[sh][cap] = p->get_shader_param(p, sh, cap);
+   }
+   screen->caps_cached = true;
+}
+
 struct pipe_screen *
 sgx535g_screen_create_lib(const sgx535_device_desc *desc, struct sw_winsys *winsys)
 {
@@ -238,6 +264,7 @@ sgx535g_screen_create_lib(const sgx535_device_desc *desc, struct sw_winsys *wins
    p->context_create = sgx535g_context_create;
    sgx535g_init_resource_functions(screen);
    sgx535g_init_fence_functions(screen);
+   sgx535g_cache_caps(screen);
    return p;
 }
 

@@ -31,6 +31,12 @@ struct sgx535g_screen {
    simple_mtx_t internal_mtx;
    sgx535_context internal_ctx;
    bool print_stats;
+   /* The caps, asked of the library once at screen creation: st/mesa asks
+    * them thousands of times, and again while the process exits. */
+   bool caps_cached;
+   int caps[PIPE_CAP_LAST];
+   float capsf[PIPE_CAPF_CONSERVATIVE_RASTER_DILATE_GRANULARITY + 1];
+   int shader_caps[PIPE_SHADER_TYPES][PIPE_SHADER_CAP_MAX_HW_ATOMIC_COUNTER_BUFFERS + 1];
 };
 
 struct sgx535g_context {
