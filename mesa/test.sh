@@ -11,7 +11,8 @@ set -uo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(dirname "$HERE")
-TEST_PACKAGES=(xvfb xauth mesa-utils x11-apps imagemagick gcc libx11-dev libgl-dev libegl-dev libgles-dev)
+TEST_PACKAGES=(xvfb xauth mesa-utils x11-apps imagemagick gcc libx11-dev libgl-dev libegl-dev libgles-dev
+  piglit)
 
 if [ "${SGX535_TEST_DISPLAY:-0}" != 1 ]; then
   missing=()
@@ -135,6 +136,36 @@ if [ -n "$subs" ] && [ "$subs" -ge "$GEARS_FRAMES" ] && [ "${failed:-1}" -eq 0 ]
   pass "device counters: $stats"
 else
   fail "device counters do not cover $GEARS_FRAMES frames of $win_px pixels: '${stats:-no stats line}'"
+fi
+
+# ---- piglit: every fbo-generatemipmap* test passes, or skips as mesa/ci/sgx535-skips.txt says ----
+PIGLIT_BIN=${SGX535_PIGLIT_BIN:-/usr/lib/x86_64-linux-gnu/piglit/bin}
+: >"$OUT/piglit-results.txt"
+piglit_bad=""
+for bin in "$PIGLIT_BIN"/fbo-generatemipmap*; do
+  t=$(basename "$bin")
+  sgx env SGX535_STATS=1 timeout 120 "$bin" -auto -fbo >"$OUT/piglit-$t.log" 2>&1
+  status=$?
+  result=$(grep -o '"result": "[a-z]*"' "$OUT/piglit-$t.log" | tail -1 | cut -d'"' -f4)
+  [ $status -ge 128 ] && result="crash"
+  echo "$t,${result:-none}" >>"$OUT/piglit-results.txt"
+  want=pass
+  grep -q "^$t,skip" "$HERE/ci/sgx535-skips.txt" && want=skip
+  [ "${result:-none}" = "$want" ] || piglit_bad="$piglit_bad $t=${result:-none}"
+done
+n_pass=$(grep -c ',pass$' "$OUT/piglit-results.txt")
+n_skip=$(grep -c ',skip$' "$OUT/piglit-results.txt")
+if [ -z "$piglit_bad" ] && [ "$n_pass" -gt 0 ]; then
+  pass "piglit fbo-generatemipmap*: $n_pass pass, $n_skip skip (expected; $OUT/piglit-results.txt)"
+else
+  fail "piglit fbo-generatemipmap*:$piglit_bad (see $OUT/piglit-*.log)"
+fi
+# The library's blitter made the mipmaps: its per-level submissions are on the device's counters.
+gm_subs=$(sed -n 's/^sgx535 stats: submissions=\([0-9]*\).*/\1/p' "$OUT/piglit-fbo-generatemipmap.log" | sort -n | tail -1)
+if [ "${gm_subs:-0}" -gt 0 ]; then
+  pass "piglit fbo-generatemipmap ran on the library: $(grep '^sgx535 stats' "$OUT/piglit-fbo-generatemipmap.log" | sort -t= -k2 -n | tail -1)"
+else
+  fail "piglit fbo-generatemipmap: no device submissions counted"
 fi
 
 # ---- the DRM path: sgx535_dri.so on a render node (the drm-shim serves it with the model) ----
