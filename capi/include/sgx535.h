@@ -24,6 +24,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+// The shared library's SONAME, for callers that dlopen it.
+#define SGX535_SONAME "libsgx535.so.0"
+
 
 // `sgx535_device_desc.kind`: the device named by the `SGX535_DEVICE` environment variable
 // (`model`, the default; `drm` or `drm:/dev/dri/renderD128`; `replay:FILE`).
@@ -37,16 +40,6 @@
 
 // The model with the host fixture at `path` injected.
 #define SGX535_DEVICE_REPLAY 3
-
-#define READ (1 << 0)
-
-#define WRITE (1 << 1)
-
-#define DISCARD_RANGE (1 << 3)
-
-#define UNSYNCHRONIZED (1 << 5)
-
-#define DISCARD_WHOLE_RESOURCE (1 << 7)
 
 // The ABI's major version: a table of another major is refused.
 #define SGX535_ABI_MAJOR 1

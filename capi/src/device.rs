@@ -32,6 +32,12 @@ pub(crate) fn open_spec(spec: &str) -> Result<Arc<dyn Device>> {
         return Ok(Arc::new(DrmDevice::open(Path::new(node))?));
     }
     if let Some(file) = spec.strip_prefix("replay:") {
+        if !Path::new(file).is_file() {
+            return Err(crate::status::Error::new(
+                crate::status::SGX535_ERROR_NO_DEVICE,
+                format!("replay device: no fixture file at {file}"),
+            ));
+        }
         return Ok(Arc::new(replay::open(Path::new(file))?));
     }
     invalid(format!(

@@ -1,9 +1,6 @@
 //! Gallium's numbering (Mesa 22.3) to the library's types. Caps and formats go by name through
 //! the generated tables; the small state enums are written out, each against p_defines.h.
 
-use std::collections::HashMap;
-use std::sync::OnceLock;
-
 use sgx_pipe::state::{
     AddrMode, BlendFactor, BlendFunc, CompareFunc, CullMode, Filter, MipFilter, StencilOp, Swizzle,
     VertexFormat,
@@ -13,8 +10,10 @@ use sgx_pipe::{Cap, CapF, Format, PrimMode, QueryType, ResourceTarget, ShaderCap
 use crate::gallium_enums::{PIPE_CAPFS, PIPE_CAPS, PIPE_FORMATS, PIPE_SHADER_CAPS};
 use crate::status::{invalid, unsupported, Result};
 
-fn by_value(table: &'static [(&'static str, u32)]) -> HashMap<u32, &'static str> {
-    table.iter().map(|&(n, v)| (v, n)).collect()
+/// The name of value `v` in a generated table. The tables are a few hundred entries, asked at
+/// screen creation: a scan is fast enough, and leaves nothing allocated behind.
+fn name_of(table: &'static [(&'static str, u32)], v: u32) -> Option<&'static str> {
+    table.iter().find(|&&(_, x)| x == v).map(|&(n, _)| n)
 }
 
 /// Where a pipe cap's generated name differs from Mesa 22.3's spelling.
@@ -76,48 +75,27 @@ fn mesa_shader_cap_name(c: ShaderCap) -> String {
 /// The library's cap for a `PIPE_CAP_*` value; None when the library has no answer (the
 /// caller then uses Mesa's default).
 pub(crate) fn cap(v: u32) -> Result<Option<Cap>> {
-    static MAP: OnceLock<HashMap<u32, Cap>> = OnceLock::new();
-    let map = MAP.get_or_init(|| {
-        let names: HashMap<&str, u32> = PIPE_CAPS.iter().copied().collect();
-        Cap::ALL
-            .iter()
-            .filter_map(|c| names.get(mesa_cap_name(*c).as_str()).map(|v| (*v, *c)))
-            .collect()
-    });
-    if !PIPE_CAPS.iter().any(|&(_, x)| x == v) {
+    let Some(name) = name_of(PIPE_CAPS, v) else {
         return invalid(format!("pipe_cap {v} is not a Mesa 22.3 cap"));
-    }
-    Ok(map.get(&v).copied())
+    };
+    Ok(Cap::ALL.iter().copied().find(|c| mesa_cap_name(*c) == name))
 }
 
 /// The name of a `PIPE_CAP_*` value.
 pub(crate) fn cap_name(v: u32) -> &'static str {
-    static MAP: OnceLock<HashMap<u32, &'static str>> = OnceLock::new();
-    MAP.get_or_init(|| by_value(PIPE_CAPS))
-        .get(&v)
-        .copied()
-        .unwrap_or("?")
+    name_of(PIPE_CAPS, v).unwrap_or("?")
 }
 
 /// The library's shader cap for a `PIPE_SHADER_CAP_*` value (None: answered 0, see
 /// [`crate::screen`]).
 pub(crate) fn shader_cap(v: u32) -> Result<Option<ShaderCap>> {
-    static MAP: OnceLock<HashMap<u32, ShaderCap>> = OnceLock::new();
-    let map = MAP.get_or_init(|| {
-        let names: HashMap<&str, u32> = PIPE_SHADER_CAPS.iter().copied().collect();
-        ShaderCap::ALL
-            .iter()
-            .filter_map(|c| {
-                names
-                    .get(mesa_shader_cap_name(*c).as_str())
-                    .map(|v| (*v, *c))
-            })
-            .collect()
-    });
-    if !PIPE_SHADER_CAPS.iter().any(|&(_, x)| x == v) {
+    let Some(name) = name_of(PIPE_SHADER_CAPS, v) else {
         return invalid(format!("pipe_shader_cap {v} is not a Mesa 22.3 shader cap"));
-    }
-    Ok(map.get(&v).copied())
+    };
+    Ok(ShaderCap::ALL
+        .iter()
+        .copied()
+        .find(|c| mesa_shader_cap_name(*c) == name))
 }
 
 /// The library's float cap for a `PIPE_CAPF_*` value.
@@ -155,9 +133,7 @@ pub(crate) fn bound_stage(v: u32) -> Result<ShaderStage> {
 
 /// The library's format for a `PIPE_FORMAT_*` value.
 pub(crate) fn format(v: u32) -> Result<Format> {
-    static MAP: OnceLock<HashMap<u32, &'static str>> = OnceLock::new();
-    let name = MAP.get_or_init(|| by_value(PIPE_FORMATS)).get(&v).copied();
-    let Some(name) = name else {
+    let Some(name) = name_of(PIPE_FORMATS, v) else {
         return invalid(format!("pipe_format {v} is not a Mesa 22.3 format"));
     };
     match Format::from_name(name) {
@@ -382,11 +358,12 @@ pub(crate) fn query_type(v: u32) -> Result<QueryType> {
 
 /// Gallium's `PIPE_MAP_*` bits and the pipe's.
 pub(crate) mod map {
-    pub const READ: u32 = 1 << 0;
-    pub const WRITE: u32 = 1 << 1;
-    pub const DISCARD_RANGE: u32 = 1 << 3;
-    pub const UNSYNCHRONIZED: u32 = 1 << 5;
-    pub const DISCARD_WHOLE_RESOURCE: u32 = 1 << 7;
+    // Private: cbindgen would export public constants into sgx535.h.
+    const READ: u32 = 1 << 0;
+    const WRITE: u32 = 1 << 1;
+    const DISCARD_RANGE: u32 = 1 << 3;
+    const UNSYNCHRONIZED: u32 = 1 << 5;
+    const DISCARD_WHOLE_RESOURCE: u32 = 1 << 7;
 
     /// The pipe's flags for Gallium's; bits the pipe has no use for (DONTBLOCK, PERSISTENT,
     /// ...) are hints and dropped.
@@ -459,6 +436,57 @@ mod tests {
         assert_eq!(mip_filter(2).unwrap(), MipFilter::NONE);
         assert!(format(100_000).is_err());
         assert!(blend_factor(0x30).is_err());
+    }
+
+    /// `#define NAME VALUE` lines of the generated sgx535_pipe.h with a prefix.
+    fn header_values(prefix: &str) -> Vec<(String, u8)> {
+        include_str!("../include/sgx535_pipe.h")
+            .lines()
+            .filter_map(|l| {
+                let mut w = l.strip_prefix("#define ")?.split_whitespace();
+                let (n, v) = (w.next()?, w.next()?);
+                let n = n.strip_prefix(prefix)?;
+                Some((n.to_string(), v.parse().ok()?))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_small_enums_agree_with_sgx535_pipe_h_by_name() {
+        let same = |ours: String, theirs: &str| {
+            let ours = ours
+                .replace("REV_SUBTRACT", "REVERSE_SUBTRACT")
+                .replace("MIRRORED_REPEAT", "MIRROR_REPEAT");
+            assert_eq!(ours, theirs);
+        };
+        for (n, v) in header_values("PIPE_BLENDFACTOR_") {
+            if let Ok(f) = blend_factor(v) {
+                same(format!("{f:?}"), &n);
+            }
+        }
+        for (n, v) in header_values("PIPE_STENCIL_OP_") {
+            same(format!("{:?}", stencil_op(v).unwrap()), &n);
+        }
+        for (n, v) in header_values("PIPE_FUNC_") {
+            same(format!("{:?}", func(v).unwrap()), &n);
+        }
+        for (n, v) in header_values("PIPE_BLEND_") {
+            same(format!("{:?}", blend_func(v).unwrap()), &n);
+        }
+        for (n, v) in header_values("PIPE_TEX_MIPFILTER_") {
+            same(format!("{:?}", mip_filter(v).unwrap()), &n);
+        }
+        for (n, v) in header_values("PIPE_TEX_WRAP_") {
+            if let Ok(w) = wrap(v) {
+                same(format!("{w:?}"), &n);
+            }
+        }
+        for (n, v) in header_values("PIPE_PRIM_") {
+            if let Ok(p) = prim(u32::from(v)) {
+                same(format!("{p:?}"), &n);
+            }
+        }
+        assert_eq!(header_values("PIPE_BLENDFACTOR_").len(), 19);
     }
 
     #[test]

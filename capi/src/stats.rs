@@ -33,14 +33,7 @@ pub struct sgx535_device_stats {
 
 /// The GPU clock in nanoseconds: the end of the newest finished job on the model's clock.
 pub(crate) fn timestamp_ns(s: &Screen) -> u64 {
-    let cycles = s
-        .device()
-        .trace()
-        .entries
-        .iter()
-        .filter_map(|e| e.end_cycles)
-        .max()
-        .unwrap_or(0);
+    let cycles = s.device().trace_totals().end_cycles;
     cycles.saturating_mul(1_000_000_000) / sgx_hwdocs::limits::CORE_CLOCK_HZ
 }
 

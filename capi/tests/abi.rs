@@ -40,7 +40,7 @@ fn the_table_is_the_checked_in_list_of_its_version() {
     );
     // Within a major, every older minor is a prefix: the table only grows at its end.
     for ((ma, mi), list) in &files {
-        if *ma == SGX535_ABI_MAJOR && *mi < SGX535_ABI_MINOR {
+        if (*ma, *mi) != (SGX535_ABI_MAJOR, SGX535_ABI_MINOR) && *ma == SGX535_ABI_MAJOR {
             assert_eq!(&ours[..list.len()], &list[..], "{ma}.{mi} is not a prefix");
         }
     }

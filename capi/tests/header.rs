@@ -26,3 +26,16 @@ fn committed_header_equals_a_fresh_one() {
          the entry table changed"
     );
 }
+
+#[test]
+fn the_soname_macro_names_what_build_rs_sets() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let build = std::fs::read_to_string(dir.join("build.rs")).unwrap();
+    let h = std::fs::read_to_string(dir.join("include/sgx535.h")).unwrap();
+    let major = build
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("let major = "))
+        .and_then(|v| v.strip_suffix(';'))
+        .expect("build.rs sets the major");
+    assert!(h.contains(&format!("#define SGX535_SONAME \"libsgx535.so.{major}\"")));
+}

@@ -52,7 +52,7 @@ pub struct Item {
     pub kind: &'static str,
     /// How well it is known.
     pub evidence: Evidence,
-    /// Where it comes from (a short name from hw-facts.md, or `model: why`).
+    /// Where it comes from (a short name from hwdocs/guide/sources.md, or `model: why`).
     pub source: &'static str,
 }
 

@@ -106,19 +106,22 @@ fn pack_refuses_misaligned_addresses() {
         base_addr: 0x10000 + 21840,
         ..Default::default()
     };
-    assert!(p.pack().is_ok());
+    let words = p.pack().expect("a 4-byte aligned target packs");
+    assert_eq!(
+        pbe::PbeState::unpack(&words).unwrap().base_addr,
+        0x10000 + 21840
+    );
 }
 
 #[test]
 fn unpack_refuses_reserved_bits_and_unknown_values() {
-    let ok = usse::UsseFlow {
+    let flow = usse::UsseFlow {
         opcode: usse::Opcode::BR,
         target: 7,
         ..Default::default()
-    }
-    .pack()
-    .unwrap();
-    assert!(usse::UsseFlow::unpack(&ok).is_ok());
+    };
+    let ok = flow.pack().unwrap();
+    assert_eq!(usse::UsseFlow::unpack(&ok).unwrap(), flow);
     let bad = [ok[0] | (1 << 20), ok[1]];
     assert_eq!(
         usse::UsseFlow::unpack(&bad),

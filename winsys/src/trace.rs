@@ -186,10 +186,13 @@ pub struct TraceTotals {
     pub failed: u64,
     /// The GPU's counters summed over finished jobs.
     pub counters: Counters,
+    /// The latest GPU clock at which a job ended (the device's "now" for timestamps).
+    pub end_cycles: u64,
 }
 
 impl TraceTotals {
-    fn account(&mut self, r: &TraceResult, c: Option<&Counters>) {
+    fn account(&mut self, r: &TraceResult, c: Option<&Counters>, end_cycles: Option<u64>) {
+        self.end_cycles = self.end_cycles.max(end_cycles.unwrap_or(0));
         match r {
             TraceResult::Pending => {}
             TraceResult::Done => self.completed += 1,
@@ -287,7 +290,7 @@ impl TraceLog {
     /// copy, so the totals still count it (only pending entries are ever updated).
     pub(crate) fn update(&self, n: u64, f: impl FnOnce(&mut TraceEntry)) {
         let mut b = self.buf();
-        let (result, counters) = match b.entries.binary_search_by_key(&n, |e| e.submission) {
+        let (result, counters, end) = match b.entries.binary_search_by_key(&n, |e| e.submission) {
             Ok(i) => {
                 let e = &mut b.entries[i];
                 let was_pending = e.result == TraceResult::Pending;
@@ -295,15 +298,15 @@ impl TraceLog {
                 if !was_pending {
                     return;
                 }
-                (e.result.clone(), e.counters)
+                (e.result.clone(), e.counters, e.end_cycles)
             }
             Err(_) => {
                 let mut e = TraceEntry::scratch(n);
                 f(&mut e);
-                (e.result, e.counters)
+                (e.result, e.counters, e.end_cycles)
             }
         };
-        b.totals.account(&result, counters.as_ref());
+        b.totals.account(&result, counters.as_ref(), end);
     }
 
     /// The running totals.
@@ -390,8 +393,11 @@ mod tests {
                 7,
             )
         });
-        log.update(0, |_| panic!("dropped entry must not be found"));
+        // A dropped entry is updated as a scratch copy: counted, never brought back.
+        log.update(0, |e| e.result = TraceResult::Done);
         let t = log.snapshot();
+        assert!(t.submission(0).is_none());
+        assert_eq!((t.totals.completed, t.totals.failed), (1, 1));
         assert_eq!(t.dropped, 1);
         assert_eq!(t.entries.len(), 2);
         assert_eq!(
@@ -411,6 +417,7 @@ mod tests {
         let t = Trace {
             entries: vec![e],
             dropped: 0,
+            totals: TraceTotals::default(),
         };
         let v: serde_json::Value = serde_json::from_str(&t.to_json()).unwrap();
         let e = &v["entries"][0];

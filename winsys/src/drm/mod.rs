@@ -451,7 +451,7 @@ impl DrmDevice {
                 errno: io_errno(&e),
             })?;
         let shared = Arc::new(DrmShared {
-            core: Core::new(None),
+            core: Core::new(Some(crate::sim::DEFAULT_TRACE_LIMIT)),
             card,
             ctx: ctx.id,
             info,

@@ -32,6 +32,10 @@ use backing::MemfdBacking;
 /// CORE_REVISION the model reports: the value a Mini 12 read (hw-facts, CONFIRMED).
 pub const MODEL_CORE_REVISION: u32 = 0x0001_0201;
 
+/// Trace entries a [`SimDevice::new`] device keeps: far more than any test or tool looks at
+/// (a 2048 mip chain is a dozen), few enough that hours of GL drawing stay bounded.
+pub const DEFAULT_TRACE_LIMIT: usize = 65_536;
+
 /// Options of a model-backed device.
 #[derive(Clone, Debug, Default)]
 pub struct SimOptions {
@@ -187,9 +191,13 @@ pub struct SimDevice {
 }
 
 impl SimDevice {
-    /// A model-backed device with default options.
+    /// A model-backed device keeping the last [`DEFAULT_TRACE_LIMIT`] trace entries (a GL
+    /// application submits for hours; the running totals count everything).
     pub fn new() -> Result<SimDevice> {
-        SimDevice::with_options(SimOptions::default())
+        SimDevice::with_options(SimOptions {
+            trace_limit: Some(DEFAULT_TRACE_LIMIT),
+            ..SimOptions::default()
+        })
     }
 
     /// A model-backed device; with a fixture it is the replay backend.
