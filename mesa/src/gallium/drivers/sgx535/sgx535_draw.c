@@ -42,8 +42,14 @@ sgx535g_draw_vbo(struct pipe_context *pctx, const struct pipe_draw_info *info,
          .start = draws[i].start,
          .count = draws[i].count,
          .index_bias = info->index_size ? draws[i].index_bias : 0,
-         .min_index = info->index_bounds_valid ? info->min_index : 0,
-         .max_index = info->index_bounds_valid ? info->max_index : ~0u,
+         /* The vertices a draw reads: its range when not indexed, Gallium's
+          * bounds when known, else every index a buffer can hold. */
+         .min_index = !info->index_size          ? draws[i].start
+                      : info->index_bounds_valid ? info->min_index
+                                                 : 0,
+         .max_index = !info->index_size          ? draws[i].start + draws[i].count - 1
+                      : info->index_bounds_valid ? info->max_index
+                                                 : ~0u,
          .start_instance = info->start_instance,
          .instance_count = info->instance_count,
       };
