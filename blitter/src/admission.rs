@@ -1,17 +1,26 @@
-//! Which generation requests the GPU route admits: a data table per kind of device (the model,
-//! hardware), extended by qualification and, for one process, by a file named in
-//! `SGX_MIPGEN_ADMIT`.
+//! Which generation requests the GPU route admits: the blitter's own table, one file per kind
+//! of device (admission/model.json, admission/hardware.json, documented in
+//! admission/README.md), extended by `sgx535 qualify --record` and, for one process, by a
+//! file named in `SGX_MIPGEN_ADMIT`.
 
-use serde::Deserialize;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
 use sgx_hwdocs::Format;
 
 use crate::error::{BlitError, Result};
 
-/// The table shipped with the driver.
-const BUILTIN: &str = include_str!("../../fixtures/qualification/mipgen.json");
+/// The tables shipped with the driver, one per device kind.
+const BUILTIN: [(DeviceKind, &str); 2] = [
+    (DeviceKind::Model, include_str!("../admission/model.json")),
+    (
+        DeviceKind::Hardware,
+        include_str!("../admission/hardware.json"),
+    ),
+];
 
 /// Kind of device a row was qualified on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum DeviceKind {
     /// The device model (sim, replay, drm-shim).
@@ -20,8 +29,51 @@ pub enum DeviceKind {
     Hardware,
 }
 
+impl DeviceKind {
+    /// "model" or "hardware": the table's file stem.
+    pub fn name(self) -> &'static str {
+        match self {
+            DeviceKind::Model => "model",
+            DeviceKind::Hardware => "hardware",
+        }
+    }
+
+    /// The kind of a device: the model (sim, replay, drm-shim) or hardware.
+    pub fn of(info: &sgx_winsys::DeviceInfo) -> DeviceKind {
+        if info.is_model {
+            DeviceKind::Model
+        } else {
+            DeviceKind::Hardware
+        }
+    }
+
+    /// The source file of this kind's built-in table (in the blitter's source tree), where
+    /// `sgx535 qualify --record` writes.
+    pub fn table_path(self) -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("admission")
+            .join(format!("{}.json", self.name()))
+    }
+}
+
+/// What a row's qualification rests on, as `sgx535 qualify --record` writes it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Evidence {
+    /// Day of the run (YYYY-MM-DD, UTC).
+    pub date: String,
+    /// The device it ran on.
+    pub device: String,
+    /// Patterns compared.
+    pub patterns: Vec<String>,
+    /// What the trace showed.
+    pub trace: String,
+    /// The tolerance the comparisons passed under.
+    pub tolerance: String,
+}
+
 /// One row: a format, square source sizes and the base levels of windows admitted.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct AdmissionEntry {
     /// Device kind.
@@ -34,13 +86,15 @@ pub struct AdmissionEntry {
     pub base_levels: Vec<u32>,
     /// Where the row's qualification comes from.
     pub source: String,
+    /// The qualification run behind the row (rows of the seed article have none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub evidence: Option<Evidence>,
 }
 
-#[derive(Deserialize)]
+#[derive(Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct TableFile {
     #[serde(default)]
-    #[allow(dead_code)]
     doc: String,
     entries: Vec<AdmissionEntry>,
 }
@@ -69,7 +123,7 @@ pub struct MipRequest {
     pub base_level: u32,
 }
 
-fn parse(text: &str, path: &str) -> Result<Vec<AdmissionEntry>> {
+fn parse_file(text: &str, path: &str) -> Result<TableFile> {
     let t: TableFile = serde_json::from_str(text).map_err(|e| BlitError::Admission {
         path: path.into(),
         msg: e.to_string(),
@@ -82,16 +136,72 @@ fn parse(text: &str, path: &str) -> Result<Vec<AdmissionEntry>> {
             });
         }
     }
-    Ok(t.entries)
+    Ok(t)
+}
+
+fn parse(text: &str, path: &str) -> Result<Vec<AdmissionEntry>> {
+    Ok(parse_file(text, path)?.entries)
+}
+
+/// Adds `rows` to the table file at `path` (created if missing), replacing rows of the same
+/// device, format, sizes and base levels; every row must be of `kind`.
+pub fn record(path: &Path, kind: DeviceKind, rows: &[AdmissionEntry]) -> Result<()> {
+    let name = path.display().to_string();
+    let mut file = match std::fs::read_to_string(path) {
+        Ok(text) => parse_file(&text, &name)?,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => TableFile {
+            doc: format!("GPU mip route admission table for the {} kind of device; see blitter/admission/README.md.", kind.name()),
+            entries: Vec::new(),
+        },
+        Err(e) => {
+            return Err(BlitError::Admission {
+                path: name,
+                msg: e.to_string(),
+            })
+        }
+    };
+    for r in rows {
+        if r.device != kind {
+            return Err(BlitError::InvalidArgument(format!(
+                "a {} row for the {} table",
+                r.device.name(),
+                kind.name()
+            )));
+        }
+        file.entries.retain(|e| {
+            !(e.device == r.device
+                && e.format == r.format
+                && e.sizes_px == r.sizes_px
+                && e.base_levels == r.base_levels)
+        });
+        file.entries.push(r.clone());
+    }
+    let text = serde_json::to_string_pretty(&file).map_err(|e| BlitError::Admission {
+        path: name.clone(),
+        msg: e.to_string(),
+    })?;
+    std::fs::write(path, text + "\n").map_err(|e| BlitError::Admission {
+        path: name,
+        msg: e.to_string(),
+    })
 }
 
 impl Admission {
-    /// The built-in table.
+    /// The built-in tables of every device kind.
     pub fn builtin() -> Admission {
-        Admission {
-            entries: parse(BUILTIN, "fixtures/qualification/mipgen.json")
-                .expect("the built-in admission table parses (checked by a test)"),
+        let mut entries = Vec::new();
+        for (kind, text) in BUILTIN {
+            entries.extend(
+                parse(text, &format!("blitter/admission/{}.json", kind.name()))
+                    .expect("the built-in admission tables parse (checked by a test)"),
+            );
         }
+        Admission { entries }
+    }
+
+    /// A table of the given rows only (qualification runs admit exactly the case they test).
+    pub fn only(entries: Vec<AdmissionEntry>) -> Admission {
+        Admission { entries }
     }
 
     /// The built-in table extended by `SGX_MIPGEN_ADMIT`, if set.
@@ -189,6 +299,56 @@ mod tests {
         let mut r = req(64, 0);
         r.single_layer = false;
         assert!(a.admits(DeviceKind::Model, &r).is_err());
+    }
+
+    #[test]
+    fn each_builtin_file_parses_and_lists_only_its_kind() {
+        for (kind, text) in BUILTIN {
+            let rows = parse(text, kind.name()).unwrap();
+            assert!(!rows.is_empty(), "{}", kind.name());
+            assert!(rows.iter().all(|r| r.device == kind), "{}", kind.name());
+        }
+        assert!(DeviceKind::Model.table_path().exists());
+        assert!(DeviceKind::Hardware.table_path().exists());
+    }
+
+    #[test]
+    fn record_adds_and_replaces_rows_and_the_table_admits_them() {
+        let dir = std::env::temp_dir().join(format!("sgx-record-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = dir.join("model.json");
+        let _ = std::fs::remove_file(&p);
+        let row = |source: &str| AdmissionEntry {
+            device: DeviceKind::Model,
+            format: "B5G6R5_UNORM".into(),
+            sizes_px: vec![64],
+            base_levels: vec![0],
+            source: source.into(),
+            evidence: Some(Evidence {
+                date: "2026-12-02".into(),
+                device: "sim".into(),
+                patterns: vec!["exact".into()],
+                trace: "ordered".into(),
+                tolerance: "0".into(),
+            }),
+        };
+        record(&p, DeviceKind::Model, &[row("first")]).unwrap();
+        record(&p, DeviceKind::Model, &[row("second")]).unwrap();
+        let mut a = Admission::only(Vec::new());
+        a.extend_from_file(&p).unwrap();
+        assert_eq!(a.entries.len(), 1);
+        assert_eq!(a.entries[0].source, "second");
+        let mut r = req(64, 0);
+        r.format = Format::B5G6R5_UNORM;
+        assert!(a.admits(DeviceKind::Model, &r).is_ok());
+        assert!(a.admits(DeviceKind::Hardware, &r).is_err());
+        let mut hw = row("x");
+        hw.device = DeviceKind::Hardware;
+        assert!(matches!(
+            record(&p, DeviceKind::Model, &[hw]),
+            Err(BlitError::InvalidArgument(_))
+        ));
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -12,7 +12,9 @@ pub mod pattern;
 mod save;
 pub mod shaders;
 
-pub use admission::{Admission, AdmissionEntry, DeviceKind, MipRequest};
+pub use admission::{
+    record as record_admission, Admission, AdmissionEntry, DeviceKind, Evidence, MipRequest,
+};
 pub use blit::BlitInfo;
 pub use blitter::Blitter;
 pub use clear::SurfaceRect;

@@ -5,7 +5,7 @@ use std::os::fd::{BorrowedFd, OwnedFd};
 use std::path::Path;
 use std::sync::Arc;
 
-use sgx_winsys::{replay, Device, DrmDevice, SimDevice};
+use sgx_winsys::{Device, DeviceSpec, DrmDevice};
 
 use crate::status::{invalid, Result};
 
@@ -19,36 +19,28 @@ pub const SGX535_DEVICE_DRM: u32 = 2;
 /// The model with the host fixture at `path` injected.
 pub const SGX535_DEVICE_REPLAY: u32 = 3;
 
-/// A device spec as `SGX535_DEVICE` writes it.
+/// A device spec as `SGX535_DEVICE` writes it (parsed by winsys, as the CLI and the Mesa
+/// driver parse it). A replay fixture that is not there is no device.
 pub(crate) fn open_spec(spec: &str) -> Result<Arc<dyn Device>> {
-    let spec = spec.trim();
-    if spec.is_empty() || spec == "model" || spec == "sim" {
-        return Ok(Arc::new(SimDevice::new()?));
-    }
-    if spec == "drm" {
-        return Ok(Arc::new(DrmDevice::open_default()?));
-    }
-    if let Some(node) = spec.strip_prefix("drm:") {
-        return Ok(Arc::new(DrmDevice::open(Path::new(node))?));
-    }
-    if let Some(file) = spec.strip_prefix("replay:") {
+    let spec = match spec.trim() {
+        "" => DeviceSpec::Model,
+        s => DeviceSpec::parse(s)?,
+    };
+    if let DeviceSpec::Replay(file) = &spec {
         if !Path::new(file).is_file() {
             return Err(crate::status::Error::new(
                 crate::status::SGX535_ERROR_NO_DEVICE,
                 format!("replay device: no fixture file at {file}"),
             ));
         }
-        return Ok(Arc::new(replay::open(Path::new(file))?));
     }
-    invalid(format!(
-        "device {spec:?}: expected model, drm, drm:NODE or replay:FILE"
-    ))
+    Ok(spec.open()?)
 }
 
 /// The device a descriptor asks for.
 pub(crate) fn open(kind: u32, fd: i32, path: Option<String>) -> Result<Arc<dyn Device>> {
     match kind {
-        SGX535_DEVICE_DEFAULT => open_spec(&std::env::var("SGX535_DEVICE").unwrap_or_default()),
+        SGX535_DEVICE_DEFAULT => open_spec(&DeviceSpec::from_env()?.to_string()),
         SGX535_DEVICE_MODEL => open_spec("model"),
         SGX535_DEVICE_DRM if fd >= 0 => {
             // SAFETY: the caller passes an open fd it keeps; we only borrow it to duplicate it.

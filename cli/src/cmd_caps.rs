@@ -2,7 +2,6 @@
 //! (by Mesa's rules, the stricter where releases differ; see `sgx_pipe::mesa_version`).
 
 use sgx_pipe::{bind, Cap, Format, ResourceTarget, Screen, ShaderCap, ShaderStage};
-use sgx_winsys::SimDevice;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -16,7 +15,7 @@ fn version(v: u32) -> String {
 }
 
 pub fn run(a: &Args) -> anyhow::Result<()> {
-    let screen = Screen::new(std::sync::Arc::new(SimDevice::new()?));
+    let screen = Screen::new(sgx_winsys::open_from_env()?);
     let v = screen.mesa_versions();
     println!(
         "Mesa would expose: OpenGL {}, GLSL {}.{:02}, OpenGL ES {}",

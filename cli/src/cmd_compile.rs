@@ -1,4 +1,4 @@
-//! `sgx535 compile FILE.tgsi [--stage-pair VS FS]` and `sgx535 disasm FILE.bin`.
+//! `sgx535 compile FILE.tgsi [--stage-pair VS FS] [--verbose]` and `sgx535 disasm FILE.bin`.
 
 use anyhow::Context;
 
@@ -9,6 +9,9 @@ pub struct CompileArgs {
     /// Compile and link a vertex and a fragment shader.
     #[arg(long, num_args = 2, value_names = ["VS", "FS"], conflicts_with = "file")]
     stage_pair: Option<Vec<std::path::PathBuf>>,
+    /// Also list where every input and output lives, packed varyings' lanes included.
+    #[arg(long)]
+    verbose: bool,
 }
 
 #[derive(clap::Args)]
@@ -23,8 +26,10 @@ fn read(p: &std::path::Path) -> anyhow::Result<String> {
 
 pub fn run_compile(a: &CompileArgs) -> anyhow::Result<()> {
     let out = match (&a.file, &a.stage_pair) {
-        (Some(f), None) => sgx_compiler::compile_report(&read(f)?, None)?,
-        (None, Some(p)) => sgx_compiler::compile_report(&read(&p[0])?, Some(&read(&p[1])?))?,
+        (Some(f), None) => sgx_compiler::compile_report(&read(f)?, None, a.verbose)?,
+        (None, Some(p)) => {
+            sgx_compiler::compile_report(&read(&p[0])?, Some(&read(&p[1])?), a.verbose)?
+        }
         _ => anyhow::bail!("give a TGSI file, or --stage-pair VS FS"),
     };
     print!("{out}");

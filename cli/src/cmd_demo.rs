@@ -2,7 +2,7 @@
 //! device model and write one PNG per frame (DIR/cube-000.png, ...).
 
 mod cube;
-mod gears;
+pub(crate) mod gears;
 mod math;
 mod shaders;
 mod shadow;
@@ -15,7 +15,7 @@ use std::time::Instant;
 
 use anyhow::Context as _;
 use sgx_pipe::Screen;
-use sgx_winsys::{Device, SimDevice};
+use sgx_winsys::Device;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -66,7 +66,7 @@ pub fn run(a: &Args) -> anyhow::Result<()> {
         anyhow::bail!("--unshadowed applies to demo shadow only");
     }
     std::fs::create_dir_all(&a.out).with_context(|| format!("creating {}", a.out.display()))?;
-    let dev: Arc<dyn Device> = Arc::new(SimDevice::new()?);
+    let dev: Arc<dyn Device> = sgx_winsys::open_from_env()?;
     let screen = Screen::new(dev.clone());
     let mut ctx = screen.context_create();
     let scene = match a.which.as_str() {
@@ -151,7 +151,7 @@ mod tests {
     use super::*;
 
     fn setup() -> (Arc<dyn Device>, sgx_pipe::Context, Screen) {
-        let dev: Arc<dyn Device> = Arc::new(SimDevice::new().expect("model"));
+        let dev: Arc<dyn Device> = Arc::new(sgx_winsys::SimDevice::new().expect("model"));
         let screen = Screen::with_shader_cache(dev.clone(), sgx_pipe::ShaderCache::in_memory());
         let ctx = screen.context_create();
         (dev, ctx, screen)

@@ -6,7 +6,7 @@ use std::time::Instant;
 use anyhow::{bail, Context as _};
 use sgx_blitter::{pattern, Blitter, Route};
 use sgx_pipe::{bind, Format, PipeBox, ResourceTemplate, Screen};
-use sgx_winsys::{Device, SimDevice};
+use sgx_winsys::Device;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -27,7 +27,7 @@ pub fn run(a: &Args) -> anyhow::Result<()> {
     }
     let levels = 32 - a.size.leading_zeros();
     let last = a.last.unwrap_or(levels - 1);
-    let dev: Arc<dyn Device> = Arc::new(SimDevice::new()?);
+    let dev: Arc<dyn Device> = sgx_winsys::open_from_env()?;
     let screen = Screen::new(dev.clone());
     let mut ctx = screen.context_create();
     let blitter = Blitter::new(&ctx)?;

@@ -6,8 +6,12 @@ mod cmd_caps;
 mod cmd_compile;
 mod cmd_demo;
 mod cmd_hwdocs;
+mod cmd_info;
 mod cmd_layout;
 mod cmd_mipgen;
+mod cmd_qualify;
+mod cmd_replay;
+mod cmd_trace;
 
 use clap::{Parser, Subcommand};
 
@@ -24,6 +28,11 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Cmd {
+    /// Print the device in use (SGX535_DEVICE), its memory, caps, hwdocs evidence counts and
+    /// the admission table for its kind.
+    Info(cmd_info::Args),
+    /// Print a recorded submission trace (JSON) as a table.
+    Trace(cmd_trace::Args),
     /// Print the hardware definition blocks and their evidence summary.
     Hwdocs(cmd_hwdocs::Args),
     /// Print the GL versions Mesa would expose on this driver (`--all`: every cap and format).
@@ -40,6 +49,12 @@ enum Cmd {
     /// Generate a mip chain on the GPU model, one fenced submission per level, and compare it
     /// byte for byte with the CPU reference.
     Mipgen(cmd_mipgen::Args),
+    /// Qualify formats, sizes and windows for the GPU mip route by pixel and trace
+    /// comparisons; write report.json and index.html; `--record` admits what passed.
+    Qualify(cmd_qualify::Args),
+    /// Run driver scenarios on the replay device with host fixtures' failures injected, step
+    /// by step, and check each fixture's `expect` block.
+    Replay(cmd_replay::Args),
     /// Render the lit, textured cube or glxgears' gears on the GPU model and write PNGs.
     Demo(cmd_demo::Args),
 }
@@ -56,6 +71,10 @@ fn main() {
         Cmd::Disasm(a) => cmd_compile::run_disasm(&a),
         Cmd::Mipgen(a) => cmd_mipgen::run(&a),
         Cmd::Demo(a) => cmd_demo::run(&a),
+        Cmd::Replay(a) => cmd_replay::run(&a),
+        Cmd::Qualify(a) => cmd_qualify::run(&a),
+        Cmd::Info(a) => cmd_info::run(&a),
+        Cmd::Trace(a) => cmd_trace::run(&a),
     };
     if let Err(e) = r {
         eprintln!("sgx535: {e:#}");

@@ -69,3 +69,36 @@ fn hwdocs_counts_every_item() {
     assert!(ok, "{out}");
     assert!(out.contains("items without evidence or source: 0"), "{out}");
 }
+
+#[test]
+fn compile_accepts_what_st_mesa_sends() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../compiler/tests/shaders");
+    // Mesa 22.3.6's own TGSI: a local array indexed in loops, gl_ClipVertex, twelve
+    // varyings, a 256-vec4 skinning palette.
+    for p in ["loop", "clip", "v12", "skin"] {
+        let vs = format!("{dir}/mesa/{p}.vert.tgsi");
+        let fs = format!("{dir}/mesa/{p}.frag.tgsi");
+        let (ok, out) = sgx535(&["compile", "--verbose", "--stage-pair", &vs, &fs]);
+        assert!(ok, "{p}: {out}");
+        assert!(out.contains("; vertex program registers"), "{p}: {out}");
+    }
+    let (ok, out) = sgx535(&["compile", &format!("{dir}/mesa/skin.vert.tgsi")]);
+    assert!(ok, "{out}");
+    assert!(
+        out.contains("; constants: 256 vec4 (sa0..sa127, then LDC from memory to 255)"),
+        "{out}"
+    );
+    // Fourteen varyings in six slots, each one's lanes listed.
+    let (ok, out) = sgx535(&[
+        "compile",
+        "--verbose",
+        "--stage-pair",
+        &format!("{dir}/packed14.vert.tgsi"),
+        &format!("{dir}/packed14.frag.tgsi"),
+    ]);
+    assert!(ok, "{out}");
+    assert!(
+        out.contains("; varying GENERIC[13] : o4.zw -> pa3.zw (PERSPECTIVE)"),
+        "{out}"
+    );
+}

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use sgx_hwdocs::{limits, usse};
 
 use crate::error::{CompileError, Result};
-use crate::tgsi::{File, SemanticName, Shader, ShaderStage};
+use crate::tgsi::{File, Interp, SemanticName, Shader, ShaderStage};
 
 /// Where a TGSI input (or system value) is read from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -40,6 +40,61 @@ pub struct IoLayout {
     pub sysvals: BTreeMap<u32, InputLoc>,
     /// `OUT[i]`.
     pub outputs: BTreeMap<u32, OutputLoc>,
+    /// Fragment: clip distances the vertex program writes, as varyings pa[n] with the lanes
+    /// that hold one; the program discards a pixel where one is negative.
+    pub clip_dists: Vec<(u32, u8)>,
+    /// Packed varyings: `IN[i]` (fragment) whose lanes start at lane `.0` of its register
+    /// and span `.1` lanes; absent means lanes 0..4 as written.
+    pub input_lanes: BTreeMap<u32, (u8, u8)>,
+    /// Packed varyings: `OUT[i]` (vertex) the same way; lanes past the span are dropped.
+    pub output_lanes: BTreeMap<u32, (u8, u8)>,
+}
+
+/// Which varyings may share a slot: the same interpolation, and colours never (flat
+/// shading changes a colour's interpolation at draw time).
+fn pack_group(d: &crate::tgsi::Decl) -> u32 {
+    match (d.semantic.map(|s| s.name), d.interp) {
+        (Some(SemanticName::Color | SemanticName::BColor), _) | (_, Some(Interp::Color)) => {
+            100 + d.first
+        }
+        (_, Some(Interp::Constant)) => 0,
+        (_, Some(Interp::Linear)) => 1,
+        _ => 2,
+    }
+}
+
+/// The lanes a usage mask needs, counted from x: `.xy` and `.y` need 2, no mask needs 4.
+pub fn lanes_of(usage_mask: u8) -> u8 {
+    (8 - (usage_mask & 0xF).leading_zeros() as u8).max(1)
+}
+
+/// Packs varyings of `lanes` lanes each into vec4 slots, widest first, first fit: whole
+/// vec4s stay alone, two vec2s share a slot, scalars fill the gaps (the packing Mesa's GLSL
+/// linker aims at for GENERICs; this covers what reaches the driver unpacked). Varyings with
+/// different `group`s (interpolation) never share a slot. Returns each varying's slot and
+/// first lane, and the slot count.
+pub fn pack(items: &[(u8, u32)]) -> (Vec<(u32, u8)>, u32) {
+    let mut order: Vec<usize> = (0..items.len()).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(items[i].0));
+    let mut slots: Vec<(u32, u8)> = Vec::new(); // (group, lanes used)
+    let mut out = vec![(0, 0); items.len()];
+    for i in order {
+        let (lanes, group) = items[i];
+        let lanes = lanes.clamp(1, 4);
+        let at = slots
+            .iter()
+            .position(|&(g, used)| g == group && used + lanes <= 4);
+        let slot = match at {
+            Some(s) => s,
+            None => {
+                slots.push((group, 0));
+                slots.len() - 1
+            }
+        };
+        out[i] = (slot as u32, slots[slot].1);
+        slots[slot].1 += lanes;
+    }
+    (out, slots.len() as u32)
 }
 
 /// Declared registers of a file, with the declaration's semantic, in index order.
@@ -89,17 +144,32 @@ pub fn standalone(sh: &Shader) -> Result<IoLayout> {
                 l.inputs.insert(i, InputLoc::Primary(i));
             }
             let outs = declared(sh, File::Output);
-            let mut next = 1;
+            let mut vars = Vec::new();
             for (i, d) in &outs {
                 match d.semantic.map(|s| s.name) {
                     Some(SemanticName::Position) => {
                         l.outputs.insert(*i, OutputLoc::Output(0));
                     }
                     Some(SemanticName::Psize) => {}
-                    _ => {
-                        l.outputs.insert(*i, OutputLoc::Output(next));
-                        next += 1;
-                    }
+                    // The clip vertex feeds st/mesa's user-clip-plane lowering (it writes
+                    // CLIPDIST); the model has no use for it, so it is computed and dropped.
+                    Some(SemanticName::ClipVertex) => {}
+                    _ => vars.push((*i, lanes_of(d.usage_mask), pack_group(d))),
+                }
+            }
+            let mut next = 1 + vars.len() as u32;
+            if vars.len() as u64 > limits::MAX_VARYINGS {
+                // Alone, the declared lanes are all there is to pack by.
+                let items: Vec<(u8, u32)> = vars.iter().map(|v| (v.1, v.2)).collect();
+                let (at, n) = pack(&items);
+                for (&(i, lanes, _), (slot, lane)) in vars.iter().zip(at) {
+                    l.outputs.insert(i, OutputLoc::Output(slot + 1));
+                    l.output_lanes.insert(i, (lane, lanes));
+                }
+                next = n + 1;
+            } else {
+                for (k, &(i, _, _)) in vars.iter().enumerate() {
+                    l.outputs.insert(i, OutputLoc::Output(k as u32 + 1));
                 }
             }
             for (i, d) in &outs {
@@ -111,7 +181,7 @@ pub fn standalone(sh: &Shader) -> Result<IoLayout> {
             vs_checks(sh, &l)?;
             Ok(l)
         }
-        ShaderStage::Fragment => fs_layout(sh, |_| true),
+        ShaderStage::Fragment => fs_layout(sh, |_| true, &[]),
     }
 }
 
@@ -141,15 +211,21 @@ pub fn vs_checks(sh: &Shader, l: &IoLayout) -> Result<()> {
         .max()
         .unwrap_or(0);
     check_limit("usse::OUTPUT_REGS", outs, usse::OUTPUT_REGS)?;
+    // Packed varyings share slots: count the slots.
     let varyings = declared(sh, File::Output)
         .iter()
-        .filter(|(i, d)| {
+        .filter(|(_, d)| {
             !matches!(
                 d.semantic.map(|s| s.name),
                 Some(SemanticName::Position | SemanticName::Psize)
-            ) && matches!(l.outputs.get(i), Some(OutputLoc::Output(_)))
+            )
         })
-        .count() as u64;
+        .filter_map(|(i, _)| match l.outputs.get(i) {
+            Some(OutputLoc::Output(n)) => Some(*n),
+            _ => None,
+        })
+        .collect::<std::collections::BTreeSet<u32>>()
+        .len() as u64;
     check_limit("limits::MAX_VARYINGS", varyings, limits::MAX_VARYINGS)?;
     if let Some((_, d)) = declared(sh, File::SystemValue).first() {
         return Err(unsupported(
@@ -161,14 +237,16 @@ pub fn vs_checks(sh: &Shader, l: &IoLayout) -> Result<()> {
 }
 
 /// The fragment layout; `delivered(semantic)` says whether the vertex shader provides a
-/// varying (unmatched ones read zero).
+/// varying (unmatched ones read zero); `clip_masks` are the lanes of the vertex shader's
+/// clip-distance outputs, which follow the matched varyings.
 pub fn fs_layout(
     sh: &Shader,
     delivered: impl Fn(crate::tgsi::Semantic) -> bool,
+    clip_masks: &[u8],
 ) -> Result<IoLayout> {
     let mut l = IoLayout::default();
-    let mut next = 0u32;
     let mut specials = Vec::new();
+    let mut matched = Vec::new();
     for (i, d) in declared(sh, File::Input) {
         let Some(sem) = d.semantic else {
             return Err(unsupported(
@@ -179,11 +257,29 @@ pub fn fs_layout(
         if is_special_fs_input(sem.name) {
             specials.push((File::Input, i));
         } else if delivered(sem) {
-            l.inputs.insert(i, InputLoc::Primary(next));
-            next += 1;
+            matched.push((i, lanes_of(d.usage_mask), pack_group(d)));
         } else {
             l.inputs.insert(i, InputLoc::Zero);
         }
+    }
+    let mut next = matched.len() as u32;
+    if u64::from(next) + clip_masks.len() as u64 > limits::MAX_VARYINGS {
+        // More varyings than slots: pack them by the lanes they use.
+        let items: Vec<(u8, u32)> = matched.iter().map(|m| (m.1, m.2)).collect();
+        let (at, n) = pack(&items);
+        for (&(i, lanes, _), (slot, lane)) in matched.iter().zip(at) {
+            l.inputs.insert(i, InputLoc::Primary(slot));
+            l.input_lanes.insert(i, (lane, lanes));
+        }
+        next = n;
+    } else {
+        for (k, &(i, _, _)) in matched.iter().enumerate() {
+            l.inputs.insert(i, InputLoc::Primary(k as u32));
+        }
+    }
+    for &m in clip_masks {
+        l.clip_dists.push((next, m));
+        next += 1;
     }
     check_limit(
         "limits::MAX_VARYINGS",

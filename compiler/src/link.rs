@@ -4,6 +4,9 @@
 //! varying (in fragment input order) is pa[k] in the fragment program and o[k+1] in the
 //! vertex program (render.json `varying_link`); POSITION stays o0, apart from the varyings.
 //! Fragment inputs with no vertex output read zero; vertex outputs nobody reads are dropped.
+//! When the varyings outnumber limits::MAX_VARYINGS they are packed by the lanes the fragment
+//! shader declares (`IN[3].xy`): several share a slot, each at its own first lane
+//! (`io::pack`), and the vertex program moves its writes to those lanes.
 //! Both shaders are recompiled with the linked layout, as the layouts change the code.
 
 use std::collections::BTreeMap;
@@ -26,6 +29,10 @@ pub struct LinkedVarying {
     pub fs_input: u32,
     /// TSP interpolation.
     pub interp: tsp::Interp,
+    /// First lane of the slot it occupies (0 unless varyings were packed).
+    pub lane: u8,
+    /// Lanes it occupies.
+    pub lanes: u8,
 }
 
 /// A linked vertex + fragment pair.
@@ -53,9 +60,44 @@ pub fn link(vs_text: &str, fs_text: &str) -> Result<LinkedProgram> {
     let vs_outs: BTreeMap<Semantic, u32> = io::declared(&vs, File::Output)
         .into_iter()
         .filter_map(|(i, d)| d.semantic.map(|s| (s, i)))
-        .filter(|(s, _)| !matches!(s.name, SemanticName::Position | SemanticName::Psize))
+        .filter(|(s, _)| {
+            !matches!(
+                s.name,
+                SemanticName::Position
+                    | SemanticName::Psize
+                    | SemanticName::ClipVertex
+                    | SemanticName::ClipDist
+            )
+        })
         .collect();
-    let fs_layout = io::fs_layout(&fs, |s| vs_outs.contains_key(&s))?;
+    // Clip distances (st/mesa's lowering of user clip planes and gl_ClipVertex) become
+    // varyings after the matched ones; the fragment program discards where one is negative.
+    // Interpolated perspective-correct, a distance linear in clip space is exact per pixel.
+    let mut clips: Vec<(Semantic, u32, u8)> = io::declared(&vs, File::Output)
+        .into_iter()
+        .filter_map(|(i, d)| {
+            d.semantic
+                .filter(|s| s.name == SemanticName::ClipDist)
+                .map(|s| (s, i, d.usage_mask))
+        })
+        .collect();
+    clips.sort();
+    // `PROPERTY NUM_CLIPDIST_ENABLED n` (ureg writes it for st/mesa's lowering): distances
+    // n.. are not clip planes, whatever the register holds.
+    let enabled = vs
+        .properties
+        .iter()
+        .find(|(k, _)| k == "NUM_CLIPDIST_ENABLED")
+        .and_then(|(_, v)| v.parse::<u32>().ok())
+        .unwrap_or(u32::MAX);
+    for c in &mut clips {
+        let first = c.0.index.saturating_mul(4);
+        let lanes = enabled.saturating_sub(first).min(4);
+        c.2 &= ((1u32 << lanes) - 1) as u8;
+    }
+    clips.retain(|c| c.2 != 0);
+    let clip_masks: Vec<u8> = clips.iter().map(|c| c.2).collect();
+    let fs_layout = io::fs_layout(&fs, |s| vs_outs.contains_key(&s), &clip_masks)?;
     let mut vs_layout = IoLayout::default();
     for (i, _) in io::declared(&vs, File::Input) {
         vs_layout.inputs.insert(i, InputLoc::Primary(i));
@@ -68,6 +110,10 @@ pub fn link(vs_text: &str, fs_text: &str) -> Result<LinkedProgram> {
         match fs_layout.inputs.get(&i) {
             Some(InputLoc::Primary(k)) if !io::is_special_fs_input(sem.name) => {
                 let out = vs_outs[&sem];
+                let (lane, lanes) = fs_layout.input_lanes.get(&i).copied().unwrap_or((0, 4));
+                if fs_layout.input_lanes.contains_key(&i) {
+                    vs_layout.output_lanes.insert(out, (lane, lanes));
+                }
                 if feeds.insert(out, k + 1).is_some() {
                     return Err(CompileError::Link(format!(
                         "fragment input {sem} is declared twice"
@@ -83,13 +129,26 @@ pub fn link(vs_text: &str, fs_text: &str) -> Result<LinkedProgram> {
                     vs_output: k + 1,
                     fs_input: *k,
                     interp,
+                    lane,
+                    lanes,
                 });
             }
             Some(InputLoc::Zero) => unmatched.push(sem),
             _ => {}
         }
     }
-    let nvar = varyings.len() as u32;
+    for (&(sem, out, _), &(pa, _)) in clips.iter().zip(&fs_layout.clip_dists) {
+        feeds.insert(out, pa + 1);
+        varyings.push(LinkedVarying {
+            semantic: sem,
+            vs_output: pa + 1,
+            fs_input: pa,
+            interp: tsp::Interp::PERSPECTIVE,
+            lane: 0,
+            lanes: 4,
+        });
+    }
+    let nvar = varyings.iter().map(|v| v.fs_input + 1).max().unwrap_or(0);
     for (i, d) in io::declared(&vs, File::Output) {
         let loc = match d.semantic.map(|s| s.name) {
             Some(SemanticName::Position) => OutputLoc::Output(0),

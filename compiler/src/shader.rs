@@ -22,6 +22,8 @@ pub struct ShaderInput {
     pub centroid: bool,
     /// Where the program reads it.
     pub location: InputLoc,
+    /// Packed varyings: the first lane and the lane count in its register (else 0 and 4).
+    pub lanes: (u8, u8),
 }
 
 /// One output of a compiled shader.
@@ -33,6 +35,8 @@ pub struct ShaderOutput {
     pub semantic: Option<Semantic>,
     /// Where the program writes it.
     pub location: OutputLoc,
+    /// Packed varyings: the first lane and the lane count in its register (else 0 and 4).
+    pub lanes: (u8, u8),
 }
 
 /// A constant buffer range and where it sits in the secondary bank.
@@ -165,6 +169,11 @@ pub fn compile_with(sh: &Shader, layout: &IoLayout) -> Result<CompiledShader> {
                 interp: (fs && special.is_none()).then(|| interp(d.interp)),
                 centroid: d.centroid,
                 location: loc,
+                lanes: if file == File::Input {
+                    layout.input_lanes.get(&i).copied().unwrap_or((0, 4))
+                } else {
+                    (0, 4)
+                },
             });
         }
     }
@@ -184,23 +193,42 @@ pub fn compile_with(sh: &Shader, layout: &IoLayout) -> Result<CompiledShader> {
             index: i,
             semantic: d.semantic,
             location: loc,
+            lanes: layout.output_lanes.get(&i).copied().unwrap_or((0, 4)),
         });
     }
+    // Packed varyings share slots: count the slots.
+    let slots = |v: Vec<u32>| {
+        v.into_iter()
+            .collect::<std::collections::BTreeSet<u32>>()
+            .len() as u32
+    };
     let varying_count = if fs {
-        inputs
-            .iter()
-            .filter(|i| i.interp.is_some() && matches!(i.location, InputLoc::Primary(_)))
-            .count() as u32
+        slots(
+            inputs
+                .iter()
+                .filter(|i| i.interp.is_some())
+                .filter_map(|i| match i.location {
+                    InputLoc::Primary(n) => Some(n),
+                    InputLoc::Zero => None,
+                })
+                .collect(),
+        ) + layout.clip_dists.len() as u32
     } else {
-        outputs
-            .iter()
-            .filter(|o| {
-                !matches!(
-                    o.semantic.map(|s| s.name),
-                    Some(SemanticName::Position | SemanticName::Psize)
-                ) && matches!(o.location, OutputLoc::Output(_))
-            })
-            .count() as u32
+        slots(
+            outputs
+                .iter()
+                .filter(|o| {
+                    !matches!(
+                        o.semantic.map(|s| s.name),
+                        Some(SemanticName::Position | SemanticName::Psize)
+                    )
+                })
+                .filter_map(|o| match o.location {
+                    OutputLoc::Output(n) => Some(n),
+                    _ => None,
+                })
+                .collect(),
+        )
     };
     Ok(CompiledShader {
         stage: sh.stage,

@@ -376,7 +376,7 @@ fn one_unit_with_two_targets_is_an_error_at_the_second() {
 
 #[test]
 fn the_report_names_each_unit_with_its_target() {
-    let r = sgx_compiler::compile_report(&text("texmix.frag"), None).unwrap();
+    let r = sgx_compiler::compile_report(&text("texmix.frag"), None, false).unwrap();
     assert!(
         r.contains("\n; samplers: t0 2D, t1 CUBE, t2 SHADOW2D\n"),
         "{r}"

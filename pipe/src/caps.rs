@@ -165,7 +165,9 @@ pub fn get_param(cap: Cap) -> i64 {
         SupportedPrimModes => (1 << 7) - 1,
         SupportedPrimModesWithRestart => 0,
         // Mesa lowers these into shaders when the cap is 0: the model has no back-colour
-        // select, no user clip distances and no GL_CLAMP address mode.
+        // select and no GL_CLAMP address mode; without user clip planes st/mesa lowers
+        // glClipPlane and gl_ClipVertex to CLIPDIST outputs, which the compiler turns into a
+        // discard.
         TwoSidedColor | ClipPlanes | GlClamp => 0,
         // Flat shading and a fixed point size are rasterizer state here.
         Flatshade | PointSizeFixed => 1,
@@ -262,11 +264,15 @@ pub fn get_shader_param(stage: ShaderStage, cap: ShaderCap) -> i64 {
             ShaderStage::Vertex => 1 + limits::MAX_VARYINGS as i64,
             ShaderStage::Fragment => 1,
         },
-        MaxConstBufferSize => usse::SECONDARY_REGS as i64 * 16,
+        // Constant memory, not only the secondary bank: reads past the bank and indexed reads
+        // are LDC loads (compiler lower/constants.rs), so uniform arrays reach this far.
+        MaxConstBufferSize => usse::CONST_MEMORY_REGS as i64 * 16,
         MaxConstBuffers => 1,
         MaxTemps => usse::TEMP_REGS as i64,
         CondCodes => 0,
-        IndirectInputAddr | IndirectTempAddr => 0,
+        IndirectInputAddr => 0,
+        // Lowered to predicated selects over the array (compiler lower/array.rs).
+        IndirectTempAddr => 1,
         IndirectConstAddr => 1,
         Subroutines => 1,
         Integers => 0,
@@ -382,7 +388,7 @@ mod tests {
         );
         assert_eq!(
             get_shader_param(ShaderStage::Vertex, ShaderCap::MaxConstBufferSize),
-            2048
+            16384
         );
         assert_eq!(
             get_shader_param(ShaderStage::Vertex, ShaderCap::MaxTextureSamplers),

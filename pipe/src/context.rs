@@ -329,7 +329,8 @@ impl Context {
             return invalid(format!("constant buffer {index}: only buffer 0"));
         }
         if let Some(c) = &cb {
-            let max = sgx_hwdocs::usse::SECONDARY_REGS as usize * 4;
+            // Constant memory (MaxConstBufferSize): the bank and what LDC reaches past it.
+            let max = sgx_hwdocs::usse::CONST_MEMORY_REGS as usize * 4;
             if c.data.len() > max {
                 return invalid(format!("{} constants, at most {max} dwords", c.data.len()));
             }

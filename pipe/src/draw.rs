@@ -225,7 +225,8 @@ impl Context {
         let (x0, y0, x1, y1) = self.draw_rect();
         let tiles = u64::from(x1.saturating_sub(x0).div_ceil(16) + 1)
             * u64::from(y1.saturating_sub(y0).div_ceil(16) + 1);
-        let varyings = program.linked.varyings.len() as u64;
+        // Packed varyings share slots: the slots are what the TA stores.
+        let varyings = u64::from(program.linked.fs.varying_count);
         let per_prim =
             limits::PB_PRIM_RECORD_B + 3 * (limits::PB_VERTEX_B + varyings * limits::PB_VARYING_B);
         let need = prims * (per_prim + tiles * limits::PB_TILE_REF_B);
@@ -460,7 +461,7 @@ impl Context {
             vs_const_count: lvs.const_regs,
             vs_temps: lvs.temps,
             attr_count: velems.len() as u32,
-            vs_outputs: 1 + p.linked.varyings.len() as u32 + u32::from(lvs.psize_output.is_some()),
+            vs_outputs: 1 + lfs.varying_count + u32::from(lvs.psize_output.is_some()),
             fs_code_addr: p.fs_addr,
             fs_const_addr: 0,
             fs_const_count: lfs.const_regs,
@@ -532,7 +533,8 @@ impl Context {
             ..Default::default()
         };
         let color_flat = rast.flatshade;
-        for (i, v) in p.linked.varyings.iter().enumerate() {
+        for v in &p.linked.varyings {
+            let i = v.fs_input as usize;
             let mode = if color_flat && v.semantic.name == sgx_compiler::tgsi::SemanticName::Color {
                 tsp::Interp::FLAT
             } else {

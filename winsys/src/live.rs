@@ -105,6 +105,19 @@ impl LiveCounters {
     }
 }
 
+/// A handle on a device's live counts that outlives the device, so a caller can prove that
+/// closing the device released everything (buffers held by a hung job included).
+#[derive(Clone, Debug)]
+pub struct LiveWatch(pub(crate) Arc<LiveCounters>);
+
+impl LiveWatch {
+    /// Current counts of buffers, fences and jobs (va_b is 0: the address space goes with the
+    /// device).
+    pub fn counts(&self) -> LiveCounts {
+        self.0.snapshot()
+    }
+}
+
 /// Counts one live object; decrements its counter when dropped.
 #[derive(Debug)]
 pub(crate) struct LiveToken {

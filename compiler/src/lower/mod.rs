@@ -1,5 +1,8 @@
 //! TGSI syntax tree -> IR: registers, operands and control flow; opcodes are in `ops`.
 
+mod array;
+mod clip;
+mod constants;
 mod ops;
 mod texture;
 
@@ -56,6 +59,15 @@ pub struct Lower<'a> {
     main_ended: bool,
     line: u32,
     info: LowerInfo,
+    /// TEMP declarations, for indexed accesses.
+    temp_ranges: Vec<array::TempRange>,
+    /// A temporary mirroring ADDR[0], which indexed temporaries read (a0 is write-only).
+    addr_shadow: Option<Reg>,
+    /// The indexed destination of the instruction being lowered.
+    scatter: Option<array::Scatter>,
+    /// A packed output written by the instruction being lowered: (value, output, lanes
+    /// of the value, first lane in the output).
+    packed_write: Option<(Reg, Reg, u8, u8)>,
 }
 
 /// Lowers a parsed shader with the given input/output layout.
@@ -77,6 +89,10 @@ pub fn lower(sh: &Shader, io: &IoLayout) -> Result<(Code, LowerInfo)> {
         main_ended: false,
         line: 0,
         info: LowerInfo::default(),
+        temp_ranges: Vec::new(),
+        addr_shadow: None,
+        scatter: None,
+        packed_write: None,
     };
     l.declare()?;
     for ins in &sh.instrs {
@@ -106,6 +122,8 @@ pub fn lower(sh: &Shader, io: &IoLayout) -> Result<(Code, LowerInfo)> {
         }
         l.line = ins.line;
         l.instruction(ins)?;
+        l.flush_scatter();
+        l.flush_packed_write();
     }
     if let Some(f) = l.flow.last() {
         let what = match f {
@@ -153,17 +171,32 @@ impl Lower<'_> {
                         let r = self.code.vreg();
                         self.temps.entry(i).or_insert(r);
                     }
+                    self.temp_ranges.push(array::TempRange {
+                        first: d.first,
+                        last: d.last,
+                        id: d.array_id,
+                    });
                 }
                 File::Const => {
                     let e = buffers.entry(d.dim).or_insert((d.first, d.last));
                     e.0 = e.0.min(d.first);
                     e.1 = e.1.max(d.last);
                 }
-                File::Addr => io_limit(
-                    "usse::ADDRESS_REGS",
-                    u64::from(d.last) + 1,
-                    usse::ADDRESS_REGS,
-                )?,
+                File::Addr => {
+                    io_limit(
+                        "usse::ADDRESS_REGS",
+                        u64::from(d.last) + 1,
+                        usse::ADDRESS_REGS,
+                    )?;
+                    if self.addr_shadow.is_none() {
+                        // a0 starts at 0 in every lane; so does its copy.
+                        let s = self.code.vreg();
+                        let mut z = MInst::new(Opcode::LIMM);
+                        z.dst = Dst { reg: s, mask: 0xF };
+                        self.code.push(z);
+                        self.addr_shadow = Some(s);
+                    }
+                }
                 File::Sampler => io_limit(
                     "limits::MAX_TEXTURE_UNITS",
                     u64::from(d.last) + 1,
@@ -193,8 +226,9 @@ impl Lower<'_> {
                 File::Input | File::SystemValue | File::Imm => {}
             }
         }
-        // Constant buffers are packed one after another into sa0.., in buffer order, each
-        // starting at its first declared register's offset from 0 (sa = base + index).
+        // Constant buffers are packed one after another into constant memory, in buffer
+        // order, each starting at its first declared register's offset from 0 (memory vec4 =
+        // base + index); the first usse::SECONDARY_REGS of it are the sa bank.
         for (buf, (first, last)) in buffers {
             let count = last - first + 1;
             let base = sa_next;
@@ -203,9 +237,9 @@ impl Lower<'_> {
             self.info.const_ranges.push((buf, first, count, base));
         }
         io_limit(
-            "usse::SECONDARY_REGS",
+            "usse::CONST_MEMORY_REGS",
             u64::from(sa_next),
-            usse::SECONDARY_REGS,
+            usse::CONST_MEMORY_REGS,
         )?;
         self.info.const_regs = sa_next;
         Ok(())
@@ -216,6 +250,7 @@ impl Lower<'_> {
         match self.sh.stage {
             ShaderStage::Vertex => self.code.push(MInst::new(Opcode::EMITVTX)),
             ShaderStage::Fragment => {
+                self.clip_discard();
                 if let Some(c) = self.color {
                     let mut e = MInst::new(Opcode::EMITPIX);
                     e.src[0] = Src::of(c);
@@ -229,10 +264,13 @@ impl Lower<'_> {
     /// A source operand; `int` selects integer semantics for `-` and `|..|`.
     fn src(&mut self, s: &SrcOperand, int: bool) -> Result<Src> {
         let reg = self.src_reg(s)?;
+        let shift = self.first_lane(&s.reg);
         let mut out = match reg {
             SrcReg::Reg(r) => Src {
                 reg: r,
-                swz: s.swz,
+                // A packed varying's lanes start at its first lane; lanes it does not have
+                // are undefined in GL and read some lane of the slot.
+                swz: s.swz.map(|c| (c + shift).min(3)),
                 modi: SrcMod::NONE,
             },
             SrcReg::Imm(bits) => self.materialize(bits, s.swz),
@@ -307,6 +345,9 @@ impl Lower<'_> {
 
     fn src_reg(&mut self, s: &SrcOperand) -> Result<SrcReg> {
         let r = &s.reg;
+        if r.indirect.is_some() && r.file == File::Temp {
+            return Ok(SrcReg::Reg(self.array_read(r)?));
+        }
         if r.indirect.is_some() && r.file != File::Const {
             return Err(self.unsupported(format!("indirect addressing of {}", r.file.name())));
         }
@@ -360,32 +401,19 @@ impl Lower<'_> {
                                 r.dim, r.index
                             ))
                         })?;
-                        SrcReg::Reg(Reg {
-                            file: RegFile::Secondary,
-                            num: base + i,
-                        })
-                    }
-                    Some(ind) => {
-                        if ind.file != File::Addr || ind.index != 0 || ind.comp != 0 {
-                            return Err(self.unsupported(format!(
-                                "indirect index {}[{}].{} (only ADDR[0].x)",
-                                ind.file.name(),
-                                ind.index,
-                                ["x", "y", "z", "w"][usize::from(ind.comp & 3)]
-                            )));
+                        let num = base + i;
+                        if u64::from(num) < usse::SECONDARY_REGS {
+                            SrcReg::Reg(Reg {
+                                file: RegFile::Secondary,
+                                num,
+                            })
+                        } else {
+                            // Past the secondary bank: loaded from constant memory.
+                            let at = self.materialize([num; 4], [0; 4]);
+                            SrcReg::Reg(self.load_const(at))
                         }
-                        let num = i64::from(base) + r.index;
-                        let num = u32::try_from(num)
-                            .ok()
-                            .filter(|n| u64::from(*n) < usse::SECONDARY_REGS)
-                            .ok_or_else(|| {
-                                self.unsupported(format!("indirect constant offset {}", r.index))
-                            })?;
-                        SrcReg::Reg(Reg {
-                            file: RegFile::SecondaryIndexed,
-                            num,
-                        })
                     }
+                    Some(_) => SrcReg::Reg(self.indexed_const(r, base, first, last)?),
                 }
             }
             File::Addr | File::Sampler | File::SamplerView => {
@@ -397,6 +425,9 @@ impl Lower<'_> {
     /// A destination operand (TEMP or OUT; ADDR only for ARL/UARL).
     fn dst(&mut self, d: &DstOperand, allow_addr: bool) -> Result<Dst> {
         let r = &d.reg;
+        if r.indirect.is_some() && r.file == File::Temp {
+            return self.array_write(r, d.mask);
+        }
         if r.indirect.is_some() {
             return Err(self.unsupported(format!("indirect destination {}", r.file.name())));
         }
@@ -419,7 +450,55 @@ impl Lower<'_> {
         let reg = reg.ok_or_else(|| {
             self.semantic(format!("{}[{}] is not declared", r.file.name(), r.index))
         })?;
+        if let (File::Output, Some(&(shift, lanes))) = (r.file, self.io.output_lanes.get(&idx)) {
+            let mask = d.mask & ((1u8 << lanes.min(4)) - 1);
+            if shift != 0 || mask != d.mask {
+                let value = self.code.vreg();
+                self.packed_write = Some((value, reg, mask, shift));
+                return Ok(Dst {
+                    reg: value,
+                    mask: d.mask,
+                });
+            }
+        }
         Ok(Dst { reg, mask: d.mask })
+    }
+
+    /// The first lane of a packed varying (0 for everything else).
+    fn first_lane(&self, r: &crate::tgsi::RegRef) -> u8 {
+        let Ok(i) = u32::try_from(r.index) else {
+            return 0;
+        };
+        let lanes = match (r.file, r.indirect) {
+            (File::Input, None) => self.io.input_lanes.get(&i),
+            (File::Output, None) => self.io.output_lanes.get(&i),
+            _ => None,
+        };
+        lanes.map_or(0, |l| l.0)
+    }
+
+    /// Moves a packed output's value to its lanes.
+    fn flush_packed_write(&mut self) {
+        let Some((value, out, mask, shift)) = self.packed_write.take() else {
+            return;
+        };
+        if mask == 0 {
+            return;
+        }
+        let mut swz = [0u8; 4];
+        for (j, c) in swz.iter_mut().enumerate() {
+            *c = (j as u8).saturating_sub(shift);
+        }
+        let v = Src {
+            reg: value,
+            swz,
+            modi: SrcMod::NONE,
+        };
+        let d = Dst {
+            reg: out,
+            mask: (mask << shift) & 0xF,
+        };
+        self.code.push(MInst::alu(Opcode::MOV, d, v, v));
     }
 
     fn branch(&mut self, op: Opcode, pred: Pred, label: u32) {

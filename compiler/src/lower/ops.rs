@@ -445,9 +445,11 @@ impl Lower<'_> {
                         a,
                     ));
                     self.push(MInst::alu(Opcode::F2I, d, Src::of(t), Src::of(t)));
+                    self.shadow_addr(Opcode::F2I, d.mask, Src::of(t));
                 } else {
                     let a = self.src(&ins.src[0], true)?;
                     self.push(MInst::alu(Opcode::MOV, d, a, a));
+                    self.shadow_addr(Opcode::MOV, d.mask, a);
                 }
             }
             "KILL" | "KILL_IF" => {

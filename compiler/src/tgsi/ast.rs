@@ -101,11 +101,16 @@ pub enum SemanticName {
     Face,
     /// Point sprite coordinate.
     Pcoord,
+    /// `gl_ClipVertex`: the eye-space vertex user clip planes test (vertex output).
+    ClipVertex,
+    /// Clip distances, four per register (vertex output): a pixel whose interpolated
+    /// distance is negative is clipped.
+    ClipDist,
 }
 
 impl SemanticName {
     /// All names, for parsing.
-    pub const ALL: [SemanticName; 9] = [
+    pub const ALL: [SemanticName; 11] = [
         SemanticName::Position,
         SemanticName::Color,
         SemanticName::BColor,
@@ -115,6 +120,8 @@ impl SemanticName {
         SemanticName::Psize,
         SemanticName::Face,
         SemanticName::Pcoord,
+        SemanticName::ClipVertex,
+        SemanticName::ClipDist,
     ];
 
     /// The name as TGSI prints it.
@@ -129,6 +136,8 @@ impl SemanticName {
             SemanticName::Psize => "PSIZE",
             SemanticName::Face => "FACE",
             SemanticName::Pcoord => "PCOORD",
+            SemanticName::ClipVertex => "CLIPVERTEX",
+            SemanticName::ClipDist => "CLIPDIST",
         }
     }
 }
@@ -265,6 +274,8 @@ pub struct Decl {
     pub interp: Option<Interp>,
     /// `CENTROID` given.
     pub centroid: bool,
+    /// `ARRAY(n)`: the array id an indexed access names (0 when not an array).
+    pub array_id: u32,
     /// `SVIEW` target.
     pub target: Option<TexTarget>,
     /// 1-based column of the target word (0 when there is none).
@@ -315,6 +326,8 @@ pub struct RegRef {
     pub index: i64,
     /// Indirect addressing.
     pub indirect: Option<Indirect>,
+    /// The `(n)` array id after the brackets (0 when absent).
+    pub array_id: u32,
 }
 
 /// A source operand.

@@ -238,6 +238,7 @@ fn finish_decl(
         semantic: None,
         interp: None,
         centroid: false,
+        array_id: 0,
         target: None,
         target_col: 0,
         line,
@@ -277,6 +278,11 @@ fn finish_decl(
             "LINEAR" => d.interp = Some(Interp::Linear),
             "PERSPECTIVE" => d.interp = Some(Interp::Perspective),
             "CENTROID" => d.centroid = true,
+            "ARRAY" => {
+                c.expect('(')?;
+                d.array_id = c.uint("an array id")?;
+                c.expect(')')?;
+            }
             "LOCAL" | "INVARIANT" | "FLOAT" | "UINT" | "SINT" | "UNORM" | "SNORM" | "SAMPLE" => {}
             _ => {
                 if let Some(t) = target_name(&w) {
@@ -376,11 +382,19 @@ fn reg_ref(c: &mut Cursor) -> Result<RegRef> {
         indirect = ind2;
         c.expect(']')?;
     }
+    // tgsi_dump prints the array id of an array access after the brackets: `TEMP[1](2)`.
+    let mut array_id = 0;
+    if c.peek() == Some('(') {
+        c.eat('(');
+        array_id = c.uint("an array id")?;
+        c.expect(')')?;
+    }
     Ok(RegRef {
         file: f,
         dim,
         index,
         indirect,
+        array_id,
     })
 }
 

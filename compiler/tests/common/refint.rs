@@ -9,7 +9,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use sgx_compiler::tgsi::{File, Instruction, Shader, ShaderStage, SrcOperand, TexTarget};
+use sgx_compiler::tgsi::{File, Instruction, RegRef, Shader, ShaderStage, SrcOperand, TexTarget};
 use sgx_sim::usse::{Lod, Textures};
 
 pub type V = [u32; 4];
@@ -237,7 +237,11 @@ pub fn run(
 fn fetch(s: &Inst, o: &SrcOperand, int: bool, sh: &Shader, env: &Env) -> Result<V, RefError> {
     let r = &o.reg;
     let raw: V = match r.file {
-        File::Temp => s.temps.get(&(r.index as u32)).copied().unwrap_or([0; 4]),
+        File::Temp => s
+            .temps
+            .get(&temp_index(sh, r, &s.addr)?)
+            .copied()
+            .unwrap_or([0; 4]),
         File::Output => s.outs.get(&(r.index as u32)).map(|v| v.0).unwrap_or([0; 4]),
         File::Input | File::SystemValue => s
             .inputs
@@ -247,7 +251,17 @@ fn fetch(s: &Inst, o: &SrcOperand, int: bool, sh: &Shader, env: &Env) -> Result<
         File::Imm => sh.imms[r.index as usize].bits,
         File::Const => {
             let idx = match r.indirect {
-                Some(ind) => r.index + i64::from(s.addr[usize::from(ind.comp)]),
+                // An indexed constant clamps into its buffer's declared range (this driver's
+                // definition of GL's undefined out-of-range read).
+                Some(ind) => {
+                    let decls = sh
+                        .decls
+                        .iter()
+                        .filter(|d| d.file == File::Const && d.dim == r.dim);
+                    let lo = decls.clone().map(|d| i64::from(d.first)).min().unwrap_or(0);
+                    let hi = decls.map(|d| i64::from(d.last)).max().unwrap_or(0);
+                    (r.index + i64::from(s.addr[usize::from(ind.comp)])).clamp(lo, hi)
+                }
                 None => r.index,
             };
             u32::try_from(idx)
@@ -274,6 +288,29 @@ fn fetch(s: &Inst, o: &SrcOperand, int: bool, sh: &Shader, env: &Env) -> Result<
         }
     }
     Ok(v)
+}
+
+/// The TEMP register an operand names. An indexed access is clamped into its array (the
+/// declaration with its `ARRAY(n)` id, else the one holding the offset): GL leaves an
+/// out-of-range index undefined and this driver defines it as the nearest element.
+fn temp_index(sh: &Shader, r: &RegRef, addr: &[i32; 4]) -> Result<u32, RefError> {
+    let Some(ind) = r.indirect else {
+        return Ok(r.index as u32);
+    };
+    let d = sh
+        .decls
+        .iter()
+        .filter(|d| d.file == File::Temp)
+        .find(|d| {
+            if r.array_id != 0 {
+                d.array_id == r.array_id
+            } else {
+                (i64::from(d.first)..=i64::from(d.last)).contains(&r.index)
+            }
+        })
+        .ok_or(RefError::Bad("indexed TEMP outside any declaration".into()))?;
+    let want = r.index + i64::from(addr[usize::from(ind.comp)]);
+    Ok(want.clamp(i64::from(d.first), i64::from(d.last)) as u32)
 }
 
 fn lod_of(op: &str, stage: ShaderStage, c: [[f32; 4]; 4], i: usize, n: usize) -> Lod {
@@ -477,10 +514,11 @@ fn exec(sh: &Shader, ins: &Instruction, st: &mut [Inst], env: &mut Env) -> Resul
         };
         let r = if ins.sat { r.map(sat) } else { r };
         let d = ins.dst.first().ok_or(RefError::Bad("no dst".into()))?;
-        let idx = d.reg.index as u32;
+        let mut idx = d.reg.index as u32;
         let s = &mut st[i];
         match d.reg.file {
             File::Temp => {
+                idx = temp_index(sh, &d.reg, &s.addr)?;
                 let e = s.temps.entry(idx).or_insert([0; 4]);
                 for l in 0..4 {
                     if d.mask & (1 << l) != 0 {

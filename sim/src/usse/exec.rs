@@ -183,6 +183,16 @@ fn alu(op: Opcode, a: [u32; 4], c: [u32; 4], d: [u32; 4]) -> [u32; 4] {
     }
 }
 
+/// LDC: the constant-memory vec4 lane x of `a` selects (signed), clamped into the memory.
+#[inline(always)]
+fn ldc(a: [u32; 4], sa: &[[u32; 4]]) -> [u32; 4] {
+    let Some(last) = sa.len().checked_sub(1) else {
+        return [0; 4];
+    };
+    let n = i64::from(a[0] as i32).clamp(0, last as i64);
+    sa[n as usize]
+}
+
 fn fv(v: [u32; 4]) -> [f32; 4] {
     [f(v[0]), f(v[1]), f(v[2]), f(v[3])]
 }
@@ -524,7 +534,11 @@ impl Machine {
                 }
                 let mut r = [[0; 4]; 4];
                 for i in 0..4 {
-                    r[i] = alu(op, a[i], c[i], d[i]);
+                    r[i] = if op == Opcode::LDC {
+                        ldc(a[i], sa)
+                    } else {
+                        alu(op, a[i], c[i], d[i])
+                    };
                 }
                 self.write4(ins, r);
             }
@@ -763,7 +777,11 @@ impl Machine {
                         } else {
                             [0; 4]
                         };
-                        let r = alu(op, a, c, d);
+                        let r = if op == Opcode::LDC {
+                            ldc(a, sa)
+                        } else {
+                            alu(op, a, c, d)
+                        };
                         self.write(ins, i, r);
                     }
                 }

@@ -281,6 +281,53 @@ fn predicates_and_indexing() {
 }
 
 #[test]
+fn ldc_reads_constant_memory_past_the_bank_and_clamps() {
+    // 300 vec4s of constant memory: sa reads stop at the bank, LDC reaches all of them.
+    let sa: Vec<[u32; 4]> = (0..300)
+        .map(|i| [i, i + 1000, i + 2000, i + 3000])
+        .collect();
+    let idx = |v: i32| [v as u32, 7, 7, 7];
+    for (n, want) in [
+        (0, 0),
+        (5, 5),
+        (127, 127),
+        (128, 128),
+        (299, 299),
+        (300, 299),
+        (-1, 0),
+        (i32::MIN, 0),
+        (i32::MAX, 299),
+    ] {
+        let body = [
+            alu1(LDC, dout(0), pa(0)),
+            alu1(
+                LDC,
+                D {
+                    mask: 0b0110,
+                    ..dout(1)
+                },
+                pa(0),
+            ),
+        ];
+        let p = vprog(&body);
+        let v = run_vertex(&p, &[idx(n)], &sa, &mut NoTextures).unwrap();
+        assert_eq!(v.out[0], sa[want as usize], "index {n}");
+        // The write mask holds: lanes x and w stay 0.
+        assert_eq!(
+            v.out[1],
+            [0, sa[want as usize][1], sa[want as usize][2], 0],
+            "index {n}"
+        );
+    }
+    // No constant memory: every lane reads 0.
+    let p = vprog(&[alu1(LDC, dout(0), pa(0))]);
+    assert_eq!(
+        run_vertex(&p, &[idx(3)], &[], &mut NoTextures).unwrap().out[0],
+        [0; 4]
+    );
+}
+
+#[test]
 fn flow_loops_calls_watchdog() {
     // r0 = 0; loop: r0 += 1; p0 = r0 < 5; BR p0 loop. Then CALL sub (o0 = r0 * 2).
     let ins = [

@@ -7,6 +7,7 @@ use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::error::{Errno, Result, WinsysError};
 use crate::job_result::Unit;
+use crate::replay::expect::{Expects, Setup};
 
 /// Errors a fixture may make a submission fail with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -42,6 +43,7 @@ pub enum Inject {
     /// Refuse a submission with an error number; nothing is queued.
     RefuseSubmission {
         /// Submission index.
+        #[serde(deserialize_with = "de_index")]
         submission: u64,
         /// EINVAL, ENOSPC or EBUSY.
         errno: RefuseErrno,
@@ -49,26 +51,30 @@ pub enum Inject {
     /// Fail a buffer allocation with ENOMEM.
     FailAllocation {
         /// Allocation index.
+        #[serde(deserialize_with = "de_index")]
         allocation: u64,
     },
     /// The job faults in the GPU MMU: its fence ends with a fault of `unit` at `addr`.
     FaultJob {
         /// Job index.
+        #[serde(deserialize_with = "de_index")]
         job: u64,
         /// Requester, e.g. "pbe".
         unit: Unit,
         /// Faulting GPU address: a number or a "0x..." string.
-        #[serde(deserialize_with = "de_addr")]
+        #[serde(deserialize_with = "de_addr", serialize_with = "ser_addr")]
         addr: u32,
     },
     /// The job hangs: its fence never signals, and the GPU runs nothing after it.
     HangJob {
         /// Job index.
+        #[serde(deserialize_with = "de_index")]
         job: u64,
     },
     /// The job fails with a reason.
     FailJob {
         /// Job index.
+        #[serde(deserialize_with = "de_index")]
         job: u64,
         /// Text carried by the fence error.
         reason: String,
@@ -77,6 +83,7 @@ pub enum Inject {
     /// DeviceLost, and every later call fails with DeviceLost.
     LoseDevice {
         /// Job index.
+        #[serde(deserialize_with = "de_index")]
         job: u64,
     },
 }
@@ -101,8 +108,53 @@ pub struct Fixture {
     /// What the fixture stands for.
     #[serde(default)]
     pub description: String,
-    /// The failures, in any order.
+    /// The failures, in any order; two for the same index are an error.
+    #[serde(deserialize_with = "de_injects")]
     pub inject: Vec<Inject>,
+    /// How `sgx535 replay`'s scenarios are set up.
+    #[serde(default)]
+    pub setup: Setup,
+    /// What each scenario must end with, checked by `sgx535 replay`.
+    #[serde(default)]
+    pub expect: Expects,
+}
+
+/// Indices past this are typing mistakes: no scenario runs a million jobs.
+pub const MAX_INDEX: u64 = 1 << 20;
+
+fn de_index<'de, D: Deserializer<'de>>(d: D) -> std::result::Result<u64, D::Error> {
+    let n = u64::deserialize(d)?;
+    if n >= MAX_INDEX {
+        return Err(serde::de::Error::custom(format!(
+            "index {n} out of range (0..{MAX_INDEX})"
+        )));
+    }
+    Ok(n)
+}
+
+/// Two injections for the same job, submission or allocation contradict each other. Checked
+/// while parsing, so the error carries the line of the list.
+fn de_injects<'de, D: Deserializer<'de>>(d: D) -> std::result::Result<Vec<Inject>, D::Error> {
+    let list = Vec::<Inject>::deserialize(d)?;
+    let mut seen = std::collections::HashMap::new();
+    for (n, i) in list.iter().enumerate() {
+        let key = match i {
+            Inject::RefuseSubmission { submission, .. } => ("submission", *submission),
+            Inject::FailAllocation { allocation } => ("allocation", *allocation),
+            other => ("job", other.job().unwrap_or(0)),
+        };
+        if let Some(first) = seen.insert(key, n) {
+            return Err(serde::de::Error::custom(format!(
+                "inject[{first}] and inject[{n}] both target {} {}",
+                key.0, key.1
+            )));
+        }
+    }
+    Ok(list)
+}
+
+fn ser_addr<S: serde::Serializer>(a: &u32, s: S) -> std::result::Result<S::Ok, S::Error> {
+    s.serialize_str(&format!("{a:#010x}"))
 }
 
 fn de_addr<'de, D: Deserializer<'de>>(d: D) -> std::result::Result<u32, D::Error> {
@@ -125,14 +177,39 @@ fn de_addr<'de, D: Deserializer<'de>>(d: D) -> std::result::Result<u32, D::Error
     }
 }
 
+/// serde_json's message without its trailing " at line L column C" (the caller prints those).
+fn strip_position(msg: &str) -> &str {
+    msg.rfind(" at line ").map_or(msg, |i| &msg[..i])
+}
+
 impl Fixture {
-    /// Parses fixture JSON; `path` names it in errors.
+    /// Parses fixture JSON; `path` names it in errors, which give the line, column and field.
     pub fn from_json(text: &str, path: &str) -> Result<Fixture> {
-        let f: Fixture = serde_json::from_str(text).map_err(|e| WinsysError::Fixture {
-            path: path.into(),
-            reason: e.to_string(),
+        let de = &mut serde_json::Deserializer::from_str(text);
+        let f: Fixture = serde_path_to_error::deserialize(de).map_err(|e| {
+            let field = e.path().to_string();
+            let inner = e.into_inner();
+            WinsysError::Fixture {
+                path: path.into(),
+                reason: format!(
+                    "line {}, column {}, field `{field}`: {}",
+                    inner.line(),
+                    inner.column(),
+                    strip_position(&inner.to_string())
+                ),
+            }
         })?;
-        f.check(path)?;
+        if !f.setup.mipgen_size_px.is_power_of_two()
+            || !(2..=2048).contains(&f.setup.mipgen_size_px)
+        {
+            return Err(WinsysError::Fixture {
+                path: path.into(),
+                reason: format!(
+                    "field `setup.mipgen_size_px`: {} is not a power of two in 2..=2048",
+                    f.setup.mipgen_size_px
+                ),
+            });
+        }
         Ok(f)
     }
 
@@ -144,25 +221,6 @@ impl Fixture {
             reason: e.to_string(),
         })?;
         Fixture::from_json(&text, &name)
-    }
-
-    /// Two injections for the same job, submission or allocation contradict each other.
-    fn check(&self, path: &str) -> Result<()> {
-        let mut seen = std::collections::HashSet::new();
-        for i in &self.inject {
-            let key = match i {
-                Inject::RefuseSubmission { submission, .. } => ("submission", *submission),
-                Inject::FailAllocation { allocation } => ("allocation", *allocation),
-                other => ("job", other.job().unwrap_or(0)),
-            };
-            if !seen.insert(key) {
-                return Err(WinsysError::Fixture {
-                    path: path.into(),
-                    reason: format!("two injections for {} {}", key.0, key.1),
-                });
-            }
-        }
-        Ok(())
     }
 
     /// The refusal of submission `n`, if any.
@@ -249,5 +307,82 @@ mod tests {
                 "accepted {bad}"
             );
         }
+    }
+
+    fn reason(text: &str) -> String {
+        match Fixture::from_json(text, "f.json") {
+            Err(WinsysError::Fixture { path, reason }) => {
+                assert_eq!(path, "f.json");
+                reason
+            }
+            other => panic!("accepted {text}: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn errors_name_the_line_and_the_field() {
+        let r = reason("{\n  \"inject\": [\n    {\"what\": \"refuse_submission\", \"submission\": 0, \"errno\": \"EIO\"}\n  ]\n}");
+        // An internally tagged entry is read whole before its fields are checked: the position
+        // is the entry's end, the field its index.
+        assert!(r.starts_with("line 4,"), "{r}");
+        assert!(r.contains("field `inject[0]`"), "{r}");
+        assert!(r.contains("EIO"), "{r}");
+        let r = reason("{\"inject\": [],\n \"expect\": {\"mipgen\": {\"eror\": \"fault\"}}}");
+        assert!(
+            r.starts_with("line 2,") && r.contains("expect.mipgen"),
+            "{r}"
+        );
+        assert!(r.contains("eror"), "{r}");
+        let r = reason("{\"inject\": [], \"expect\": {\"frobnicate\": {}}}");
+        assert!(r.contains("frobnicate"), "{r}");
+        let r = reason("{\"inject\": [{\"what\": \"hang_job\", \"job\": 1048576}]}");
+        assert!(
+            r.contains("inject[0]`") && r.contains("out of range"),
+            "{r}"
+        );
+        let r = reason("{\"inject\": [{\"what\": \"hang_job\", \"job\": -1}]}");
+        assert!(r.contains("inject[0]`"), "{r}");
+        let r = reason("{\"inject\": [{\"what\": \"hang_job\", \"job\": 2},\n {\"what\": \"fail_job\", \"job\": 2, \"reason\": \"x\"}]}");
+        assert!(
+            r.contains("inject[0] and inject[1] both target job 2"),
+            "{r}"
+        );
+        let r = reason("{\"inject\": [], \"setup\": {\"mipgen_size_px\": 48}}");
+        assert!(r.contains("setup.mipgen_size_px"), "{r}");
+        let r = reason("{\"inject\": [");
+        assert!(r.starts_with("line 1,"), "{r}");
+    }
+
+    #[test]
+    fn a_fixture_written_as_json_reads_back_the_same() {
+        let f = Fixture::from_json(
+            r#"{"description": "d", "inject": [
+                {"what": "fault_job", "job": 1, "unit": "pbe", "addr": "0x30001000"},
+                {"what": "refuse_submission", "submission": 0, "errno": "EBUSY"}],
+                "expect": {"draw": {"error": "fault", "written": [0]}}}"#,
+            "t",
+        )
+        .unwrap();
+        let text = serde_json::to_string_pretty(&f).unwrap();
+        assert!(text.contains("\"0x30001000\""), "{text}");
+        assert!(!text.contains("null"), "{text}");
+        assert_eq!(Fixture::from_json(&text, "t").unwrap(), f);
+    }
+
+    #[test]
+    fn expect_and_setup_blocks_parse() {
+        let f = Fixture::from_json(
+            r#"{"inject": [], "setup": {"mipgen_size_px": 2048},
+                "expect": {"mipgen": {"error": "refused", "submissions": 3, "fences_signalled": 2,
+                "written": [1, 2], "unchanged": [3], "fallback": false, "leaked": 0}}}"#,
+            "t",
+        )
+        .unwrap();
+        assert_eq!(f.setup.mipgen_size_px, 2048);
+        let e = f.expect.get("mipgen").unwrap();
+        assert_eq!(e.error, Some(crate::replay::ErrorKind::Refused));
+        assert_eq!(e.written.as_deref(), Some(&[1, 2][..]));
+        assert_eq!(f.expect.scenarios(), vec!["mipgen"]);
+        assert!(f.expect.get("draw").is_none());
     }
 }

@@ -2,11 +2,13 @@
 //! submission, a failed allocation, a faulting, hanging or failing job, a lost device). The
 //! fixture format is documented in fixtures/README.md.
 
+mod expect;
 mod fixture;
 
 use std::path::Path;
 
-pub use fixture::{Fixture, Inject, RefuseErrno};
+pub use expect::{ErrorKind, Expect, Expects, Setup};
+pub use fixture::{Fixture, Inject, RefuseErrno, MAX_INDEX};
 
 use crate::error::Result;
 use crate::sim::{SimDevice, SimOptions};

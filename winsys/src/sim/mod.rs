@@ -289,6 +289,17 @@ impl SimDevice {
         ))
     }
 
+    /// A handle on this device's live counts that stays readable after the device is dropped.
+    pub fn live_watch(&self) -> crate::live::LiveWatch {
+        crate::live::LiveWatch(Arc::clone(&self.shared.core.live))
+    }
+
+    /// Buffer allocations that reached this device (failed ones included): the counter a
+    /// fixture's `allocation` index counts.
+    pub fn allocations(&self) -> u64 {
+        self.shared.allocations.load(Ordering::Relaxed)
+    }
+
     /// The model's clock, in core cycles.
     pub fn clock_cycles(&self) -> u64 {
         lock(&self.shared.gpu).clock_cycles()
