@@ -7,7 +7,7 @@ use std::ffi::c_char;
 use std::sync::Arc;
 
 use sgx_pipe::state::*;
-use sgx_pipe::{ShaderStage, ShaderState};
+use sgx_pipe::{Context, ShaderStage, ShaderState};
 
 use crate::context::{self, check_owner, sgx535_context, Locked};
 use crate::ffi::{check_out, flag, guard, read, slice, string, write};
@@ -397,6 +397,50 @@ fn sampler(s: &sgx535_sampler_state) -> Result<SamplerState> {
     })
 }
 
+/// Reads a caller's state struct, makes the state object on the context, returns its handle.
+fn create<S: Copy, T: Any + Send + Sync>(
+    ctx: sgx535_context,
+    state: *const S,
+    out: *mut sgx535_cso,
+    kind: Kind,
+    make: impl FnOnce(&Context, &S) -> Result<T>,
+) -> sgx535_status {
+    guard(|| {
+        let c = context::get(ctx)?;
+        check_out(out, "out")?;
+        // SAFETY: the caller's pointer, checked by read.
+        let s = unsafe { read(state, "state")? };
+        let v = make(&c.lock().ctx, &s)?;
+        new_cso(&c, kind, v, out)
+    })
+}
+
+/// Binds a state object of this context (id 0 unbinds).
+fn bind<T: Any + Send + Sync + Clone>(
+    ctx: sgx535_context,
+    cso: sgx535_cso,
+    kind: Kind,
+    what: &str,
+    apply: impl FnOnce(&mut Context, Option<&T>),
+) -> sgx535_status {
+    guard(|| {
+        let c = context::get(ctx)?;
+        let v = bound::<T>(&c, cso.id, kind, what)?;
+        apply(&mut c.lock().ctx, v.as_ref());
+        Ok(())
+    })
+}
+
+/// Deletes a state object of this context.
+fn delete_cso<T: Any + Send + Sync>(
+    ctx: sgx535_context,
+    cso: sgx535_cso,
+    kind: Kind,
+    what: &str,
+) -> sgx535_status {
+    guard(|| delete::<T>(&context::get(ctx)?, cso.id, kind, what))
+}
+
 /// Creates a blend state on a context.
 #[no_mangle]
 pub unsafe extern "C" fn sgx535_create_blend_state(
@@ -404,34 +448,27 @@ pub unsafe extern "C" fn sgx535_create_blend_state(
     state: *const sgx535_blend_state,
     out: *mut sgx535_cso,
 ) -> sgx535_status {
-    guard(|| {
-        let c = context::get(ctx)?;
-        check_out(out, "out")?;
-        // SAFETY: the caller's pointer, checked by read.
-        let s = unsafe { read(state, "state")? };
-        let v = c.lock().ctx.create_blend_state(&blend(&s)?);
-        new_cso(&c, Kind::Blend, v, out)
+    create(ctx, state, out, Kind::Blend, |c, s| {
+        Ok(c.create_blend_state(&blend(s)?))
     })
 }
 
 /// Binds a blend state (id 0 unbinds).
 #[no_mangle]
 pub extern "C" fn sgx535_bind_blend_state(ctx: sgx535_context, cso: sgx535_cso) -> sgx535_status {
-    guard(|| {
-        let c = context::get(ctx)?;
-        let v = bound::<Arc<BlendState>>(&c, cso.id, Kind::Blend, "blend state")?;
-        c.lock().ctx.bind_blend_state(v.as_ref());
-        Ok(())
-    })
+    bind(
+        ctx,
+        cso,
+        Kind::Blend,
+        "blend state",
+        |c, v: Option<&Arc<BlendState>>| c.bind_blend_state(v),
+    )
 }
 
 /// Deletes a blend state; where it is bound it stays in use until replaced.
 #[no_mangle]
 pub extern "C" fn sgx535_delete_blend_state(ctx: sgx535_context, cso: sgx535_cso) -> sgx535_status {
-    guard(|| {
-        let c = context::get(ctx)?;
-        delete::<Arc<BlendState>>(&c, cso.id, Kind::Blend, "blend state")
-    })
+    delete_cso::<Arc<BlendState>>(ctx, cso, Kind::Blend, "blend state")
 }
 
 /// Creates a depth-stencil-alpha state on a context.
@@ -441,13 +478,8 @@ pub unsafe extern "C" fn sgx535_create_depth_stencil_alpha_state(
     state: *const sgx535_depth_stencil_alpha_state,
     out: *mut sgx535_cso,
 ) -> sgx535_status {
-    guard(|| {
-        let c = context::get(ctx)?;
-        check_out(out, "out")?;
-        // SAFETY: the caller's pointer, checked by read.
-        let s = unsafe { read(state, "state")? };
-        let v = c.lock().ctx.create_depth_stencil_alpha_state(&dsa(&s)?);
-        new_cso(&c, Kind::DepthStencilAlpha, v, out)
+    create(ctx, state, out, Kind::DepthStencilAlpha, |c, s| {
+        Ok(c.create_depth_stencil_alpha_state(&dsa(s)?))
     })
 }
 
@@ -457,17 +489,14 @@ pub extern "C" fn sgx535_bind_depth_stencil_alpha_state(
     ctx: sgx535_context,
     cso: sgx535_cso,
 ) -> sgx535_status {
-    guard(|| {
-        let c = context::get(ctx)?;
-        let v = bound::<Arc<DepthStencilAlphaState>>(
-            &c,
-            cso.id,
-            Kind::DepthStencilAlpha,
-            "depth-stencil-alpha state",
-        )?;
-        c.lock().ctx.bind_depth_stencil_alpha_state(v.as_ref());
-        Ok(())
-    })
+    let what = "depth-stencil-alpha state";
+    bind(
+        ctx,
+        cso,
+        Kind::DepthStencilAlpha,
+        what,
+        |c, v: Option<&Arc<DepthStencilAlphaState>>| c.bind_depth_stencil_alpha_state(v),
+    )
 }
 
 /// Deletes a depth-stencil-alpha state; where it is bound it stays in use until replaced.
@@ -476,15 +505,8 @@ pub extern "C" fn sgx535_delete_depth_stencil_alpha_state(
     ctx: sgx535_context,
     cso: sgx535_cso,
 ) -> sgx535_status {
-    guard(|| {
-        let c = context::get(ctx)?;
-        delete::<Arc<DepthStencilAlphaState>>(
-            &c,
-            cso.id,
-            Kind::DepthStencilAlpha,
-            "depth-stencil-alpha state",
-        )
-    })
+    let what = "depth-stencil-alpha state";
+    delete_cso::<Arc<DepthStencilAlphaState>>(ctx, cso, Kind::DepthStencilAlpha, what)
 }
 
 /// Creates a rasterizer state on a context.
@@ -494,13 +516,8 @@ pub unsafe extern "C" fn sgx535_create_rasterizer_state(
     state: *const sgx535_rasterizer_state,
     out: *mut sgx535_cso,
 ) -> sgx535_status {
-    guard(|| {
-        let c = context::get(ctx)?;
-        check_out(out, "out")?;
-        // SAFETY: the caller's pointer, checked by read.
-        let s = unsafe { read(state, "state")? };
-        let v = c.lock().ctx.create_rasterizer_state(&rasterizer(&s)?)?;
-        new_cso(&c, Kind::Rasterizer, v, out)
+    create(ctx, state, out, Kind::Rasterizer, |c, s| {
+        Ok(c.create_rasterizer_state(&rasterizer(s)?)?)
     })
 }
 
@@ -510,12 +527,13 @@ pub extern "C" fn sgx535_bind_rasterizer_state(
     ctx: sgx535_context,
     cso: sgx535_cso,
 ) -> sgx535_status {
-    guard(|| {
-        let c = context::get(ctx)?;
-        let v = bound::<Arc<RasterizerState>>(&c, cso.id, Kind::Rasterizer, "rasterizer state")?;
-        c.lock().ctx.bind_rasterizer_state(v.as_ref());
-        Ok(())
-    })
+    bind(
+        ctx,
+        cso,
+        Kind::Rasterizer,
+        "rasterizer state",
+        |c, v: Option<&Arc<RasterizerState>>| c.bind_rasterizer_state(v),
+    )
 }
 
 /// Deletes a rasterizer state; where it is bound it stays in use until replaced.
@@ -524,10 +542,7 @@ pub extern "C" fn sgx535_delete_rasterizer_state(
     ctx: sgx535_context,
     cso: sgx535_cso,
 ) -> sgx535_status {
-    guard(|| {
-        let c = context::get(ctx)?;
-        delete::<Arc<RasterizerState>>(&c, cso.id, Kind::Rasterizer, "rasterizer state")
-    })
+    delete_cso::<Arc<RasterizerState>>(ctx, cso, Kind::Rasterizer, "rasterizer state")
 }
 
 /// Creates a sampler state on a context.
@@ -537,13 +552,8 @@ pub unsafe extern "C" fn sgx535_create_sampler_state(
     state: *const sgx535_sampler_state,
     out: *mut sgx535_cso,
 ) -> sgx535_status {
-    guard(|| {
-        let c = context::get(ctx)?;
-        check_out(out, "out")?;
-        // SAFETY: the caller's pointer, checked by read.
-        let s = unsafe { read(state, "state")? };
-        let v = c.lock().ctx.create_sampler_state(&sampler(&s)?)?;
-        new_cso(&c, Kind::Sampler, v, out)
+    create(ctx, state, out, Kind::Sampler, |c, s| {
+        Ok(c.create_sampler_state(&sampler(s)?)?)
     })
 }
 
@@ -634,17 +644,14 @@ pub extern "C" fn sgx535_bind_vertex_elements_state(
     ctx: sgx535_context,
     cso: sgx535_cso,
 ) -> sgx535_status {
-    guard(|| {
-        let c = context::get(ctx)?;
-        let v = bound::<Arc<Vec<VertexElement>>>(
-            &c,
-            cso.id,
-            Kind::VertexElements,
-            "vertex elements state",
-        )?;
-        c.lock().ctx.bind_vertex_elements_state(v.as_ref());
-        Ok(())
-    })
+    let what = "vertex elements state";
+    bind(
+        ctx,
+        cso,
+        Kind::VertexElements,
+        what,
+        |c, v: Option<&Arc<Vec<VertexElement>>>| c.bind_vertex_elements_state(v),
+    )
 }
 
 /// Deletes a vertex elements state.
@@ -653,10 +660,8 @@ pub extern "C" fn sgx535_delete_vertex_elements_state(
     ctx: sgx535_context,
     cso: sgx535_cso,
 ) -> sgx535_status {
-    guard(|| {
-        let c = context::get(ctx)?;
-        delete::<Arc<Vec<VertexElement>>>(&c, cso.id, Kind::VertexElements, "vertex elements state")
-    })
+    let what = "vertex elements state";
+    delete_cso::<Arc<Vec<VertexElement>>>(ctx, cso, Kind::VertexElements, what)
 }
 
 fn create_shader(

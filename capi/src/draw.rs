@@ -153,22 +153,9 @@ pub unsafe extern "C" fn sgx535_clear_render_target(
     h: u32,
 ) -> sgx535_status {
     guard(|| {
-        let c = context::get(ctx)?;
         // SAFETY: the caller's pointer, checked by rgba.
         let color = unsafe { rgba(color)? };
-        let Some(s) = views::surface(&c, dst, "dst")? else {
-            return invalid("dst is a null handle");
-        };
-        let t = SurfaceRect {
-            dst: &s.resource,
-            level: s.level,
-            face: s.face,
-            rect: [x, y, w, h],
-        };
-        let mut inner = c.lock();
-        let (ctx, b) = inner.blitter()?;
-        b.clear_surface(ctx, &t, clear_flags::COLOR0, color, 0.0, 0)?;
-        Ok(())
+        clear_rect(ctx, dst, [x, y, w, h], clear_flags::COLOR0, color, 0.0, 0)
     })
 }
 
@@ -188,10 +175,6 @@ pub extern "C" fn sgx535_clear_depth_stencil(
     h: u32,
 ) -> sgx535_status {
     guard(|| {
-        let c = context::get(ctx)?;
-        let Some(s) = views::surface(&c, dst, "dst")? else {
-            return invalid("dst is a null handle");
-        };
         let zs = clear_flags::DEPTH | clear_flags::STENCIL;
         if pipe_clear_flags & !zs != 0 || pipe_clear_flags == 0 {
             return invalid(format!(
@@ -201,17 +184,43 @@ pub extern "C" fn sgx535_clear_depth_stencil(
         if !depth.is_finite() {
             return invalid("clear depth must be finite");
         }
-        let t = SurfaceRect {
-            dst: &s.resource,
-            level: s.level,
-            face: s.face,
-            rect: [x, y, w, h],
-        };
-        let mut inner = c.lock();
-        let (ctx, b) = inner.blitter()?;
-        b.clear_surface(ctx, &t, pipe_clear_flags, [0.0; 4], depth, stencil as u8)?;
-        Ok(())
+        let rect = [x, y, w, h];
+        clear_rect(
+            ctx,
+            dst,
+            rect,
+            pipe_clear_flags,
+            [0.0; 4],
+            depth,
+            stencil as u8,
+        )
     })
+}
+
+/// Clears a rectangle of one surface by the blitter's scissored draw.
+fn clear_rect(
+    ctx: sgx535_context,
+    dst: sgx535_surface,
+    rect: [u32; 4],
+    buffers: u32,
+    color: [f32; 4],
+    depth: f64,
+    stencil: u8,
+) -> Result<()> {
+    let c = context::get(ctx)?;
+    let Some(s) = views::surface(&c, dst, "dst")? else {
+        return invalid("dst is a null handle");
+    };
+    let t = SurfaceRect {
+        dst: &s.resource,
+        level: s.level,
+        face: s.face,
+        rect,
+    };
+    let mut inner = c.lock();
+    let (ctx, b) = inner.blitter()?;
+    b.clear_surface(ctx, &t, buffers, color, depth, stencil)?;
+    Ok(())
 }
 
 /// One side of a blit.

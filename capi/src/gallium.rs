@@ -150,27 +150,12 @@ pub(crate) fn format_value(f: Format) -> Option<u32> {
 
 /// A vertex attribute format.
 pub(crate) fn vertex_format(v: u32) -> Result<VertexFormat> {
-    use VertexFormat::*;
-    const ALL: [VertexFormat; 13] = [
-        R32_FLOAT,
-        R32G32_FLOAT,
-        R32G32B32_FLOAT,
-        R32G32B32A32_FLOAT,
-        R8G8B8A8_UNORM,
-        R8G8B8A8_USCALED,
-        R16G16_SNORM,
-        R16G16B16A16_SNORM,
-        R16G16_SSCALED,
-        R16G16B16A16_SSCALED,
-        R16G16_UNORM,
-        R16G16B16A16_UNORM,
-        R32_UINT_SCALED,
-    ];
     let Some(&(name, _)) = PIPE_FORMATS.iter().find(|&&(_, x)| x == v) else {
         return invalid(format!("pipe_format {v} is not a Mesa 22.3 format"));
     };
     let name = name.trim_start_matches("PIPE_FORMAT_");
-    ALL.iter()
+    VertexFormat::ALL
+        .iter()
         .copied()
         .find(|f| {
             let ours = format!("{f:?}");

@@ -187,6 +187,18 @@ fn len(n: u64, what: &str) -> Result<usize> {
         .map_err(|_| Error::new(SGX535_ERROR_INVALID_ARGUMENT, format!("{what} too large")))
 }
 
+/// The caller's layout, and its allocation's size checked to hold it.
+fn layout_and_alloc(p: *const sgx535_layout, alloc_size_B: u64) -> Result<(Layout, usize)> {
+    let l = layout_of(p)?;
+    if alloc_size_B < l.size_B {
+        return invalid(format!(
+            "alloc of {alloc_size_B} bytes, the layout needs {}",
+            l.size_B
+        ));
+    }
+    Ok((l, len(alloc_size_B, "alloc")?))
+}
+
 fn rect_bytes(l: &Layout, w: u32, h: u32, stride: u32) -> Result<usize> {
     let row = u64::from(w) * u64::from(l.bytes_per_el);
     if u64::from(stride) < row {
@@ -217,21 +229,10 @@ pub unsafe extern "C" fn sgx535_layout_write_rect(
     alloc_size_B: u64,
 ) -> sgx535_status {
     guard(|| {
-        let l = layout_of(layout)?;
-        if alloc_size_B < l.size_B {
-            return invalid(format!(
-                "alloc of {alloc_size_B} bytes, the layout needs {}",
-                l.size_B
-            ));
-        }
+        let (l, alloc_n) = layout_and_alloc(layout, alloc_size_B)?;
         let n = rect_bytes(&l, w, h, src_stride_B)?;
         // SAFETY: the caller's buffers of the sizes given, checked by bytes / bytes_mut.
-        let (s, a) = unsafe {
-            (
-                bytes(src, n, "src")?,
-                bytes_mut(alloc, len(alloc_size_B, "alloc")?, "alloc")?,
-            )
-        };
+        let (s, a) = unsafe { (bytes(src, n, "src")?, bytes_mut(alloc, alloc_n, "alloc")?) };
         l.write_rect(
             a,
             face,
@@ -262,21 +263,10 @@ pub unsafe extern "C" fn sgx535_layout_read_rect(
     dst_stride_B: u32,
 ) -> sgx535_status {
     guard(|| {
-        let l = layout_of(layout)?;
-        if alloc_size_B < l.size_B {
-            return invalid(format!(
-                "alloc of {alloc_size_B} bytes, the layout needs {}",
-                l.size_B
-            ));
-        }
+        let (l, alloc_n) = layout_and_alloc(layout, alloc_size_B)?;
         let n = rect_bytes(&l, w, h, dst_stride_B)?;
         // SAFETY: the caller's buffers of the sizes given, checked by bytes / bytes_mut.
-        let (a, d) = unsafe {
-            (
-                bytes(alloc, len(alloc_size_B, "alloc")?, "alloc")?,
-                bytes_mut(dst, n, "dst")?,
-            )
-        };
+        let (a, d) = unsafe { (bytes(alloc, alloc_n, "alloc")?, bytes_mut(dst, n, "dst")?) };
         l.read_rect(
             a,
             face,

@@ -65,6 +65,20 @@ pub struct sgx535_surface_template {
     pub last_layer: u32,
 }
 
+/// Removes a view or surface made on this context.
+fn destroy<T: std::any::Any + Send + Sync>(
+    ctx: sgx535_context,
+    h: u64,
+    kind: Kind,
+    what: &str,
+) -> Result<()> {
+    let c = context::get(ctx)?;
+    let (_, owner) = handles::get::<T>(h, kind, what)?;
+    check_owner(owner, &c.owner, what)?;
+    handles::remove::<T>(h, kind, what)?;
+    Ok(())
+}
+
 /// Creates a sampler view of a resource.
 #[no_mangle]
 pub unsafe extern "C" fn sgx535_create_sampler_view(
@@ -114,13 +128,7 @@ pub extern "C" fn sgx535_sampler_view_destroy(
     ctx: sgx535_context,
     view: sgx535_sampler_view,
 ) -> sgx535_status {
-    guard(|| {
-        let c = context::get(ctx)?;
-        let (_, owner) = handles::get::<SamplerView>(view.id, Kind::SamplerView, "sampler view")?;
-        check_owner(owner, &c.owner, "sampler view")?;
-        handles::remove::<SamplerView>(view.id, Kind::SamplerView, "sampler view")?;
-        Ok(())
-    })
+    guard(|| destroy::<SamplerView>(ctx, view.id, Kind::SamplerView, "sampler view"))
 }
 
 pub(crate) fn view(c: &Locked, v: sgx535_sampler_view) -> Result<Option<SamplerView>> {
@@ -216,13 +224,7 @@ pub unsafe extern "C" fn sgx535_create_surface(
 /// Destroys a surface (where bound it stays in use until replaced).
 #[no_mangle]
 pub extern "C" fn sgx535_surface_destroy(ctx: sgx535_context, s: sgx535_surface) -> sgx535_status {
-    guard(|| {
-        let c = context::get(ctx)?;
-        let (_, owner) = handles::get::<Surface>(s.id, Kind::Surface, "surface")?;
-        check_owner(owner, &c.owner, "surface")?;
-        handles::remove::<Surface>(s.id, Kind::Surface, "surface")?;
-        Ok(())
-    })
+    guard(|| destroy::<Surface>(ctx, s.id, Kind::Surface, "surface"))
 }
 
 /// The surface behind a handle (id 0: None).

@@ -313,32 +313,11 @@ fn a_chain_the_gpu_route_does_not_admit_is_made_on_the_cpu() {
 fn a_gpu_fault_reaches_the_fence_as_a_fault() {
     // Job 1 faults in the PBE.
     let (s, c) = replay("fault_job_pbe.json");
-    let (w, h) = (16u32, 16u32);
-    let rt = create(
-        s,
-        &tex2d(PIPE_FORMAT_B8G8R8A8_UNORM, w, h, 0, PIPE_BIND_RENDER_TARGET),
-    );
-    let st = sgx535_surface_template {
-        format: PIPE_FORMAT_B8G8R8A8_UNORM,
-        level: 0,
-        first_layer: 0,
-        last_layer: 0,
-    };
-    let mut surf = sgx535_surface { id: 0 };
-    let mut fb = sgx535_framebuffer_state {
-        width: w,
-        height: h,
-        nr_cbufs: 1,
-        cbufs: [sgx535_surface { id: 0 }; 8],
-        zsbuf: sgx535_surface { id: 0 },
-    };
+    target(s, c, 16, 16);
     let col = [1.0f32, 1.0, 1.0, 1.0];
     let mut results = Vec::new();
     // SAFETY: valid pointers to locals.
     unsafe {
-        ok(sgx535_create_surface(c, rt, &st, &mut surf));
-        fb.cbufs[0] = surf;
-        ok(sgx535_set_framebuffer_state(c, &fb));
         for _ in 0..3 {
             ok(sgx535_clear(
                 c,

@@ -118,6 +118,34 @@ fn vertices() -> Vec<u8> {
     v.iter().flatten().flat_map(|f| f.to_le_bytes()).collect()
 }
 
+/// The vertices as a user vertex buffer of 24-byte vertices.
+fn user_vertices(verts: &[u8]) -> sgx535_vertex_buffer {
+    sgx535_vertex_buffer {
+        stride: 24,
+        buffer_offset: 0,
+        buffer: sgx535_resource { id: 0 },
+        user_buffer: verts.as_ptr().cast(),
+        user_size: verts.len() as u64,
+    }
+}
+
+/// A four-vertex triangle strip, not indexed.
+fn strip4() -> sgx535_draw_info {
+    sgx535_draw_info {
+        mode: PIPE_PRIM_TRIANGLE_STRIP,
+        index_size: 0,
+        index_buffer: sgx535_resource { id: 0 },
+        index_user: null(),
+        start: 0,
+        count: 4,
+        index_bias: 0,
+        min_index: 0,
+        max_index: 3,
+        start_instance: 0,
+        instance_count: 1,
+    }
+}
+
 fn bind_common_state(c: sgx535_context, w: u32, h: u32) {
     let blend = sgx535_blend_state {
         rgb_func: 0,
@@ -179,45 +207,6 @@ fn bind_common_state(c: sgx535_context, w: u32, h: u32) {
     }
 }
 
-fn target(
-    s: sgx535_screen,
-    c: sgx535_context,
-    w: u32,
-    h: u32,
-) -> (sgx535_resource, sgx535_surface) {
-    let rt = create(
-        s,
-        &tex2d(
-            PIPE_FORMAT_B8G8R8A8_UNORM,
-            w,
-            h,
-            0,
-            PIPE_BIND_RENDER_TARGET | PIPE_BIND_SAMPLER_VIEW,
-        ),
-    );
-    let st = sgx535_surface_template {
-        format: PIPE_FORMAT_B8G8R8A8_UNORM,
-        level: 0,
-        first_layer: 0,
-        last_layer: 0,
-    };
-    let mut surf = sgx535_surface { id: 0 };
-    let mut fb = sgx535_framebuffer_state {
-        width: w,
-        height: h,
-        nr_cbufs: 1,
-        cbufs: [sgx535_surface { id: 0 }; 8],
-        zsbuf: sgx535_surface { id: 0 },
-    };
-    // SAFETY: valid pointers.
-    unsafe {
-        ok(sgx535_create_surface(c, rt, &st, &mut surf));
-        fb.cbufs[0] = surf;
-        ok(sgx535_set_framebuffer_state(c, &fb));
-    }
-    (rt, surf)
-}
-
 #[test]
 fn a_textured_quad_shows_each_texel_as_a_block() {
     let (s, c) = model();
@@ -253,26 +242,8 @@ fn a_textured_quad_shows_each_texel_as_a_block() {
     let vs = shader(c, VS, true);
     let fs = shader(c, FS_TEX, false);
     let verts = vertices();
-    let vb = sgx535_vertex_buffer {
-        stride: 24,
-        buffer_offset: 0,
-        buffer: sgx535_resource { id: 0 },
-        user_buffer: verts.as_ptr().cast(),
-        user_size: verts.len() as u64,
-    };
-    let draw = sgx535_draw_info {
-        mode: PIPE_PRIM_TRIANGLE_STRIP,
-        index_size: 0,
-        index_buffer: sgx535_resource { id: 0 },
-        index_user: null(),
-        start: 0,
-        count: 4,
-        index_bias: 0,
-        min_index: 0,
-        max_index: 3,
-        start_instance: 0,
-        instance_count: 1,
-    };
+    let vb = user_vertices(&verts);
+    let draw = strip4();
     let mut view = sgx535_sampler_view { id: 0 };
     let mut sh = sgx535_cso { id: 0 };
     // SAFETY: valid pointers to locals.
@@ -358,26 +329,8 @@ fn a_whole_clear_and_an_occlusion_query_count_what_was_drawn() {
         user_buffer: consts.as_ptr().cast(),
     };
     let verts = vertices();
-    let vb = sgx535_vertex_buffer {
-        stride: 24,
-        buffer_offset: 0,
-        buffer: sgx535_resource { id: 0 },
-        user_buffer: verts.as_ptr().cast(),
-        user_size: verts.len() as u64,
-    };
-    let draw = sgx535_draw_info {
-        mode: PIPE_PRIM_TRIANGLE_STRIP,
-        index_size: 0,
-        index_buffer: sgx535_resource { id: 0 },
-        index_user: null(),
-        start: 0,
-        count: 4,
-        index_bias: 0,
-        min_index: 0,
-        max_index: 3,
-        start_instance: 0,
-        instance_count: 1,
-    };
+    let vb = user_vertices(&verts);
+    let draw = strip4();
     let mut q = sgx535_query { id: 0 };
     let (mut ready, mut result) = (0u8, 0u64);
     // SAFETY: valid pointers to locals.

@@ -87,18 +87,23 @@ cap_enum! {
     }
 }
 
+/// A variant's Gallium name: `prefix` then the CamelCase name in SHOUTING_SNAKE_CASE.
+fn gallium_name(prefix: &str, variant: &str) -> String {
+    let mut s = String::from(prefix);
+    for (i, c) in variant.chars().enumerate() {
+        if c.is_ascii_uppercase() && i > 0 {
+            s.push('_');
+        }
+        s.push(c.to_ascii_uppercase());
+    }
+    s
+}
+
 impl Cap {
     /// The Gallium name.
     pub fn name(self) -> String {
-        let dbg = format!("{self:?}");
-        let mut s = String::from("PIPE_CAP_");
-        for (i, c) in dbg.chars().enumerate() {
-            if c.is_ascii_uppercase() && i > 0 {
-                s.push('_');
-            }
-            s.push(c.to_ascii_uppercase());
-        }
-        s.replace("2D_", "_2D_")
+        gallium_name("PIPE_CAP_", &format!("{self:?}"))
+            .replace("2D_", "_2D_")
             .replace("3D_", "_3D_")
             .replace("__", "_")
     }
@@ -235,15 +240,7 @@ cap_enum! {
 impl ShaderCap {
     /// The Gallium name.
     pub fn name(self) -> String {
-        let dbg = format!("{self:?}");
-        let mut s = String::from("PIPE_SHADER_CAP_");
-        for (i, c) in dbg.chars().enumerate() {
-            if c.is_ascii_uppercase() && i > 0 {
-                s.push('_');
-            }
-            s.push(c.to_ascii_uppercase());
-        }
-        s
+        gallium_name("PIPE_SHADER_CAP_", &format!("{self:?}"))
     }
 }
 
@@ -323,15 +320,7 @@ cap_enum! {
 impl CapF {
     /// The Gallium name.
     pub fn name(self) -> String {
-        let dbg = format!("{self:?}");
-        let mut s = String::from("PIPE_CAPF_");
-        for (i, c) in dbg.chars().enumerate() {
-            if c.is_ascii_uppercase() && i > 0 {
-                s.push('_');
-            }
-            s.push(c.to_ascii_uppercase());
-        }
-        s
+        gallium_name("PIPE_CAPF_", &format!("{self:?}"))
     }
 }
 

@@ -253,6 +253,23 @@ pub enum VertexFormat {
 }
 
 impl VertexFormat {
+    /// Every vertex format.
+    pub const ALL: [VertexFormat; 13] = [
+        VertexFormat::R32_FLOAT,
+        VertexFormat::R32G32_FLOAT,
+        VertexFormat::R32G32B32_FLOAT,
+        VertexFormat::R32G32B32A32_FLOAT,
+        VertexFormat::R8G8B8A8_UNORM,
+        VertexFormat::R8G8B8A8_USCALED,
+        VertexFormat::R16G16_SNORM,
+        VertexFormat::R16G16B16A16_SNORM,
+        VertexFormat::R16G16_SSCALED,
+        VertexFormat::R16G16B16A16_SSCALED,
+        VertexFormat::R16G16_UNORM,
+        VertexFormat::R16G16B16A16_UNORM,
+        VertexFormat::R32_UINT_SCALED,
+    ];
+
     /// Hardware component type, component count and bytes per vertex.
     pub fn hw(self) -> (sgx_hwdocs::render::AttrType, u32, u32) {
         use sgx_hwdocs::render::AttrType as T;

@@ -40,40 +40,36 @@ pub fn ok(s: sgx535_status) {
     assert_eq!(s, SGX535_OK, "{}", last_error());
 }
 
-/// A screen on the device model and a context on it.
-pub fn model() -> (sgx535_screen, sgx535_context) {
-    let desc = sgx535_device_desc {
-        kind: SGX535_DEVICE_MODEL,
-        fd: -1,
-        path: null(),
-    };
+/// A screen and a context on the device `desc` names.
+fn open(desc: &sgx535_device_desc) -> (sgx535_screen, sgx535_context) {
     let mut s = sgx535_screen { id: 0 };
     let mut c = sgx535_context { id: 0 };
     // SAFETY: valid pointers to locals.
     unsafe {
-        ok(sgx535_screen_create(&desc, &mut s));
+        ok(sgx535_screen_create(desc, &mut s));
         ok(sgx535_context_create(s, &mut c));
     }
     (s, c)
+}
+
+/// A screen on the device model and a context on it.
+pub fn model() -> (sgx535_screen, sgx535_context) {
+    open(&sgx535_device_desc {
+        kind: SGX535_DEVICE_MODEL,
+        fd: -1,
+        path: null(),
+    })
 }
 
 /// A screen replaying a host fixture of fixtures/host.
 pub fn replay(fixture: &str) -> (sgx535_screen, sgx535_context) {
     let path = format!("{}/../fixtures/host/{fixture}", env!("CARGO_MANIFEST_DIR"));
     let cpath = CString::new(path).unwrap();
-    let desc = sgx535_device_desc {
+    open(&sgx535_device_desc {
         kind: SGX535_DEVICE_REPLAY,
         fd: -1,
         path: cpath.as_ptr(),
-    };
-    let mut s = sgx535_screen { id: 0 };
-    let mut c = sgx535_context { id: 0 };
-    // SAFETY: valid pointers to locals.
-    unsafe {
-        ok(sgx535_screen_create(&desc, &mut s));
-        ok(sgx535_context_create(s, &mut c));
-    }
-    (s, c)
+    })
 }
 
 /// A 2D texture template.
@@ -192,4 +188,44 @@ pub fn stats(s: sgx535_screen) -> sgx535_device_stats {
     // SAFETY: valid pointer.
     ok(unsafe { sgx535_screen_get_stats(s, &mut st) });
     st
+}
+
+/// A BGRA8 render target of w x h bound as the framebuffer's colour buffer.
+pub fn target(
+    s: sgx535_screen,
+    c: sgx535_context,
+    w: u32,
+    h: u32,
+) -> (sgx535_resource, sgx535_surface) {
+    let rt = create(
+        s,
+        &tex2d(
+            PIPE_FORMAT_B8G8R8A8_UNORM,
+            w,
+            h,
+            0,
+            PIPE_BIND_RENDER_TARGET | PIPE_BIND_SAMPLER_VIEW,
+        ),
+    );
+    let st = sgx535_surface_template {
+        format: PIPE_FORMAT_B8G8R8A8_UNORM,
+        level: 0,
+        first_layer: 0,
+        last_layer: 0,
+    };
+    let mut surf = sgx535_surface { id: 0 };
+    let mut fb = sgx535_framebuffer_state {
+        width: w,
+        height: h,
+        nr_cbufs: 1,
+        cbufs: [sgx535_surface { id: 0 }; 8],
+        zsbuf: sgx535_surface { id: 0 },
+    };
+    // SAFETY: valid pointers.
+    unsafe {
+        ok(sgx535_create_surface(c, rt, &st, &mut surf));
+        fb.cbufs[0] = surf;
+        ok(sgx535_set_framebuffer_state(c, &fb));
+    }
+    (rt, surf)
 }
