@@ -67,6 +67,7 @@ deb-src http://deb.debian.org/debian-security bookworm-security main
 deb-src http://deb.debian.org/debian bookworm-updates main
 EOF
   local opts=(-o "Dir::Etc::SourceList=$apt/sources.list" -o "Dir::Etc::SourceParts=$apt/sources.list.d"
+    -o APT::Sandbox::User=root
     -o "Dir::State::Lists=$apt/lists" -o "Dir::Cache::archives=$apt/archives")
   apt-get "${opts[@]}" update -q >/dev/null
   (cd "$dl" && apt-get "${opts[@]}" source --download-only -q "mesa=$DEB_VERSION" >/dev/null) ||
@@ -157,7 +158,7 @@ configure_and_build() {
     -Dgallium-nine=false -Dtools=drm-shim -Dvalgrind=disabled -Dlibunwind=disabled \
     -Dlmsensors=disabled -Dzstd=enabled >"$SRC_ROOT/configure.log" 2>&1 ||
     { tail -30 "$SRC_ROOT/configure.log"; die "meson setup failed (log: $SRC_ROOT/configure.log)"; }
-  log "building (ninja; a cold build takes about 6 minutes on 2 cores)"
+  log "building (ninja; a cold build takes 6 to 12 minutes on 2 cores)"
   ninja -C "$build" -j"$(nproc)" >"$SRC_ROOT/build.log" 2>&1 ||
     { grep -E 'error|FAILED' "$SRC_ROOT/build.log" | head -30; die "ninja failed (log: $SRC_ROOT/build.log)"; }
   ninja -C "$build" install >"$SRC_ROOT/install.log" 2>&1 ||
