@@ -315,3 +315,116 @@ fn child_fixture() {
     }
     println!("FIXTURE-OK");
 }
+
+#[test]
+fn duplicated_node_fds_share_the_open_file() {
+    if in_child() {
+        return;
+    }
+    let out = run_child("child_dup", &[]);
+    assert!(out.contains("DUP-OK"), "{out}");
+}
+
+/// DRM_IOCTL_VERSION's argument (drm.h), to ask a descriptor which driver it is.
+#[repr(C)]
+struct DrmVersion {
+    major: i32,
+    minor: i32,
+    patch: i32,
+    name_len: usize,
+    name: *mut u8,
+    date_len: usize,
+    date: *mut u8,
+    desc_len: usize,
+    desc: *mut u8,
+}
+
+/// The driver name behind `fd`, or the errno of DRM_IOCTL_VERSION.
+fn driver_of(fd: i32) -> Result<String, i32> {
+    let mut name = [0u8; 32];
+    let mut v = DrmVersion {
+        major: 0,
+        minor: 0,
+        patch: 0,
+        name_len: name.len(),
+        name: name.as_mut_ptr(),
+        date_len: 0,
+        date: std::ptr::null_mut(),
+        desc_len: 0,
+        desc: std::ptr::null_mut(),
+    };
+    // _IOWR('d', 0x00, struct drm_version)
+    let request = (3u64 << 30) | ((std::mem::size_of::<DrmVersion>() as u64) << 16) | (0x64 << 8);
+    // SAFETY: the argument is the struct the request encodes, its name buffer 32 bytes long.
+    if unsafe { libc::ioctl(fd, request as _, &mut v) } != 0 {
+        return Err(std::io::Error::last_os_error().raw_os_error().unwrap_or(0));
+    }
+    Ok(String::from_utf8_lossy(&name[..v.name_len.min(name.len())]).into_owned())
+}
+
+fn fstat_of(fd: i32) -> libc::stat {
+    // SAFETY: an all-zero stat is valid to overwrite; fstat fills it.
+    unsafe {
+        let mut st: libc::stat = std::mem::zeroed();
+        assert_eq!(libc::fstat(fd, &mut st), 0);
+        st
+    }
+}
+
+fn stat_of(path: &std::ffi::CStr) -> libc::stat {
+    // SAFETY: as fstat_of, with a NUL-terminated path.
+    unsafe {
+        let mut st: libc::stat = std::mem::zeroed();
+        assert_eq!(libc::stat(path.as_ptr(), &mut st), 0, "{path:?}");
+        st
+    }
+}
+
+/// Runs in the child only: the node's fd duplicated (fcntl F_DUPFD_CLOEXEC, then dup) and the
+/// original closed, as Mesa's loader and libsgx535 do before using it; each duplicate is still
+/// the node, also after the other was closed, and a closed one is not.
+#[test]
+fn child_dup() {
+    if !in_child() {
+        return;
+    }
+    // SAFETY: open with a NUL-terminated path.
+    let fd = unsafe { libc::open(c"/dev/dri/renderD128".as_ptr(), libc::O_RDWR) };
+    assert!(fd >= 0);
+    // SAFETY: duplicates an open descriptor.
+    let d1 = unsafe { libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, 0) };
+    // SAFETY: as above.
+    let d2 = unsafe { libc::dup(d1) };
+    assert!(d1 >= 0 && d2 >= 0 && d1 != d2);
+    // SAFETY: closes descriptors this test opened and nothing else uses.
+    assert_eq!(unsafe { libc::close(fd) }, 0);
+    assert_eq!(driver_of(d1).as_deref(), Ok("sgx535"));
+    assert_eq!(driver_of(d2).as_deref(), Ok("sgx535"));
+    // libdrm (drmGetDevice2, for Mesa's GBM and EGL) asks fstat and stat what the node is.
+    for st in [fstat_of(d2), stat_of(c"/dev/dri/renderD128")] {
+        assert_eq!(st.st_mode & libc::S_IFMT, libc::S_IFCHR);
+        assert_eq!(st.st_rdev, libc::makedev(226, 128));
+    }
+    assert_eq!(
+        stat_of(c"/sys/dev/char/226:128/device/drm").st_mode & libc::S_IFMT,
+        libc::S_IFDIR
+    );
+    // SAFETY: as above.
+    assert_eq!(unsafe { libc::close(d1) }, 0);
+    assert_eq!(driver_of(d2).as_deref(), Ok("sgx535"));
+    // SAFETY: as above.
+    assert_eq!(unsafe { libc::close(d2) }, 0);
+    assert_eq!(driver_of(d2), Err(libc::EBADF));
+    // An ordinary file's duplicate is not taken for the node.
+    // SAFETY: as above.
+    let null = unsafe { libc::open(c"/dev/null".as_ptr(), libc::O_RDWR) };
+    // SAFETY: as above.
+    let null2 = unsafe { libc::dup(null) };
+    assert_eq!(driver_of(null2), Err(libc::ENOTTY));
+    // SAFETY: as above.
+    unsafe {
+        libc::close(null);
+        libc::close(null2);
+    }
+    println!("DUP-OK");
+}

@@ -16,6 +16,7 @@ use sgx_winsys::replay::{Fixture, Inject};
 use sgx_winsys::va::{VaAllocator, PAGE_B, VA_END, VA_START};
 
 use crate::memfd::{file_ident, MemfdBacking};
+use crate::real::real;
 
 /// A kernel error number.
 pub type Errno = c_int;
@@ -68,6 +69,8 @@ pub struct State {
     gpu: Gpu,
     va: VaAllocator,
     files: HashMap<c_int, FileState>,
+    /// Duplicates of node files (dup, fcntl F_DUPFD): fd -> the fd whose FileState they share.
+    dups: HashMap<c_int, c_int>,
     bos: HashMap<u64, BoObj>,
     next_bo: u64,
     jobs: Vec<JobRec>,
@@ -129,6 +132,7 @@ impl Shim {
                 gpu: Gpu::new(),
                 va: VaAllocator::new(VA_START, VA_END),
                 files: HashMap::new(),
+                dups: HashMap::new(),
                 bos: HashMap::new(),
                 next_bo: 1,
                 jobs: Vec::new(),
@@ -162,12 +166,39 @@ impl Shim {
     }
 
     pub fn is_ours(&self, fd: c_int) -> bool {
-        self.lock().files.contains_key(&fd)
+        let st = self.lock();
+        st.files.contains_key(&st.canon(fd))
+    }
+
+    /// Records `new` as a duplicate of node file `fd`: one open file, as after dup(2).
+    pub fn dup_file(&self, fd: c_int, new: c_int) {
+        let mut st = self.lock();
+        let canon = st.canon(fd);
+        if st.files.contains_key(&canon) && new != canon {
+            st.dups.insert(new, canon);
+        }
     }
 
     /// Forgets a file: its handles let go of their buffers.
     pub fn close_file(&self, fd: c_int) -> bool {
         let mut st = self.lock();
+        if st.dups.remove(&fd).is_some() {
+            return true;
+        }
+        // The file stays open while a duplicate does: the state moves to one of them.
+        if let Some(&heir) = st.dups.iter().find(|(_, &c)| c == fd).map(|(d, _)| d) {
+            let Some(f) = st.files.remove(&fd) else {
+                return false;
+            };
+            st.files.insert(heir, f);
+            st.dups.remove(&heir);
+            for c in st.dups.values_mut() {
+                if *c == fd {
+                    *c = heir;
+                }
+            }
+            return true;
+        }
         let Some(f) = st.files.remove(&fd) else {
             return false;
         };
@@ -180,7 +211,7 @@ impl Shim {
     /// The memfd and length to map for an mmap of `len` bytes at `offset` on file `fd`.
     pub fn mmap_target(&self, fd: c_int, offset: i64, len: usize) -> Result<c_int, Errno> {
         let st = self.lock();
-        let f = st.files.get(&fd).ok_or(libc::EBADF)?;
+        let f = st.files.get(&st.canon(fd)).ok_or(libc::EBADF)?;
         let id = (offset as u64) >> OFFSET_SHIFT;
         if offset < 0 || (offset as u64) & ((1 << OFFSET_SHIFT) - 1) != 0 {
             return Err(libc::EINVAL);
@@ -400,7 +431,7 @@ impl Shim {
             libc::F_DUPFD
         };
         // SAFETY: duplicates the buffer's own memfd; the copy goes to the caller.
-        let out = unsafe { libc::fcntl(st.bos[&id].backing.fd(), cmd, 0) };
+        let out = unsafe { (real().fcntl)(st.bos[&id].backing.fd(), cmd, 0) };
         if out < 0 {
             return Err(std::io::Error::last_os_error()
                 .raw_os_error()
@@ -628,7 +659,7 @@ impl Shim {
         let mut st = self.lock();
         loop {
             st.alive()?;
-            let f = st.files.get(&fd).ok_or(libc::EBADF)?;
+            let f = st.files.get(&st.canon(fd)).ok_or(libc::EBADF)?;
             let mut points = Vec::with_capacity(hs.len());
             for h in hs {
                 points.push(*f.syncobjs.get(h).ok_or(libc::ENOENT)?);
@@ -674,7 +705,13 @@ impl State {
     }
 
     fn file(&mut self, fd: c_int) -> Result<&mut FileState, Errno> {
+        let fd = self.canon(fd);
         self.files.get_mut(&fd).ok_or(libc::EBADF)
+    }
+
+    /// The fd whose FileState `fd` uses (itself unless it is a duplicate).
+    fn canon(&self, fd: c_int) -> c_int {
+        self.dups.get(&fd).copied().unwrap_or(fd)
     }
 
     fn job(&self, id: u64) -> Option<&JobRec> {

@@ -10,6 +10,7 @@
 //! one would.
 
 mod device;
+mod fakefs;
 mod memfd;
 mod real;
 
@@ -27,7 +28,7 @@ const DEFAULT_NODE: &str = "/dev/dri/renderD128";
 
 static SHIM: OnceLock<Shim> = OnceLock::new();
 
-fn node() -> &'static CStr {
+pub(crate) fn node() -> &'static CStr {
     static NODE: OnceLock<CString> = OnceLock::new();
     NODE.get_or_init(|| {
         let p = std::env::var(NODE_ENV).unwrap_or_else(|_| DEFAULT_NODE.into());
@@ -65,6 +66,7 @@ fn open_node() -> c_int {
     let fd = unsafe { libc::memfd_create(c"sgx535-render-node".as_ptr(), libc::MFD_CLOEXEC) };
     if fd >= 0 {
         shim().open_file(fd);
+        fakefs::add_fd(fd);
     }
     fd
 }
@@ -162,6 +164,7 @@ pub unsafe extern "C" fn openat64(
 pub unsafe extern "C" fn close(fd: c_int) -> c_int {
     if let Some(s) = SHIM.get() {
         s.close_file(fd);
+        fakefs::remove_fd(fd);
     }
     // SAFETY: forwarded; for a node file this closes its stand-in memfd.
     unsafe { (real().close)(fd) }
@@ -182,6 +185,184 @@ pub unsafe extern "C" fn ioctl(fd: c_int, request: c_ulong, arg: *mut c_void) ->
         },
         // SAFETY: forwarded.
         None => unsafe { (real().ioctl)(fd, request, arg) },
+    }
+}
+
+/// Records a new descriptor for node file `fd` (Mesa's loader and libsgx535 both duplicate
+/// the render node's fd before using it).
+fn note_dup(fd: c_int, out: c_int) -> c_int {
+    if out >= 0 {
+        if let Some(s) = ours(fd) {
+            s.dup_file(fd, out);
+            fakefs::add_fd(out);
+        }
+    }
+    out
+}
+
+/// # Safety
+/// As libc's fcntl. Every command's optional argument is an int or a pointer, which the x86-64
+/// and AArch64 Linux ABIs pass where a fixed `c_ulong` arrives.
+#[no_mangle]
+pub unsafe extern "C" fn fcntl(fd: c_int, cmd: c_int, arg: c_ulong) -> c_int {
+    // SAFETY: forwarded.
+    let out = unsafe { (real().fcntl)(fd, cmd, arg) };
+    if cmd == libc::F_DUPFD || cmd == libc::F_DUPFD_CLOEXEC {
+        return note_dup(fd, out);
+    }
+    out
+}
+
+/// # Safety
+/// As glibc's fcntl64 (what fcntl is with _FILE_OFFSET_BITS=64).
+#[no_mangle]
+pub unsafe extern "C" fn fcntl64(fd: c_int, cmd: c_int, arg: c_ulong) -> c_int {
+    // SAFETY: forwarded.
+    let out = unsafe { (real().fcntl64)(fd, cmd, arg) };
+    if cmd == libc::F_DUPFD || cmd == libc::F_DUPFD_CLOEXEC {
+        return note_dup(fd, out);
+    }
+    out
+}
+
+/// # Safety
+/// As libc's dup.
+#[no_mangle]
+pub unsafe extern "C" fn dup(fd: c_int) -> c_int {
+    // SAFETY: forwarded.
+    note_dup(fd, unsafe { (real().dup)(fd) })
+}
+
+/// # Safety
+/// As libc's dup2: `new` is closed first (so a node file there is forgotten).
+#[no_mangle]
+pub unsafe extern "C" fn dup2(fd: c_int, new: c_int) -> c_int {
+    if fd != new {
+        if let Some(s) = SHIM.get() {
+            s.close_file(new);
+            fakefs::remove_fd(new);
+        }
+    }
+    // SAFETY: forwarded.
+    note_dup(fd, unsafe { (real().dup2)(fd, new) })
+}
+
+/// # Safety
+/// As libc's dup3.
+#[no_mangle]
+pub unsafe extern "C" fn dup3(fd: c_int, new: c_int, flags: c_int) -> c_int {
+    if fd != new {
+        if let Some(s) = SHIM.get() {
+            s.close_file(new);
+            fakefs::remove_fd(new);
+        }
+    }
+    // SAFETY: forwarded.
+    note_dup(fd, unsafe { (real().dup3)(fd, new, flags) })
+}
+
+/// # Safety
+/// As libc's stat64: the node is a DRM character device, the fake device's sysfs is served
+/// from the temporary tree (fakefs).
+#[no_mangle]
+pub unsafe extern "C" fn stat64(path: *const c_char, buf: *mut libc::stat64) -> c_int {
+    // SAFETY: forwarded from our caller, who passes a path and a stat64 to fill.
+    unsafe {
+        if is_node(path) {
+            *buf = std::mem::zeroed();
+            fakefs::node_stat(&mut *buf);
+            return 0;
+        }
+        match fakefs::redirect(path) {
+            Some(p) => (real().stat64)(p.as_ptr(), buf),
+            None => (real().stat64)(path, buf),
+        }
+    }
+}
+
+/// # Safety
+/// As libc's stat (the same struct as stat64 on 64-bit Linux).
+#[no_mangle]
+pub unsafe extern "C" fn stat(path: *const c_char, buf: *mut libc::stat) -> c_int {
+    // SAFETY: stat and stat64 are one layout on the 64-bit targets the shim builds for.
+    unsafe { stat64(path, buf.cast()) }
+}
+
+/// # Safety
+/// As libc's fstat64.
+#[no_mangle]
+pub unsafe extern "C" fn fstat64(fd: c_int, buf: *mut libc::stat64) -> c_int {
+    // SAFETY: forwarded; for the node, the memfd's answer is then made a device's.
+    unsafe {
+        let r = (real().fstat64)(fd, buf);
+        if r == 0 && fakefs::is_node_fd(fd) {
+            fakefs::node_stat(&mut *buf);
+        }
+        r
+    }
+}
+
+/// # Safety
+/// As libc's fstat.
+#[no_mangle]
+pub unsafe extern "C" fn fstat(fd: c_int, buf: *mut libc::stat) -> c_int {
+    // SAFETY: as stat.
+    unsafe { fstat64(fd, buf.cast()) }
+}
+
+/// # Safety
+/// As libc's readlink.
+#[no_mangle]
+pub unsafe extern "C" fn readlink(
+    path: *const c_char,
+    buf: *mut c_char,
+    len: libc::size_t,
+) -> libc::ssize_t {
+    // SAFETY: forwarded.
+    unsafe {
+        match fakefs::redirect(path) {
+            Some(p) => (real().readlink)(p.as_ptr(), buf, len),
+            None => (real().readlink)(path, buf, len),
+        }
+    }
+}
+
+/// # Safety
+/// As libc's opendir.
+#[no_mangle]
+pub unsafe extern "C" fn opendir(path: *const c_char) -> *mut libc::DIR {
+    // SAFETY: forwarded.
+    unsafe {
+        match fakefs::redirect(path) {
+            Some(p) => (real().opendir)(p.as_ptr()),
+            None => (real().opendir)(path),
+        }
+    }
+}
+
+/// # Safety
+/// As libc's fopen.
+#[no_mangle]
+pub unsafe extern "C" fn fopen(path: *const c_char, mode: *const c_char) -> *mut libc::FILE {
+    // SAFETY: forwarded.
+    unsafe {
+        match fakefs::redirect(path) {
+            Some(p) => (real().fopen)(p.as_ptr(), mode),
+            None => (real().fopen)(path, mode),
+        }
+    }
+}
+
+/// # Safety
+/// As libc's fopen64.
+#[no_mangle]
+pub unsafe extern "C" fn fopen64(path: *const c_char, mode: *const c_char) -> *mut libc::FILE {
+    // SAFETY: forwarded.
+    unsafe {
+        match fakefs::redirect(path) {
+            Some(p) => (real().fopen64)(p.as_ptr(), mode),
+            None => (real().fopen64)(path, mode),
+        }
     }
 }
 

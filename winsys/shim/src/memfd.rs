@@ -58,7 +58,7 @@ impl MemfdBacking {
             return None;
         }
         // SAFETY: duplicates the caller's descriptor; the copy is this backing's own.
-        let own = unsafe { libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, 0) };
+        let own = unsafe { (real().fcntl)(fd, libc::F_DUPFD_CLOEXEC, 0) };
         if own < 0 {
             return None;
         }

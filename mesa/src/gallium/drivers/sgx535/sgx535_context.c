@@ -1,0 +1,126 @@
+/*
+ * Copyright 2026 the sgx535 authors
+ * SPDX-License-Identifier: MIT
+ *
+ * The context: one library context, Mesa's upload manager for user data,
+ * and util_primconvert for the primitives the library does not draw.
+ */
+#include "sgx535_screen.h"
+
+#include "indices/u_primconvert.h"
+#include "util/u_framebuffer.h"
+#include "util/u_inlines.h"
+#include "util/u_memory.h"
+#include "util/u_upload_mgr.h"
+
+static void
+sgx535g_flush(struct pipe_context *pctx, struct pipe_fence_handle **fence, unsigned flags)
+{
+   struct sgx535g_context *ctx = sgx535g_context(pctx);
+   sgx535_fence lib_fence = {0};
+
+   if (!sgx535g_ctx_check(ctx, sgx535_flush(ctx->lib, flags, fence ? &lib_fence : NULL), "flush")) {
+      if (fence)
+         *fence = NULL;
+      return;
+   }
+   if (fence) {
+      struct pipe_fence_handle *wrapped = lib_fence.id ? sgx535g_fence_wrap(lib_fence) : NULL;
+      pctx->screen->fence_reference(pctx->screen, fence, NULL);
+      *fence = wrapped;
+   }
+}
+
+static enum pipe_reset_status
+sgx535g_get_device_reset_status(struct pipe_context *pctx)
+{
+   return sgx535g_context(pctx)->reset_status;
+}
+
+static void
+sgx535g_set_device_reset_callback(struct pipe_context *pctx,
+                                 const struct pipe_device_reset_callback *cb)
+{
+   struct sgx535g_context *ctx = sgx535g_context(pctx);
+   if (cb)
+      ctx->reset_cb = *cb;
+   else
+      memset(&ctx->reset_cb, 0, sizeof(ctx->reset_cb));
+}
+
+static void
+sgx535g_flush_resource(struct pipe_context *pctx, struct pipe_resource *pres)
+{
+}
+
+static void
+sgx535g_context_destroy(struct pipe_context *pctx)
+{
+   struct sgx535g_context *ctx = sgx535g_context(pctx);
+
+   if (ctx->primconvert)
+      util_primconvert_destroy(ctx->primconvert);
+   util_unreference_framebuffer_state(&ctx->fb);
+   for (unsigned i = 0; i < PIPE_MAX_ATTRIBS; i++)
+      pipe_resource_reference(&ctx->vb[i], NULL);
+   for (unsigned s = 0; s < PIPE_SHADER_TYPES; s++) {
+      for (unsigned i = 0; i < PIPE_MAX_CONSTANT_BUFFERS; i++)
+         pipe_resource_reference(&ctx->cb[s][i], NULL);
+      for (unsigned i = 0; i < PIPE_MAX_SHADER_SAMPLER_VIEWS; i++)
+         pipe_sampler_view_reference(&ctx->views[s][i], NULL);
+   }
+   if (pctx->stream_uploader)
+      u_upload_destroy(pctx->stream_uploader);
+   if (pctx->const_uploader && pctx->const_uploader != pctx->stream_uploader)
+      u_upload_destroy(pctx->const_uploader);
+   /* The library deletes every object still created on the context. */
+   sgx535g_check(sgx535_context_destroy(ctx->lib), "context_destroy");
+   FREE(ctx);
+}
+
+struct pipe_context *
+sgx535g_context_create(struct pipe_screen *pscreen, void *priv, unsigned flags)
+{
+   struct sgx535g_context *ctx = CALLOC_STRUCT(sgx535g_context);
+   if (!ctx)
+      return NULL;
+
+   if (!sgx535g_check(sgx535_context_create(sgx535g_screen(pscreen)->lib, &ctx->lib),
+                     "context_create")) {
+      FREE(ctx);
+      return NULL;
+   }
+
+   struct pipe_context *p = &ctx->base;
+   p->screen = pscreen;
+   p->priv = priv;
+   p->destroy = sgx535g_context_destroy;
+   p->flush = sgx535g_flush;
+   p->flush_resource = sgx535g_flush_resource;
+   p->get_device_reset_status = sgx535g_get_device_reset_status;
+   p->set_device_reset_callback = sgx535g_set_device_reset_callback;
+   sgx535g_init_transfer_functions(ctx);
+   sgx535g_init_state_functions(ctx);
+   sgx535g_init_shader_functions(ctx);
+   sgx535g_init_draw_functions(ctx);
+   sgx535g_init_query_functions(ctx);
+
+   p->stream_uploader = u_upload_create_default(p);
+   if (!p->stream_uploader)
+      goto fail;
+   p->const_uploader = p->stream_uploader;
+
+   /* The plan of the ABI: POINTS..TRIANGLE_FAN at most; quads, quad strips and
+    * polygons are converted here, whatever else the cap claims. */
+   unsigned prims = pscreen->get_param(pscreen, PIPE_CAP_SUPPORTED_PRIM_MODES) &
+                    BITFIELD_MASK(PIPE_PRIM_TRIANGLE_FAN + 1);
+   ctx->primconvert_modes = prims;
+   ctx->primconvert = util_primconvert_create(p, prims);
+   if (!ctx->primconvert)
+      goto fail;
+   return p;
+
+fail:
+   sgx535g_context_destroy(p);
+   return NULL;
+}
