@@ -16,7 +16,9 @@ pub(crate) fn set_last_error(msg: &str) {
     // A message with an interior NUL keeps the part before it.
     let text = msg.split('\0').next().unwrap_or_default();
     let c = CString::new(text).unwrap_or_default();
-    LAST_ERROR.with(|e| *e.borrow_mut() = c);
+    // try_with: during thread exit (a call from an atexit handler or a TLS destructor) the slot
+    // may be gone; the status still says what happened.
+    let _ = LAST_ERROR.try_with(|e| *e.borrow_mut() = c);
 }
 
 /// Runs one ABI call: Ok -> SGX535_OK (the last error is left as it was, as errno is),
@@ -46,7 +48,9 @@ pub(crate) fn guard(f: impl FnOnce() -> Result<()>) -> sgx535_status {
 /// thread's next failing call.
 #[no_mangle]
 pub extern "C" fn sgx535_last_error_message() -> *const c_char {
-    LAST_ERROR.with(|e| e.borrow().as_ptr())
+    LAST_ERROR
+        .try_with(|e| e.borrow().as_ptr())
+        .unwrap_or(c"".as_ptr())
 }
 
 fn check_ptr<T>(p: *const T, what: &str) -> Result<()> {
