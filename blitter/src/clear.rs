@@ -10,7 +10,7 @@ use sgx_pipe::{clear_flags, Context, DrawInfo, PrimMode, Resource, ShaderStage};
 
 use crate::blitter::Blitter;
 use crate::error::{BlitError, Result};
-use crate::save::SavedState;
+use crate::save::SaveGuard;
 use crate::shaders;
 
 impl Blitter {
@@ -39,9 +39,9 @@ impl Blitter {
         if s.minx >= s.maxx || s.miny >= s.maxy {
             return Ok(());
         }
-        let saved = SavedState::save_and_pause(ctx);
-        let r = self.draw_clear(ctx, &fb, buffers, &s, color, depth, stencil);
-        let restored = saved.restore(ctx);
+        let mut guard = SaveGuard::save_and_pause(ctx);
+        let r = self.draw_clear(&mut guard, &fb, buffers, &s, color, depth, stencil);
+        let restored = guard.restore();
         r?;
         restored?;
         Ok(())
@@ -82,12 +82,14 @@ impl Blitter {
             maxx: x + w,
             maxy: y + h,
         };
-        let saved = SavedState::save_and_pause(ctx);
-        let r = ctx
+        let mut guard = SaveGuard::save_and_pause(ctx);
+        let r = guard
             .set_framebuffer_state(&fb)
             .map_err(BlitError::from)
-            .and_then(|()| self.draw_clear(ctx, &fb, clear_flags::COLOR0, &s, color, 0.0, 0));
-        let restored = saved.restore(ctx);
+            .and_then(|()| {
+                self.draw_clear(&mut guard, &fb, clear_flags::COLOR0, &s, color, 0.0, 0)
+            });
+        let restored = guard.restore();
         r?;
         restored?;
         Ok(())

@@ -8,6 +8,8 @@ mod cmd_demo;
 mod cmd_hwdocs;
 mod cmd_layout;
 mod cmd_mipgen;
+mod errors;
+mod out;
 
 use clap::{Parser, Subcommand};
 
@@ -57,8 +59,15 @@ fn main() {
         Cmd::Mipgen(a) => cmd_mipgen::run(&a),
         Cmd::Demo(a) => cmd_demo::run(&a),
     };
+    let r = r.and_then(|()| Ok(out::flush()?));
     if let Err(e) = r {
-        eprintln!("sgx535: {e:#}");
+        if e.downcast_ref::<out::StdoutError>()
+            .is_some_and(out::StdoutError::is_broken_pipe)
+        {
+            // The reader has what it wanted (`| head`); nothing to report.
+            return;
+        }
+        eprintln!("sgx535: {}", errors::chain(&e));
         std::process::exit(1);
     }
 }

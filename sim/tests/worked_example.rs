@@ -13,7 +13,9 @@ struct Buf(UnsafeCell<Vec<u8>>);
 // SAFETY: the test touches a buffer only while no job runs (Gpu::run is synchronous).
 unsafe impl Sync for Buf {}
 
-impl Backing for Buf {
+// SAFETY: the Vec inside the UnsafeCell is never resized after creation, so its pointer and
+// length are fixed for the Buf's life; the test reads it only while no job runs.
+unsafe impl Backing for Buf {
     fn as_ptr(&self) -> *mut u8 {
         // SAFETY: the Vec is never resized after creation; its pointer stays valid.
         unsafe { (*self.0.get()).as_mut_ptr() }

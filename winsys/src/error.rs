@@ -103,6 +103,16 @@ pub enum WinsysError {
         /// The error number.
         errno: Errno,
     },
+    /// A system call on a named render node failed (opening it, or a query while opening).
+    #[error("{path}: {op}: {errno}")]
+    Node {
+        /// Node path.
+        path: String,
+        /// What was being done.
+        op: &'static str,
+        /// The error number.
+        errno: Errno,
+    },
     /// The render node's kernel driver is not sgx535.
     #[error("{path}: driver {driver:?} is not sgx535")]
     NotSgx535 {

@@ -7,6 +7,9 @@
 //! CPU maps wait the same way and time out rather than hang. Each submission returns a
 //! [`Fence`], signalled by the backend's worker thread, and is recorded in the [`Trace`].
 
+// Every unsafe block says why it is sound (RELIABILITY.md).
+#![warn(clippy::undocumented_unsafe_blocks)]
+
 mod bo;
 mod device;
 pub mod drm;

@@ -1,6 +1,7 @@
 //! TGSI syntax tree -> IR: registers, operands and control flow; opcodes are in `ops`.
 
 mod ops;
+mod structure;
 mod texture;
 
 use std::collections::{BTreeMap, HashMap};
@@ -60,6 +61,7 @@ pub struct Lower<'a> {
 
 /// Lowers a parsed shader with the given input/output layout.
 pub fn lower(sh: &Shader, io: &IoLayout) -> Result<(Code, LowerInfo)> {
+    structure::check(sh)?;
     let mut code = Code::default();
     let epilogue = code.label();
     let mut l = Lower {
