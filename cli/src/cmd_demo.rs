@@ -192,6 +192,53 @@ mod tests {
         (sx / n.max(1) as f32, sy / n.max(1) as f32, n)
     }
 
+    /// Sets up gears and renders frame 0 on `dev`; the frame's RGBA.
+    fn gears_frame_on(dev: Arc<dyn Device>) -> anyhow::Result<(Vec<u8>, sgx_pipe::Context)> {
+        let screen = Screen::with_shader_cache(dev.clone(), sgx_pipe::ShaderCache::in_memory());
+        let mut ctx = screen.context_create();
+        let scene = Scene::Gears(gears::Gears::new(&screen, &mut ctx)?);
+        scene.draw(&mut ctx, 0)?;
+        if let Some(f) = ctx.flush()? {
+            f.wait(std::time::Duration::from_secs(30))?;
+        }
+        let rgba = scene.target().read_rgba(&mut ctx)?;
+        Ok((rgba, ctx))
+    }
+
+    #[test]
+    fn after_a_hang_at_any_job_of_a_gears_frame_a_new_context_renders_it_exactly() {
+        use sgx_winsys::replay::{Fixture, Inject};
+        let clean: Arc<dyn Device> = Arc::new(SimDevice::new().expect("model"));
+        let (want, _) = gears_frame_on(clean.clone()).expect("a clean frame");
+        let jobs = clean.trace().entries.len() as u64;
+        assert!(jobs >= 1);
+        for job in 0..jobs {
+            let dev: Arc<dyn Device> = Arc::new(
+                SimDevice::with_options(sgx_winsys::SimOptions {
+                    fixture: Some(Fixture {
+                        description: format!("hang at job {job}"),
+                        inject: vec![Inject::HangJob { job }],
+                    }),
+                    hang_budget: Some(std::time::Duration::from_millis(20)),
+                    ..Default::default()
+                })
+                .expect("model"),
+            );
+            let hung = gears_frame_on(dev.clone());
+            let e = hung
+                .err()
+                .unwrap_or_else(|| panic!("job {job}: the frame hid its hang"));
+            assert!(format!("{e:#}").contains("GPU hang"), "job {job}: {e:#}");
+            assert_eq!(dev.resets().len(), 1, "job {job}");
+            let (got, mut ctx) = gears_frame_on(dev).expect("a frame after the reset");
+            assert_eq!(
+                ctx.get_device_reset_status(),
+                sgx_pipe::ResetStatus::NoReset
+            );
+            assert!(got == want, "job {job}: the frame after the reset differs");
+        }
+    }
+
     #[test]
     fn gears_frame_shows_red_green_and_blue_gears_where_glxgears_puts_them() {
         let (_dev, mut ctx, screen) = setup();
