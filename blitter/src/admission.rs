@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
-use sgx_hwdocs::Format;
+use sgx_hwdocs::{limits, Format, FormatKind};
 
 use crate::error::{BlitError, Result};
 
@@ -128,13 +128,11 @@ fn parse_file(text: &str, path: &str) -> Result<TableFile> {
         path: path.into(),
         msg: e.to_string(),
     })?;
-    for e in &t.entries {
-        if Format::from_name(&e.format).is_none() {
-            return Err(BlitError::Admission {
-                path: path.into(),
-                msg: format!("unknown format {}", e.format),
-            });
-        }
+    for (i, e) in t.entries.iter().enumerate() {
+        check_row(e).map_err(|msg| BlitError::Admission {
+            path: path.into(),
+            msg: format!("entry {i}: {msg}"),
+        })?;
     }
     Ok(t)
 }
@@ -184,6 +182,46 @@ pub fn record(path: &Path, kind: DeviceKind, rows: &[AdmissionEntry]) -> Result<
         path: name,
         msg: e.to_string(),
     })
+}
+
+/// A row must name a request the GPU route could run: a colour format it can sample and
+/// render, power-of-two sizes up to the texture limit, and base levels that leave at least
+/// one level to generate in every size of the row.
+fn check_row(e: &AdmissionEntry) -> std::result::Result<(), String> {
+    let format =
+        Format::from_name(&e.format).ok_or_else(|| format!("unknown format {}", e.format))?;
+    let info = format.info();
+    if matches!(info.kind, FormatKind::Depth | FormatKind::DepthStencil)
+        || !info.sampleable
+        || !info.renderable
+    {
+        return Err(format!(
+            "{} is not a colour format the GPU route can both sample and render",
+            e.format
+        ));
+    }
+    if e.sizes_px.is_empty() || e.base_levels.is_empty() {
+        return Err("sizes_px and base_levels must each list at least one value".into());
+    }
+    let max_px = limits::MAX_TEXTURE_PX;
+    for &s in &e.sizes_px {
+        if s < 2 || !s.is_power_of_two() || u64::from(s) > max_px {
+            return Err(format!(
+                "size {s}: sizes_px takes powers of two from 2 to {max_px} (limits::MAX_TEXTURE_PX)"
+            ));
+        }
+    }
+    let smallest = e.sizes_px.iter().copied().min().unwrap_or(2);
+    let top = smallest.ilog2();
+    for &b in &e.base_levels {
+        if b >= top {
+            return Err(format!(
+                "base level {b}: a {smallest}x{smallest} chain has levels 0..={top}, so base_levels take 0..={}",
+                top - 1
+            ));
+        }
+    }
+    Ok(())
 }
 
 impl Admission {
@@ -368,5 +406,38 @@ mod tests {
             Err(BlitError::Admission { .. })
         ));
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn rows_the_gpu_route_could_not_run_are_refused_by_name() {
+        let row = |format: &str, sizes: &str, bases: &str| {
+            format!(
+                r#"{{"entries":[{{"device":"model","format":"{format}","sizes_px":{sizes},"base_levels":{bases},"source":"x"}}]}}"#
+            )
+        };
+        for (text, says) in [
+            (row("B8G8R8A8_UNORM", "[0]", "[0]"), "size 0"),
+            (row("B8G8R8A8_UNORM", "[3]", "[0]"), "size 3"),
+            (row("B8G8R8A8_UNORM", "[65536]", "[0]"), "size 65536"),
+            (row("B8G8R8A8_UNORM", "[1]", "[0]"), "size 1"),
+            (
+                row("B8G8R8A8_UNORM", "[64, 4]", "[2]"),
+                "base level 2: a 4x4 chain has levels 0..=2",
+            ),
+            (row("B8G8R8A8_UNORM", "[64]", "[99]"), "base level 99"),
+            (row("B8G8R8A8_UNORM", "[]", "[0]"), "at least one"),
+            (
+                row("Z24_UNORM_S8_UINT", "[64]", "[0]"),
+                "not a colour format",
+            ),
+            (row("NOPE", "[64]", "[0]"), "unknown format NOPE"),
+        ] {
+            let e = parse(&text, "extra.json").expect_err(&text).to_string();
+            assert!(
+                e.contains("extra.json: entry 0: ") && e.contains(says),
+                "{e}"
+            );
+        }
+        parse(&row("B8G8R8A8_UNORM", "[2, 64]", "[0]"), "ok.json").expect("a good row");
     }
 }

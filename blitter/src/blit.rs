@@ -7,7 +7,7 @@ use sgx_pipe::{Context, PipeBox, Resource, ResourceTarget};
 
 use crate::blitter::{Blitter, QuadDraw};
 use crate::error::{BlitError, Result};
-use crate::save::SavedState;
+use crate::save::SaveGuard;
 
 /// `pipe_blit_info` for one colour rectangle.
 #[derive(Debug, Clone)]
@@ -77,9 +77,9 @@ impl Blitter {
             ],
             linear: info.linear,
         };
-        let saved = SavedState::save_and_pause(ctx);
-        let r = self.draw_quad(ctx, &q);
-        let restored = saved.restore(ctx);
+        let mut guard = SaveGuard::save_and_pause(ctx);
+        let r = self.draw_quad(&mut guard, &q);
+        let restored = guard.restore();
         r?;
         restored?;
         Ok(())

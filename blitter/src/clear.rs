@@ -10,7 +10,7 @@ use sgx_pipe::{clear_flags, Context, DrawInfo, PrimMode, Resource, ShaderStage};
 
 use crate::blitter::Blitter;
 use crate::error::{BlitError, Result};
-use crate::save::SavedState;
+use crate::save::SaveGuard;
 use crate::shaders;
 
 /// A rectangle (x, y, w, h) of one level and face (or 3D slice) of a texture.
@@ -52,9 +52,9 @@ impl Blitter {
         if s.minx >= s.maxx || s.miny >= s.maxy {
             return Ok(());
         }
-        let saved = SavedState::save_and_pause(ctx);
-        let r = self.draw_clear(ctx, &fb, buffers, &s, color, depth, stencil);
-        let restored = saved.restore(ctx);
+        let mut guard = SaveGuard::save_and_pause(ctx);
+        let r = self.draw_clear(&mut guard, &fb, buffers, &s, color, depth, stencil);
+        let restored = guard.restore();
         r?;
         restored?;
         Ok(())
@@ -157,12 +157,12 @@ impl Blitter {
             maxx: x + w,
             maxy: y + h,
         };
-        let saved = SavedState::save_and_pause(ctx);
-        let r = ctx
+        let mut guard = SaveGuard::save_and_pause(ctx);
+        let r = guard
             .set_framebuffer_state(&fb)
             .map_err(BlitError::from)
-            .and_then(|()| self.draw_clear(ctx, &fb, buffers, &s, color, depth, stencil));
-        let restored = saved.restore(ctx);
+            .and_then(|()| self.draw_clear(&mut guard, &fb, buffers, &s, color, depth, stencil));
+        let restored = guard.restore();
         r?;
         restored?;
         Ok(())

@@ -2,6 +2,9 @@
 //! as they were — above all generate_mipmap through fenced per-level submissions, as the
 //! project's seed article describes. State handling after Mesa's u_blitter.
 
+// Every unsafe block says why it is sound (RELIABILITY.md).
+#![warn(clippy::undocumented_unsafe_blocks)]
+
 mod admission;
 mod blit;
 mod blitter;
@@ -20,4 +23,4 @@ pub use blitter::Blitter;
 pub use clear::SurfaceRect;
 pub use error::{BlitError, Result};
 pub use mipgen::{MipgenReport, Pass, Route};
-pub use save::SavedState;
+pub use save::{SaveGuard, SavedState};

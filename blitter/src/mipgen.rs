@@ -11,7 +11,7 @@ use sgx_winsys::{Access, FenceStatus};
 use crate::admission::{DeviceKind, MipRequest};
 use crate::blitter::{Blitter, QuadDraw};
 use crate::error::{BlitError, Result};
-use crate::save::SavedState;
+use crate::save::SaveGuard;
 
 /// Which route produced the levels.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -88,13 +88,6 @@ impl Blitter {
                 res.last_level()
             )));
         }
-        if base == last {
-            return Ok(MipgenReport {
-                route: Route::Gpu,
-                passes: Vec::new(),
-                private_chain: false,
-            });
-        }
         let kind = if ctx.screen().device().info().is_model {
             DeviceKind::Model
         } else {
@@ -108,7 +101,20 @@ impl Blitter {
             samples: res.template().nr_samples.max(1),
             base_level: base,
         };
-        if let Err(reason) = self.admission.admits(kind, &req) {
+        let admitted = self.admission.admits(kind, &req);
+        if base == last {
+            // An empty window does no work; its report still names the route admission
+            // chose, so a window the GPU route refuses is not reported as a GPU one.
+            return Ok(MipgenReport {
+                route: match admitted {
+                    Ok(()) => Route::Gpu,
+                    Err(reason) => Route::Cpu { reason },
+                },
+                passes: Vec::new(),
+                private_chain: false,
+            });
+        }
+        if let Err(reason) = admitted {
             return self.cpu_fallback(ctx, res, base, last, reason);
         }
         // A whole 2048 chain is generated into a private allocation the resource then adopts.
@@ -136,7 +142,7 @@ impl Blitter {
         }
         let target = private.as_ref().unwrap_or(res);
 
-        let saved = SavedState::save_and_pause(ctx);
+        let mut ctx = SaveGuard::save_and_pause(ctx);
         let mut passes: Vec<Pass> = Vec::new();
         let mut failure = None;
         for level in base + 1..=last {
@@ -157,7 +163,7 @@ impl Blitter {
             };
             // flush() returns the newest fence even when it submitted nothing: a pass that
             // recorded no work must not borrow an earlier submission's fence.
-            let r = self.draw_quad(ctx, &q).and_then(|()| {
+            let r = self.draw_quad(&mut ctx, &q).and_then(|()| {
                 let before = ctx.stats().submissions;
                 let f = ctx.flush()?;
                 Ok(f.filter(|_| ctx.stats().submissions > before))
@@ -183,7 +189,7 @@ impl Blitter {
                 }
             }
         }
-        let restored = saved.restore(ctx);
+        let restored = ctx.restore();
         if let Some((level, source)) = failure {
             // Ownership stays: a private chain is not adopted, so every generated level of the
             // resource is stale; in place, the levels from the failed pass on are.

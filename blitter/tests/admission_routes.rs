@@ -163,3 +163,21 @@ fn bad_level_ranges_are_errors() {
     let rep = r.blitter.generate_mipmap(&mut r.ctx, &tex, 2, 2).unwrap();
     assert!(rep.passes.is_empty());
 }
+
+#[test]
+fn an_empty_window_submits_nothing_and_names_the_route_admission_chose() {
+    let mut r = rig();
+    let tex = patterned(&mut r, Format::B8G8R8A8_UNORM, 64);
+    let before = r.dev.trace().entries.len();
+    // 64 from base 0 is admitted; from base 3 it is not.
+    let rep = r.blitter.generate_mipmap(&mut r.ctx, &tex, 0, 0).unwrap();
+    assert_eq!(rep.route, Route::Gpu);
+    let rep = r.blitter.generate_mipmap(&mut r.ctx, &tex, 3, 3).unwrap();
+    assert!(
+        matches!(&rep.route, Route::Cpu { reason } if reason.contains("base level 3")),
+        "{:?}",
+        rep.route
+    );
+    assert!(rep.passes.is_empty());
+    assert_eq!(r.dev.trace().entries.len(), before, "no job ran");
+}

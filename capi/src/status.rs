@@ -91,7 +91,12 @@ pub(crate) fn winsys_status(e: &WinsysError) -> sgx535_status {
         }
         WinsysError::ForeignObject(_) => SGX535_ERROR_INVALID_HANDLE,
         WinsysError::Unsupported { .. } => SGX535_ERROR_UNSUPPORTED,
-        WinsysError::Os { errno, .. } if *errno == Errno::ENOMEM => SGX535_ERROR_OUT_OF_MEMORY,
+        WinsysError::Os { errno, .. } | WinsysError::Node { errno, .. }
+            if *errno == Errno::ENOMEM =>
+        {
+            SGX535_ERROR_OUT_OF_MEMORY
+        }
+        WinsysError::Node { .. } => SGX535_ERROR_NO_DEVICE,
         WinsysError::Os { .. } | WinsysError::NotSgx535 { .. } | WinsysError::NoDevice { .. } => {
             SGX535_ERROR_NO_DEVICE
         }

@@ -1,5 +1,6 @@
 //! `sgx535 bench twiddle|sim|draws`: figures side by side in one run.
 
+use crate::out::out;
 #[derive(clap::Args)]
 pub struct Args {
     /// What to measure.
@@ -11,12 +12,12 @@ pub fn run(a: &Args) -> anyhow::Result<()> {
     match a.what.as_str() {
         "twiddle" => {
             let rows = sgx_layout::bench_twiddle(&[2048, 256])?;
-            print!("{}", sgx_layout::format_bench(&rows));
+            out!("{}", sgx_layout::format_bench(&rows));
         }
         "draws" => crate::cmd_bench_draws::run()?,
         _ => {
             let rows = sgx_sim::bench_sim();
-            print!("{}", sgx_sim::format_bench(&rows));
+            out!("{}", sgx_sim::format_bench(&rows));
         }
     }
     Ok(())

@@ -2,6 +2,7 @@
 //! into one 256x256 target on the device model, with and without state changes between draws;
 //! with the context's counters, which show how much state each pattern re-emits.
 
+use crate::out::outln;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -220,8 +221,8 @@ pub fn run() -> anyhow::Result<()> {
     // Warm up: compile, link and upload the program, so no run pays for it.
     b.run(Change::None, 1)?;
     b.dev.wait_idle(sgx_pipe::DEFAULT_TIMEOUT)?;
-    println!("{DRAWS} draws of one small triangle each into {SIZE_PX}x{SIZE_PX} B8G8R8A8_UNORM (device model), flush and wait at the end; best of {RUNS} runs");
-    println!(
+    outln!("{DRAWS} draws of one small triangle each into {SIZE_PX}x{SIZE_PX} B8G8R8A8_UNORM (device model), flush and wait at the end; best of {RUNS} runs");
+    outln!(
         "{:<26} {:>10} {:>12} {:>10} {:>12} {:>12} {:>8} {:>6} {:>8}",
         "between draws",
         "record ms",
@@ -248,7 +249,7 @@ pub fn run() -> anyhow::Result<()> {
             }
         }
         let per_s = |d: Duration| f64::from(DRAWS) / d.as_secs_f64();
-        println!(
+        outln!(
             "{:<26} {:>10.1} {:>12.0} {:>10.1} {:>12.0} {:>12} {:>8} {:>6} {:>8}",
             change.name(),
             r.record.as_secs_f64() * 1e3,

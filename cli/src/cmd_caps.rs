@@ -1,6 +1,7 @@
 //! `sgx535 caps`: what the driver reports to Mesa, and the GL versions Mesa would make of it
 //! (by Mesa's rules, the stricter where releases differ; see `sgx_pipe::mesa_version`).
 
+use crate::out::outln;
 use sgx_pipe::{bind, Cap, Format, ResourceTarget, Screen, ShaderCap, ShaderStage};
 
 #[derive(clap::Args)]
@@ -17,7 +18,7 @@ fn version(v: u32) -> String {
 pub fn run(a: &Args) -> anyhow::Result<()> {
     let screen = Screen::new(sgx_winsys::open_from_env()?);
     let v = screen.mesa_versions();
-    println!(
+    outln!(
         "Mesa would expose: OpenGL {}, GLSL {}.{:02}, OpenGL ES {}",
         version(v.gl),
         v.glsl / 100,
@@ -29,36 +30,36 @@ pub fn run(a: &Args) -> anyhow::Result<()> {
         }
     );
     if v.missing.is_empty() && v.unchecked.is_empty() {
-        println!("missing for GL 2.1: nothing");
+        outln!("missing for GL 2.1: nothing");
     }
     for m in &v.missing {
-        println!("missing: {m}");
+        outln!("missing: {m}");
     }
     // Mesa advertises these without checking; a driver lacking them breaks applications.
     for m in &v.unchecked {
-        println!("missing (Mesa does not check): {m}");
+        outln!("missing (Mesa does not check): {m}");
     }
     if !a.all {
         return Ok(());
     }
-    println!("\ncaps:");
+    outln!("\ncaps:");
     for &c in Cap::ALL {
-        println!("  {:<48} {}", c.name(), screen.get_param(c));
+        outln!("  {:<48} {}", c.name(), screen.get_param(c));
     }
-    println!("\nshader caps (vertex, fragment):");
+    outln!("\nshader caps (vertex, fragment):");
     for &c in ShaderCap::ALL {
-        println!(
+        outln!(
             "  {:<48} {:>6} {:>6}",
             c.name(),
             screen.get_shader_param(ShaderStage::Vertex, c),
             screen.get_shader_param(ShaderStage::Fragment, c)
         );
     }
-    println!("\nformats (sampled as 1D 2D 3D cube; render target; depth/stencil):");
+    outln!("\nformats (sampled as 1D 2D 3D cube; render target; depth/stencil):");
     for &f in Format::ALL {
         let s = |t| screen.is_format_supported(f, t, bind::SAMPLER_VIEW, 1);
         let mark = |b: bool, c: &'static str| if b { c } else { "-" };
-        println!(
+        outln!(
             "  {:<20} {} {} {} {}  {}  {}",
             f.name(),
             mark(s(ResourceTarget::Texture1D), "1D"),

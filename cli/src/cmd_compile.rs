@@ -1,5 +1,6 @@
 //! `sgx535 compile FILE.tgsi [--stage-pair VS FS] [--verbose]` and `sgx535 disasm FILE.bin`.
 
+use crate::out::{out, outln};
 use anyhow::Context;
 
 #[derive(clap::Args)]
@@ -32,7 +33,7 @@ pub fn run_compile(a: &CompileArgs) -> anyhow::Result<()> {
         }
         _ => anyhow::bail!("give a TGSI file, or --stage-pair VS FS"),
     };
-    print!("{out}");
+    out!("{out}");
     Ok(())
 }
 
@@ -49,6 +50,6 @@ pub fn run_disasm(a: &DisasmArgs) -> anyhow::Result<()> {
         .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
         .collect();
     let text = sgx_compiler::disasm_words(&words)?;
-    println!("{}", text.trim_end());
+    outln!("{}", text.trim_end());
     Ok(())
 }

@@ -9,6 +9,7 @@ mod shadow;
 mod shadow_scene;
 mod target;
 
+use crate::out::outln;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
@@ -17,13 +18,16 @@ use anyhow::Context as _;
 use sgx_pipe::Screen;
 use sgx_winsys::Device;
 
+/// One PNG per frame: a bound so a mistyped count cannot fill a disk for hours.
+const MAX_FRAMES: i64 = 1000;
+
 #[derive(clap::Args)]
 pub struct Args {
     /// Which demo.
     #[arg(value_parser = ["cube", "gears", "shadow"])]
     which: String,
-    /// Frames to render; the scene turns between them.
-    #[arg(long, default_value_t = 1)]
+    /// Frames to render (1 to 1000); the scene turns between them.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=MAX_FRAMES))]
     frames: u32,
     /// Directory for the PNGs (created if missing).
     #[arg(long, default_value = ".")]
@@ -59,20 +63,29 @@ impl Scene {
 }
 
 pub fn run(a: &Args) -> anyhow::Result<()> {
-    if a.frames == 0 {
-        anyhow::bail!("--frames must be at least 1");
-    }
     if a.unshadowed && a.which != "shadow" {
         anyhow::bail!("--unshadowed applies to demo shadow only");
     }
-    std::fs::create_dir_all(&a.out).with_context(|| format!("creating {}", a.out.display()))?;
+    if a.out.exists() && !a.out.is_dir() {
+        anyhow::bail!(
+            "--out {} is a file: give a directory for the PNGs",
+            a.out.display()
+        );
+    }
+    let out = target::OutDir::create(&a.out)?;
+    render(a, &out)?;
+    out.keep();
+    Ok(())
+}
+
+fn render(a: &Args, out: &target::OutDir) -> anyhow::Result<()> {
     let dev: Arc<dyn Device> = sgx_winsys::open_from_env()?;
     let screen = Screen::new(dev.clone());
     let mut ctx = screen.context_create();
     let scene = match a.which.as_str() {
         "cube" => {
             let c = cube::Cube::new(&screen, &mut ctx)?;
-            println!(
+            outln!(
                 "cube: {0}x{0}, 12 triangles, texture mip chain by {1}",
                 cube::SIZE_PX,
                 c.mip_route
@@ -86,7 +99,7 @@ pub fn run(a: &Args) -> anyhow::Result<()> {
                 shadow::Lookup::Shadowed
             };
             let s = shadow::Shadow::new(&screen, &mut ctx, lookup)?;
-            println!(
+            outln!(
                 "shadow: {0}x{0}, a box on a floor, {1}x{1} Z24S8 shadow map, 2 passes per frame{2}",
                 shadow_scene::SIZE_PX,
                 shadow_scene::SHADOW_MAP_PX,
@@ -96,7 +109,7 @@ pub fn run(a: &Args) -> anyhow::Result<()> {
         }
         _ => {
             let g = gears::Gears::new(&screen, &mut ctx)?;
-            println!(
+            outln!(
                 "gears: {0}x{0}, {1} triangles in 3 draws",
                 gears::SIZE_PX,
                 g.triangles()
@@ -118,7 +131,7 @@ pub fn run(a: &Args) -> anyhow::Result<()> {
         let elapsed = t0.elapsed();
         let t = scene.target();
         let rgba = t.read_rgba(&mut ctx)?;
-        let path = a.out.join(format!("{}-{n:03}.png", a.which));
+        let path = out.path().join(format!("{}-{n:03}.png", a.which));
         target::write_png(&path, t.width_px, t.height_px, &rgba)?;
         let trace = dev.trace();
         let (mut pixels, mut texels, mut cycles) = (0, 0, 0);
@@ -131,7 +144,7 @@ pub fn run(a: &Args) -> anyhow::Result<()> {
                 cycles += e - s;
             }
         }
-        println!(
+        outln!(
             "{}: {} jobs, {pixels} pixels shaded, {texels} texels fetched, {cycles} model cycles, {:.1} ms",
             path.display(),
             trace.entries.len() - jobs_before,
@@ -139,9 +152,12 @@ pub fn run(a: &Args) -> anyhow::Result<()> {
         );
     }
     let s = ctx.stats();
-    println!(
+    outln!(
         "context: {} draws, {} state blocks ({} words), {} submissions",
-        s.draws, s.state_blocks_emitted, s.state_words_emitted, s.submissions
+        s.draws,
+        s.state_blocks_emitted,
+        s.state_words_emitted,
+        s.submissions
     );
     Ok(())
 }
@@ -174,6 +190,55 @@ mod tests {
             }
         }
         (sx / n.max(1) as f32, sy / n.max(1) as f32, n)
+    }
+
+    /// Sets up gears and renders frame 0 on `dev`; the frame's RGBA.
+    fn gears_frame_on(dev: Arc<dyn Device>) -> anyhow::Result<(Vec<u8>, sgx_pipe::Context)> {
+        let screen = Screen::with_shader_cache(dev.clone(), sgx_pipe::ShaderCache::in_memory());
+        let mut ctx = screen.context_create();
+        let scene = Scene::Gears(gears::Gears::new(&screen, &mut ctx)?);
+        scene.draw(&mut ctx, 0)?;
+        if let Some(f) = ctx.flush()? {
+            f.wait(std::time::Duration::from_secs(30))?;
+        }
+        let rgba = scene.target().read_rgba(&mut ctx)?;
+        Ok((rgba, ctx))
+    }
+
+    #[test]
+    fn after_a_hang_at_any_job_of_a_gears_frame_a_new_context_renders_it_exactly() {
+        use sgx_winsys::replay::{Fixture, Inject};
+        use sgx_winsys::SimDevice;
+        let clean: Arc<dyn Device> = Arc::new(SimDevice::new().expect("model"));
+        let (want, _) = gears_frame_on(clean.clone()).expect("a clean frame");
+        let jobs = clean.trace().entries.len() as u64;
+        assert!(jobs >= 1);
+        for job in 0..jobs {
+            let dev: Arc<dyn Device> = Arc::new(
+                SimDevice::with_options(sgx_winsys::SimOptions {
+                    fixture: Some(Fixture {
+                        description: format!("hang at job {job}"),
+                        inject: vec![Inject::HangJob { job }],
+                        ..Default::default()
+                    }),
+                    hang_budget: Some(std::time::Duration::from_millis(20)),
+                    ..Default::default()
+                })
+                .expect("model"),
+            );
+            let hung = gears_frame_on(dev.clone());
+            let e = hung
+                .err()
+                .unwrap_or_else(|| panic!("job {job}: the frame hid its hang"));
+            assert!(format!("{e:#}").contains("GPU hang"), "job {job}: {e:#}");
+            assert_eq!(dev.resets().len(), 1, "job {job}");
+            let (got, mut ctx) = gears_frame_on(dev).expect("a frame after the reset");
+            assert_eq!(
+                ctx.get_device_reset_status(),
+                sgx_pipe::ResetStatus::NoReset
+            );
+            assert!(got == want, "job {job}: the frame after the reset differs");
+        }
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! `sgx535 hwdocs`: the blocks of hwdocs and how well each is known.
 
+use crate::out::outln;
 use sgx_hwdocs::{blocks, evidence_summary, Evidence, ITEMS};
 
 #[derive(clap::Args)]
@@ -45,22 +46,26 @@ pub fn run(a: &Args) -> anyhow::Result<()> {
                 .collect();
             out.insert("items".into(), items.into());
         }
-        println!("{}", serde_json::to_string_pretty(&out)?);
+        outln!("{}", serde_json::to_string_pretty(&out)?);
         return Ok(());
     }
     if let Some(f) = filter {
         for i in ITEMS.iter().filter(|i| i.evidence == f) {
-            println!("{:<48} {:<9} {}", i.path, i.kind, i.source);
+            outln!("{:<48} {:<9} {}", i.path, i.kind, i.source);
         }
         return Ok(());
     }
-    println!(
+    outln!(
         "{:<12} {:>9} {:>9} {:>7} {:>7}",
-        "block", "CONFIRMED", "INFERRED", "MODEL", "items"
+        "block",
+        "CONFIRMED",
+        "INFERRED",
+        "MODEL",
+        "items"
     );
     for b in blocks() {
         let s = evidence_summary(Some(b));
-        println!(
+        outln!(
             "{:<12} {:>9} {:>9} {:>7} {:>7}",
             b,
             s.confirmed,
@@ -70,7 +75,7 @@ pub fn run(a: &Args) -> anyhow::Result<()> {
         );
     }
     let t = evidence_summary(None);
-    println!(
+    outln!(
         "{:<12} {:>9} {:>9} {:>7} {:>7}",
         "total",
         t.confirmed,
@@ -79,6 +84,6 @@ pub fn run(a: &Args) -> anyhow::Result<()> {
         ITEMS.len()
     );
     let missing = ITEMS.iter().filter(|i| i.source.trim().is_empty()).count();
-    println!("items without evidence or source: {missing}");
+    outln!("items without evidence or source: {missing}");
     Ok(())
 }

@@ -2,6 +2,7 @@
 //! GL versions Mesa would expose on it, how much of hwdocs is evidence, and the GPU mip
 //! route's admission table for its kind.
 
+use crate::out::outln;
 use sgx_blitter::{Admission, DeviceKind};
 use sgx_hwdocs::{evidence_summary, ITEMS};
 use sgx_pipe::{Screen, ShaderCache};
@@ -26,8 +27,8 @@ pub fn run(a: &Args) -> anyhow::Result<()> {
     let dev = spec.open()?;
     let info = dev.info();
     let kind = DeviceKind::of(&info);
-    println!("device:     {spec} ({} backend)", info.backend.name());
-    println!(
+    outln!("device:     {spec} ({} backend)", info.backend.name());
+    outln!(
         "driver:     {}{}; core revision {:#010x}",
         info.driver,
         if info.is_model {
@@ -39,7 +40,7 @@ pub fn run(a: &Args) -> anyhow::Result<()> {
     );
     let va_b = info.va_end - info.va_start;
     let live = dev.live();
-    println!(
+    outln!(
         "memory:     GPU addresses {:#010x}..{:#010x} ({} MiB), {} KiB pages; {} buffers live",
         info.va_start,
         info.va_end,
@@ -49,7 +50,7 @@ pub fn run(a: &Args) -> anyhow::Result<()> {
     );
     let screen = Screen::with_shader_cache(dev.clone(), ShaderCache::in_memory());
     let v = screen.mesa_versions();
-    println!(
+    outln!(
         "caps:       Mesa would expose OpenGL {}, GLSL {}.{:02}, OpenGL ES {} (`sgx535 caps --all` lists every cap)",
         version(v.gl),
         v.glsl / 100,
@@ -57,7 +58,7 @@ pub fn run(a: &Args) -> anyhow::Result<()> {
         if v.gles == 0 { "none".into() } else { version(v.gles) }
     );
     let t = evidence_summary(None);
-    println!(
+    outln!(
         "hwdocs:     {} items: {} CONFIRMED, {} INFERRED, {} MODEL (`sgx535 hwdocs`)",
         ITEMS.len(),
         t.confirmed,
@@ -66,7 +67,7 @@ pub fn run(a: &Args) -> anyhow::Result<()> {
     );
     let table = Admission::from_env()?;
     let rows: Vec<_> = table.entries.iter().filter(|e| e.device == kind).collect();
-    println!(
+    outln!(
         "admission:  {} rows for the {} kind (blitter/admission/{}.json{})",
         rows.len(),
         kind.name(),
@@ -80,7 +81,7 @@ pub fn run(a: &Args) -> anyhow::Result<()> {
     for r in rows {
         let sizes: Vec<String> = r.sizes_px.iter().map(u32::to_string).collect();
         let bases: Vec<String> = r.base_levels.iter().map(u32::to_string).collect();
-        println!(
+        outln!(
             "            {:<16} sizes {:<26} base {:<5} {}",
             r.format,
             sizes.join(","),

@@ -1,12 +1,13 @@
 //! `sgx535 layout FORMAT WxH[xD] [--cube] [--levels N] [--json]`.
 
+use crate::out::{out, outln};
 use anyhow::{anyhow, Context};
 use sgx_hwdocs::Format;
 use sgx_layout::{Layout, Template};
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// Format, e.g. B8G8R8A8_UNORM (PIPE_FORMAT_ prefix optional).
+    /// Format, e.g. B8G8R8A8_UNORM (any case, PIPE_FORMAT_ prefix optional).
     format: String,
     /// Size, WIDTHxHEIGHT in pixels, or WIDTHxHEIGHTxDEPTH for a 3D texture.
     size: String,
@@ -22,8 +23,7 @@ pub struct Args {
 }
 
 pub fn run(a: &Args) -> anyhow::Result<()> {
-    let format =
-        Format::from_name(&a.format).ok_or_else(|| anyhow!("unknown format {}", a.format))?;
+    let format = Format::parse_name(&a.format)?;
     let sides: Vec<&str> = a.size.split(['x', 'X']).collect();
     let (w, h, d) = match sides[..] {
         [w, h] => (w, h, None),
@@ -57,9 +57,9 @@ pub fn run(a: &Args) -> anyhow::Result<()> {
     };
     let l = Layout::new(&t)?;
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&l)?);
+        outln!("{}", serde_json::to_string_pretty(&l)?);
     } else {
-        print!("{}", sgx_layout::level_table(&l));
+        out!("{}", sgx_layout::level_table(&l));
     }
     Ok(())
 }

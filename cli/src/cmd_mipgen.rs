@@ -1,5 +1,6 @@
 //! `sgx535 mipgen --size N`: the seed article's experiment on the device model.
 
+use crate::out::outln;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -21,12 +22,44 @@ pub struct Args {
     last: Option<u32>,
 }
 
+/// The window's last level, once `--base` and `--last` are known to name a window of at
+/// least one generated level inside the chain.
+fn window(a: &Args, levels: u32) -> anyhow::Result<u32> {
+    let top = levels - 1;
+    let chain = format!("a {0}x{0} chain has levels 0..={top}", a.size);
+    if top == 0 {
+        bail!(
+            "--size {} has a single level: there is nothing to generate",
+            a.size
+        );
+    }
+    if a.base >= top {
+        bail!(
+            "--base {} leaves no level to generate: {chain}, so --base takes 0..={}",
+            a.base,
+            top - 1
+        );
+    }
+    let last = a.last.unwrap_or(top);
+    if last > top {
+        bail!("--last {last} is past the chain: {chain}");
+    }
+    if last <= a.base {
+        bail!(
+            "--last {last} generates nothing from --base {}: --last takes {}..={top}",
+            a.base,
+            a.base + 1
+        );
+    }
+    Ok(last)
+}
+
 pub fn run(a: &Args) -> anyhow::Result<()> {
     if !a.size.is_power_of_two() || a.size > 2048 {
-        bail!("--size must be a power of two up to 2048");
+        bail!("--size {} is not a power of two from 1 to 2048", a.size);
     }
     let levels = 32 - a.size.leading_zeros();
-    let last = a.last.unwrap_or(levels - 1);
+    let last = window(a, levels)?;
     let dev: Arc<dyn Device> = sgx_winsys::open_from_env()?;
     let screen = Screen::new(dev.clone());
     let mut ctx = screen.context_create();
@@ -43,7 +76,7 @@ pub fn run(a: &Args) -> anyhow::Result<()> {
     let l0 = pattern::level0(a.size);
     let expected =
         pattern::expected_chain(&l0, a.size).map_err(|e| anyhow::anyhow!("pattern: {e}"))?;
-    println!("source: {0}x{0} B8G8R8A8_UNORM, levels 0..={1}; CPU averaging check: every 2x2 average exact", a.size, levels - 1);
+    outln!("source: {0}x{0} B8G8R8A8_UNORM, levels 0..={1}; CPU averaging check: every 2x2 average exact", a.size, levels - 1);
     ctx.texture_subdata(
         &res,
         0,
@@ -76,7 +109,7 @@ pub fn run(a: &Args) -> anyhow::Result<()> {
     blitter.wait_mipmap(&res, &report, sgx_pipe::DEFAULT_TIMEOUT)?;
     let elapsed = t0.elapsed();
     match &report.route {
-        Route::Gpu => println!(
+        Route::Gpu => outln!(
             "route: GPU, {} generation submissions{}",
             report.passes.len(),
             if report.private_chain {
@@ -85,13 +118,19 @@ pub fn run(a: &Args) -> anyhow::Result<()> {
                 ""
             }
         ),
-        Route::Cpu { reason } => println!("route: CPU ({reason})"),
+        Route::Cpu { reason } => outln!("route: CPU ({reason})"),
     }
     let layout = res.layout().context("texture layout")?;
     let trace = dev.trace();
-    println!(
+    outln!(
         "{:>5} {:>9} {:>6} {:>6} {:>10} {:>12} {:>12}  result",
-        "level", "size", "sub", "fence", "after", "pbe_bytes", "footprint_B"
+        "level",
+        "size",
+        "sub",
+        "fence",
+        "after",
+        "pbe_bytes",
+        "footprint_B"
     );
     let mut bytes_ok = true;
     for p in &report.passes {
@@ -105,7 +144,7 @@ pub fn run(a: &Args) -> anyhow::Result<()> {
         let written = e.counters.map(|c| c.pbe_bytes_written).unwrap_or(0);
         bytes_ok &= written == footprint;
         let deps: Vec<String> = e.deps.iter().map(|d| d.to_string()).collect();
-        println!(
+        outln!(
             "{:>5} {:>9} {:>6} {:>6} {:>10} {:>12} {:>12}  {:?}",
             p.level,
             format!("{s}x{s}"),
@@ -128,11 +167,11 @@ pub fn run(a: &Args) -> anyhow::Result<()> {
         let diff = got.iter().zip(want.iter()).filter(|(a, b)| a != b).count();
         all_equal &= diff == 0 && got.len() == want.len();
         if diff != 0 {
-            println!("level {l}: {diff} of {} bytes differ", want.len());
+            outln!("level {l}: {diff} of {} bytes differ", want.len());
         }
     }
     let jobs = dev.trace().entries.len() - before;
-    println!(
+    outln!(
         "compare: levels {}..={} {} the CPU reference byte for byte; pbe bytes {} footprints; {} jobs in {:.1} ms",
         a.base + 1,
         last,

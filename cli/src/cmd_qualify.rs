@@ -6,6 +6,7 @@ mod case;
 mod report;
 mod texels;
 
+use crate::out::outln;
 use std::collections::BTreeMap;
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -289,7 +290,7 @@ pub fn run(a: &Args) -> anyhow::Result<()> {
                 }
                 b.inc(1);
             }
-            None if !a.json => println!("{line}"),
+            None if !a.json => outln!("{line}"),
             None => {}
         }
         cases.push(o);
@@ -309,9 +310,9 @@ pub fn run(a: &Args) -> anyhow::Result<()> {
     };
     report::write(&a.out, &rep)?;
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&rep)?);
+        outln!("{}", serde_json::to_string_pretty(&rep)?);
     } else {
-        println!(
+        outln!(
             "qualify: {} passed, {} failed, {} not renderable in {:.2} s on {device}; report: {}",
             rep.passed,
             rep.failed,
@@ -331,7 +332,7 @@ pub fn run(a: &Args) -> anyhow::Result<()> {
         let new = rows(kind, &device, &rep.date, &rep.cases, &patterns);
         let path = a.table.clone().unwrap_or_else(|| kind.table_path());
         sgx_blitter::record_admission(&path, kind, &new)?;
-        println!(
+        outln!(
             "recorded {} rows into {} ({} table)",
             new.len(),
             path.display(),

@@ -6,6 +6,7 @@ mod outcome;
 mod record;
 mod scenario;
 
+use crate::out::outln;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -216,53 +217,57 @@ fn list(v: &[u32]) -> String {
     }
 }
 
-fn print_text(r: &FixtureReport) {
-    println!("== {}: {}", r.fixture, r.description);
+fn print_text(r: &FixtureReport) -> Result<(), crate::out::StdoutError> {
+    outln!("== {}: {}", r.fixture, r.description);
     if let Some(e) = &r.error {
-        println!("   error: {e}");
+        outln!("   error: {e}");
     }
     for s in &r.scenarios {
         let o = &s.outcome;
-        println!("-- scenario {}", o.scenario);
+        outln!("-- scenario {}", o.scenario);
         for line in &o.steps {
-            println!("   {line}");
+            outln!("   {line}");
         }
         match &o.message {
-            None => println!("   caller received: no error"),
-            Some(m) => println!("   caller received: {} ({m})", o.error.name()),
+            None => outln!("   caller received: no error"),
+            Some(m) => outln!("   caller received: {} ({m})", o.error.name()),
         }
-        println!(
+        outln!(
             "   fallback to the CPU: {}",
             if o.fallback { "yes" } else { "no" }
         );
-        println!(
+        outln!(
             "   {}s written: {}; unchanged: {}",
             o.part,
             list(&o.written),
             list(&o.unchanged)
         );
         for (n, why) in &o.unreadable {
-            println!("   {} {n} not read back: {why}", o.part);
+            outln!("   {} {n} not read back: {why}", o.part);
         }
-        println!(
+        outln!(
             "   {} submissions, {} fences signalled, {} allocations",
-            o.submissions, o.fences_signalled, o.allocations
+            o.submissions,
+            o.fences_signalled,
+            o.allocations
         );
-        println!(
+        outln!(
             "   freed: {} objects held by the device until it closed, {} leaked after",
-            o.held_until_close, o.leaked
+            o.held_until_close,
+            o.leaked
         );
         for m in &s.mismatches {
-            println!("   MISMATCH {m}");
+            outln!("   MISMATCH {m}");
         }
     }
     let names: Vec<&str> = r.scenarios.iter().map(|s| s.outcome.scenario).collect();
-    println!(
+    outln!(
         "{}: {} ({})",
         r.fixture,
         if r.pass { "pass" } else { "FAIL" },
         names.join(", ")
     );
+    Ok(())
 }
 
 fn write_traces(dir: &Path, fixture: &Path, r: &FixtureReport) -> anyhow::Result<()> {
@@ -300,12 +305,12 @@ pub fn run(a: &Args) -> anyhow::Result<()> {
             write_traces(dir, path, &r)?;
         }
         if !a.json {
-            print_text(&r);
+            print_text(&r)?;
         }
         reports.push(r);
     }
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&reports)?);
+        outln!("{}", serde_json::to_string_pretty(&reports)?);
     }
     let failed: Vec<&str> = reports
         .iter()
@@ -314,7 +319,7 @@ pub fn run(a: &Args) -> anyhow::Result<()> {
         .collect();
     if failed.is_empty() {
         if !a.json {
-            println!("replay: {} fixtures pass", reports.len());
+            outln!("replay: {} fixtures pass", reports.len());
         }
         Ok(())
     } else {

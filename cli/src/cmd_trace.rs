@@ -2,6 +2,7 @@
 //! `sgx535 replay --trace-dir` writes it) as a table: submissions, jobs, fences, results and
 //! timings, with a summary.
 
+use crate::out::out;
 use std::path::PathBuf;
 
 use anyhow::Context as _;
@@ -121,7 +122,7 @@ pub fn run(a: &Args) -> anyhow::Result<()> {
     let name = a.file.display();
     let text = std::fs::read_to_string(&a.file).with_context(|| format!("reading {name}"))?;
     let doc: Value = serde_json::from_str(&text).with_context(|| format!("{name}"))?;
-    print!("{}", render(&doc).with_context(|| format!("{name}"))?);
+    out!("{}", render(&doc).with_context(|| format!("{name}"))?);
     Ok(())
 }
 

@@ -12,6 +12,8 @@ mod cmd_mipgen;
 mod cmd_qualify;
 mod cmd_replay;
 mod cmd_trace;
+mod errors;
+mod out;
 
 use clap::{Parser, Subcommand};
 
@@ -76,8 +78,15 @@ fn main() {
         Cmd::Info(a) => cmd_info::run(&a),
         Cmd::Trace(a) => cmd_trace::run(&a),
     };
+    let r = r.and_then(|()| Ok(out::flush()?));
     if let Err(e) = r {
-        eprintln!("sgx535: {e:#}");
+        if e.downcast_ref::<out::StdoutError>()
+            .is_some_and(out::StdoutError::is_broken_pipe)
+        {
+            // The reader has what it wanted (`| head`); nothing to report.
+            return;
+        }
+        eprintln!("sgx535: {}", errors::chain(&e));
         std::process::exit(1);
     }
 }

@@ -6,6 +6,9 @@
 //! [`link`] compiles a vertex/fragment pair with the varying remap. The disassembler's text
 //! assembles back to the same words ([`assemble`]).
 
+// Every unsafe block says why it is sound (RELIABILITY.md).
+#![warn(clippy::undocumented_unsafe_blocks)]
+
 /// The compiler's version and a hash of its sources and of the ISA definition: part of every
 /// shader cache key, so a changed compiler never reads an older one's output.
 pub const VERSION: &str = concat!(
@@ -27,6 +30,7 @@ mod regalloc;
 mod report;
 mod shader;
 pub mod tgsi;
+mod validate;
 
 pub use asm::assemble;
 pub use error::CompileError;

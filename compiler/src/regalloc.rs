@@ -1,6 +1,7 @@
 //! Register allocation (linear scan over live ranges) and layout (labels to indices).
 
-use std::collections::HashMap;
+use std::cmp::Reverse;
+use std::collections::{BTreeSet, BinaryHeap, HashMap};
 
 use sgx_hwdocs::usse::{self, Opcode};
 
@@ -23,13 +24,11 @@ pub fn allocate(code: &mut Code) -> Result<u32> {
         r.1 = r.1.max(p);
     };
     for (i, it) in code.items.iter().enumerate() {
-        for v in 0..nv {
-            if live.live_in[i][v] != 0 {
-                touch(v, 2 * i);
-            }
-            if live.live_out[i][v] != 0 {
-                touch(v, 2 * i + 1);
-            }
+        for (v, _) in live.live_in[i].iter() {
+            touch(v as usize, 2 * i);
+        }
+        for (v, _) in live.live_out[i].iter() {
+            touch(v as usize, 2 * i + 1);
         }
         if let Item::I(m) = it {
             if m.has_dst() && m.dst.reg.file == RegFile::Temp {
@@ -40,21 +39,30 @@ pub fn allocate(code: &mut Code) -> Result<u32> {
     let mut order: Vec<usize> = (0..nv).filter(|v| range[*v].is_some()).collect();
     order.sort_by_key(|v| range[*v].map(|r| r.0));
     let mut phys: Vec<u32> = vec![u32::MAX; nv];
-    let mut free_at: Vec<usize> = Vec::new(); // per physical register: first point it is free
+    // Each vreg takes the lowest-numbered physical register free at its start: `free` holds
+    // the free ones, `busy` the others by the point they free up (ranges are visited by
+    // start, so a register once free stays free until taken).
+    let mut free: BTreeSet<u32> = BTreeSet::new();
+    let mut busy: BinaryHeap<Reverse<(usize, u32)>> = BinaryHeap::new();
     let mut used = 0u32;
     for v in order {
         let (start, end) = range[v].unwrap_or((0, 0));
-        let slot = free_at.iter().position(|f| *f <= start);
-        let p = match slot {
+        while let Some(Reverse((at, p))) = busy.peek().copied() {
+            if at > start {
+                break;
+            }
+            busy.pop();
+            free.insert(p);
+        }
+        let p = match free.pop_first() {
             Some(p) => p,
             None => {
-                free_at.push(0);
-                free_at.len() - 1
+                used += 1;
+                used - 1
             }
         };
-        free_at[p] = end + 1;
-        phys[v] = p as u32;
-        used = used.max(p as u32 + 1);
+        busy.push(Reverse((end + 1, p)));
+        phys[v] = p;
     }
     check_limit("usse::TEMP_REGS", u64::from(used), usse::TEMP_REGS)?;
     for it in &mut code.items {

@@ -6,7 +6,11 @@
 //! with `pack()` / `unpack()`, enums with `name()`, register offsets and the evidence table
 //! [`ITEMS`]. The driver packs with these; the device model unpacks with them.
 
+// Every unsafe block says why it is sound (RELIABILITY.md).
+#![warn(clippy::undocumented_unsafe_blocks)]
+
 pub mod example;
+mod format_name;
 pub mod gen;
 
 /// The generated code, one module per definition block.
@@ -15,6 +19,7 @@ pub mod generated {
     include!(concat!(env!("OUT_DIR"), "/hwdocs.rs"));
 }
 
+pub use format_name::UnknownFormat;
 pub use generated::formats::{Format, FORMATS};
 pub use generated::*;
 

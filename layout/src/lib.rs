@@ -16,6 +16,8 @@
 //! bytes, upper case as in the issue and DESIGN.md (hence `non_snake_case`); serialised field
 //! names keep the same spelling (`offset_B`).
 
+// Every unsafe block says why it is sound (RELIABILITY.md).
+#![warn(clippy::undocumented_unsafe_blocks)]
 #![allow(non_snake_case)]
 #![warn(missing_docs)]
 

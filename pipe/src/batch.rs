@@ -150,6 +150,7 @@ impl Context {
     /// `flush`: submits pending work and returns a fence for everything submitted so far.
     pub fn flush(&mut self) -> Result<Option<Fence>> {
         self.flush_batch()?;
+        self.notice_resets();
         Ok(self.last_fence.clone())
     }
 
@@ -340,7 +341,7 @@ impl Context {
             regs::IspStartRender { start: true }.pack()?[0],
         ));
 
-        let mut job = Job::render(ta_regs, td);
+        let mut job = Job::render(ta_regs, td).in_context(self.reset.id);
         job.bos.extend(b.arena.finish(timeout)?);
         job.bos.push((pb, Access::Write));
         job.bos.append(&mut job_bos);

@@ -84,6 +84,7 @@ pub struct Context {
     pub(crate) stats: ContextStats,
     pub(crate) timeout: Duration,
     pub(crate) pb_budget_b: u64,
+    pub(crate) reset: crate::reset::ResetWatch,
 }
 
 impl std::fmt::Debug for Context {
@@ -96,6 +97,7 @@ impl std::fmt::Debug for Context {
 
 impl Context {
     pub(crate) fn new(screen: Screen) -> Context {
+        let screen_resets = screen.device().resets().len();
         Context {
             screen,
             blend: None,
@@ -123,6 +125,7 @@ impl Context {
             stats: ContextStats::default(),
             timeout: DEFAULT_TIMEOUT,
             pb_budget_b: crate::batch::DEFAULT_PB_BUDGET_B,
+            reset: crate::reset::ResetWatch::new(screen_resets),
         }
     }
 

@@ -188,6 +188,13 @@ impl Context {
         if (info.index_size == 0) != info.index.is_none() {
             return invalid("an index buffer goes with a non-zero index size, and only then");
         }
+        if u64::from(info.count) > sgx_hwdocs::limits::MAX_PRIM_VERTICES {
+            return invalid(format!(
+                "a draw of {} vertices: limits::MAX_PRIM_VERTICES is {}",
+                info.count,
+                sgx_hwdocs::limits::MAX_PRIM_VERTICES
+            ));
+        }
         if self.fb.cbuf.is_none() && self.fb.zsbuf.is_none() {
             return Err(PipeError::NotBound("framebuffer"));
         }

@@ -4,6 +4,9 @@
 //! turn them into SGX535 jobs, as a Mesa Gallium driver does for Mesa's state tracker. Models:
 //! Mesa's lima and v3d drivers, Gallium's p_screen.h and p_context.h.
 
+// Every unsafe block says why it is sound (RELIABILITY.md).
+#![warn(clippy::undocumented_unsafe_blocks)]
+
 mod arena;
 mod batch;
 pub mod caps;
@@ -15,6 +18,7 @@ pub mod mesa_version;
 mod program;
 mod query;
 mod query_ops;
+mod reset;
 mod resource;
 mod screen;
 mod shader_cache;
@@ -33,6 +37,7 @@ pub use error::{PipeError, Result};
 pub use mesa_version::MesaVersions;
 pub use program::{Program, ShaderState};
 pub use query::{Query, QueryType};
+pub use reset::{ResetCallback, ResetStatus};
 pub use resource::{bind, Resource, ResourceTarget, ResourceTemplate, Storage};
 pub use screen::{HandleLayout, Screen};
 pub use sgx_hwdocs::Format;

@@ -347,3 +347,16 @@ fn a_refused_draw_takes_no_references_into_the_batch() {
     );
     assert_eq!(r.dev.trace().entries.len(), 1);
 }
+
+#[test]
+fn a_draw_past_the_prim_vertex_limit_is_refused_up_front() {
+    let mut r = rig();
+    let max = sgx_hwdocs::limits::MAX_PRIM_VERTICES as u32;
+    let e = r
+        .ctx
+        .draw_vbo(&DrawInfo::arrays(PrimMode::TRIANGLES, 0, max + 1))
+        .unwrap_err();
+    assert!(matches!(e, PipeError::InvalidArgument(_)), "{e:?}");
+    assert!(e.to_string().contains("MAX_PRIM_VERTICES"), "{e}");
+    assert_eq!(r.ctx.stats().submissions, 0);
+}

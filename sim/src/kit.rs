@@ -247,7 +247,10 @@ impl Mem {
     }
 }
 
-impl Backing for Mem {
+// SAFETY: `buf` is a boxed slice of `UnsafeCell`s allocated once and never resized or
+// freed before the Mem, so the pointer and length are fixed; every access goes through the
+// cells.
+unsafe impl Backing for Mem {
     fn as_ptr(&self) -> *mut u8 {
         UnsafeCell::raw_get(self.buf.as_ptr())
     }

@@ -7,6 +7,9 @@
 //! counters and fault injection. It decodes with hwdocs' unpackers and its own address
 //! arithmetic only (never `layout` or `compiler`), so it cross-checks them.
 
+// Every unsafe block says why it is sound (RELIABILITY.md).
+#![warn(clippy::undocumented_unsafe_blocks)]
+
 use std::sync::Arc;
 
 use sgx_hwdocs::limits::CORE_CLOCK_HZ;
@@ -34,7 +37,23 @@ mod tests;
 pub use bench::{bench_sim, format_bench, BenchRow};
 
 /// Memory shared with the winsys: a BO's storage, mapped into the GPU address space.
-pub trait Backing: Send + Sync {
+///
+/// # Safety
+///
+/// The model reads and writes the storage through the raw pointer, from whichever thread
+/// runs the job, while other holders (the winsys' CPU maps) may touch it too. An
+/// implementation promises:
+/// - `as_ptr()` is non-null and valid for reads and writes of `len_b()` bytes for as long as
+///   the Backing is alive; both values are the same on every call (the storage is never
+///   moved, resized or freed while the Backing lives);
+/// - the implementation itself holds no Rust reference (`&[u8]`, `&mut [u8]`) to the storage
+///   that claims it unchanging or exclusive while the model may write it: the storage is raw
+///   memory (an mmap) or sits in an `UnsafeCell`;
+/// - `Send + Sync` are honest: the storage may be reached from any thread.
+///
+/// Ordering between the model's accesses and the CPU's is not the Backing's concern: the
+/// winsys orders them with fences and reservations.
+pub unsafe trait Backing: Send + Sync {
     /// Start of the storage; valid for len_b() bytes for the Backing's lifetime.
     fn as_ptr(&self) -> *mut u8;
     /// Storage length in bytes.

@@ -13,8 +13,8 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use sgx_hwdocs::limits::{
-    MAX_PRIMS_PER_RENDER, PB_PRIM_RECORD_B, PB_TILE_HEADER_B, PB_TILE_REF_B, PB_VARYING_B,
-    PB_VERTEX_B, TILE_W_PX,
+    MAX_PRIMS_PER_RENDER, MAX_PRIM_VERTICES, PB_PRIM_RECORD_B, PB_TILE_HEADER_B, PB_TILE_REF_B,
+    PB_VARYING_B, PB_VERTEX_B, TILE_W_PX,
 };
 use sgx_hwdocs::regs as r;
 use sgx_hwdocs::render::{AttrType, VertexAttr};
@@ -428,35 +428,58 @@ impl Ta<'_> {
                 format!("index buffer {:#x} not {isz}-byte aligned", p.index_addr),
             ));
         }
-        let mut idx = Vec::with_capacity(n);
-        if isz == 0 {
-            idx.extend((0..n as u32).map(|i| (p.base_vertex as u32).wrapping_add(i)));
-        } else {
-            let mut raw = vec![0u8; n * isz as usize];
-            self.mmu.read(Unit::Ta, p.index_addr, &mut raw)?;
-            for c in raw.chunks(isz as usize) {
-                let v = match isz {
-                    1 => u32::from(c[0]),
-                    2 => u32::from(u16::from_le_bytes([c[0], c[1]])),
-                    _ => u32::from_le_bytes([c[0], c[1], c[2], c[3]]),
-                };
-                idx.push(v.wrapping_add(p.base_vertex as u32));
-            }
+        if p.count as u64 > MAX_PRIM_VERTICES {
+            return Err(JobErr::bad(
+                Unit::Ta,
+                format!(
+                    "PRIM of {} vertices: limits::MAX_PRIM_VERTICES is {MAX_PRIM_VERTICES}",
+                    p.count
+                ),
+            ));
         }
+        // `count` is a 32-bit field: nothing is reserved for it up front. Indices are read a
+        // chunk at a time and vertices fetched as they are met, so a count past the index or
+        // vertex buffer faults at the buffer's end instead of asking the host for memory for
+        // 2^32 of them.
+        const CHUNK: usize = 4096;
         let mut cache: HashMap<u32, usize> = HashMap::new();
         let mut verts: Vec<CVert> = Vec::new();
-        let mut slot = Vec::with_capacity(n);
-        for &i in &idx {
-            let s = match cache.get(&i) {
-                Some(&s) => s,
-                None => {
-                    let v = self.vertex(d, i)?;
-                    verts.push(v);
-                    cache.insert(i, verts.len() - 1);
-                    verts.len() - 1
+        let mut slot = Vec::with_capacity(n.min(CHUNK));
+        let mut raw = vec![0u8; CHUNK * isz as usize];
+        let mut ids: Vec<u32> = Vec::with_capacity(CHUNK);
+        let mut k = 0usize;
+        while k < n {
+            let m = (n - k).min(CHUNK);
+            ids.clear();
+            if isz == 0 {
+                ids.extend((k..k + m).map(|i| (p.base_vertex as u32).wrapping_add(i as u32)));
+            } else {
+                // GPU addresses are 32-bit: the index pointer wraps as the hardware's would.
+                let addr = p.index_addr.wrapping_add((k * isz as usize) as u32);
+                let bytes = &mut raw[..m * isz as usize];
+                self.mmu.read(Unit::Ta, addr, bytes)?;
+                for c in bytes.chunks(isz as usize) {
+                    let v = match isz {
+                        1 => u32::from(c[0]),
+                        2 => u32::from(u16::from_le_bytes([c[0], c[1]])),
+                        _ => u32::from_le_bytes([c[0], c[1], c[2], c[3]]),
+                    };
+                    ids.push(v.wrapping_add(p.base_vertex as u32));
                 }
-            };
-            slot.push(s);
+            }
+            for &i in &ids {
+                let s = match cache.get(&i) {
+                    Some(&s) => s,
+                    None => {
+                        let v = self.vertex(d, i)?;
+                        verts.push(v);
+                        cache.insert(i, verts.len() - 1);
+                        verts.len() - 1
+                    }
+                };
+                slot.push(s);
+            }
+            k += m;
         }
         let v = |k: usize| &verts[slot[k]];
         match p.topology {

@@ -86,6 +86,12 @@ pub trait Device: Send + Sync {
     /// released the job's buffers and fence. Err(Timeout) while a job is held back or hung.
     fn wait_idle(&self, timeout: Duration) -> Result<()>;
 
+    /// Every GPU reset so far, oldest first (a context compares the count with what it saw).
+    /// Backends without hang recovery report none.
+    fn resets(&self) -> Vec<crate::reset::ResetRecord> {
+        Vec::new()
+    }
+
     /// Exports a buffer of this device as a dma-buf file descriptor (on the sim backend, a
     /// memfd), as PRIME's HANDLE_TO_FD does. Fences do not travel with it: the importer must
     /// not use the bytes before the exporter's fences have signalled.

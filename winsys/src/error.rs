@@ -42,6 +42,17 @@ pub enum JobError {
     /// The device was lost before the job finished.
     #[error("device lost before the job finished")]
     DeviceLost,
+    /// The job ran past its time budget; the watchdog reset the GPU and ended it.
+    #[error("GPU hang: the job ran past its {budget_ms} ms budget and the GPU was reset")]
+    Hang {
+        /// The budget it exceeded.
+        budget_ms: u64,
+    },
+    /// The job never ran: it was queued behind a job of the same context that hung, and
+    /// that context's later work is not run after a reset (its inputs may be the hung job's
+    /// unfinished output, as with a kernel's ECANCELED for a guilty context).
+    #[error("canceled: an earlier job of the same context hung")]
+    Canceled,
 }
 
 /// Errors of winsys calls. Bad input from a caller is an error, never a panic.
@@ -98,6 +109,16 @@ pub enum WinsysError {
     /// A system call failed.
     #[error("{op}: {errno}")]
     Os {
+        /// What was being done.
+        op: &'static str,
+        /// The error number.
+        errno: Errno,
+    },
+    /// A system call on a named render node failed (opening it, or a query while opening).
+    #[error("{path}: {op}: {errno}")]
+    Node {
+        /// Node path.
+        path: String,
         /// What was being done.
         op: &'static str,
         /// The error number.

@@ -79,6 +79,8 @@ pub struct Job {
     pub bos: Vec<(Bo, Access)>,
     /// Explicit fences to wait for, besides the implicit ones.
     pub in_fences: Vec<Fence>,
+    /// The submitting context (0: none). A hang makes it the guilty context of the reset.
+    pub context: u64,
 }
 
 impl Job {
@@ -88,6 +90,7 @@ impl Job {
             kind: JobKind::Render { ta_regs, td_regs },
             bos: Vec::new(),
             in_fences: Vec::new(),
+            context: 0,
         }
     }
 
@@ -97,12 +100,19 @@ impl Job {
             kind: JobKind::TwoD { regs },
             bos: Vec::new(),
             in_fences: Vec::new(),
+            context: 0,
         }
     }
 
     /// Adds a buffer the job uses.
     pub fn with_bo(mut self, bo: &Bo, access: Access) -> Job {
         self.bos.push((bo.clone(), access));
+        self
+    }
+
+    /// Names the submitting context (see [`Job::context`]).
+    pub fn in_context(mut self, context: u64) -> Job {
+        self.context = context;
         self
     }
 

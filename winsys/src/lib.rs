@@ -7,6 +7,9 @@
 //! CPU maps wait the same way and time out rather than hang. Each submission returns a
 //! [`Fence`], signalled by the backend's worker thread, and is recorded in the [`Trace`].
 
+// Every unsafe block says why it is sound (RELIABILITY.md).
+#![warn(clippy::undocumented_unsafe_blocks)]
+
 mod bo;
 mod device;
 pub mod drm;
@@ -18,6 +21,7 @@ mod live;
 mod open;
 pub mod replay;
 mod reservation;
+mod reset;
 pub mod sim;
 mod submit;
 mod trace;
@@ -34,5 +38,6 @@ pub use job_result::{Counters, JobReport, Unit};
 pub use live::{LiveCounts, LiveWatch};
 pub use open::{open_from_env, DeviceSpec, DEVICE_ENV};
 pub use reservation::Reservation;
+pub use reset::{ResetRecord, ResetStatus, DEFAULT_HANG_BUDGET};
 pub use sim::{SimDevice, SimOptions, MODEL_CORE_REVISION};
 pub use trace::{Trace, TraceBo, TraceEntry, TraceResult, TraceTotals};

@@ -52,6 +52,13 @@ pub enum TraceResult {
     },
     /// The device was lost first.
     DeviceLost,
+    /// The job hung and the GPU was reset.
+    Hang {
+        /// Its budget.
+        budget_ms: u64,
+    },
+    /// Canceled after an earlier job of its context hung.
+    Canceled,
     /// The kernel refused the submission; no job ran and no fence exists.
     Refused {
         /// Error name, e.g. "ENOSPC".
@@ -85,6 +92,10 @@ impl TraceResult {
                 reason: reason.clone(),
             },
             Err(JobError::DeviceLost) => TraceResult::DeviceLost,
+            Err(JobError::Hang { budget_ms }) => TraceResult::Hang {
+                budget_ms: *budget_ms,
+            },
+            Err(JobError::Canceled) => TraceResult::Canceled,
         }
     }
 

@@ -2,7 +2,7 @@
 //! window (y flipped in the viewport, so GL's y-up NDC lands right side up), the lighting
 //! constants, buffer uploads, and PNG output.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::Context as _;
@@ -85,15 +85,73 @@ impl Target {
 
 /// Writes RGBA8 rows as a PNG.
 pub fn write_png(path: &Path, width_px: u32, height_px: u32, rgba: &[u8]) -> anyhow::Result<()> {
-    let file =
-        std::fs::File::create(path).with_context(|| format!("creating {}", path.display()))?;
-    let mut enc = png::Encoder::new(std::io::BufWriter::new(file), width_px, height_px);
-    enc.set_color(png::ColorType::Rgba);
-    enc.set_depth(png::BitDepth::Eight);
-    let mut w = enc.write_header()?;
-    w.write_image_data(rgba)?;
-    w.finish()?;
-    Ok(())
+    // Written beside the final name and renamed into place, so a failure (a full disk) leaves
+    // neither a truncated PNG nor the temporary file.
+    let tmp = path.with_extension("png.partial");
+    let write = || -> anyhow::Result<()> {
+        let mut bytes = Vec::new();
+        let mut enc = png::Encoder::new(&mut bytes, width_px, height_px);
+        enc.set_color(png::ColorType::Rgba);
+        enc.set_depth(png::BitDepth::Eight);
+        let mut w = enc.write_header()?;
+        w.write_image_data(rgba)?;
+        w.finish()?;
+        std::fs::write(&tmp, &bytes)?;
+        std::fs::rename(&tmp, path)?;
+        Ok(())
+    };
+    write()
+        .inspect_err(|_| {
+            let _ = std::fs::remove_file(&tmp);
+        })
+        .with_context(|| format!("writing {}", path.display()))
+}
+
+/// The output directory of a run: the folders the run created are removed again if the run
+/// fails before [`OutDir::keep`], so a failure leaves no empty `--out` behind.
+pub struct OutDir {
+    path: PathBuf,
+    created: Vec<PathBuf>,
+    kept: bool,
+}
+
+impl OutDir {
+    /// Creates `path` and any missing parents.
+    pub fn create(path: &Path) -> anyhow::Result<OutDir> {
+        let created: Vec<PathBuf> = path
+            .ancestors()
+            .filter(|p| !p.as_os_str().is_empty() && !p.exists())
+            .map(Path::to_path_buf)
+            .collect();
+        std::fs::create_dir_all(path).with_context(|| format!("creating {}", path.display()))?;
+        Ok(OutDir {
+            path: path.to_path_buf(),
+            created,
+            kept: false,
+        })
+    }
+
+    /// The directory.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The run succeeded: leave the directory.
+    pub fn keep(mut self) {
+        self.kept = true;
+    }
+}
+
+impl Drop for OutDir {
+    fn drop(&mut self) {
+        if !self.kept {
+            // Deepest first; remove_dir refuses a folder that is not empty, so nothing the
+            // run wrote successfully is lost.
+            for d in &self.created {
+                let _ = std::fs::remove_dir(d);
+            }
+        }
+    }
 }
 
 /// One directional light on a material, as GL's fixed function with a single light and the
@@ -141,4 +199,54 @@ pub fn upload_buffer(
 /// f32s as little-endian bytes.
 pub fn f32_bytes(v: &[f32]) -> Vec<u8> {
     v.iter().flat_map(|f| f.to_le_bytes()).collect()
+}
+
+#[cfg(test)]
+mod debris_tests {
+    use super::*;
+
+    fn scratch(name: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("sgx535-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        d
+    }
+
+    #[test]
+    fn a_failed_run_removes_the_folders_it_made_and_keeps_what_it_wrote() {
+        let d = scratch("outdir");
+        let nested = d.join("a").join("b");
+        drop(OutDir::create(&nested).expect("creates"));
+        assert!(!d.exists(), "left {}", d.display());
+
+        // A folder holding a finished PNG is not removed.
+        let out = OutDir::create(&nested).expect("creates");
+        write_png(&out.path().join("f.png"), 1, 1, &[1, 2, 3, 4]).expect("writes");
+        drop(out);
+        assert!(nested.join("f.png").is_file());
+        // A kept run keeps its folder.
+        let kept = d.join("kept");
+        OutDir::create(&kept).expect("creates").keep();
+        assert!(kept.is_dir());
+        std::fs::remove_dir_all(&d).expect("cleanup");
+    }
+
+    #[test]
+    fn a_png_that_cannot_be_written_leaves_neither_a_partial_nor_a_temporary_file() {
+        let d = scratch("png");
+        // The final name is a non-empty folder, so the rename into place fails.
+        let png = d.join("f.png");
+        std::fs::create_dir_all(png.join("x")).expect("blocker");
+        let e = write_png(&png, 1, 1, &[1, 2, 3, 4]).expect_err("cannot rename");
+        assert!(format!("{e:#}").contains("f.png"), "{e:#}");
+        let names: Vec<String> = std::fs::read_dir(&d)
+            .expect("dir")
+            .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names, ["f.png"], "only the blocker is left");
+        // Too few pixels for the size: refused by the encoder, nothing written.
+        let e = write_png(&d.join("g.png"), 4, 4, &[0; 4]).expect_err("short data");
+        assert!(format!("{e:#}").contains("g.png"), "{e:#}");
+        assert!(!d.join("g.png").exists() && !d.join("g.png.partial").exists());
+        std::fs::remove_dir_all(&d).expect("cleanup");
+    }
 }

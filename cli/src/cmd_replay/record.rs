@@ -3,6 +3,7 @@
 //! submissions, faulting, failing and hung jobs, a lost device — with the outcome as its
 //! `expect` block, so a failure seen on a laptop becomes a test here.
 
+use crate::out::outln;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -143,7 +144,7 @@ pub fn record(name: &'static str, dev: Arc<dyn Device>, path: &Path) -> anyhow::
     };
     let text = serde_json::to_string_pretty(&fx)? + "\n";
     std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;
-    println!(
+    outln!(
         "recorded {name} on {}: {} injections, {submissions} submissions, error {} -> {}",
         info.backend.name(),
         fx.inject.len(),

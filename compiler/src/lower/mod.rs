@@ -4,6 +4,7 @@ mod array;
 mod clip;
 mod constants;
 mod ops;
+mod structure;
 mod texture;
 
 use std::collections::{BTreeMap, HashMap};
@@ -72,6 +73,7 @@ pub struct Lower<'a> {
 
 /// Lowers a parsed shader with the given input/output layout.
 pub fn lower(sh: &Shader, io: &IoLayout) -> Result<(Code, LowerInfo)> {
+    structure::check(sh)?;
     let mut code = Code::default();
     let epilogue = code.label();
     let mut l = Lower {

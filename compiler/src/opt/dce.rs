@@ -2,21 +2,22 @@
 
 use sgx_hwdocs::usse::{Opcode, Pred, SrcMod};
 
-use super::live::liveness;
+use super::live::{liveness_of, Uses};
 use crate::ir::{Code, Item, RegFile, SWZ_ID};
 
 /// Removes dead writes and narrows write masks to live lanes; returns true on any change.
 pub fn dead_code(code: &mut Code) -> bool {
     let mut any = false;
     loop {
-        let live = liveness(code);
+        // Strong liveness: a chain of dead writes is found whole, not one link per round.
+        let live = liveness_of(code, Uses::OfLiveResults);
         let mut changed = false;
         let mut keep = Vec::with_capacity(code.items.len());
         for (i, it) in code.items.iter().enumerate() {
             let mut it = *it;
             if let Item::I(m) = &mut it {
                 if m.has_dst() && m.dst.reg.file == RegFile::Temp {
-                    let lanes = live.live_out[i][m.dst.reg.num as usize] & m.dst.mask;
+                    let lanes = live.live_out[i].lanes(m.dst.reg.num) & m.dst.mask;
                     if lanes == 0 {
                         changed = true;
                         continue;

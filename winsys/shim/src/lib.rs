@@ -9,6 +9,9 @@
 //! variadic: on the x86-64 and AArch64 Linux ABIs the optional argument arrives where a fixed
 //! one would.
 
+// Every unsafe block says why it is sound (RELIABILITY.md).
+#![warn(clippy::undocumented_unsafe_blocks)]
+
 mod device;
 mod fakefs;
 mod memfd;

@@ -395,7 +395,20 @@ impl DrmDevice {
     }
 
     /// Opens a render node; refuses one whose driver is not sgx535 or that lacks syncobjs.
+    /// A failed system call names the node.
     pub fn open(path: &std::path::Path) -> Result<DrmDevice> {
+        let name = path.display().to_string();
+        DrmDevice::open_unnamed(path).map_err(|e| match e {
+            WinsysError::Os { op, errno } => WinsysError::Node {
+                path: name,
+                op,
+                errno,
+            },
+            e => e,
+        })
+    }
+
+    fn open_unnamed(path: &std::path::Path) -> Result<DrmDevice> {
         let name = path.display().to_string();
         let file = File::options()
             .read(true)

@@ -11,7 +11,8 @@ use nix::sys::ioctl::ioctl_num_type;
     non_snake_case,
     dead_code,
     missing_docs,
-    clippy::all
+    clippy::all,
+    clippy::undocumented_unsafe_blocks
 )]
 pub mod bindings {
     #[cfg(not(feature = "use_bindgen"))]

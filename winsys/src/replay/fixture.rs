@@ -158,22 +158,26 @@ fn ser_addr<S: serde::Serializer>(a: &u32, s: S) -> std::result::Result<S::Ok, S
 }
 
 fn de_addr<'de, D: Deserializer<'de>>(d: D) -> std::result::Result<u32, D::Error> {
-    #[derive(Deserialize)]
-    #[serde(untagged)]
-    enum Raw {
-        Num(u32),
-        Text(String),
-    }
-    match Raw::deserialize(d)? {
-        Raw::Num(n) => Ok(n),
-        Raw::Text(s) => {
+    use serde::de::Error;
+    // Through a Value, so a wrong type names itself and what is allowed (an untagged enum
+    // would only say that no variant matched).
+    let allowed = "a number from 0 to 4294967295 or a \"0x...\" string";
+    match serde_json::Value::deserialize(d)? {
+        serde_json::Value::Number(n) => n
+            .as_u64()
+            .and_then(|n| u32::try_from(n).ok())
+            .ok_or_else(|| D::Error::custom(format!("address {n}: an address is {allowed}"))),
+        serde_json::Value::String(s) => {
             let hex = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X"));
             match hex {
                 Some(h) => u32::from_str_radix(h, 16),
                 None => s.parse(),
             }
-            .map_err(|_| serde::de::Error::custom(format!("bad address {s:?}")))
+            .map_err(|_| D::Error::custom(format!("address {s:?}: an address is {allowed}")))
         }
+        other => Err(D::Error::custom(format!(
+            "address {other}: an address is {allowed}"
+        ))),
     }
 }
 
@@ -286,6 +290,24 @@ mod tests {
         );
         assert_eq!(f.for_job(6), Some(&Inject::LoseDevice { job: 6 }));
         assert_eq!(f.for_job(2), None);
+    }
+
+    #[test]
+    fn an_address_of_the_wrong_type_says_what_an_address_is() {
+        for (addr, says) in [
+            ("true", "address true: an address is a number"),
+            ("-1", "address -1: an address is a number"),
+            ("4294967296", "address 4294967296"),
+            ("1.5", "address 1.5"),
+            ("\"0xzz\"", "address \"0xzz\""),
+        ] {
+            let text = format!(
+                r#"{{"inject": [{{"what": "fault_job", "job": 0, "unit": "pbe", "addr": {addr}}}]}}"#
+            );
+            let e = Fixture::from_json(&text, "f.json").unwrap_err().to_string();
+            assert!(e.contains(says) && !e.contains("untagged"), "{e}");
+            assert!(e.starts_with("fixture f.json: "), "{e}");
+        }
     }
 
     #[test]

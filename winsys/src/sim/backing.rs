@@ -96,7 +96,9 @@ impl MemfdBacking {
     }
 }
 
-impl sgx_sim::Backing for MemfdBacking {
+// SAFETY: `ptr`/`len` are this backing's own shared mapping of its memfd, made at creation
+// and unmapped only in Drop; nothing in Rust holds a reference into it.
+unsafe impl sgx_sim::Backing for MemfdBacking {
     fn as_ptr(&self) -> *mut u8 {
         self.ptr.as_ptr()
     }

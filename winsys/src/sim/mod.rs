@@ -1,7 +1,13 @@
 //! The sim backend: the device model behind the [`Device`] trait. Jobs run on a worker thread in
 //! dependency order, so fences are truly asynchronous. A fault ends the job's fence with the
-//! unit and address; a hung job never signals and stalls the GPU, so waits time out; a lost
-//! device fails every later call.
+//! unit and address; a lost device fails every later call.
+//!
+//! A hung job stalls the GPU until the watchdog sees it past its budget
+//! ([`SimOptions::hang_budget`], default [`DEFAULT_HANG_BUDGET`]); then the GPU is reset: the
+//! hung job's fence ends with `JobError::Hang`, its context is recorded as guilty
+//! ([`Device::resets`]), jobs of that context queued behind it end with `JobError::Canceled`,
+//! and every other queued job runs as it would have. The model runs one job at a time and a
+//! queued job has not started, so no innocent job has partial work to re-run.
 
 mod backing;
 pub(crate) mod convert;
@@ -12,7 +18,7 @@ use std::os::fd::{BorrowedFd, OwnedFd};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, Weak};
 use std::thread::{JoinHandle, ThreadId};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use sgx_sim::{Gpu, Perm};
 
@@ -23,6 +29,7 @@ use crate::fence::{Fence, Notify, UserFence};
 use crate::job::Job;
 use crate::live::LiveCounts;
 use crate::replay::Fixture;
+use crate::reset::{ResetRecord, DEFAULT_HANG_BUDGET};
 use crate::submit::{Accepted, Core, Engine};
 use crate::trace::{Trace, TraceResult};
 use crate::va::{VaAllocator, PAGE_B, VA_END, VA_START};
@@ -43,6 +50,9 @@ pub struct SimOptions {
     pub trace_limit: Option<usize>,
     /// A host fixture whose failures are injected (the replay backend).
     pub fixture: Option<Fixture>,
+    /// How long a job may hang before the watchdog resets the GPU (None:
+    /// [`DEFAULT_HANG_BUDGET`]).
+    pub hang_budget: Option<Duration>,
 }
 
 struct Queue {
@@ -50,8 +60,10 @@ struct Queue {
     waiting: VecDeque<Accepted>,
     /// Jobs that hung: never finished, kept so their buffers stay alive.
     hung: Vec<Accepted>,
-    /// A job hung: the GPU runs nothing more.
+    /// A job hung: the GPU runs nothing more until the watchdog resets it.
     stalled: bool,
+    /// When the hung job started: the watchdog's budget runs from here.
+    hung_since: Option<Instant>,
     shutdown: bool,
 }
 
@@ -64,6 +76,8 @@ pub(crate) struct SimShared {
     cv: Condvar,
     fixture: Option<Fixture>,
     allocations: AtomicU64,
+    hang_budget: Duration,
+    resets: Mutex<Vec<ResetRecord>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -216,11 +230,14 @@ impl SimDevice {
                 waiting: VecDeque::new(),
                 hung: Vec::new(),
                 stalled: false,
+                hung_since: None,
                 shutdown: false,
             }),
             cv: Condvar::new(),
             fixture: opts.fixture,
             allocations: AtomicU64::new(0),
+            hang_budget: opts.hang_budget.unwrap_or(DEFAULT_HANG_BUDGET),
+            resets: Mutex::new(Vec::new()),
         });
         let for_worker = Arc::clone(&shared);
         let worker = std::thread::Builder::new()
@@ -386,6 +403,10 @@ impl Device for SimDevice {
 
     fn wait_idle(&self, timeout: Duration) -> Result<()> {
         self.shared.core.wait_idle(timeout)
+    }
+
+    fn resets(&self) -> Vec<ResetRecord> {
+        lock(&self.shared.resets).clone()
     }
 }
 

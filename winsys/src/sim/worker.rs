@@ -1,8 +1,11 @@
 //! The sim worker: takes the oldest job whose dependencies have all finished, runs it on the
-//! model, and ends its fence. Runs on its own thread, so fences signal asynchronously.
+//! model, and ends its fence. Runs on its own thread, so fences signal asynchronously. It is
+//! also the watchdog: while a job hangs it waits out the job's budget, then resets the GPU.
 
 use std::sync::Arc;
 use std::time::Instant;
+
+use crate::reset::ResetRecord;
 
 use super::{convert, lock, SimShared};
 use crate::error::JobError;
@@ -11,8 +14,12 @@ use crate::submit::Accepted;
 
 /// The worker loop; returns at shutdown, after failing every unfinished job.
 pub(super) fn run(shared: Arc<SimShared>) {
-    while let Some(acc) = next_ready(&shared) {
-        run_one(&shared, acc);
+    loop {
+        match next_ready(&shared) {
+            Next::Run(acc) => run_one(&shared, acc),
+            Next::Reset => reset(&shared),
+            Next::Shutdown => break,
+        }
     }
     let doomed: Vec<Accepted> = {
         let mut q = lock(&shared.queue);
@@ -25,26 +32,96 @@ pub(super) fn run(shared: Arc<SimShared>) {
     }
 }
 
-/// Blocks until a job can run (None at shutdown). Jobs run in dependency order: the oldest
-/// whose dependencies have all finished, whether or not they succeeded (as a kernel's
-/// scheduler does, a dependency's error does not cancel its dependants).
-fn next_ready(shared: &SimShared) -> Option<Accepted> {
+/// What the worker does next.
+enum Next {
+    Run(Accepted),
+    /// A hung job is past its budget.
+    Reset,
+    Shutdown,
+}
+
+/// Blocks until a job can run, the hung job's budget is spent, or shutdown. Jobs run in
+/// dependency order: the oldest whose dependencies have all finished, whether or not they
+/// succeeded (as a kernel's scheduler does, a dependency's error does not cancel its
+/// dependants).
+fn next_ready(shared: &SimShared) -> Next {
     let mut q = lock(&shared.queue);
     loop {
         if q.shutdown {
-            return None;
+            return Next::Shutdown;
         }
-        if !q.stalled && !shared.core.is_lost() {
-            let ready = q
-                .waiting
-                .iter()
-                .position(|a| a.deps.iter().all(|f| !f.is_pending()));
-            if let Some(i) = ready {
-                return q.waiting.remove(i);
+        if shared.core.is_lost() {
+            q = shared.cv.wait(q).unwrap_or_else(|e| e.into_inner());
+            continue;
+        }
+        if q.stalled {
+            let deadline = q.hung_since.unwrap_or_else(Instant::now) + shared.hang_budget;
+            let now = Instant::now();
+            if now >= deadline {
+                return Next::Reset;
             }
+            q = shared
+                .cv
+                .wait_timeout(q, deadline - now)
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+            continue;
+        }
+        let ready = q
+            .waiting
+            .iter()
+            .position(|a| a.deps.iter().all(|f| !f.is_pending()));
+        if let Some(acc) = ready.and_then(|i| q.waiting.remove(i)) {
+            return Next::Run(acc);
         }
         q = shared.cv.wait(q).unwrap_or_else(|e| e.into_inner());
     }
+}
+
+/// The watchdog's reset: ends the hung job with `Hang`, records its context as guilty,
+/// cancels that context's queued jobs, and lets the GPU run the rest.
+fn reset(shared: &SimShared) {
+    let budget_ms = shared.hang_budget.as_millis().min(u128::from(u64::MAX)) as u64;
+    let (hung, canceled) = {
+        let mut q = lock(&shared.queue);
+        q.stalled = false;
+        q.hung_since = None;
+        let hung: Vec<Accepted> = q.hung.drain(..).collect();
+        let guilty: Vec<u64> = hung
+            .iter()
+            .map(|a| a.job.context)
+            .filter(|c| *c != 0)
+            .collect();
+        let (canceled, kept): (Vec<Accepted>, Vec<Accepted>) = q
+            .waiting
+            .drain(..)
+            .partition(|a| guilty.contains(&a.job.context));
+        q.waiting = kept.into();
+        (hung, canceled)
+    };
+    {
+        let mut r = lock(&shared.resets);
+        for acc in &hung {
+            r.push(ResetRecord {
+                fence: acc.fence.id(),
+                guilty_context: (acc.job.context != 0).then_some(acc.job.context),
+            });
+        }
+    }
+    log::warn!(
+        "sim: GPU reset after a hang of {} job(s) past {budget_ms} ms; {} queued job(s) of the guilty context canceled",
+        hung.len(),
+        canceled.len()
+    );
+    for acc in hung {
+        shared.fail(acc, JobError::Hang { budget_ms });
+    }
+    for acc in canceled {
+        shared.fail(acc, JobError::Canceled);
+    }
+    // Jobs that waited on the ended fences may run now.
+    let _q = lock(&shared.queue);
+    shared.cv.notify_all();
 }
 
 /// The model's injection for a fixture's job injection.
@@ -88,12 +165,13 @@ fn run_one(shared: &SimShared, acc: Accepted) {
     match convert::outcome(&result.status) {
         None => {
             log::warn!(
-                "sim: job {} (fence {}) hung; the GPU runs nothing more",
+                "sim: job {} (fence {}) hung; the GPU runs nothing more until the watchdog resets it",
                 acc.job_index,
                 acc.fence.id()
             );
             let mut q = lock(&shared.queue);
             q.stalled = true;
+            q.hung_since = Some(t0);
             q.hung.push(acc);
         }
         Some(r) => {
