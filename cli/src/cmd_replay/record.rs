@@ -69,8 +69,9 @@ pub fn injections(trace: &Trace) -> (Vec<Inject>, Vec<String>) {
                 out.push(Inject::LoseDevice { job });
                 true
             }
-            // A job that never ended hung; the GPU ran nothing after it.
-            TraceResult::Pending => {
+            // A job that never ended, or that the watchdog ended, hung; the jobs of its context
+            // queued behind it were canceled by the reset, which replaying the hang redoes.
+            TraceResult::Pending | TraceResult::Hang { .. } => {
                 out.push(Inject::HangJob { job });
                 true
             }
