@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use sgx_blitter::{BlitInfo, SurfaceRect};
 use sgx_pipe::state::{BufferSource, ScissorState};
-use sgx_pipe::{clear_flags, DrawInfo, ResourceTarget};
+use sgx_pipe::{bind, clear_flags, DrawInfo, PipeBox, Resource, ResourceTarget, ResourceTemplate};
 
 use crate::box_::{self, sgx535_box};
 use crate::context::{self, sgx535_context};
@@ -294,24 +294,81 @@ pub unsafe extern "C" fn sgx535_blit(
         }
         let (df, dbox) = box_::split(&dst, &b.dst.r#box)?;
         let (sf, sbox) = box_::split(&src, &b.src.r#box)?;
-        if df != 0 || sf != 0 {
-            return unsupported("blits of cube faces other than the first");
+        if sbox.depth != 1 || dbox.depth != 1 {
+            return unsupported("blits of several 3D slices at once");
         }
-        let info = BlitInfo {
-            dst,
-            dst_level: b.dst.level,
-            dst_box: dbox,
-            src,
-            src_level: b.src.level,
-            src_box: sbox,
-            linear: gallium::filter(u8::try_from(b.filter).unwrap_or(u8::MAX))?
-                == sgx_pipe::state::Filter::LINEAR,
-        };
+        let linear = gallium::filter(u8::try_from(b.filter).unwrap_or(u8::MAX))?
+            == sgx_pipe::state::Filter::LINEAR;
         let mut inner = c.lock();
+        // The blitter draws from and into 1D/2D levels. A cube face or a 3D slice is copied
+        // (on the CPU, synchronised like any map) into a temporary 2D texture first, or drawn
+        // into one and copied back after: the documented CPU step of such blits.
+        let screen = inner.ctx.screen().clone();
+        let temp = |r: &Arc<Resource>, w: u32, h: u32| {
+            let t = ResourceTemplate::texture_2d(
+                r.format(),
+                w,
+                h,
+                0,
+                bind::SAMPLER_VIEW | bind::RENDER_TARGET,
+            );
+            screen.resource_create(&t)
+        };
+        let (src2, sbox2, slevel) = if is_2d(&src) {
+            (src, sbox, b.src.level)
+        } else {
+            let t = temp(&src, sbox.width, sbox.height)?;
+            inner
+                .ctx
+                .resource_copy_region(&t, 0, 0, 0, 0, 0, &src, b.src.level, sf, sbox)?;
+            (t, PipeBox::new(0, 0, sbox.width, sbox.height), 0)
+        };
+        let (dst2, dbox2, dlevel) = if is_2d(&dst) {
+            (dst.clone(), dbox, b.dst.level)
+        } else {
+            let t = temp(&dst, dbox.width, dbox.height)?;
+            (t, PipeBox::new(0, 0, dbox.width, dbox.height), 0)
+        };
+        let info = BlitInfo {
+            dst: dst2.clone(),
+            dst_level: dlevel,
+            dst_box: dbox2,
+            src: src2,
+            src_level: slevel,
+            src_box: sbox2,
+            linear,
+        };
         let (ctx, bl) = inner.blitter()?;
         bl.blit(ctx, &info)?;
+        if !is_2d(&dst) {
+            let whole = PipeBox::new(0, 0, dbox.width, dbox.height);
+            let (face, dz) = match dst.target() {
+                ResourceTarget::TextureCube => (df, 0),
+                _ => (0, dbox.z),
+            };
+            ctx.resource_copy_region(
+                &dst,
+                b.dst.level,
+                face,
+                dbox.x,
+                dbox.y,
+                dz,
+                &dst2,
+                0,
+                0,
+                whole,
+            )?;
+        }
         Ok(())
     })
+}
+
+/// A 1D or 2D texture: what the blitter draws from and into directly.
+fn is_2d(r: &Resource) -> bool {
+    matches!(
+        r.target(),
+        ResourceTarget::Texture1D | ResourceTarget::Texture2D
+    )
 }
 
 /// `resource_copy_region`: bytes of a box copied unconverted (buffers: x is the byte offset).

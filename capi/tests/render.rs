@@ -424,3 +424,149 @@ fn caps_and_formats_use_mesa_numbers() {
     ok(sgx535_context_destroy(c));
     ok(sgx535_screen_destroy(s));
 }
+
+/// Reads one face (cube) or slice (3D) of level 0 back, w x h BGRA8.
+fn read_layer(c: sgx535_context, r: sgx535_resource, z: i32, w: u32, h: u32) -> Vec<u8> {
+    let b = sgx535_box {
+        x: 0,
+        y: 0,
+        z,
+        width: w as i32,
+        height: h as i32,
+        depth: 1,
+    };
+    let (mut t, mut p, mut stride, mut ls) =
+        (sgx535_transfer { id: 0 }, std::ptr::null_mut(), 0u32, 0u64);
+    // SAFETY: valid pointers; the mapped bytes are read before unmap.
+    unsafe {
+        ok(sgx535_transfer_map(
+            c,
+            r,
+            0,
+            PIPE_MAP_READ,
+            &b,
+            &mut t,
+            &mut p,
+            &mut stride,
+            &mut ls,
+        ));
+        let mut out = Vec::new();
+        for y in 0..h as usize {
+            out.extend_from_slice(std::slice::from_raw_parts(
+                (p as *const u8).add(y * stride as usize),
+                (w * 4) as usize,
+            ));
+        }
+        ok(sgx535_transfer_unmap(c, t));
+        out
+    }
+}
+
+fn blit_info(
+    dst: sgx535_resource,
+    dz: i32,
+    src: sgx535_resource,
+    sz: i32,
+    n: i32,
+) -> sgx535_blit_info {
+    let img = |resource, z| sgx535_blit_image {
+        resource,
+        level: 0,
+        r#box: sgx535_box {
+            x: 0,
+            y: 0,
+            z,
+            width: n,
+            height: n,
+            depth: 1,
+        },
+        format: PIPE_FORMAT_B8G8R8A8_UNORM,
+    };
+    sgx535_blit_info {
+        dst: img(dst, dz),
+        src: img(src, sz),
+        mask: 0xF,
+        filter: 0,
+        scissor_enable: 0,
+        render_condition_enable: 0,
+        pad: [0; 2],
+        scissor: sgx535_scissor_state::default(),
+    }
+}
+
+#[test]
+fn blits_read_a_cube_face_and_write_a_3d_slice() {
+    let (s, c) = model();
+    let n = 8u32;
+    let bind = PIPE_BIND_SAMPLER_VIEW | PIPE_BIND_RENDER_TARGET;
+    let cube = create(
+        s,
+        &sgx535_resource_template {
+            target: 4,
+            ..tex2d(PIPE_FORMAT_B8G8R8A8_UNORM, n, n, 0, bind)
+        },
+    );
+    let vol = create(
+        s,
+        &sgx535_resource_template {
+            target: 3,
+            depth: 4,
+            ..tex2d(PIPE_FORMAT_B8G8R8A8_UNORM, n, n, 0, bind)
+        },
+    );
+    let flat = create(s, &tex2d(PIPE_FORMAT_B8G8R8A8_UNORM, n, n, 0, bind));
+    // Each face and slice its own bytes.
+    let layer = |k: u32| -> Vec<u8> {
+        (0..n * n * 4)
+            .map(|i| (i * 13 + k * 71) as u8 | 1)
+            .collect()
+    };
+    for z in 0..6u32 {
+        let b = sgx535_box {
+            x: 0,
+            y: 0,
+            z: z as i32,
+            width: n as i32,
+            height: n as i32,
+            depth: 1,
+        };
+        // SAFETY: `layer` holds n*n*4 bytes.
+        ok(unsafe {
+            sgx535_texture_subdata(
+                c,
+                cube,
+                0,
+                PIPE_MAP_WRITE,
+                &b,
+                layer(z).as_ptr().cast(),
+                n * 4,
+                0,
+            )
+        });
+        if z < 4 {
+            ok(unsafe {
+                sgx535_texture_subdata(
+                    c,
+                    vol,
+                    0,
+                    PIPE_MAP_WRITE,
+                    &b,
+                    layer(10 + z).as_ptr().cast(),
+                    n * 4,
+                    0,
+                )
+            });
+        }
+    }
+    // Face 3 of the cube into the 2D texture: an unscaled nearest blit copies it exactly.
+    // SAFETY: valid pointer.
+    ok(unsafe { sgx535_blit(c, &blit_info(flat, 0, cube, 3, n as i32)) });
+    assert_eq!(read_level(c, flat, 0, n, n, 4), layer(3));
+    // The 2D texture into slice 2 of the volume: only that slice changes.
+    ok(unsafe { sgx535_blit(c, &blit_info(vol, 2, flat, 0, n as i32)) });
+    for z in 0..4u32 {
+        let want = if z == 2 { layer(3) } else { layer(10 + z) };
+        assert_eq!(read_layer(c, vol, z as i32, n, n), want, "slice {z}");
+    }
+    ok(sgx535_screen_destroy(s));
+}
