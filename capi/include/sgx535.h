@@ -45,7 +45,7 @@
 #define SGX535_ABI_MAJOR 1
 
 // The ABI's minor version: the table grows only at its end within a major.
-#define SGX535_ABI_MINOR 0
+#define SGX535_ABI_MINOR 1
 
 // Levels a `sgx535_layout` has room for: the ABI's capacity, above the GPU's 12-level limit
 // (hwdocs `limits.MAX_TEXTURE_LEVELS`), so the struct's size survives a bigger GPU.
@@ -940,6 +940,8 @@ typedef struct {
                                           uint64_t);
   // `sgx535_last_error_message`.
   const char *(*last_error_message)(void);
+  // `sgx535_get_device_reset_status`.
+  sgx535_status (*get_device_reset_status)(sgx535_context, uint32_t*);
 } sgx535_interface;
 
 #ifdef __cplusplus
@@ -1246,6 +1248,12 @@ sgx535_status sgx535_render_condition(sgx535_context ctx,
 
 // `set_active_query_state`: pauses (0) or resumes counting of active queries.
 sgx535_status sgx535_set_active_query_state(sgx535_context ctx, uint8_t enable);
+
+// `get_device_reset_status`: whether the device was reset since this context last asked, as
+// Gallium's `pipe_reset_status` (0 no reset, 1 this context's job was guilty, 2 innocent,
+// 3 unknown). A job that hung is ended by the watchdog, the device is reset, and its
+// context is guilty; a new context works after the reset.
+sgx535_status sgx535_get_device_reset_status(sgx535_context ctx, uint32_t *status);
 
 // `resource_create`.
 sgx535_status sgx535_resource_create(sgx535_screen screen,

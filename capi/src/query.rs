@@ -168,3 +168,26 @@ pub extern "C" fn sgx535_set_active_query_state(ctx: sgx535_context, enable: u8)
         Ok(())
     })
 }
+
+/// `get_device_reset_status`: whether the device was reset since this context last asked, as
+/// Gallium's `pipe_reset_status` (0 no reset, 1 this context's job was guilty, 2 innocent,
+/// 3 unknown). A job that hung is ended by the watchdog, the device is reset, and its
+/// context is guilty; a new context works after the reset.
+#[no_mangle]
+pub unsafe extern "C" fn sgx535_get_device_reset_status(
+    ctx: sgx535_context,
+    status: *mut u32,
+) -> sgx535_status {
+    guard(|| {
+        let c = context::get(ctx)?;
+        check_out(status, "status")?;
+        let v = match c.lock().ctx.get_device_reset_status() {
+            sgx_pipe::ResetStatus::NoReset => 0,
+            sgx_pipe::ResetStatus::Guilty => 1,
+            sgx_pipe::ResetStatus::Innocent => 2,
+            sgx_pipe::ResetStatus::Unknown => 3,
+        };
+        // SAFETY: checked by check_out.
+        unsafe { write(status, "status", v) }
+    })
+}

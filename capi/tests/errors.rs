@@ -341,3 +341,55 @@ fn a_gpu_fault_reaches_the_fence_as_a_fault() {
     assert_eq!(stats(s).jobs_failed, 1);
     ok(sgx535_screen_destroy(s));
 }
+
+#[test]
+fn a_hang_is_reset_and_the_guilty_context_is_told() {
+    // hang_job.json hangs a job; the model's watchdog ends it (2 s) and resets the device.
+    let (s, c) = replay("hang_job.json");
+    target(s, c, 16, 16);
+    let col = [0.5f32, 0.5, 0.5, 1.0];
+    let mut first_error = None;
+    let mut status = 9u32;
+    // SAFETY: valid pointers to locals.
+    unsafe {
+        for _ in 0..4 {
+            ok(sgx535_clear(
+                c,
+                PIPE_CLEAR_COLOR0,
+                null(),
+                col.as_ptr(),
+                1.0,
+                0,
+            ));
+            let mut f = sgx535_fence { id: 0 };
+            ok(sgx535_flush(c, 0, &mut f));
+            let mut done = 0u8;
+            let st = sgx535_fence_finish(s, f, u64::MAX, &mut done);
+            ok(sgx535_fence_destroy(f));
+            if st != SGX535_OK && first_error.is_none() {
+                first_error = Some((st, last_error()));
+            }
+        }
+        ok(sgx535_get_device_reset_status(c, &mut status));
+    }
+    let (st, msg) = first_error.expect("the hung job's fence reports it");
+    assert_eq!(st, SGX535_ERROR_GPU_FAULT, "{msg}");
+    assert_eq!(status, 1, "guilty");
+    // Asked again: nothing new.
+    // SAFETY: valid pointer.
+    ok(unsafe { sgx535_get_device_reset_status(c, &mut status) });
+    assert_eq!(status, 0);
+    // A context made after the reset starts clean and renders.
+    let mut c2 = sgx535_context { id: 0 };
+    // SAFETY: valid pointers.
+    unsafe {
+        ok(sgx535_context_create(s, &mut c2));
+        ok(sgx535_get_device_reset_status(c2, &mut status));
+    }
+    assert_eq!(status, 0);
+    let (rt, _) = target(s, c2, 8, 8);
+    // SAFETY: valid pointers.
+    ok(unsafe { sgx535_clear(c2, PIPE_CLEAR_COLOR0, null(), col.as_ptr(), 1.0, 0) });
+    assert_eq!(read_level(c2, rt, 0, 8, 8, 4)[..4], [128, 128, 128, 255]);
+    ok(sgx535_screen_destroy(s));
+}
