@@ -294,73 +294,87 @@ pub unsafe extern "C" fn sgx535_blit(
         }
         let (df, dbox) = box_::split(&dst, &b.dst.r#box)?;
         let (sf, sbox) = box_::split(&src, &b.src.r#box)?;
-        if sbox.depth != 1 || dbox.depth != 1 {
-            return unsupported("blits of several 3D slices at once");
+        if sbox.depth != dbox.depth {
+            return unsupported("blits that scale in depth (3D slices)");
         }
         let linear = gallium::filter(u8::try_from(b.filter).unwrap_or(u8::MAX))?
             == sgx_pipe::state::Filter::LINEAR;
         let mut inner = c.lock();
-        // The blitter draws from and into 1D/2D levels. A cube face or a 3D slice is copied
-        // (on the CPU, synchronised like any map) into a temporary 2D texture first, or drawn
-        // into one and copied back after: the documented CPU step of such blits.
-        let screen = inner.ctx.screen().clone();
-        let temp = |r: &Arc<Resource>, w: u32, h: u32| {
-            let t = ResourceTemplate::texture_2d(
-                r.format(),
-                w,
-                h,
-                0,
-                bind::SAMPLER_VIEW | bind::RENDER_TARGET,
-            );
-            screen.resource_create(&t)
-        };
-        let (src2, sbox2, slevel) = if is_2d(&src) {
-            (src, sbox, b.src.level)
-        } else {
-            let t = temp(&src, sbox.width, sbox.height)?;
-            inner
-                .ctx
-                .resource_copy_region(&t, 0, 0, 0, 0, 0, &src, b.src.level, sf, sbox)?;
-            (t, PipeBox::new(0, 0, sbox.width, sbox.height), 0)
-        };
-        let (dst2, dbox2, dlevel) = if is_2d(&dst) {
-            (dst.clone(), dbox, b.dst.level)
-        } else {
-            let t = temp(&dst, dbox.width, dbox.height)?;
-            (t, PipeBox::new(0, 0, dbox.width, dbox.height), 0)
-        };
-        let info = BlitInfo {
-            dst: dst2.clone(),
-            dst_level: dlevel,
-            dst_box: dbox2,
-            src: src2,
-            src_level: slevel,
-            src_box: sbox2,
-            linear,
-        };
-        let (ctx, bl) = inner.blitter()?;
-        bl.blit(ctx, &info)?;
-        if !is_2d(&dst) {
-            let whole = PipeBox::new(0, 0, dbox.width, dbox.height);
-            let (face, dz) = match dst.target() {
-                ResourceTarget::TextureCube => (df, 0),
-                _ => (0, dbox.z),
+        // A box of several 3D slices is blitted slice by slice.
+        for i in 0..sbox.depth {
+            let one = |bx: PipeBox| PipeBox {
+                z: bx.z + i,
+                depth: 1,
+                ..bx
             };
-            ctx.resource_copy_region(
-                &dst,
-                b.dst.level,
-                face,
-                dbox.x,
-                dbox.y,
-                dz,
-                &dst2,
-                0,
-                0,
-                whole,
-            )?;
+            let sides = BlitSides {
+                src: (&src, b.src.level, sf, one(sbox)),
+                dst: (&dst, b.dst.level, df, one(dbox)),
+            };
+            blit_one(&mut inner, &sides, linear)?;
         }
         Ok(())
     })
+}
+
+/// One slice's blit: (resource, level, face, box) of each side.
+struct BlitSides<'a> {
+    src: (&'a Arc<Resource>, u32, u32, PipeBox),
+    dst: (&'a Arc<Resource>, u32, u32, PipeBox),
+}
+
+/// The blitter draws from and into 1D/2D levels. A cube face or a 3D slice is copied (on the
+/// CPU, synchronised like any map) into a temporary 2D texture first, or drawn into one and
+/// copied back after: the documented CPU step of such blits.
+fn blit_one(inner: &mut crate::context::CtxInner, s: &BlitSides<'_>, linear: bool) -> Result<()> {
+    let (src, slevel, sf, sbox) = s.src;
+    let (dst, dlevel, df, dbox) = s.dst;
+    let screen = inner.ctx.screen().clone();
+    let temp = |r: &Arc<Resource>, w: u32, h: u32| {
+        let t = ResourceTemplate::texture_2d(
+            r.format(),
+            w,
+            h,
+            0,
+            bind::SAMPLER_VIEW | bind::RENDER_TARGET,
+        );
+        screen.resource_create(&t)
+    };
+    let (src2, sbox2, slevel2) = if is_2d(src) {
+        (src.clone(), sbox, slevel)
+    } else {
+        let t = temp(src, sbox.width, sbox.height)?;
+        inner
+            .ctx
+            .resource_copy_region(&t, 0, 0, 0, 0, 0, src, slevel, sf, sbox)?;
+        (t, PipeBox::new(0, 0, sbox.width, sbox.height), 0)
+    };
+    let (dst2, dbox2, dlevel2) = if is_2d(dst) {
+        (dst.clone(), dbox, dlevel)
+    } else {
+        let t = temp(dst, dbox.width, dbox.height)?;
+        (t, PipeBox::new(0, 0, dbox.width, dbox.height), 0)
+    };
+    let info = BlitInfo {
+        dst: dst2.clone(),
+        dst_level: dlevel2,
+        dst_box: dbox2,
+        src: src2,
+        src_level: slevel2,
+        src_box: sbox2,
+        linear,
+    };
+    let (ctx, bl) = inner.blitter()?;
+    bl.blit(ctx, &info)?;
+    if !is_2d(dst) {
+        let whole = PipeBox::new(0, 0, dbox.width, dbox.height);
+        let (face, dz) = match dst.target() {
+            ResourceTarget::TextureCube => (df, 0),
+            _ => (0, dbox.z),
+        };
+        ctx.resource_copy_region(dst, dlevel, face, dbox.x, dbox.y, dz, &dst2, 0, 0, whole)?;
+    }
+    Ok(())
 }
 
 /// A 1D or 2D texture: what the blitter draws from and into directly.

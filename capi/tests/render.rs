@@ -568,5 +568,21 @@ fn blits_read_a_cube_face_and_write_a_3d_slice() {
         let want = if z == 2 { layer(3) } else { layer(10 + z) };
         assert_eq!(read_layer(c, vol, z as i32, n, n), want, "slice {z}");
     }
+    // Two slices at once, volume to volume: slices 1..3 of a second volume get 0..2.
+    let vol2 = create(
+        s,
+        &sgx535_resource_template {
+            target: 3,
+            depth: 4,
+            ..tex2d(PIPE_FORMAT_B8G8R8A8_UNORM, n, n, 0, bind)
+        },
+    );
+    let mut two = blit_info(vol2, 1, vol, 0, n as i32);
+    two.dst.r#box.depth = 2;
+    two.src.r#box.depth = 2;
+    // SAFETY: valid pointer.
+    ok(unsafe { sgx535_blit(c, &two) });
+    assert_eq!(read_layer(c, vol2, 1, n, n), layer(10));
+    assert_eq!(read_layer(c, vol2, 2, n, n), layer(11));
     ok(sgx535_screen_destroy(s));
 }
