@@ -275,10 +275,10 @@ pub fn get_shader_param(stage: ShaderStage, cap: ShaderCap) -> i64 {
         MaxTemps => usse::TEMP_REGS as i64,
         CondCodes => 0,
         IndirectInputAddr => 0,
-        // The compiler lowers TGSI arrays to predicated selects (compiler lower/array.rs), but
-        // piglit's variable-indexing tests through Mesa still fail with it (wrong pixels), so
-        // st/mesa lowers indirect temporaries itself until they pass.
-        IndirectTempAddr => 0,
+        // The compiler lowers TGSI arrays to predicated selects (compiler lower/array.rs) and
+        // reads the integer address arithmetic st/mesa leaves in these integer-less programs
+        // as floats (compiler tgsi/float_addr.rs); piglit's variable-indexing tests pass.
+        IndirectTempAddr => 1,
         IndirectConstAddr => 1,
         Subroutines => 1,
         Integers => 0,
