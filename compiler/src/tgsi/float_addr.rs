@@ -133,3 +133,59 @@ fn mark(sh: &Shader, before: usize, s: &SrcOperand, lane: usize, marked: &mut BT
         return;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tgsi::parse;
+
+    const HEAD: &str = "FRAG\nDCL OUT[0], COLOR\nDCL CONST[0][0..1]\nDCL TEMP[0..3]\nDCL ADDR[0]\n\
+        IMM[0] FLT32 {0x00000000, 0x00000001, 0x3f800000, 0x00000003}\n";
+
+    fn ops(sh: &Shader) -> Vec<&str> {
+        sh.instrs.iter().map(|i| i.opcode.as_str()).collect()
+    }
+
+    /// The float values of instruction `i`'s source `k` (an immediate after the rewrite).
+    fn imm(sh: &Shader, i: usize, k: usize) -> [f32; 4] {
+        let s = &sh.instrs[i].src[k];
+        assert_eq!(s.reg.file, File::Imm);
+        let b = sh.imms[s.reg.index as usize].bits;
+        s.swz.map(|c| f32::from_bits(b[usize::from(c)]))
+    }
+
+    #[test]
+    fn integer_ops_feeding_arl_become_float_ops() {
+        let t = format!(
+            "{HEAD}  0: SHL TEMP[0].x, CONST[0][0].xxxx, IMM[0].yyyy\n  1: SHL TEMP[1].x, CONST[0][0].xxxx, IMM[0].zzzz\n  2: UMUL TEMP[2].x, CONST[0][1].xxxx, IMM[0].wwww\n  3: UADD TEMP[0].x, IMM[0].yyyy, TEMP[0].xxxx\n  4: ADD TEMP[0].x, TEMP[0].xxxx, TEMP[1].xxxx\n  5: UADD TEMP[0].x, TEMP[0].xxxx, TEMP[2].xxxx\n  6: ARL ADDR[0].x, TEMP[0].xxxx\n  7: MOV OUT[0], CONST[0][ADDR[0].x]\n  8: END\n"
+        );
+        let sh = parse(&t).unwrap();
+        let r = rewrite(&sh).expect("a chain ends in ARL");
+        assert_eq!(
+            ops(&r),
+            ["MUL", "MUL", "MUL", "ADD", "ADD", "ADD", "ARL", "MOV", "END"]
+        );
+        // An integer shift count (1) and a float one (1.0, as nir_lower_int_to_float leaves
+        // it) both multiply by 2; the integer 3 and 1 become 3.0 and 1.0.
+        assert_eq!(imm(&r, 0, 1), [2.0; 4]);
+        assert_eq!(imm(&r, 1, 1), [2.0; 4]);
+        assert_eq!(imm(&r, 2, 1), [3.0; 4]);
+        assert_eq!(imm(&r, 3, 0), [1.0; 4]);
+        // The shared immediate itself is left as it was for its other readers.
+        assert_eq!(r.imms[0], sh.imms[0]);
+    }
+
+    #[test]
+    fn integer_addresses_and_other_integer_ops_are_left_alone() {
+        // UARL: st/mesa's form with native integers.
+        let t = format!(
+            "{HEAD}  0: UADD TEMP[0].x, IMM[0].yyyy, CONST[0][0].xxxx\n  1: UARL ADDR[0].x, TEMP[0].xxxx\n  2: MOV OUT[0], CONST[0][ADDR[0].x]\n  3: END\n"
+        );
+        assert!(rewrite(&parse(&t).unwrap()).is_none());
+        // An integer op whose result an ARL does not read; and one behind control flow.
+        let t = format!(
+            "{HEAD}  0: UADD TEMP[1].x, IMM[0].yyyy, CONST[0][0].xxxx\n  1: UADD TEMP[0].x, IMM[0].yyyy, CONST[0][0].xxxx\n  2: IF CONST[0][1].xxxx :4\n  3: ENDIF\n  4: ARL ADDR[0].x, TEMP[0].xxxx\n  5: MOV OUT[0], CONST[0][ADDR[0].x]\n  6: END\n"
+        );
+        assert!(rewrite(&parse(&t).unwrap()).is_none());
+    }
+}
