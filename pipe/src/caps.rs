@@ -275,10 +275,13 @@ pub fn get_shader_param(stage: ShaderStage, cap: ShaderCap) -> i64 {
         MaxTemps => usse::TEMP_REGS as i64,
         CondCodes => 0,
         IndirectInputAddr => 0,
-        // The compiler lowers TGSI arrays to predicated selects (compiler lower/array.rs) and
-        // reads the integer address arithmetic st/mesa leaves in these integer-less programs
-        // as floats (compiler tgsi/float_addr.rs); piglit's variable-indexing tests pass.
-        IndirectTempAddr => 1,
+        // The compiler takes TGSI arrays (compiler lower/array.rs, tgsi/float_addr.rs), but
+        // Mesa 22.3's nir_to_tgsi without native integers drops stores to a local array at a
+        // constant index whose constant is shared with float arithmetic (`array[1] = ..` next
+        // to `i++` or `col < 1`: int_to_float makes the index 1.0): with 1 here, 21 piglit
+        // GLSL 1.10/1.20 execution tests fail that pass with 0 (temp-array-indexing loops,
+        // *-temp-mat2-col-row-rd). So st/mesa lowers indirect temporaries itself.
+        IndirectTempAddr => 0,
         IndirectConstAddr => 1,
         Subroutines => 1,
         Integers => 0,
