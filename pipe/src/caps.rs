@@ -278,8 +278,8 @@ pub fn get_shader_param(stage: ShaderStage, cap: ShaderCap) -> i64 {
         // The compiler takes TGSI arrays (compiler lower/array.rs, tgsi/float_addr.rs), but
         // Mesa 22.3's nir_to_tgsi without native integers drops stores to a local array at a
         // constant index whose constant is shared with float arithmetic (`array[1] = ..` next
-        // to `i++` or `col < 1`: int_to_float makes the index 1.0): with 1 here, 21 piglit
-        // GLSL 1.10/1.20 execution tests fail that pass with 0 (temp-array-indexing loops,
+        // to `i++` or `col < 1`; apparently int_to_float turns the index into 1.0): with 1, 21
+        // piglit GLSL 1.10/1.20 execution tests fail that pass with 0 (temp-array-indexing,
         // *-temp-mat2-col-row-rd). So st/mesa lowers indirect temporaries itself.
         IndirectTempAddr => 0,
         IndirectConstAddr => 1,
