@@ -139,6 +139,8 @@ pub fn compile(text: &str) -> Result<CompiledShader> {
 
 /// Compiles a parsed shader with a given input/output layout.
 pub fn compile_with(sh: &Shader, layout: &IoLayout) -> Result<CompiledShader> {
+    let rewritten = tgsi::float_address_chains(sh);
+    let sh = rewritten.as_ref().unwrap_or(sh);
     let (mut code, info) = lower::lower(sh, layout)?;
     // Refused before optimising, so a huge shader costs a parse and a lowering, not an
     // optimisation whose result could not fit anyway.

@@ -275,9 +275,12 @@ pub fn get_shader_param(stage: ShaderStage, cap: ShaderCap) -> i64 {
         MaxTemps => usse::TEMP_REGS as i64,
         CondCodes => 0,
         IndirectInputAddr => 0,
-        // The compiler lowers TGSI arrays to predicated selects (compiler lower/array.rs), but
-        // piglit's variable-indexing tests through Mesa still fail with it (wrong pixels), so
-        // st/mesa lowers indirect temporaries itself until they pass.
+        // The compiler takes TGSI arrays (compiler lower/array.rs, tgsi/float_addr.rs), but
+        // Mesa 22.3's nir_to_tgsi without native integers drops stores to a local array at a
+        // constant index whose constant is shared with float arithmetic (`array[1] = ..` next
+        // to `i++` or `col < 1`; apparently int_to_float turns the index into 1.0): with 1, 21
+        // piglit GLSL 1.10/1.20 execution tests fail that pass with 0 (temp-array-indexing,
+        // *-temp-mat2-col-row-rd). So st/mesa lowers indirect temporaries itself.
         IndirectTempAddr => 0,
         IndirectConstAddr => 1,
         Subroutines => 1,

@@ -233,14 +233,14 @@ pub fn check_fs(text: &str, inputs: &FsInputs, consts: &BTreeMap<(u32, u32), V>)
     check_fs_compiled(text, &cs, inputs, consts)
 }
 
-pub fn check_fs_compiled(
-    text: &str,
+/// Runs a compiled fragment shader on a quad on the sim's USSE interpreter alone.
+pub fn run_fs_compiled(
+    sh: &Shader,
     cs: &CompiledShader,
     inputs: &FsInputs,
     consts: &BTreeMap<(u32, u32), V>,
-) -> FsResult {
+) -> sgx_sim::usse::QuadOut {
     assert_eq!(cs.stage, ShaderStage::Fragment);
-    let sh = sgx_compiler::parse(text).unwrap();
     let mut pa = [[[0u32; 4]; 16]; 4];
     for (px, inp) in inputs.iter().enumerate() {
         for i in &cs.inputs {
@@ -252,8 +252,18 @@ pub fn check_fs_compiled(
     let sa = sa_of(cs, consts);
     let prog = Program::decode(&cs.code, Stage::Pixel)
         .unwrap_or_else(|e| panic!("decode: {e}\n{}", listing(cs)));
-    let got = run_quad(&prog, &pa, [true; 4], &sa, &mut TargetTex::of(&sh))
-        .unwrap_or_else(|e| panic!("run: {e}\n{}", listing(cs)));
+    run_quad(&prog, &pa, [true; 4], &sa, &mut TargetTex::of(sh))
+        .unwrap_or_else(|e| panic!("run: {e}\n{}", listing(cs)))
+}
+
+pub fn check_fs_compiled(
+    text: &str,
+    cs: &CompiledShader,
+    inputs: &FsInputs,
+    consts: &BTreeMap<(u32, u32), V>,
+) -> FsResult {
+    let sh = sgx_compiler::parse(text).unwrap();
+    let got = run_fs_compiled(&sh, cs, inputs, consts);
     let mut ref_tex = TargetTex::of(&sh);
     let mut env = refint::Env {
         consts,

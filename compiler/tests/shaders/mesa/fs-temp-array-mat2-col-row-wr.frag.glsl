@@ -1,0 +1,37 @@
+uniform mat2 src_matrix;
+uniform vec2 v;
+uniform vec2 expect;
+uniform int index;
+uniform int index2;
+uniform int row;
+uniform int col;
+uniform float value;
+
+float distanceSqr(vec2 a, vec2 b) { vec2 diff = a - b; return dot(diff, diff); }
+
+void main()
+{
+  mat2 dst_matrix[3];
+dst_matrix[0] = mat2(0.0);
+dst_matrix[1] = mat2(0.0);
+dst_matrix[2] = mat2(0.0);
+  
+    /* Patch the supplied matrix with the supplied value.  If the resulting
+     * matrix is correct, it will transform the input vector to the expected
+     * value.  Verify that the distance between the result and the expected
+     * vector is less than epsilon.
+     *
+     * NOTE: This test assumes that reads of arrays using non-constant
+     * indicies works correctly.  If reads and writes happen to fail in an
+     * identical manner, this test may give false positives.
+     */
+
+    dst_matrix[1] = src_matrix;
+    dst_matrix[1][col][row] = value;
+
+
+  gl_FragColor = (distanceSqr(dst_matrix[1] * v, expect) < 4e-9)
+    ? vec4(0.0, 1.0, 0.0, 1.0) : vec4(1.0, 0.0, 0.0, 1.0);
+}
+
+
