@@ -295,7 +295,11 @@ pub unsafe extern "C" fn sgx535_blit(
         let (df, dbox) = box_::split(&dst, &b.dst.r#box)?;
         let (sf, sbox) = box_::split(&src, &b.src.r#box)?;
         if sbox.depth != dbox.depth {
-            return unsupported("blits that scale in depth (3D slices)");
+            return unsupported(format!(
+                "blits that scale in depth: {:?} box {sbox:?} to {:?} box {dbox:?}",
+                src.target(),
+                dst.target()
+            ));
         }
         let linear = gallium::filter(u8::try_from(b.filter).unwrap_or(u8::MAX))?
             == sgx_pipe::state::Filter::LINEAR;
@@ -453,8 +457,10 @@ pub unsafe extern "C" fn sgx535_generate_mipmap(
                 r.format().name()
             ));
         }
+        // Gallium's layers are a cube's faces, or a 3D texture's slices of the base level.
         let layers = match r.target() {
             ResourceTarget::TextureCube => 6,
+            ResourceTarget::Texture3D => r.level_depth(base_level)?,
             _ => 1,
         };
         if first_layer != 0 || last_layer + 1 != layers {

@@ -586,3 +586,79 @@ fn blits_read_a_cube_face_and_write_a_3d_slice() {
     assert_eq!(read_layer(c, vol2, 2, n, n), layer(11));
     ok(sgx535_screen_destroy(s));
 }
+
+#[test]
+fn a_3d_chain_generates_with_gallium_s_slice_range() {
+    let (s, c) = model();
+    let bind = PIPE_BIND_SAMPLER_VIEW | PIPE_BIND_RENDER_TARGET;
+    let vol = create(
+        s,
+        &sgx535_resource_template {
+            target: 3,
+            depth: 4,
+            ..tex2d(PIPE_FORMAT_B8G8R8A8_UNORM, 4, 4, 2, bind)
+        },
+    );
+    // Slice z is the grey level 40 * z everywhere: level 1's two slices average pairs.
+    for z in 0..4u32 {
+        let b = sgx535_box {
+            x: 0,
+            y: 0,
+            z: z as i32,
+            width: 4,
+            height: 4,
+            depth: 1,
+        };
+        let grey = vec![(40 * z) as u8; 64];
+        // SAFETY: `grey` holds 4*4*4 bytes.
+        ok(unsafe {
+            sgx535_texture_subdata(c, vol, 0, PIPE_MAP_WRITE, &b, grey.as_ptr().cast(), 16, 0)
+        });
+    }
+    let mut generated = 0u8;
+    // Gallium passes the base level's slices as the layer range: 0..=3.
+    // SAFETY: valid pointer.
+    ok(unsafe {
+        sgx535_generate_mipmap(
+            c,
+            vol,
+            PIPE_FORMAT_B8G8R8A8_UNORM,
+            0,
+            2,
+            0,
+            3,
+            &mut generated,
+        )
+    });
+    assert_eq!(generated, 1);
+    let b = sgx535_box {
+        x: 0,
+        y: 0,
+        z: 1,
+        width: 2,
+        height: 2,
+        depth: 1,
+    };
+    let (mut t, mut p, mut stride, mut ls) =
+        (sgx535_transfer { id: 0 }, std::ptr::null_mut(), 0u32, 0u64);
+    // SAFETY: valid pointers; read before unmap.
+    let texel = unsafe {
+        ok(sgx535_transfer_map(
+            c,
+            vol,
+            1,
+            PIPE_MAP_READ,
+            &b,
+            &mut t,
+            &mut p,
+            &mut stride,
+            &mut ls,
+        ));
+        let v = *(p as *const u8);
+        ok(sgx535_transfer_unmap(c, t));
+        v
+    };
+    // Level 1 slice 1 averages base slices 2 and 3: (80 + 120) / 2.
+    assert_eq!(texel, 100);
+    ok(sgx535_screen_destroy(s));
+}

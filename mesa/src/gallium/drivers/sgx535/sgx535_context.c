@@ -34,7 +34,16 @@ sgx535g_flush(struct pipe_context *pctx, struct pipe_fence_handle **fence, unsig
 static enum pipe_reset_status
 sgx535g_get_device_reset_status(struct pipe_context *pctx)
 {
-   return sgx535g_context(pctx)->reset_status;
+   struct sgx535g_context *ctx = sgx535g_context(pctx);
+   uint32_t lib_status = PIPE_NO_RESET;
+   /* The library knows of device resets (a hang its watchdog ended) and whose job caused
+    * them, in pipe_reset_status's numbering; a fault or loss a call returned is kept on the
+    * context as unknown. */
+   if (sgx535g_check(sgx535_get_device_reset_status(ctx->lib, &lib_status),
+                     "get_device_reset_status") &&
+       lib_status != PIPE_NO_RESET)
+      ctx->reset_status = (enum pipe_reset_status)lib_status;
+   return ctx->reset_status;
 }
 
 static void
