@@ -609,7 +609,7 @@ fn a_3d_chain_generates_with_gallium_s_slice_range() {
             height: 4,
             depth: 1,
         };
-        let grey = vec![(40 * z) as u8; 64];
+        let grey = [(40 * z) as u8; 64];
         // SAFETY: `grey` holds 4*4*4 bytes.
         ok(unsafe {
             sgx535_texture_subdata(c, vol, 0, PIPE_MAP_WRITE, &b, grey.as_ptr().cast(), 16, 0)
