@@ -86,6 +86,7 @@ cap_enum! {
         MaxVertexBuffers,
         BufferMapPersistentCoherent,
         MixedFramebufferSizes,
+        GenerateMipmap,
     }
 }
 
@@ -189,6 +190,9 @@ pub fn get_param(cap: Cap) -> i64 {
         // Attachments may be larger than the framebuffer (Gallium sets it to the smallest);
         // each surface keeps its own layout (context.rs check_framebuffer).
         MixedFramebufferSizes => 1,
+        // generate_mipmap is the blitter's fenced per-level chain (or its CPU route), so
+        // st/mesa calls it instead of blitting level by level itself.
+        GenerateMipmap => 1,
     }
 }
 
