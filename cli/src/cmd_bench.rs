@@ -10,7 +10,7 @@ pub struct Args {
 pub fn run(a: &Args) -> anyhow::Result<()> {
     match a.what.as_str() {
         "twiddle" => {
-            let rows = sgx_layout::bench_twiddle(&[2048, 256])?;
+            let rows = sgx_layout::bench_twiddle(&sgx_layout::bench::BENCH_CASES)?;
             print!("{}", sgx_layout::format_bench(&rows));
         }
         "draws" => crate::cmd_bench_draws::run()?,
