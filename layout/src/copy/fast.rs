@@ -82,15 +82,24 @@ impl<const N: usize> Mover<N> for ToLinear<'_> {
     #[inline(always)]
     fn tile(&mut self, t: usize, l: usize, side: usize, stride: usize) {
         #[cfg(target_arch = "x86_64")]
-        if N == 4 && side == 4 {
+        if N <= 4 && side == 4 {
             use super::sse2::{tile16_to_linear, Stores, TILE16_B};
             let how = if self.stream {
                 Stores::Stream
             } else {
                 Stores::Cached
             };
-            let src = self.tw[t..t + TILE16_B].try_into().unwrap();
-            return tile16_to_linear(self.lin, l, stride, src, how);
+            if N == 4 {
+                let src = self.tw[t..t + TILE16_B].try_into().unwrap();
+                return tile16_to_linear(self.lin, l, stride, src, how);
+            }
+            return super::sse2_narrow::tile16_to_linear::<N>(
+                self.lin,
+                l,
+                stride,
+                &self.tw[t..],
+                how,
+            );
         }
         whole_tile::<N, Self>(self, t, l, side, stride);
     }
@@ -133,15 +142,24 @@ impl<const N: usize> Mover<N> for ToTwiddled<'_> {
     #[inline(always)]
     fn tile(&mut self, t: usize, l: usize, side: usize, stride: usize) {
         #[cfg(target_arch = "x86_64")]
-        if N == 4 && side == 4 {
+        if N <= 4 && side == 4 {
             use super::sse2::{tile16_to_twiddled, Stores, TILE16_B};
             let how = if self.stream {
                 Stores::Stream
             } else {
                 Stores::Cached
             };
-            let dst = (&mut self.tw[t..t + TILE16_B]).try_into().unwrap();
-            return tile16_to_twiddled(dst, self.lin, l, stride, how);
+            if N == 4 {
+                let dst = (&mut self.tw[t..t + TILE16_B]).try_into().unwrap();
+                return tile16_to_twiddled(dst, self.lin, l, stride, how);
+            }
+            return super::sse2_narrow::tile16_to_twiddled::<N>(
+                &mut self.tw[t..],
+                self.lin,
+                l,
+                stride,
+                how,
+            );
         }
         whole_tile::<N, Self>(self, t, l, side, stride);
     }

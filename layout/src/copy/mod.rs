@@ -13,6 +13,8 @@ pub mod fast;
 pub mod reference;
 #[cfg(target_arch = "x86_64")]
 mod sse2;
+#[cfg(target_arch = "x86_64")]
+mod sse2_narrow;
 
 use crate::morton::Twiddle;
 use crate::LayoutError;
