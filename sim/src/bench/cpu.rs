@@ -21,13 +21,18 @@ fn twiddle(x: u32, y: u32) -> usize {
 #[inline(always)]
 fn bilinear(tex: &[u8], side: u32, s: f32, t: f32) -> [f32; 4] {
     let (fx, fy) = (s * side as f32 - 0.5, t * side as f32 - 0.5);
-    let (x0f, y0f) = (fx.floor(), fy.floor());
-    let (ax, ay) = (fx - x0f, fy - y0f);
-    let clamp = |v: f32| (v.max(0.0) as u32).min(side - 1);
-    let (xa, xb, ya, yb) = (clamp(x0f), clamp(x0f + 1.0), clamp(y0f), clamp(y0f + 1.0));
+    // floor() is a libm call on baseline x86_64; truncation and a fix-up is not.
+    let floor = |v: f32| {
+        let i = v as i32;
+        i - i32::from((i as f32) > v)
+    };
+    let (x0, y0) = (floor(fx), floor(fy));
+    let (ax, ay) = (fx - x0 as f32, fy - y0 as f32);
+    let clamp = |v: i32| v.clamp(0, side as i32 - 1) as u32;
+    let (xa, xb, ya, yb) = (clamp(x0), clamp(x0 + 1), clamp(y0), clamp(y0 + 1));
     let texel = |x, y| {
         let i = 4 * twiddle(x, y);
-        [0, 1, 2, 3].map(|c| f32::from(tex[i + c]) / 255.0)
+        [0, 1, 2, 3].map(|c| f32::from(tex[i + c]) * (1.0 / 255.0))
     };
     let (t00, t10, t01, t11) = (texel(xa, ya), texel(xb, ya), texel(xa, yb), texel(xb, yb));
     let mut o = [0.0; 4];

@@ -151,6 +151,9 @@ pub(super) fn render_all(
 /// Tiles shaded per worker thread before the calling thread stores them.
 const BATCH_PER_THREAD: usize = 64;
 
+/// Fewest tiles one worker task shades.
+const MIN_TILES_PER_TASK: usize = 8;
+
 fn serial(
     job: &Job3d,
     progs: &ProgramCache,
@@ -202,6 +205,8 @@ fn shade_batch(shared: &Shared, progs: &ProgramCache, tiles: Range<usize>) -> Ve
     let w = shared.job().w_tl as usize;
     tiles
         .into_par_iter()
+        // Each piece rayon splits off starts a rasteriser that loads its draw state again.
+        .with_min_len(MIN_TILES_PER_TASK)
         .map_init(
             || {
                 let job = shared.job();
