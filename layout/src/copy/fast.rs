@@ -46,6 +46,26 @@ trait Mover<const N: usize>: Sized {
     fn tile(&mut self, t: usize, l: usize, side: usize, stride: usize) {
         whole_tile::<N, Self>(self, t, l, side, stride);
     }
+    /// Whole 16x16 tiles the row walk hands over side by side (1: one at a time).
+    const GROUP: usize = 1;
+    /// [`Mover::GROUP`] whole 16x16 tiles side by side: twiddled starts `ts`, linear top-left
+    /// `l`.
+    #[inline(always)]
+    fn group(&mut self, ts: [usize; 4], l: usize, stride: usize) {
+        for (g, &t) in ts.iter().enumerate().take(Self::GROUP) {
+            self.tile(t, l + 16 * N * g, 4, stride);
+        }
+    }
+}
+
+/// [`Mover::GROUP`] of the SSE2 bodies: 1- and 2-byte tiles go in groups whose rows are a
+/// whole 64-byte line (why: `sse2_narrow::group_to_twiddled`).
+const fn narrow_group(n: usize) -> usize {
+    if cfg!(target_arch = "x86_64") && n < 4 {
+        4 / n
+    } else {
+        1
+    }
 }
 
 struct ToLinear<'a> {
@@ -57,7 +77,24 @@ struct ToLinear<'a> {
 }
 
 impl<const N: usize> Mover<N> for ToLinear<'_> {
-    const ROW_WALK: bool = false;
+    const ROW_WALK: bool = N < 4;
+    const GROUP: usize = narrow_group(N);
+
+    #[inline(always)]
+    fn group(&mut self, ts: [usize; 4], l: usize, stride: usize) {
+        #[cfg(target_arch = "x86_64")]
+        if N < 4 {
+            let how = if self.stream {
+                super::sse2::Stores::Stream
+            } else {
+                super::sse2::Stores::Cached
+            };
+            return super::sse2_narrow::group_to_linear::<N>(self.lin, l, stride, self.tw, ts, how);
+        }
+        for (g, &t) in ts.iter().enumerate().take(narrow_group(N)) {
+            Mover::<N>::tile(self, t, l + 16 * N * g, 4, stride);
+        }
+    }
 
     #[inline(always)]
     fn texel(&mut self, t: usize, l: usize) {
@@ -115,6 +152,25 @@ struct ToTwiddled<'a> {
 
 impl<const N: usize> Mover<N> for ToTwiddled<'_> {
     const ROW_WALK: bool = true;
+    const GROUP: usize = narrow_group(N);
+
+    #[inline(always)]
+    fn group(&mut self, ts: [usize; 4], l: usize, stride: usize) {
+        #[cfg(target_arch = "x86_64")]
+        if N < 4 {
+            let how = if self.stream {
+                super::sse2::Stores::Stream
+            } else {
+                super::sse2::Stores::Cached
+            };
+            return super::sse2_narrow::group_to_twiddled::<N>(
+                self.tw, ts, self.lin, l, stride, how,
+            );
+        }
+        for (g, &t) in ts.iter().enumerate().take(narrow_group(N)) {
+            Mover::<N>::tile(self, t, l + 16 * N * g, 4, stride);
+        }
+    }
 
     #[inline(always)]
     fn texel(&mut self, t: usize, l: usize) {
@@ -265,11 +321,32 @@ fn walk<const N: usize, M: Mover<N>>(m: &mut M, g: &Twiddle, r: Rect, stride: us
         let (txs, tys, x_inc, y_inc) = span(tile_log2);
         let xb0 = g.x_bits(txs.start() << tile_log2);
         let mut yb = g.y_bits(tys.start() << tile_log2);
+        let group = if tile_log2 == MAX_TILE_LOG2 {
+            M::GROUP as u32
+        } else {
+            1
+        };
         for ty in tys {
             let mut xb = xb0;
-            for tx in txs.clone() {
-                visit(m, tx << tile_log2, ty << tile_log2, (xb | yb) as usize);
+            let (py0, py1) = (ty << tile_log2, (ty + 1) << tile_log2);
+            let rows_whole = py0 >= y0 && py1 <= y1;
+            let mut tx = *txs.start();
+            while tx <= *txs.end() {
+                let (px0, px1) = (tx << tile_log2, (tx + group) << tile_log2);
+                if group > 1 && rows_whole && px0 >= x0 && px1 <= x1 {
+                    let mut ts = [0usize; 4];
+                    for t in ts.iter_mut().take(group as usize) {
+                        *t = (xb | yb) as usize * N;
+                        xb = step_by(xb, x_inc, g.x_mask);
+                    }
+                    let l = (py0 - y0) as usize * stride + (px0 - x0) as usize * N;
+                    m.group(ts, l, stride);
+                    tx += group;
+                    continue;
+                }
+                visit(m, tx << tile_log2, py0, (xb | yb) as usize);
                 xb = step_by(xb, x_inc, g.x_mask);
+                tx += 1;
             }
             yb = step_by(yb, y_inc, g.y_mask);
         }
@@ -317,11 +394,7 @@ where
 
 /// Whether a copy of `rect_el` is large enough to write with non-temporal stores.
 fn streams(rect_el: Rect, bytes_per_el: usize) -> bool {
-    // A tile row of 1- or 2-byte texels is 16 or 32 bytes, less than a cache line: streamed,
-    // each would flush a partly filled write-combining buffer (measured: 2048x2048 16-bit
-    // twiddled->linear at a tenth of its cached speed).
     cfg!(target_arch = "x86_64")
-        && bytes_per_el >= 4
         && u64::from(rect_el.w) * u64::from(rect_el.h) * bytes_per_el as u64 >= STREAM_MIN_B
 }
 
@@ -569,7 +642,6 @@ mod tests {
     #[test]
     fn only_large_copies_stream() {
         assert!(!streams(Rect::full(1024, 1024), 4));
-        assert!(!streams(Rect::full(4096, 4096), 2));
         assert_eq!(
             streams(Rect::full(2048, 2048), 4),
             cfg!(target_arch = "x86_64")
