@@ -16,11 +16,11 @@
 //! Block shape and stores, by element size (figures: `sgx535 bench twiddle`, README
 //! "Performance"): 4-byte tiles are 16 texels = one 64-byte line per row, so a tile alone
 //! reads or writes whole lines; 1- and 2-byte tiles are 16 or 32 bytes per row, so
-//! [`Mover::group`] hands 4 or 2 tiles side by side to one body that goes band by band across
+//! `Mover::group` hands 4 or 2 tiles side by side to one body that goes band by band across
 //! them, four whole lines per band (a lone narrow tile left its lines half used, and at a
 //! power-of-two stride its 16 rows share one L1 set, so they were evicted before the
 //! neighbour came back: 2048x2048 16-bit ran at a quarter of memcpy). Large copies
-//! ([`STREAM_MIN_B`]) store non-temporally: every store then completes a whole line.
+//! (`STREAM_MIN_B`) store non-temporally: every store then completes a whole line.
 
 use super::{check_copy, Rect};
 use crate::morton::{step, step_by, Twiddle};
