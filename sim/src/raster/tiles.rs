@@ -24,10 +24,10 @@ use crate::Counters;
 /// How the model runs a job's tiles.
 #[derive(Clone, Default)]
 pub enum Threads {
-    /// One after another on the caller's thread.
+    /// One after another on the caller's thread (the default: see [`Threads::from_env`]).
+    #[default]
     Serial,
     /// On rayon's global pool (one thread per core).
-    #[default]
     Global,
     /// On a pool of its own (a set thread count).
     Pool(Arc<rayon::ThreadPool>),
@@ -50,17 +50,20 @@ impl Threads {
         }
     }
 
-    /// From `SGX_THREADS` (unset or empty: one per core; a bad value is warned about and
-    /// taken as unset).
+    /// From `SGX_THREADS`: unset or empty is one thread. Serial is the default because the
+    /// model may run where starting threads deadlocks: the drm-shim runs it inside an
+    /// intercepted ioctl, and a new thread's stack mmap goes back through the shim, which
+    /// holds its device lock (seen: pipe's shim test hung). A bad value is warned about and
+    /// taken as unset.
     pub fn from_env() -> Threads {
         match std::env::var("SGX_THREADS") {
-            Err(_) => Threads::Global,
-            Ok(v) if v.trim().is_empty() => Threads::Global,
+            Err(_) => Threads::Serial,
+            Ok(v) if v.trim().is_empty() => Threads::Serial,
             Ok(v) => match v.trim().parse::<usize>() {
                 Ok(n) => Threads::with(n),
                 Err(_) => {
-                    log::warn!("SGX_THREADS={v:?} is not a thread count: using one per core");
-                    Threads::Global
+                    log::warn!("SGX_THREADS={v:?} is not a thread count: using one thread");
+                    Threads::Serial
                 }
             },
         }
@@ -125,11 +128,12 @@ pub(super) fn render_all(
     let mut queries: HashMap<u32, u32> = HashMap::new();
     // Batches bound the shaded tiles held before their stores (a tile's buffers are 5 KiB).
     let batch = BATCH_PER_THREAD * threads.count();
+    let chunks = CHUNKS_PER_THREAD * threads.count();
     for start in (0..n).step_by(batch) {
         let tiles = start..(start + batch).min(n);
         let done = match threads {
-            Threads::Pool(p) => p.install(|| shade_batch(&shared, progs, tiles)),
-            _ => shade_batch(&shared, progs, tiles),
+            Threads::Pool(p) => p.install(|| shade_batch(&shared, progs, tiles, chunks)),
+            _ => shade_batch(&shared, progs, tiles, chunks),
         };
         for d in done {
             add(c, &d.c);
@@ -149,10 +153,10 @@ pub(super) fn render_all(
 }
 
 /// Tiles shaded per worker thread before the calling thread stores them.
-const BATCH_PER_THREAD: usize = 64;
+const BATCH_PER_THREAD: usize = 256;
 
-/// Fewest tiles one worker task shades.
-const MIN_TILES_PER_TASK: usize = 8;
+/// Chunks of a batch per worker thread.
+const CHUNKS_PER_THREAD: usize = 4;
 
 fn serial(
     job: &Job3d,
@@ -201,34 +205,43 @@ impl<'b> Shared<'_, 'b> {
     }
 }
 
-fn shade_batch(shared: &Shared, progs: &ProgramCache, tiles: Range<usize>) -> Vec<Done> {
+fn shade_batch(
+    shared: &Shared,
+    progs: &ProgramCache,
+    tiles: Range<usize>,
+    chunks: usize,
+) -> Vec<Done> {
     let w = shared.job().w_tl as usize;
-    tiles
+    let len = tiles.len().div_ceil(chunks);
+    // Contiguous chunks, each with one rasteriser (which loads its draw states once), several
+    // per thread so that work stealing evens out tiles of unequal cost; `collect` keeps the
+    // chunks, and so the tiles, in raster order.
+    let per_chunk: Vec<Vec<Done>> = (0..chunks)
         .into_par_iter()
-        // Each piece rayon splits off starts a rasteriser that loads its draw state again.
-        .with_min_len(MIN_TILES_PER_TASK)
-        .map_init(
-            || {
-                let job = shared.job();
-                Raster::new(job.mmu, progs.clone(), job.fast)
-            },
-            |rs, t| {
-                let (tx, ty) = ((t % w) as u32, (t / w) as u32);
-                let mut tile = Tile::boxed();
-                let shaded = shared
-                    .job()
-                    .shade(rs, &mut tile, tx, ty)
-                    .map(|ctrl| ctrl.map(|ctrl| (tile, ctrl)));
-                Done {
-                    tx,
-                    ty,
-                    c: std::mem::take(&mut rs.c),
-                    queries: std::mem::take(&mut rs.queries),
-                    shaded,
-                }
-            },
-        )
-        .collect()
+        .map(|k| {
+            let job = shared.job();
+            let mut rs = Raster::new(job.mmu, progs.clone(), job.fast);
+            let from = (tiles.start + k * len).min(tiles.end);
+            let to = (from + len).min(tiles.end);
+            (from..to)
+                .map(|t| {
+                    let (tx, ty) = ((t % w) as u32, (t / w) as u32);
+                    let mut tile = Tile::boxed();
+                    let shaded = job
+                        .shade(&mut rs, &mut tile, tx, ty)
+                        .map(|ctrl| ctrl.map(|ctrl| (tile, ctrl)));
+                    Done {
+                        tx,
+                        ty,
+                        c: std::mem::take(&mut rs.c),
+                        queries: std::mem::take(&mut rs.queries),
+                        shaded,
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    per_chunk.into_iter().flatten().collect()
 }
 
 #[cfg(test)]
