@@ -121,7 +121,7 @@ pub(super) fn render_all(
     c: &mut Counters,
 ) -> Result<HashMap<u32, u32>, JobErr> {
     let n = job.w_tl as usize * job.h_tl as usize;
-    if n < 2 || threads.count() < 2 {
+    if n < MIN_PARALLEL_TILES || threads.count() < 2 {
         return serial(job, progs, c);
     }
     let shared = Shared(job);
@@ -154,6 +154,11 @@ pub(super) fn render_all(
 
 /// Tiles shaded per worker thread before the calling thread stores them.
 const BATCH_PER_THREAD: usize = 256;
+
+/// Fewest tiles a job needs to go on the pool: below it, handing tiles over costs more than
+/// it saves (measured: a 64x64 mip chain, at most 4 tiles a render, ran slower on two threads).
+/// The crate's tests render small scenes, which must take the pool too.
+const MIN_PARALLEL_TILES: usize = if cfg!(test) { 2 } else { 16 };
 
 /// Chunks of a batch per worker thread.
 const CHUNKS_PER_THREAD: usize = 4;
