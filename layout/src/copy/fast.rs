@@ -84,6 +84,8 @@ struct ToLinear<'a> {
     stride: usize,
     /// Whether whole tiles may use non-temporal stores.
     stream: bool,
+    /// Whether whole 4-byte tiles take the AVX2 bodies (checked available).
+    wide: bool,
 }
 
 impl<const N: usize> Mover<N> for ToLinear<'_> {
@@ -138,6 +140,10 @@ impl<const N: usize> Mover<N> for ToLinear<'_> {
             };
             if N == 4 {
                 let src = self.tw[t..t + TILE16_B].try_into().unwrap();
+                if self.wide {
+                    // SAFETY: `wide` is set only where avx2::available() said so.
+                    return unsafe { super::avx2::tile16_to_linear(self.lin, l, stride, src, how) };
+                }
                 return tile16_to_linear(self.lin, l, stride, src, how);
             }
             return super::sse2_narrow::tile16_to_linear::<N>(
@@ -158,6 +164,8 @@ struct ToTwiddled<'a> {
     stride: usize,
     /// Whether whole tiles may use non-temporal stores.
     stream: bool,
+    /// Whether whole 4-byte tiles take the AVX2 bodies (checked available).
+    wide: bool,
 }
 
 impl<const N: usize> Mover<N> for ToTwiddled<'_> {
@@ -217,6 +225,12 @@ impl<const N: usize> Mover<N> for ToTwiddled<'_> {
             };
             if N == 4 {
                 let dst = (&mut self.tw[t..t + TILE16_B]).try_into().unwrap();
+                if self.wide {
+                    // SAFETY: `wide` is set only where avx2::available() said so.
+                    return unsafe {
+                        super::avx2::tile16_to_twiddled(dst, self.lin, l, stride, how)
+                    };
+                }
                 return tile16_to_twiddled(dst, self.lin, l, stride, how);
             }
             return super::sse2_narrow::tile16_to_twiddled::<N>(
@@ -408,6 +422,14 @@ fn streams(rect_el: Rect, bytes_per_el: usize) -> bool {
         && u64::from(rect_el.w) * u64::from(rect_el.h) * bytes_per_el as u64 >= STREAM_MIN_B
 }
 
+/// Whether the AVX2 bodies can run here.
+fn wide_available() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    return super::avx2::available();
+    #[cfg(not(target_arch = "x86_64"))]
+    false
+}
+
 /// Makes non-temporal stores visible in order before the copy returns.
 fn fence() {
     #[cfg(target_arch = "x86_64")]
@@ -424,7 +446,17 @@ pub fn linear_to_twiddled(
     bytes_per_el: usize,
 ) -> Result<(), LayoutError> {
     let stream = streams(rect_el, bytes_per_el);
-    to_twiddled(tw, geom, rect_el, lin, lin_stride_B, bytes_per_el, stream)
+    let wide = wide_available();
+    to_twiddled(
+        tw,
+        geom,
+        rect_el,
+        lin,
+        lin_stride_B,
+        bytes_per_el,
+        stream,
+        wide,
+    )
 }
 
 /// Copies a rectangle of a twiddled level into linear memory by the tile walk.
@@ -437,11 +469,22 @@ pub fn twiddled_to_linear(
     bytes_per_el: usize,
 ) -> Result<(), LayoutError> {
     let stream = streams(rect_el, bytes_per_el);
-    to_linear(lin, lin_stride_B, tw, geom, rect_el, bytes_per_el, stream)
+    let wide = wide_available();
+    to_linear(
+        lin,
+        lin_stride_B,
+        tw,
+        geom,
+        rect_el,
+        bytes_per_el,
+        stream,
+        wide,
+    )
 }
 
-/// [`linear_to_twiddled`] with the choice of stores made by the caller (tests force
-/// streaming on small levels).
+/// [`linear_to_twiddled`] with the choice of stores and bodies made by the caller (tests
+/// force streaming on small levels, and the SSE2 bodies where AVX2 exists).
+#[allow(clippy::too_many_arguments)]
 fn to_twiddled(
     tw: &mut [u8],
     geom: &Twiddle,
@@ -450,6 +493,7 @@ fn to_twiddled(
     lin_stride_B: usize,
     bytes_per_el: usize,
     stream: bool,
+    wide: bool,
 ) -> Result<(), LayoutError> {
     if check_copy(
         tw.len(),
@@ -464,13 +508,15 @@ fn to_twiddled(
             lin,
             stride: lin_stride_B,
             stream,
+            wide,
         };
         dispatch(&mut m, geom, rect_el, lin_stride_B, bytes_per_el, stream);
     }
     Ok(())
 }
 
-/// [`twiddled_to_linear`] with the choice of stores made by the caller.
+/// [`twiddled_to_linear`] with the choice of stores and bodies made by the caller.
+#[allow(clippy::too_many_arguments)]
 fn to_linear(
     lin: &mut [u8],
     lin_stride_B: usize,
@@ -479,6 +525,7 @@ fn to_linear(
     rect_el: Rect,
     bytes_per_el: usize,
     stream: bool,
+    wide: bool,
 ) -> Result<(), LayoutError> {
     if check_copy(
         tw.len(),
@@ -493,6 +540,7 @@ fn to_linear(
             lin,
             stride: lin_stride_B,
             stream,
+            wide,
         };
         dispatch(&mut m, geom, rect_el, lin_stride_B, bytes_per_el, stream);
     }
@@ -566,7 +614,10 @@ mod tests {
             bpe,
         )
         .unwrap();
-        for stream in [false, true] {
+        for (stream, wide) in [(false, false), (true, false), (false, true), (true, true)] {
+            if wide && !wide_available() {
+                continue;
+            }
             let mut got = tw0.clone();
             to_twiddled(
                 &mut got[tw_range.clone()],
@@ -576,9 +627,13 @@ mod tests {
                 stride,
                 bpe,
                 stream,
+                wide,
             )
             .unwrap();
-            assert!(got == want, "to twiddled, stream {stream}: {ctx}");
+            assert!(
+                got == want,
+                "to twiddled, stream {stream}, wide {wide}: {ctx}"
+            );
             let mut got = lin0.clone();
             to_linear(
                 &mut got[lin_range.clone()],
@@ -588,9 +643,13 @@ mod tests {
                 rect,
                 bpe,
                 stream,
+                wide,
             )
             .unwrap();
-            assert!(got == back, "to linear, stream {stream}: {ctx}");
+            assert!(
+                got == back,
+                "to linear, stream {stream}, wide {wide}: {ctx}"
+            );
         }
     }
 

@@ -9,6 +9,8 @@
 //! [`mod@reference`] computes every texel's Morton address from scratch; the default functions
 //! here are the fast tile walk of [`fast`]. Tests hold one against the other.
 
+#[cfg(target_arch = "x86_64")]
+mod avx2;
 pub mod fast;
 pub mod reference;
 #[cfg(target_arch = "x86_64")]
