@@ -101,6 +101,12 @@ impl<const N: usize> Mover<N> for ToLinear<'_> {
             } else {
                 super::sse2::Stores::Cached
             };
+            if self.wide {
+                // SAFETY: `wide` is set only where avx2::available() said so.
+                return unsafe {
+                    super::avx2_narrow::group_to_linear::<N>(self.lin, l, stride, self.tw, ts, how)
+                };
+            }
             return super::sse2_narrow::group_to_linear::<N>(self.lin, l, stride, self.tw, ts, how);
         }
         for (g, &t) in ts.iter().enumerate().take(narrow_group(N)) {

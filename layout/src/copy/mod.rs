@@ -11,6 +11,8 @@
 
 #[cfg(target_arch = "x86_64")]
 mod avx2;
+#[cfg(target_arch = "x86_64")]
+mod avx2_narrow;
 pub mod fast;
 pub mod reference;
 #[cfg(target_arch = "x86_64")]
