@@ -18,12 +18,18 @@ use anyhow::{bail, Context as _};
 /// The library OSMesa's Debian package installs.
 const OSMESA_LIB: &str = "libOSMesa.so.8";
 
-/// The peers: (label, GALLIUM_DRIVER, LP_NUM_THREADS).
-const PEERS: [(&str, &str, &str); 3] = [
-    ("softpipe", "softpipe", "0"),
-    ("llvmpipe 1t", "llvmpipe", "1"),
-    ("llvmpipe 2t", "llvmpipe", "2"),
-];
+/// The peers for a model on `n` threads: (label, GALLIUM_DRIVER, LP_NUM_THREADS, threads),
+/// each compared with the model on the same thread count.
+fn peers(n: usize) -> Vec<(String, &'static str, String, usize)> {
+    let mut v = vec![
+        ("softpipe".to_string(), "softpipe", "0".to_string(), 1),
+        ("llvmpipe 1t".to_string(), "llvmpipe", "1".to_string(), 1),
+    ];
+    if n > 1 {
+        v.push((format!("llvmpipe {n}t"), "llvmpipe", n.to_string(), n));
+    }
+    v
+}
 
 type GlEnum = u32;
 type Ctx = *mut c_void;
@@ -212,25 +218,26 @@ pub fn run(rows: &[sgx_sim::BenchRow]) -> anyhow::Result<()> {
         println!("peers skipped: {OSMESA_LIB} not loadable ({e}); Debian: apt install libosmesa6");
         return Ok(());
     }
+    let n = rows.first().map_or(1, |r| r.threads);
     let mut figures = Vec::new();
-    for (label, driver, lp) in PEERS {
-        match peer(driver, lp) {
-            Ok(f) => figures.push((label, f)),
+    for (label, driver, lp, threads) in peers(n) {
+        match peer(driver, &lp) {
+            Ok(f) => figures.push((label, threads, f)),
             Err(e) => println!("peer {label} skipped: {e}"),
         }
     }
-    let n = rows.first().map_or(1, |r| r.threads);
     let mut head = format!(
         "{:<22} {:>9} {:>9}",
         "Mpix/s (Mesa: OSMesa)",
         "model 1t",
         format!("model {n}t")
     );
-    for (label, _) in &figures {
+    for (label, _, _) in &figures {
         head.push_str(&format!(" {label:>12}"));
     }
-    for (label, _) in &figures {
-        head.push_str(&format!(" {:>16}", format!("1t/{label}")));
+    // Each peer against the model on the same thread count.
+    for (label, threads, _) in &figures {
+        head.push_str(&format!(" {:>16}", format!("{threads}t/{label}")));
     }
     println!("{head}");
     for (k, (name, r)) in ["512x512 textured quad", "64x64 mip chain"]
@@ -243,12 +250,17 @@ pub fn run(rows: &[sgx_sim::BenchRow]) -> anyhow::Result<()> {
             r.mpix_per_s(),
             r.mpix_per_s_nt()
         );
-        for (_, f) in &figures {
-            line.push_str(&format!(" {:>12.2}", if k == 0 { f.0 } else { f.1 }));
+        let fig = |f: &(f64, f64)| if k == 0 { f.0 } else { f.1 };
+        for (_, _, f) in &figures {
+            line.push_str(&format!(" {:>12.2}", fig(f)));
         }
-        for (_, f) in &figures {
-            let peer = if k == 0 { f.0 } else { f.1 };
-            line.push_str(&format!(" {:>15.3}x", r.mpix_per_s() / peer));
+        for (_, threads, f) in &figures {
+            let model = if *threads == 1 {
+                r.mpix_per_s()
+            } else {
+                r.mpix_per_s_nt()
+            };
+            line.push_str(&format!(" {:>15.3}x", model / fig(f)));
         }
         println!("{line}");
     }
