@@ -2,6 +2,7 @@
 
 mod cmd_bench;
 mod cmd_bench_draws;
+mod cmd_bench_peers;
 mod cmd_caps;
 mod cmd_compile;
 mod cmd_demo;
@@ -41,8 +42,9 @@ enum Cmd {
     Caps(cmd_caps::Args),
     /// Print where every level and face of a texture lives.
     Layout(cmd_layout::Args),
-    /// Measure: `twiddle` (copies vs memcpy vs reference), `sim` (the device model), `draws`
-    /// (draws per second through the pipe).
+    /// Measure: `twiddle` (copies vs the best plain copies vs reference), `sim` (the device
+    /// model vs a CPU reference; `--peers`: and Mesa's softpipe/llvmpipe), `draws` (draws per
+    /// second through the pipe).
     Bench(cmd_bench::Args),
     /// Compile TGSI text to USSE model code and print the disassembly and statistics.
     Compile(cmd_compile::CompileArgs),

@@ -1,5 +1,6 @@
-//! `sgx535 bench twiddle`: memcpy, the reference copy and the fast copy, side by side in one
-//! process on the same (page-aligned) buffers, in both directions. Timing is best-of-N wall
+//! `sgx535 bench twiddle`: the plain copies of the same bytes ([`Anchor`]: memcpy, `rep movsb`,
+//! non-temporal stores), the reference copy and the fast copy, side by side in one process on
+//! the same (page-aligned) buffers, in both directions. Timing is best-of-N wall
 //! time; it is a measurement to print, never a test.
 
 use std::fmt::Write as _;
@@ -9,9 +10,6 @@ use std::time::{Duration, Instant};
 use crate::copy::{self, reference, Rect};
 use crate::morton::Twiddle;
 use crate::LayoutError;
-
-/// Bytes per element of the benchmarked format, B8G8R8A8_UNORM.
-const BENCH_BPE: usize = 4;
 
 /// Direction of a copy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -32,25 +30,46 @@ impl Direction {
     }
 }
 
-/// One measured size and direction.
-#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+mod anchors;
+pub use anchors::Anchor;
+
+/// One measured size, format and direction.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct BenchRow {
     /// Square side in pixels.
     pub size_px: u32,
+    /// Bytes per pixel (4: B8G8R8A8, 2: 16-bit formats, 1: 8-bit formats).
+    pub bytes_per_px: usize,
     /// Direction.
     pub direction: Direction,
     /// Bytes moved per copy.
     pub bytes: u64,
-    /// memcpy of the same bytes, GB/s (10^9 bytes per second).
-    pub memcpy_gbps: f64,
+    /// Each plain copy of the same bytes (the anchors), GB/s (10^9 bytes per second).
+    pub anchors_gbps: Vec<(Anchor, f64)>,
     /// The reference copy, GB/s.
     pub reference_gbps: f64,
     /// The fast copy, GB/s.
     pub fast_gbps: f64,
-    /// fast / memcpy.
-    pub fast_vs_memcpy: f64,
-    /// fast / reference.
-    pub fast_vs_reference: f64,
+}
+
+impl BenchRow {
+    /// memcpy's figure.
+    pub fn memcpy_gbps(&self) -> f64 {
+        self.anchors_gbps[0].1
+    }
+
+    /// The fastest anchor and its figure: the limit a reordering copy is held against.
+    pub fn best(&self) -> (Anchor, f64) {
+        self.anchors_gbps
+            .iter()
+            .copied()
+            .fold((Anchor::Memcpy, 0.0), |b, a| if a.1 > b.1 { a } else { b })
+    }
+
+    /// fast / best anchor.
+    pub fn fast_vs_best(&self) -> f64 {
+        self.fast_gbps / self.best().1
+    }
 }
 
 /// The reference copy, 30 to 50 times slower, is timed in one round of this many.
@@ -83,16 +102,16 @@ impl PageAligned {
     }
 }
 
-/// Best times of three copies (`run(0)`, `run(1)`, `run(2)`), measured in interleaved rounds
-/// so that load from other processes falls on all three alike. Each timed run follows an
-/// untimed run of the same copy, so each starts from the cache state its own repetition
-/// leaves (rather than whatever the previous copy left) and from faulted-in pages. The slow
-/// reference (`run(1)`) takes part in one round of [`REFERENCE_EVERY`] only.
-fn best_of_rounds(rounds: u32, mut run: impl FnMut(usize)) -> [Duration; 3] {
-    let mut best = [Duration::MAX; 3];
+/// Best times of `n` copies (`run(0)` .. `run(n - 1)`), measured in interleaved rounds so
+/// that load from other processes falls on all alike. Each timed run follows an untimed run
+/// of the same copy, so each starts from the cache state its own repetition leaves (rather
+/// than whatever the previous copy left) and from faulted-in pages. The slow reference
+/// (`run(0)`) takes part in one round of [`REFERENCE_EVERY`] only.
+fn best_of_rounds(rounds: u32, n: usize, mut run: impl FnMut(usize)) -> Vec<Duration> {
+    let mut best = vec![Duration::MAX; n];
     for round in 0..rounds {
         for (which, b) in best.iter_mut().enumerate() {
-            if which == 1 && round % REFERENCE_EVERY != 0 {
+            if which == 0 && round % REFERENCE_EVERY != 0 {
                 continue;
             }
             run(which);
@@ -108,13 +127,28 @@ fn gbps(bytes: u64, d: Duration) -> f64 {
     bytes as f64 / d.as_secs_f64().max(1e-12) / 1e9
 }
 
-/// Measures B8G8R8A8 copies of each square size (a power of two, 4..=2048).
-pub fn bench_twiddle(sizes: &[u32]) -> Result<Vec<BenchRow>, LayoutError> {
+/// The cases `sgx535 bench twiddle` measures: (square side, bytes per pixel).
+pub const BENCH_CASES: [(u32, usize); 6] = [
+    (2048, 4),
+    (2048, 2),
+    (2048, 1),
+    (256, 4),
+    (256, 2),
+    (256, 1),
+];
+
+/// Measures copies of each (square side in pixels, a power of two up to 2048; bytes per
+/// pixel), against every plain-copy [`Anchor`] this CPU has.
+pub fn bench_twiddle(cases: &[(u32, usize)]) -> Result<Vec<BenchRow>, LayoutError> {
+    let anchors = Anchor::available();
     let mut rows = Vec::new();
-    for &size_px in sizes {
+    for &(size_px, bpe) in cases {
+        if !copy::ELEMENT_SIZES_B.contains(&bpe) {
+            return Err(LayoutError::UnsupportedElementSize { bytes_per_el: bpe });
+        }
         let g = Twiddle::from_extent(size_px, size_px)?;
-        let bytes = g.len_el() * BENCH_BPE as u64;
-        let stride = size_px as usize * BENCH_BPE;
+        let bytes = g.len_el() * bpe as u64;
+        let stride = size_px as usize * bpe;
         let rect = Rect::full(size_px, size_px);
         let (mut lin_buf, mut tw_buf) = (PageAligned::new(bytes), PageAligned::new(bytes));
         let (lin, tw) = (lin_buf.bytes_mut(), tw_buf.bytes_mut());
@@ -125,98 +159,99 @@ pub fn bench_twiddle(sizes: &[u32]) -> Result<Vec<BenchRow>, LayoutError> {
         // needs many samples on a shared machine.
         let rounds = ((512 << 20) / bytes).clamp(32, 2000) as u32;
         for direction in [Direction::ToTwiddled, Direction::ToLinear] {
-            let [memcpy, reference, fast] = best_of_rounds(rounds, |which| {
+            let times = best_of_rounds(rounds, 2 + anchors.len(), |which| {
                 let r = match (direction, which) {
-                    (Direction::ToTwiddled, 0) => {
-                        tw.copy_from_slice(black_box(&*lin));
-                        Ok(())
-                    }
-                    (Direction::ToTwiddled, 1) => reference::linear_to_twiddled(
+                    (Direction::ToTwiddled, 0) => reference::linear_to_twiddled(
                         &mut *tw,
                         &g,
                         rect,
                         black_box(&*lin),
                         stride,
-                        BENCH_BPE,
+                        bpe,
                     ),
-                    (Direction::ToTwiddled, _) => copy::linear_to_twiddled(
-                        &mut *tw,
-                        &g,
-                        rect,
-                        black_box(&*lin),
-                        stride,
-                        BENCH_BPE,
-                    ),
-                    (Direction::ToLinear, 0) => {
-                        lin.copy_from_slice(black_box(&*tw));
+                    (Direction::ToTwiddled, 1) => {
+                        copy::linear_to_twiddled(&mut *tw, &g, rect, black_box(&*lin), stride, bpe)
+                    }
+                    (Direction::ToTwiddled, k) => {
+                        anchors[k - 2].copy(tw, black_box(&*lin));
                         Ok(())
                     }
-                    (Direction::ToLinear, 1) => reference::twiddled_to_linear(
+                    (Direction::ToLinear, 0) => reference::twiddled_to_linear(
                         &mut *lin,
                         stride,
                         black_box(&*tw),
                         &g,
                         rect,
-                        BENCH_BPE,
+                        bpe,
                     ),
-                    (Direction::ToLinear, _) => copy::twiddled_to_linear(
-                        &mut *lin,
-                        stride,
-                        black_box(&*tw),
-                        &g,
-                        rect,
-                        BENCH_BPE,
-                    ),
+                    (Direction::ToLinear, 1) => {
+                        copy::twiddled_to_linear(&mut *lin, stride, black_box(&*tw), &g, rect, bpe)
+                    }
+                    (Direction::ToLinear, k) => {
+                        anchors[k - 2].copy(lin, black_box(&*tw));
+                        Ok(())
+                    }
                 };
                 black_box(r).ok();
             });
-            let (m, r, f) = (
-                gbps(bytes, memcpy),
-                gbps(bytes, reference),
-                gbps(bytes, fast),
-            );
             rows.push(BenchRow {
                 size_px,
+                bytes_per_px: bpe,
                 direction,
                 bytes,
-                memcpy_gbps: m,
-                reference_gbps: r,
-                fast_gbps: f,
-                fast_vs_memcpy: f / m,
-                fast_vs_reference: f / r,
+                anchors_gbps: anchors
+                    .iter()
+                    .zip(&times[2..])
+                    .map(|(&a, &t)| (a, gbps(bytes, t)))
+                    .collect(),
+                reference_gbps: gbps(bytes, times[0]),
+                fast_gbps: gbps(bytes, times[1]),
             });
         }
     }
     Ok(rows)
 }
 
-/// Prints rows as a table.
+/// Prints rows as a table: every anchor, then the fast copy against memcpy and the best.
 pub fn format_bench(rows: &[BenchRow]) -> String {
     let mut s = String::new();
+    let Some(first) = rows.first() else {
+        return s;
+    };
+    let _ = write!(
+        s,
+        "{:<10} {:>3} {:<17} {:>6}",
+        "size", "B/px", "direction", "MiB"
+    );
+    for (a, _) in &first.anchors_gbps {
+        let _ = write!(s, " {:>10}", a.name());
+    }
     let _ = writeln!(
         s,
-        "{:<14} {:<17} {:>9} {:>9} {:>9} {:>9} {:>12} {:>14}",
-        "B8G8R8A8",
-        "direction",
-        "MiB",
-        "memcpy",
-        "reference",
-        "fast",
-        "fast/memcpy",
-        "fast/reference"
+        " {:>9} {:>9} {:>8} {:>9} {:<10}",
+        "reference", "fast", "fast/memcpy", "fast/best", "best"
     );
     for r in rows {
-        let _ = writeln!(
+        let _ = write!(
             s,
-            "{:<14} {:<17} {:>9.2} {:>7.2}GB/s {:>5.2}GB/s {:>5.2}GB/s {:>11.2}x {:>13.1}x",
+            "{:<10} {:>3} {:<17} {:>6.2}",
             format!("{0}x{0}", r.size_px),
+            r.bytes_per_px,
             r.direction.name(),
             r.bytes as f64 / (1 << 20) as f64,
-            r.memcpy_gbps,
+        );
+        for (_, g) in &r.anchors_gbps {
+            let _ = write!(s, " {:>6.2}GB/s", g);
+        }
+        let (best, _) = r.best();
+        let _ = writeln!(
+            s,
+            " {:>5.2}GB/s {:>5.2}GB/s {:>10.2}x {:>8.2}x {:<10}",
             r.reference_gbps,
             r.fast_gbps,
-            r.fast_vs_memcpy,
-            r.fast_vs_reference
+            r.fast_gbps / r.memcpy_gbps(),
+            r.fast_vs_best(),
+            best.name()
         );
     }
     s
@@ -237,30 +272,41 @@ mod tests {
     }
 
     #[test]
-    fn rows_cover_both_directions_of_each_size() {
-        let rows = bench_twiddle(&[8, 16]).unwrap();
-        let shape: Vec<(u32, Direction, u64)> = rows
+    fn rows_cover_both_directions_of_each_case() {
+        let rows = bench_twiddle(&[(8, 4), (16, 2)]).unwrap();
+        let shape: Vec<(u32, usize, Direction, u64)> = rows
             .iter()
-            .map(|r| (r.size_px, r.direction, r.bytes))
+            .map(|r| (r.size_px, r.bytes_per_px, r.direction, r.bytes))
             .collect();
         assert_eq!(
             shape,
             vec![
-                (8, Direction::ToTwiddled, 256),
-                (8, Direction::ToLinear, 256),
-                (16, Direction::ToTwiddled, 1024),
-                (16, Direction::ToLinear, 1024)
+                (8, 4, Direction::ToTwiddled, 256),
+                (8, 4, Direction::ToLinear, 256),
+                (16, 2, Direction::ToTwiddled, 512),
+                (16, 2, Direction::ToLinear, 512)
             ]
         );
-        assert!(rows
-            .iter()
-            .all(|r| r.fast_gbps > 0.0 && r.memcpy_gbps > 0.0 && r.reference_gbps > 0.0));
+        let anchors = Anchor::available();
+        for r in &rows {
+            assert!(r.fast_gbps > 0.0 && r.reference_gbps > 0.0);
+            assert_eq!(r.anchors_gbps.len(), anchors.len());
+            assert!(r.anchors_gbps.iter().all(|&(_, g)| g > 0.0));
+            // The best is the largest anchor figure, never below memcpy's.
+            assert!(r.best().1 >= r.memcpy_gbps());
+            assert!(r.anchors_gbps.iter().all(|&(_, g)| g <= r.best().1));
+        }
         let table = format_bench(&rows);
         assert_eq!(table.lines().count(), 5);
         assert!(table.contains("16x16") && table.contains("twiddled->linear"));
+        assert!(table.contains("fast/best") && table.contains("memcpy"));
         assert!(matches!(
-            bench_twiddle(&[48]),
+            bench_twiddle(&[(48, 4)]),
             Err(LayoutError::TwiddleNeedsPowerOfTwo { .. })
+        ));
+        assert!(matches!(
+            bench_twiddle(&[(16, 3)]),
+            Err(LayoutError::UnsupportedElementSize { bytes_per_el: 3 })
         ));
     }
 }

@@ -1,6 +1,7 @@
-//! The fast paths against the reference paths on whole renders: every scene is built twice,
-//! run once with `Gpu::set_reference_paths(true)` and once without, and the job results
-//! (status, events, counters, clock) and every byte of every buffer must agree. Scenes cover
+//! The fast paths against the reference paths, and one thread against several, on whole
+//! renders: every scene is built three times, run with `Gpu::set_reference_paths(true)`, and
+//! without on one thread and on three (`Gpu::set_threads`), and the job results (status,
+//! events, counters, clock) and every byte of every buffer must agree. Scenes cover
 //! every texture format, layout, filter and wrap mode, mip and cube sampling, every target
 //! format and layout with clipped and partial tiles, straight and branching programs,
 //! depth/stencil/blend state, random triangles, and faults; `gl21` adds volumes, border
@@ -23,24 +24,28 @@ mod gl21;
 
 type Built = (Vec<JobDesc>, Vec<Arc<Mem>>);
 
-/// Runs the scene `build` makes through both paths; returns the (identical) results.
+/// Runs the scene `build` makes through both paths, the fast one on one thread and on a
+/// pool of three; returns the (identical) results.
 fn check(name: &str, build: impl Fn(&mut Scene) -> Built) -> Vec<JobResult> {
-    let run = |reference: bool| {
+    let run = |reference: bool, threads: usize| {
         let mut s = Scene::new();
         let (jobs, bufs) = build(&mut s);
         s.gpu.set_reference_paths(reference);
+        s.gpu.set_threads(threads);
         let results: Vec<JobResult> = jobs.iter().map(|j| s.gpu.run(j)).collect();
         (results, bufs.iter().map(|b| b.bytes()).collect::<Vec<_>>())
     };
-    let (fast, fast_b) = run(false);
-    let (reference, reference_b) = run(true);
-    assert_eq!(fast, reference, "{name}: job results differ");
-    for (k, (a, b)) in fast_b.iter().zip(&reference_b).enumerate() {
-        if let Some(i) = a.iter().zip(b).position(|(x, y)| x != y) {
-            panic!(
-                "{name}: buffer {k} differs first at byte {i}: fast {} vs reference {}",
-                a[i], b[i]
-            );
+    let (fast, fast_b) = run(false, 1);
+    for (what, reference, threads) in [("reference", true, 1), ("3 threads", false, 3)] {
+        let (other, other_b) = run(reference, threads);
+        assert_eq!(fast, other, "{name}: job results differ, fast vs {what}");
+        for (k, (a, b)) in fast_b.iter().zip(&other_b).enumerate() {
+            if let Some(i) = a.iter().zip(b).position(|(x, y)| x != y) {
+                panic!(
+                    "{name}: buffer {k} differs first at byte {i}: fast {} vs {what} {}",
+                    a[i], b[i]
+                );
+            }
         }
     }
     fast

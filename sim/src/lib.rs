@@ -320,6 +320,8 @@ pub struct Gpu {
     injections: Vec<(u64, Injection)>,
     /// Fast paths on (the default) or only the reference paths.
     fast: bool,
+    /// Where the 3D phase runs its tiles.
+    threads: raster::Threads,
 }
 
 impl Default for Gpu {
@@ -343,6 +345,7 @@ impl Gpu {
             jobs_run: 0,
             injections: Vec::new(),
             fast: true,
+            threads: raster::Threads::from_env(),
         }
     }
 
@@ -372,6 +375,18 @@ impl Gpu {
     /// stores). Results are byte-identical either way; this exists to cross-check them.
     pub fn set_reference_paths(&mut self, on: bool) {
         self.fast = !on;
+    }
+
+    /// Renders later jobs' tiles on `n` threads: 1 on the caller's thread (the default, unless
+    /// `SGX_THREADS` says otherwise), 0 one per core. Results, counters included, are
+    /// byte-identical whatever the count.
+    pub fn set_threads(&mut self, n: usize) {
+        self.threads = raster::Threads::with(n);
+    }
+
+    /// Threads the 3D phase renders tiles on.
+    pub fn threads(&self) -> usize {
+        self.threads.count()
     }
 
     /// Model clock, in core cycles since creation.
@@ -413,9 +428,14 @@ impl Gpu {
                 events: 0,
             },
             None => match job {
-                JobDesc::Render { ta_regs, td_regs } => {
-                    render::run(&self.mmu, ta_regs, td_regs, self.fast, &mut counters)
-                }
+                JobDesc::Render { ta_regs, td_regs } => render::run(
+                    &self.mmu,
+                    ta_regs,
+                    td_regs,
+                    self.fast,
+                    &self.threads,
+                    &mut counters,
+                ),
                 JobDesc::TwoD { regs } => twod::run(&self.mmu, regs, &mut counters),
             },
         };

@@ -25,6 +25,9 @@ use crate::usse::{Machine, Program, QuadOut, Stage};
 use crate::zls::Zls;
 use crate::{Counters, Unit};
 
+mod tiles;
+pub(crate) use tiles::Threads;
+
 const T: u32 = TILE_W_PX as u32;
 /// Sub-pixel precision of the rasteriser: 1/256 pixel.
 const SUB: f32 = 256.0;
@@ -212,7 +215,7 @@ struct Prim {
 
 struct Raster<'a> {
     mmu: &'a Mmu,
-    progs: &'a mut ProgramCache,
+    progs: ProgramCache,
     ctxs: HashMap<u32, Rc<DrawCtx>>,
     machine: Box<Machine>,
     pa: Box<[[[u32; 4]; 16]; 4]>,
@@ -221,7 +224,7 @@ struct Raster<'a> {
     rec: Vec<u32>,
     /// Fast paths on (else reference only).
     fast: bool,
-    c: &'a mut Counters,
+    c: Counters,
 }
 
 impl Raster<'_> {
@@ -260,7 +263,7 @@ impl Raster<'_> {
         if let Some(c) = self.ctxs.get(&addr) {
             return Ok(c.clone());
         }
-        let c = Rc::new(load_ctx(self.mmu, addr, self.progs)?);
+        let c = Rc::new(load_ctx(self.mmu, addr, &mut self.progs)?);
         self.ctxs.insert(addr, c.clone());
         Ok(c)
     }
@@ -780,13 +783,66 @@ fn window_accepted(
     })
 }
 
-/// Runs the 3D phase over the render box.
+impl<'a> Raster<'a> {
+    /// A worker's rasteriser: its own draw-context and program caches, USSE machine and
+    /// counters.
+    fn new(mmu: &'a Mmu, progs: ProgramCache, fast: bool) -> Self {
+        Raster {
+            mmu,
+            progs,
+            ctxs: HashMap::new(),
+            machine: Box::new(Machine::with_paths(fast)),
+            pa: Box::new([[[0; 4]; 16]; 4]),
+            qout: QuadOut {
+                colour: [[0.0; 4]; 4],
+                killed: [false; 4],
+                instructions: 0,
+            },
+            queries: HashMap::new(),
+            rec: Vec::new(),
+            fast,
+            c: Counters::default(),
+        }
+    }
+}
+
+impl Tile {
+    fn boxed() -> Box<Tile> {
+        Box::new(Tile {
+            colour: [[0.0; 4]; 256],
+            depth: [0.0; 256],
+            stencil: [0; 256],
+        })
+    }
+}
+
+/// What every tile of one 3D phase shares, decoded once from the registers.
+pub(crate) struct Job3d<'a> {
+    mmu: &'a Mmu,
+    w_tl: u32,
+    h_tl: u32,
+    pb_base: u32,
+    ctrl_base: u32,
+    /// Where the tile headers start.
+    headers_at: u32,
+    target: Target,
+    bg: [f32; 4],
+    bg_depth: f32,
+    bg_stencil: u8,
+    zls: Option<Zls>,
+    rect: (u32, u32, u32, u32),
+    fast: bool,
+}
+
+/// Runs the 3D phase over the render box: tile by tile on this thread, or on `pool` (see
+/// [`tiles`]).
 pub(crate) fn run(
     mmu: &Mmu,
     regs: &RegFile,
     headers_off: u32,
-    progs: &mut ProgramCache,
+    progs: &ProgramCache,
     fast: bool,
+    pool: &tiles::Threads,
     c: &mut Counters,
 ) -> Result<(), JobErr> {
     let bad = |e: sgx_hwdocs::DecodeError| JobErr::bad(Unit::Isp, e.to_string());
@@ -811,99 +867,117 @@ pub(crate) fn run(
         .value as u8;
     let zls = Zls::from_regs(regs)?;
     let rect = target.rect();
-    let mut rs = Raster {
+    let job = Job3d {
         mmu,
-        progs,
-        ctxs: HashMap::new(),
-        machine: Box::new(Machine::with_paths(fast)),
-        pa: Box::new([[[0; 4]; 16]; 4]),
-        qout: QuadOut {
-            colour: [[0.0; 4]; 4],
-            killed: [false; 4],
-            instructions: 0,
-        },
-        queries: HashMap::new(),
-        rec: Vec::new(),
+        w_tl: screen.w_tl,
+        h_tl: screen.h_tl,
+        pb_base,
+        ctrl_base,
+        // Tile headers follow the primitive records; the DPM hands their offset from TA to 3D.
+        headers_at: pb_base.wrapping_add(headers_off),
+        target,
+        bg,
+        bg_depth,
+        bg_stencil,
+        zls,
+        rect,
         fast,
-        c,
     };
-    let mut tile = Box::new(Tile {
-        colour: [[0.0; 4]; 256],
-        depth: [0.0; 256],
-        stencil: [0; 256],
-    });
-    // Tile headers follow the primitive records; the DPM hands their offset from TA to 3D.
-    let headers_at = pb_base.wrapping_add(headers_off);
-    for ty in 0..screen.h_tl {
-        for tx in 0..screen.w_tl {
-            let t = ty * screen.w_tl + tx;
-            let ctrl = if ctrl_base == 0 {
-                TileCtrl {
-                    colour_load: false,
-                    colour_store: true,
-                    depth_load: false,
-                    depth_store: false,
-                    ..TileCtrl::default()
-                }
-            } else {
-                let mut b = [0u8; 1];
-                mmu.read(Unit::Isp, ctrl_base.wrapping_add(t), &mut b)?;
-                TileCtrl::unpack(&[u32::from(b[0])])
-                    .map_err(|e| JobErr::bad(Unit::Isp, e.to_string()))?
-            };
-            let mut h = [0u32; 2];
-            mmu.read_dwords(Unit::Isp, headers_at.wrapping_add(8 * t), &mut h)?;
-            let (list, count) = (h[0], h[1]);
-            if count == 0 && !ctrl.colour_store && !ctrl.depth_store {
-                continue;
-            }
-            rs.c.tiles_rendered += 1;
-            tile.colour = [bg; 256];
-            if ctrl.colour_load {
-                target.load(mmu, tx, ty, &mut tile.colour)?;
-                rs.c.tiles_loaded += 1;
-            }
-            tile.depth = [bg_depth; 256];
-            tile.stencil = [bg_stencil; 256];
-            if let Some(z) = &zls {
-                if ctrl.depth_load {
-                    z.load(mmu, tx, ty, rect, &mut tile.depth, &mut tile.stencil)?;
-                } else if ctrl.keep_stencil || ctrl.keep_depth {
-                    // One half from memory, the other from the background (a partial clear).
-                    let (mut d, mut st) = ([0.0f32; 256], [0u8; 256]);
-                    z.load(mmu, tx, ty, rect, &mut d, &mut st)?;
-                    if ctrl.keep_stencil {
-                        tile.stencil = st;
-                    }
-                    if ctrl.keep_depth {
-                        tile.depth = d;
-                    }
-                }
-            }
-            for k in 0..count {
-                let off =
-                    mmu.read_u32(Unit::Isp, pb_base.wrapping_add(list).wrapping_add(4 * k))?;
-                let pr = rs.read_prim(pb_base.wrapping_add(off))?;
-                rs.draw(&pr, &mut tile, tx, ty)?;
-            }
-            if ctrl.colour_store {
-                rs.c.pbe_bytes_written += if fast {
-                    target.store_fast(mmu, tx, ty, &tile.colour)?
-                } else {
-                    target.store(mmu, tx, ty, &tile.colour)?
-                };
-                rs.c.tiles_stored += 1;
-            }
-            if let (true, Some(z)) = (ctrl.depth_store, &zls) {
-                z.store(mmu, tx, ty, rect, &tile.depth, &tile.stencil)?;
-            }
-        }
-    }
-    for (addr, n) in rs.queries {
+    let queries = tiles::render_all(&job, progs, pool, c)?;
+    for (addr, n) in queries {
         let v = mmu.read_u32(Unit::Isp, addr)?;
         mmu.write_dwords(Unit::Isp, addr, &[v.wrapping_add(n)])?;
     }
     Ok(())
+}
+
+impl Job3d<'_> {
+    /// Renders tile (`tx`, `ty`) with `rs` into `tile`'s buffers, reading memory only; the
+    /// tile's control word when it is to be stored, None when the tile is skipped.
+    fn shade(
+        &self,
+        rs: &mut Raster,
+        tile: &mut Tile,
+        tx: u32,
+        ty: u32,
+    ) -> Result<Option<TileCtrl>, JobErr> {
+        let mmu = self.mmu;
+        let t = ty * self.w_tl + tx;
+        let ctrl = if self.ctrl_base == 0 {
+            TileCtrl {
+                colour_load: false,
+                colour_store: true,
+                depth_load: false,
+                depth_store: false,
+                ..TileCtrl::default()
+            }
+        } else {
+            let mut b = [0u8; 1];
+            mmu.read(Unit::Isp, self.ctrl_base.wrapping_add(t), &mut b)?;
+            TileCtrl::unpack(&[u32::from(b[0])])
+                .map_err(|e| JobErr::bad(Unit::Isp, e.to_string()))?
+        };
+        let mut h = [0u32; 2];
+        mmu.read_dwords(Unit::Isp, self.headers_at.wrapping_add(8 * t), &mut h)?;
+        let (list, count) = (h[0], h[1]);
+        if count == 0 && !ctrl.colour_store && !ctrl.depth_store {
+            return Ok(None);
+        }
+        rs.c.tiles_rendered += 1;
+        tile.colour = [self.bg; 256];
+        if ctrl.colour_load {
+            self.target.load(mmu, tx, ty, &mut tile.colour)?;
+            rs.c.tiles_loaded += 1;
+        }
+        tile.depth = [self.bg_depth; 256];
+        tile.stencil = [self.bg_stencil; 256];
+        if let Some(z) = &self.zls {
+            if ctrl.depth_load {
+                z.load(mmu, tx, ty, self.rect, &mut tile.depth, &mut tile.stencil)?;
+            } else if ctrl.keep_stencil || ctrl.keep_depth {
+                // One half from memory, the other from the background (a partial clear).
+                let (mut d, mut st) = ([0.0f32; 256], [0u8; 256]);
+                z.load(mmu, tx, ty, self.rect, &mut d, &mut st)?;
+                if ctrl.keep_stencil {
+                    tile.stencil = st;
+                }
+                if ctrl.keep_depth {
+                    tile.depth = d;
+                }
+            }
+        }
+        let pb_base = self.pb_base;
+        for k in 0..count {
+            let off = mmu.read_u32(Unit::Isp, pb_base.wrapping_add(list).wrapping_add(4 * k))?;
+            let pr = rs.read_prim(pb_base.wrapping_add(off))?;
+            rs.draw(&pr, tile, tx, ty)?;
+        }
+        Ok(Some(ctrl))
+    }
+
+    /// Stores a shaded tile through the PBE and ZLS as `ctrl` says.
+    fn store(
+        &self,
+        c: &mut Counters,
+        tile: &Tile,
+        tx: u32,
+        ty: u32,
+        ctrl: TileCtrl,
+    ) -> Result<(), JobErr> {
+        let mmu = self.mmu;
+        if ctrl.colour_store {
+            c.pbe_bytes_written += if self.fast {
+                self.target.store_fast(mmu, tx, ty, &tile.colour)?
+            } else {
+                self.target.store(mmu, tx, ty, &tile.colour)?
+            };
+            c.tiles_stored += 1;
+        }
+        if let (true, Some(z)) = (ctrl.depth_store, &self.zls) {
+            z.store(mmu, tx, ty, self.rect, &tile.depth, &tile.stencil)?;
+        }
+        Ok(())
+    }
 }
 
 #[cfg(test)]

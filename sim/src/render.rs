@@ -143,7 +143,7 @@ pub(crate) fn load_consts(
 }
 
 /// Programs decoded during one job, by address and stage.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub(crate) struct ProgramCache {
     map: HashMap<(u32, Stage), Arc<Program>>,
 }
@@ -170,6 +170,7 @@ pub(crate) fn run(
     ta_regs: &[(u32, u32)],
     td_regs: &[(u32, u32)],
     fast: bool,
+    threads: &crate::raster::Threads,
     c: &mut Counters,
 ) -> Outcome {
     let mut events = 0;
@@ -185,7 +186,7 @@ pub(crate) fn run(
             r => r?,
         };
         events |= event::TA_FINISHED;
-        crate::raster::run(mmu, &td, headers_off, &mut progs, fast, c)?;
+        crate::raster::run(mmu, &td, headers_off, &progs, fast, threads, c)?;
         events |= event::PIXELBE_END_RENDER | event::DPM_3D_MEM_FREE;
         Ok(())
     })();

@@ -10,7 +10,17 @@
 //! (`sgx535 bench twiddle`): linear to twiddled goes along rows of tiles, so the 16 linear
 //! rows being read stream forward (which hardware prefetchers follow) while each tile's
 //! twiddled kilobyte is written whole; twiddled to linear goes in twiddled order within
-//! 128x128 super-tiles, so the twiddled side being read streams.
+//! 128x128 super-tiles, so the twiddled side being read streams, except for 1- and 2-byte
+//! elements, whose tiles go along rows in groups (below).
+//!
+//! Block shape and stores, by element size (figures: `sgx535 bench twiddle`, README
+//! "Performance"): 4-byte tiles are 16 texels = one 64-byte line per row, so a tile alone
+//! reads or writes whole lines; 1- and 2-byte tiles are 16 or 32 bytes per row, so
+//! `Mover::group` hands 4 or 2 tiles side by side to one body that goes band by band across
+//! them, four whole lines per band (a lone narrow tile left its lines half used, and at a
+//! power-of-two stride its 16 rows share one L1 set, so they were evicted before the
+//! neighbour came back: 2048x2048 16-bit ran at a quarter of memcpy). Large copies
+//! (`STREAM_MIN_B`) store non-temporally: every store then completes a whole line.
 
 use super::{check_copy, Rect};
 use crate::morton::{step, step_by, Twiddle};
@@ -46,6 +56,26 @@ trait Mover<const N: usize>: Sized {
     fn tile(&mut self, t: usize, l: usize, side: usize, stride: usize) {
         whole_tile::<N, Self>(self, t, l, side, stride);
     }
+    /// Whole 16x16 tiles the row walk hands over side by side (1: one at a time).
+    const GROUP: usize = 1;
+    /// [`Mover::GROUP`] whole 16x16 tiles side by side: twiddled starts `ts`, linear top-left
+    /// `l`.
+    #[inline(always)]
+    fn group(&mut self, ts: [usize; 4], l: usize, stride: usize) {
+        for (g, &t) in ts.iter().enumerate().take(Self::GROUP) {
+            self.tile(t, l + 16 * N * g, 4, stride);
+        }
+    }
+}
+
+/// [`Mover::GROUP`] of the SSE2 bodies: 1- and 2-byte tiles go in groups whose rows are a
+/// whole 64-byte line (why: `sse2_narrow::group_to_twiddled`).
+const fn narrow_group(n: usize) -> usize {
+    if cfg!(target_arch = "x86_64") && n < 4 {
+        4 / n
+    } else {
+        1
+    }
 }
 
 struct ToLinear<'a> {
@@ -54,10 +84,35 @@ struct ToLinear<'a> {
     stride: usize,
     /// Whether whole tiles may use non-temporal stores.
     stream: bool,
+    /// Whether whole 4-byte tiles take the AVX2 bodies (checked available).
+    wide: bool,
 }
 
 impl<const N: usize> Mover<N> for ToLinear<'_> {
-    const ROW_WALK: bool = false;
+    const ROW_WALK: bool = N < 4;
+    const GROUP: usize = narrow_group(N);
+
+    #[inline(always)]
+    fn group(&mut self, ts: [usize; 4], l: usize, stride: usize) {
+        #[cfg(target_arch = "x86_64")]
+        if N < 4 {
+            let how = if self.stream {
+                super::sse2::Stores::Stream
+            } else {
+                super::sse2::Stores::Cached
+            };
+            if self.wide {
+                // SAFETY: `wide` is set only where avx2::available() said so.
+                return unsafe {
+                    super::avx2_narrow::group_to_linear::<N>(self.lin, l, stride, self.tw, ts, how)
+                };
+            }
+            return super::sse2_narrow::group_to_linear::<N>(self.lin, l, stride, self.tw, ts, how);
+        }
+        for (g, &t) in ts.iter().enumerate().take(narrow_group(N)) {
+            Mover::<N>::tile(self, t, l + 16 * N * g, 4, stride);
+        }
+    }
 
     #[inline(always)]
     fn texel(&mut self, t: usize, l: usize) {
@@ -82,15 +137,28 @@ impl<const N: usize> Mover<N> for ToLinear<'_> {
     #[inline(always)]
     fn tile(&mut self, t: usize, l: usize, side: usize, stride: usize) {
         #[cfg(target_arch = "x86_64")]
-        if N == 4 && side == 4 {
+        if N <= 4 && side == 4 {
             use super::sse2::{tile16_to_linear, Stores, TILE16_B};
             let how = if self.stream {
                 Stores::Stream
             } else {
                 Stores::Cached
             };
-            let src = self.tw[t..t + TILE16_B].try_into().unwrap();
-            return tile16_to_linear(self.lin, l, stride, src, how);
+            if N == 4 {
+                let src = self.tw[t..t + TILE16_B].try_into().unwrap();
+                if self.wide {
+                    // SAFETY: `wide` is set only where avx2::available() said so.
+                    return unsafe { super::avx2::tile16_to_linear(self.lin, l, stride, src, how) };
+                }
+                return tile16_to_linear(self.lin, l, stride, src, how);
+            }
+            return super::sse2_narrow::tile16_to_linear::<N>(
+                self.lin,
+                l,
+                stride,
+                &self.tw[t..],
+                how,
+            );
         }
         whole_tile::<N, Self>(self, t, l, side, stride);
     }
@@ -102,10 +170,31 @@ struct ToTwiddled<'a> {
     stride: usize,
     /// Whether whole tiles may use non-temporal stores.
     stream: bool,
+    /// Whether whole 4-byte tiles take the AVX2 bodies (checked available).
+    wide: bool,
 }
 
 impl<const N: usize> Mover<N> for ToTwiddled<'_> {
     const ROW_WALK: bool = true;
+    const GROUP: usize = narrow_group(N);
+
+    #[inline(always)]
+    fn group(&mut self, ts: [usize; 4], l: usize, stride: usize) {
+        #[cfg(target_arch = "x86_64")]
+        if N < 4 {
+            let how = if self.stream {
+                super::sse2::Stores::Stream
+            } else {
+                super::sse2::Stores::Cached
+            };
+            return super::sse2_narrow::group_to_twiddled::<N>(
+                self.tw, ts, self.lin, l, stride, how,
+            );
+        }
+        for (g, &t) in ts.iter().enumerate().take(narrow_group(N)) {
+            Mover::<N>::tile(self, t, l + 16 * N * g, 4, stride);
+        }
+    }
 
     #[inline(always)]
     fn texel(&mut self, t: usize, l: usize) {
@@ -133,15 +222,30 @@ impl<const N: usize> Mover<N> for ToTwiddled<'_> {
     #[inline(always)]
     fn tile(&mut self, t: usize, l: usize, side: usize, stride: usize) {
         #[cfg(target_arch = "x86_64")]
-        if N == 4 && side == 4 {
+        if N <= 4 && side == 4 {
             use super::sse2::{tile16_to_twiddled, Stores, TILE16_B};
             let how = if self.stream {
                 Stores::Stream
             } else {
                 Stores::Cached
             };
-            let dst = (&mut self.tw[t..t + TILE16_B]).try_into().unwrap();
-            return tile16_to_twiddled(dst, self.lin, l, stride, how);
+            if N == 4 {
+                let dst = (&mut self.tw[t..t + TILE16_B]).try_into().unwrap();
+                if self.wide {
+                    // SAFETY: `wide` is set only where avx2::available() said so.
+                    return unsafe {
+                        super::avx2::tile16_to_twiddled(dst, self.lin, l, stride, how)
+                    };
+                }
+                return tile16_to_twiddled(dst, self.lin, l, stride, how);
+            }
+            return super::sse2_narrow::tile16_to_twiddled::<N>(
+                &mut self.tw[t..],
+                self.lin,
+                l,
+                stride,
+                how,
+            );
         }
         whole_tile::<N, Self>(self, t, l, side, stride);
     }
@@ -247,11 +351,32 @@ fn walk<const N: usize, M: Mover<N>>(m: &mut M, g: &Twiddle, r: Rect, stride: us
         let (txs, tys, x_inc, y_inc) = span(tile_log2);
         let xb0 = g.x_bits(txs.start() << tile_log2);
         let mut yb = g.y_bits(tys.start() << tile_log2);
+        let group = if tile_log2 == MAX_TILE_LOG2 {
+            M::GROUP as u32
+        } else {
+            1
+        };
         for ty in tys {
             let mut xb = xb0;
-            for tx in txs.clone() {
-                visit(m, tx << tile_log2, ty << tile_log2, (xb | yb) as usize);
+            let (py0, py1) = (ty << tile_log2, (ty + 1) << tile_log2);
+            let rows_whole = py0 >= y0 && py1 <= y1;
+            let mut tx = *txs.start();
+            while tx <= *txs.end() {
+                let (px0, px1) = (tx << tile_log2, (tx + group) << tile_log2);
+                if group > 1 && rows_whole && px0 >= x0 && px1 <= x1 {
+                    let mut ts = [0usize; 4];
+                    for t in ts.iter_mut().take(group as usize) {
+                        *t = (xb | yb) as usize * N;
+                        xb = step_by(xb, x_inc, g.x_mask);
+                    }
+                    let l = (py0 - y0) as usize * stride + (px0 - x0) as usize * N;
+                    m.group(ts, l, stride);
+                    tx += group;
+                    continue;
+                }
+                visit(m, tx << tile_log2, py0, (xb | yb) as usize);
                 xb = step_by(xb, x_inc, g.x_mask);
+                tx += 1;
             }
             yb = step_by(yb, y_inc, g.y_mask);
         }
@@ -303,6 +428,14 @@ fn streams(rect_el: Rect, bytes_per_el: usize) -> bool {
         && u64::from(rect_el.w) * u64::from(rect_el.h) * bytes_per_el as u64 >= STREAM_MIN_B
 }
 
+/// Whether the AVX2 bodies can run here.
+fn wide_available() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    return super::avx2::available();
+    #[cfg(not(target_arch = "x86_64"))]
+    false
+}
+
 /// Makes non-temporal stores visible in order before the copy returns.
 fn fence() {
     #[cfg(target_arch = "x86_64")]
@@ -319,7 +452,17 @@ pub fn linear_to_twiddled(
     bytes_per_el: usize,
 ) -> Result<(), LayoutError> {
     let stream = streams(rect_el, bytes_per_el);
-    to_twiddled(tw, geom, rect_el, lin, lin_stride_B, bytes_per_el, stream)
+    let wide = wide_available();
+    to_twiddled(
+        tw,
+        geom,
+        rect_el,
+        lin,
+        lin_stride_B,
+        bytes_per_el,
+        stream,
+        wide,
+    )
 }
 
 /// Copies a rectangle of a twiddled level into linear memory by the tile walk.
@@ -332,11 +475,22 @@ pub fn twiddled_to_linear(
     bytes_per_el: usize,
 ) -> Result<(), LayoutError> {
     let stream = streams(rect_el, bytes_per_el);
-    to_linear(lin, lin_stride_B, tw, geom, rect_el, bytes_per_el, stream)
+    let wide = wide_available();
+    to_linear(
+        lin,
+        lin_stride_B,
+        tw,
+        geom,
+        rect_el,
+        bytes_per_el,
+        stream,
+        wide,
+    )
 }
 
-/// [`linear_to_twiddled`] with the choice of stores made by the caller (tests force
-/// streaming on small levels).
+/// [`linear_to_twiddled`] with the choice of stores and bodies made by the caller (tests
+/// force streaming on small levels, and the SSE2 bodies where AVX2 exists).
+#[allow(clippy::too_many_arguments)]
 fn to_twiddled(
     tw: &mut [u8],
     geom: &Twiddle,
@@ -345,6 +499,7 @@ fn to_twiddled(
     lin_stride_B: usize,
     bytes_per_el: usize,
     stream: bool,
+    wide: bool,
 ) -> Result<(), LayoutError> {
     if check_copy(
         tw.len(),
@@ -359,13 +514,15 @@ fn to_twiddled(
             lin,
             stride: lin_stride_B,
             stream,
+            wide,
         };
         dispatch(&mut m, geom, rect_el, lin_stride_B, bytes_per_el, stream);
     }
     Ok(())
 }
 
-/// [`twiddled_to_linear`] with the choice of stores made by the caller.
+/// [`twiddled_to_linear`] with the choice of stores and bodies made by the caller.
+#[allow(clippy::too_many_arguments)]
 fn to_linear(
     lin: &mut [u8],
     lin_stride_B: usize,
@@ -374,6 +531,7 @@ fn to_linear(
     rect_el: Rect,
     bytes_per_el: usize,
     stream: bool,
+    wide: bool,
 ) -> Result<(), LayoutError> {
     if check_copy(
         tw.len(),
@@ -388,6 +546,7 @@ fn to_linear(
             lin,
             stride: lin_stride_B,
             stream,
+            wide,
         };
         dispatch(&mut m, geom, rect_el, lin_stride_B, bytes_per_el, stream);
     }
@@ -461,7 +620,10 @@ mod tests {
             bpe,
         )
         .unwrap();
-        for stream in [false, true] {
+        for (stream, wide) in [(false, false), (true, false), (false, true), (true, true)] {
+            if wide && !wide_available() {
+                continue;
+            }
             let mut got = tw0.clone();
             to_twiddled(
                 &mut got[tw_range.clone()],
@@ -471,9 +633,13 @@ mod tests {
                 stride,
                 bpe,
                 stream,
+                wide,
             )
             .unwrap();
-            assert!(got == want, "to twiddled, stream {stream}: {ctx}");
+            assert!(
+                got == want,
+                "to twiddled, stream {stream}, wide {wide}: {ctx}"
+            );
             let mut got = lin0.clone();
             to_linear(
                 &mut got[lin_range.clone()],
@@ -483,9 +649,13 @@ mod tests {
                 rect,
                 bpe,
                 stream,
+                wide,
             )
             .unwrap();
-            assert!(got == back, "to linear, stream {stream}: {ctx}");
+            assert!(
+                got == back,
+                "to linear, stream {stream}, wide {wide}: {ctx}"
+            );
         }
     }
 

@@ -9,10 +9,16 @@
 //! [`mod@reference`] computes every texel's Morton address from scratch; the default functions
 //! here are the fast tile walk of [`fast`]. Tests hold one against the other.
 
+#[cfg(target_arch = "x86_64")]
+mod avx2;
+#[cfg(target_arch = "x86_64")]
+mod avx2_narrow;
 pub mod fast;
 pub mod reference;
 #[cfg(target_arch = "x86_64")]
 mod sse2;
+#[cfg(target_arch = "x86_64")]
+mod sse2_narrow;
 
 use crate::morton::Twiddle;
 use crate::LayoutError;

@@ -21,7 +21,7 @@ pub(super) enum Stores {
 }
 
 #[inline(always)]
-fn load(b: &[u8]) -> __m128i {
+pub(super) fn load(b: &[u8]) -> __m128i {
     bytemuck::pod_read_unaligned(&b[..16])
 }
 
@@ -32,7 +32,7 @@ fn store(b: &mut [u8], v: __m128i) {
 
 /// Stores `v` at `b[..16]` non-temporally when `b` is 16-byte aligned, else as [`store`].
 #[inline(always)]
-fn store_as(how: Stores, b: &mut [u8], v: __m128i) {
+pub(super) fn store_as(how: Stores, b: &mut [u8], v: __m128i) {
     let dst = &mut b[..16];
     if how == Stores::Stream && dst.as_ptr().align_offset(16) == 0 {
         // SAFETY: `dst` is 16 writable bytes (a bounds-checked slice of a `&mut [u8]`), and

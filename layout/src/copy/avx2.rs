@@ -1,0 +1,133 @@
+//! Whole 16x16 tiles of 4-byte texels with AVX2, where the CPU has it (detected at run time).
+//!
+//! Why: the SSE2 bodies (`sse2`) spend two unpacks per 16-byte vector, and cache-resident
+//! copies are then bound by the shuffle ports and by 16-byte stores (256x256 at half of a
+//! 32/64-byte memcpy). Here a 32-byte vector holds two 4-texel row pieces of two neighbouring
+//! blocks; the unpacks work within its 128-bit lanes, so one round of unpacks serves two
+//! blocks, and one cross-lane permute per 32 bytes puts each block's halves together.
+
+use core::arch::x86_64::{
+    __m256i, _mm256_loadu_si256, _mm256_permute2x128_si256, _mm256_storeu_si256,
+    _mm256_stream_si256, _mm256_unpackhi_epi32, _mm256_unpacklo_epi32,
+};
+
+use super::fast::block_of;
+use super::sse2::{Stores, TILE16_B};
+
+/// Whether this CPU runs these bodies (the standard library caches the detection).
+pub(super) fn available() -> bool {
+    std::arch::is_x86_feature_detected!("avx2")
+}
+
+#[inline(always)]
+fn load(b: &[u8]) -> __m256i {
+    let b = &b[..32];
+    // SAFETY: `b` is 32 readable bytes; the load is unaligned. Callers are AVX2 functions.
+    unsafe { _mm256_loadu_si256(b.as_ptr().cast()) }
+}
+
+#[inline(always)]
+fn store(how: Stores, b: &mut [u8], v: __m256i) {
+    let b = &mut b[..32];
+    // SAFETY: `b` is 32 writable bytes; the streaming store is used only when they start on
+    // a 32-byte boundary, as VMOVNTDQ needs. Callers are AVX2 functions.
+    unsafe {
+        if how == Stores::Stream && b.as_ptr().align_offset(32) == 0 {
+            _mm256_stream_si256(b.as_mut_ptr().cast(), v)
+        } else {
+            _mm256_storeu_si256(b.as_mut_ptr().cast(), v)
+        }
+    }
+}
+
+/// Twiddled byte offset, within a 16x16 tile of 4-byte texels, of block (`bx`, `by`).
+#[inline(always)]
+const fn block_at(bx: usize, by: usize) -> usize {
+    64 * block_of(bx, by)
+}
+
+/// A whole 16x16 tile of 4-byte texels, linear rows `stride` apart from `lin[l..]`, into its
+/// 1 KiB of twiddled memory, band by band.
+///
+/// # Safety
+/// The CPU must have AVX2 ([`available`]).
+#[target_feature(enable = "avx2")]
+pub(super) unsafe fn tile16_to_twiddled(
+    tw: &mut [u8; TILE16_B],
+    lin: &[u8],
+    l: usize,
+    stride: usize,
+    how: Stores,
+) {
+    for by in 0..4 {
+        // The band's four lines are loaded before any store (4 KiB aliasing between
+        // page-aligned buffers: sse2_narrow's group_to_twiddled).
+        let r = |k: usize, hx: usize| load(&lin[l + (4 * by + k) * stride + 32 * hx..]);
+        let rows = [
+            [r(0, 0), r(1, 0), r(2, 0), r(3, 0)],
+            [r(0, 1), r(1, 1), r(2, 1), r(3, 1)],
+        ];
+        for (hx, &[r0, r1, r2, r3]) in rows.iter().enumerate() {
+            // Per lane as sse2's rows_to_block: a block is (a, c, b, d).
+            let (a, b) = (_mm256_unpacklo_epi32(r0, r1), _mm256_unpackhi_epi32(r0, r1));
+            let (c, d) = (_mm256_unpacklo_epi32(r2, r3), _mm256_unpackhi_epi32(r2, r3));
+            let left = &mut tw[block_at(2 * hx, by)..][..64];
+            store(how, left, _mm256_permute2x128_si256::<0x20>(a, c));
+            store(
+                how,
+                &mut left[32..],
+                _mm256_permute2x128_si256::<0x20>(b, d),
+            );
+            let right = &mut tw[block_at(2 * hx + 1, by)..][..64];
+            store(how, right, _mm256_permute2x128_si256::<0x31>(a, c));
+            store(
+                how,
+                &mut right[32..],
+                _mm256_permute2x128_si256::<0x31>(b, d),
+            );
+        }
+    }
+}
+
+/// A whole 16x16 tile's 1 KiB of twiddled memory into linear rows `stride` apart from
+/// `lin[l..]`, band by band, each row's 64 bytes stored in sequence (whole lines when
+/// streaming).
+///
+/// # Safety
+/// The CPU must have AVX2 ([`available`]).
+#[target_feature(enable = "avx2")]
+pub(super) unsafe fn tile16_to_linear(
+    lin: &mut [u8],
+    l: usize,
+    stride: usize,
+    tw: &[u8; TILE16_B],
+    how: Stores,
+) {
+    for by in 0..4 {
+        // rows[hx][r]: row r of block columns 2hx and 2hx + 1.
+        let half = |hx: usize| -> [__m256i; 4] {
+            let (left, right) = (block_at(2 * hx, by), block_at(2 * hx + 1, by));
+            let (x0, x1) = (load(&tw[left..]), load(&tw[left + 32..]));
+            let (y0, y1) = (load(&tw[right..]), load(&tw[right + 32..]));
+            let v0 = _mm256_permute2x128_si256::<0x20>(x0, y0);
+            let v1 = _mm256_permute2x128_si256::<0x31>(x0, y0);
+            let v2 = _mm256_permute2x128_si256::<0x20>(x1, y1);
+            let v3 = _mm256_permute2x128_si256::<0x31>(x1, y1);
+            // Per lane as sse2's block_to_rows.
+            let (a, b) = (_mm256_unpacklo_epi32(v0, v2), _mm256_unpackhi_epi32(v0, v2));
+            let (c, d) = (_mm256_unpacklo_epi32(v1, v3), _mm256_unpackhi_epi32(v1, v3));
+            [
+                _mm256_unpacklo_epi32(a, b),
+                _mm256_unpackhi_epi32(a, b),
+                _mm256_unpacklo_epi32(c, d),
+                _mm256_unpackhi_epi32(c, d),
+            ]
+        };
+        let rows = [half(0), half(1)];
+        for r in 0..4 {
+            let row = &mut lin[l + (4 * by + r) * stride..][..64];
+            store(how, row, rows[0][r]);
+            store(how, &mut row[32..], rows[1][r]);
+        }
+    }
+}
