@@ -119,7 +119,7 @@ fn refused_requests_fall_back_to_the_cpu_with_the_same_pixels() {
     // A format outside the table, a size outside it, and a window outside it.
     for (format, size, base) in [
         (Format::B5G6R5_UNORM, 64u32, 0u32),
-        (Format::R8G8B8A8_UNORM, 64, 0),
+        (Format::B4G4R4A4_UNORM, 64, 0),
         (Format::B8G8R8A8_UNORM, 16, 0),
         (Format::B8G8R8A8_UNORM, 1024, 0),
         (Format::B8G8R8A8_UNORM, 64, 1),
