@@ -219,7 +219,8 @@ int main(void)
     EXPECT(sgx535_resource_create(screen, &bad, &r), SGX535_ERROR_INVALID_ARGUMENT);
     bad.target = PIPE_TEXTURE_2D_ARRAY; /* a real target this GPU lacks */
     EXPECT(sgx535_resource_create(screen, &bad, &r), SGX535_ERROR_UNSUPPORTED);
-    sgx535_blend_state blend = {.rgb_func = 200, .colormask = PIPE_MASK_RGBA};
+    /* Blending on: a disabled blend ignores its (unset) equation. */
+    sgx535_blend_state blend = {.blend_enable = 1, .rgb_func = 200, .colormask = PIPE_MASK_RGBA};
     EXPECT(sgx535_create_blend_state(ctx, &blend, &(sgx535_cso){0}),
            SGX535_ERROR_INVALID_ARGUMENT);
     sgx535_draw_info bad_draw = draw;
