@@ -54,11 +54,16 @@ impl Parts {
     }
 
     /// Whether read-backs can run: not on a lost device, not behind a hung job (a map would
-    /// wait on its fence). When they cannot, every part is recorded unreadable.
+    /// wait on its fence). When they cannot, every part is recorded unreadable. The wait
+    /// outlasts the model's watchdog, so a hung job has always been ended by a reset before
+    /// the parts are read: the outcome does not depend on how long the scenario took.
     fn readable(&mut self, dev: &Arc<dyn Device>, parts: impl Iterator<Item = u32>) -> bool {
         let why = if dev.is_lost() {
             Some("the device is lost")
-        } else if dev.wait_idle(WAIT).is_err() {
+        } else if dev
+            .wait_idle(WAIT + sgx_winsys::DEFAULT_HANG_BUDGET)
+            .is_err()
+        {
             Some("a job never finished: a map would wait on its fence")
         } else {
             None
