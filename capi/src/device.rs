@@ -19,13 +19,9 @@ pub const SGX535_DEVICE_DRM: u32 = 2;
 /// The model with the host fixture at `path` injected.
 pub const SGX535_DEVICE_REPLAY: u32 = 3;
 
-/// A device spec as `SGX535_DEVICE` writes it (parsed by winsys, as the CLI and the Mesa
-/// driver parse it). A replay fixture that is not there is no device.
-pub(crate) fn open_spec(spec: &str) -> Result<Arc<dyn Device>> {
-    let spec = match spec.trim() {
-        "" => DeviceSpec::Model,
-        s => DeviceSpec::parse(s)?,
-    };
+/// Opens a device spec (winsys parses `SGX535_DEVICE` for the CLI, this ABI and the Mesa
+/// driver alike). A replay fixture that is not there is no device.
+fn open_spec(spec: DeviceSpec) -> Result<Arc<dyn Device>> {
     if let DeviceSpec::Replay(file) = &spec {
         if !Path::new(file).is_file() {
             return Err(crate::status::Error::new(
@@ -40,8 +36,8 @@ pub(crate) fn open_spec(spec: &str) -> Result<Arc<dyn Device>> {
 /// The device a descriptor asks for.
 pub(crate) fn open(kind: u32, fd: i32, path: Option<String>) -> Result<Arc<dyn Device>> {
     match kind {
-        SGX535_DEVICE_DEFAULT => open_spec(&DeviceSpec::from_env()?.to_string()),
-        SGX535_DEVICE_MODEL => open_spec("model"),
+        SGX535_DEVICE_DEFAULT => open_spec(DeviceSpec::from_env()?),
+        SGX535_DEVICE_MODEL => open_spec(DeviceSpec::Model),
         SGX535_DEVICE_DRM if fd >= 0 => {
             // SAFETY: the caller passes an open fd it keeps; we only borrow it to duplicate it.
             let borrowed = unsafe { BorrowedFd::borrow_raw(fd) };
@@ -53,12 +49,9 @@ pub(crate) fn open(kind: u32, fd: i32, path: Option<String>) -> Result<Arc<dyn D
             })?;
             Ok(Arc::new(DrmDevice::from_fd(owned, &format!("fd {fd}"))?))
         }
-        SGX535_DEVICE_DRM => match path {
-            Some(p) => open_spec(&format!("drm:{p}")),
-            None => open_spec("drm"),
-        },
+        SGX535_DEVICE_DRM => open_spec(DeviceSpec::Drm(path)),
         SGX535_DEVICE_REPLAY => match path {
-            Some(p) => open_spec(&format!("replay:{p}")),
+            Some(p) => open_spec(DeviceSpec::Replay(p)),
             None => invalid("a replay device needs the fixture's path"),
         },
         _ => invalid(format!("device kind {kind}")),

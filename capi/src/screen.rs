@@ -224,7 +224,7 @@ pub unsafe extern "C" fn sgx535_screen_get_timestamp(
     guard(|| {
         let s = get(screen)?;
         check_out(ns, "ns")?;
-        let t = crate::stats::timestamp_ns(&s.screen);
+        let t = s.screen.get_timestamp();
         // SAFETY: checked by check_out.
         unsafe { write(ns, "ns", t) }
     })

@@ -1,7 +1,5 @@
 //! The device's counters as the ABI reports them, and its clock.
 
-use sgx_pipe::Screen;
-
 use crate::ffi::{check_out, guard, write};
 use crate::screen::{get, sgx535_screen};
 use crate::status::sgx535_status;
@@ -29,12 +27,6 @@ pub struct sgx535_device_stats {
     pub live_buffers: u64,
     /// Jobs accepted and not yet finished.
     pub jobs_pending: u64,
-}
-
-/// The GPU clock in nanoseconds: the end of the newest finished job on the model's clock.
-pub(crate) fn timestamp_ns(s: &Screen) -> u64 {
-    let cycles = s.device().trace_totals().end_cycles;
-    cycles.saturating_mul(1_000_000_000) / sgx_hwdocs::limits::CORE_CLOCK_HZ
 }
 
 /// The counters of the screen's device.

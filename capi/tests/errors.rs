@@ -253,21 +253,8 @@ fn a_refused_generation_pass_stops_with_the_error_and_level_0_intact() {
     // The kernel refuses submission 0, the first generation pass: the submission was
     // attempted, so the blitter stops and reports it (the seed's rule), as busy.
     let (s, c) = replay("refuse_submission_ebusy.json");
-    let t = tex2d(
-        PIPE_FORMAT_B8G8R8A8_UNORM,
-        64,
-        64,
-        6,
-        PIPE_BIND_SAMPLER_VIEW | PIPE_BIND_RENDER_TARGET,
-    );
-    let r = create(s, &t);
-    let level0 = sgx_blitter::pattern::level0(64);
-    upload(c, r, 0, 64, 64, &level0);
-    let mut generated = 0u8;
-    // SAFETY: valid pointer.
-    let st = unsafe {
-        sgx535_generate_mipmap(c, r, PIPE_FORMAT_B8G8R8A8_UNORM, 0, 6, 0, 0, &mut generated)
-    };
+    let (r, level0) = patterned_chain(s, c, 64);
+    let (st, generated) = generate(c, r, 6);
     assert_eq!(st, SGX535_ERROR_TIMEOUT, "{}", last_error());
     assert!(last_error().contains("EBUSY"), "{}", last_error());
     assert_eq!(generated, 0);
@@ -280,22 +267,10 @@ fn a_refused_generation_pass_stops_with_the_error_and_level_0_intact() {
 fn a_chain_the_gpu_route_does_not_admit_is_made_on_the_cpu() {
     // 16x16 is not in the model's admission table: no submission, right bytes.
     let (s, c) = model();
-    let t = tex2d(
-        PIPE_FORMAT_B8G8R8A8_UNORM,
-        16,
-        16,
-        4,
-        PIPE_BIND_SAMPLER_VIEW | PIPE_BIND_RENDER_TARGET,
-    );
-    let r = create(s, &t);
-    let level0 = sgx_blitter::pattern::level0(16);
-    upload(c, r, 0, 16, 16, &level0);
+    let (r, level0) = patterned_chain(s, c, 16);
     let before = stats(s).submissions;
-    let mut generated = 0u8;
-    // SAFETY: valid pointer.
-    ok(unsafe {
-        sgx535_generate_mipmap(c, r, PIPE_FORMAT_B8G8R8A8_UNORM, 0, 4, 0, 0, &mut generated)
-    });
+    let (st, generated) = generate(c, r, 4);
+    ok(st);
     assert_eq!(generated, 1);
     assert_eq!(stats(s).submissions, before);
     let want = sgx_blitter::pattern::expected_chain(&level0, 16).unwrap();
@@ -315,26 +290,7 @@ fn a_gpu_fault_reaches_the_fence_as_a_fault() {
     // Job 1 faults in the PBE.
     let (s, c) = replay("fault_job_pbe.json");
     target(s, c, 16, 16);
-    let col = [1.0f32, 1.0, 1.0, 1.0];
-    let mut results = Vec::new();
-    // SAFETY: valid pointers to locals.
-    unsafe {
-        for _ in 0..3 {
-            ok(sgx535_clear(
-                c,
-                PIPE_CLEAR_COLOR0,
-                null(),
-                col.as_ptr(),
-                1.0,
-                0,
-            ));
-            let mut f = sgx535_fence { id: 0 };
-            ok(sgx535_flush(c, 0, &mut f));
-            let mut done = 0u8;
-            results.push((sgx535_fence_finish(s, f, u64::MAX, &mut done), done));
-            ok(sgx535_fence_destroy(f));
-        }
-    }
+    let results: Vec<_> = (0..3).map(|_| clear_and_finish(s, c, [1.0; 4])).collect();
     assert_eq!(results[0], (SGX535_OK, 1));
     assert_eq!(results[1], (SGX535_ERROR_GPU_FAULT, 1));
     assert_eq!(results[2], (SGX535_OK, 1));
@@ -349,29 +305,15 @@ fn a_hang_is_reset_and_the_guilty_context_is_told() {
     target(s, c, 16, 16);
     let col = [0.5f32, 0.5, 0.5, 1.0];
     let mut first_error = None;
-    let mut status = 9u32;
-    // SAFETY: valid pointers to locals.
-    unsafe {
-        for _ in 0..4 {
-            ok(sgx535_clear(
-                c,
-                PIPE_CLEAR_COLOR0,
-                null(),
-                col.as_ptr(),
-                1.0,
-                0,
-            ));
-            let mut f = sgx535_fence { id: 0 };
-            ok(sgx535_flush(c, 0, &mut f));
-            let mut done = 0u8;
-            let st = sgx535_fence_finish(s, f, u64::MAX, &mut done);
-            ok(sgx535_fence_destroy(f));
-            if st != SGX535_OK && first_error.is_none() {
-                first_error = Some((st, last_error()));
-            }
+    for _ in 0..4 {
+        let (st, _) = clear_and_finish(s, c, col);
+        if st != SGX535_OK && first_error.is_none() {
+            first_error = Some((st, last_error()));
         }
-        ok(sgx535_get_device_reset_status(c, &mut status));
     }
+    let mut status = 9u32;
+    // SAFETY: a valid pointer to a local.
+    ok(unsafe { sgx535_get_device_reset_status(c, &mut status) });
     let (st, msg) = first_error.expect("the hung job's fence reports it");
     assert_eq!(st, SGX535_ERROR_GPU_FAULT, "{msg}");
     assert_eq!(status, 1, "guilty");

@@ -71,22 +71,13 @@ fn cpu_chain(level0: &[u8], size: u32, levels: u32) -> Vec<Vec<u8>> {
 #[test]
 fn the_seed_chain_through_the_abi_equals_the_cpu_generator() {
     let (s, c) = model();
-    let t = tex2d(
-        PIPE_FORMAT_B8G8R8A8_UNORM,
-        64,
-        64,
-        6,
-        PIPE_BIND_SAMPLER_VIEW | PIPE_BIND_RENDER_TARGET,
-    );
-    let r = create(s, &t);
-    let level0 = sgx_blitter::pattern::level0(64);
-    upload(c, r, 0, 64, 64, &level0);
+    let (r, level0) = patterned_chain(s, c, 64);
     let before = stats(s);
-    let mut generated = 0u8;
-    // SAFETY: valid pointer.
-    ok(unsafe {
-        sgx535_generate_mipmap(c, r, PIPE_FORMAT_B8G8R8A8_UNORM, 0, 6, 0, 0, &mut generated)
-    });
+    let (mut t0, mut t1) = (0u64, 0u64);
+    // SAFETY: a valid pointer to a local.
+    ok(unsafe { sgx535_screen_get_timestamp(s, &mut t0) });
+    let (st, generated) = generate(c, r, 6);
+    ok(st);
     assert_eq!(generated, 1);
     let cpu = cpu_chain(&level0, 64, 7);
     for lv in 0..7 {
@@ -97,6 +88,10 @@ fn the_seed_chain_through_the_abi_equals_the_cpu_generator() {
             "level {lv}"
         );
     }
+    // The GPU clock moved on by the six passes (read after the read-backs waited for them).
+    // SAFETY: a valid pointer to a local.
+    ok(unsafe { sgx535_screen_get_timestamp(s, &mut t1) });
+    assert!(t1 > t0, "{t0} -> {t1}");
     // Six generation passes, each its own submission, all on the GPU (model).
     let after = stats(s);
     assert_eq!(after.submissions - before.submissions, 6);

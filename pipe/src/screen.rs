@@ -229,6 +229,12 @@ impl Screen {
         }
     }
 
+    /// `get_timestamp`: the GPU clock in nanoseconds, the end of the newest finished job (the
+    /// model's clock on the model).
+    pub fn get_timestamp(&self) -> u64 {
+        crate::query_ops::cycles_to_ns(self.0.dev.trace_totals().end_cycles)
+    }
+
     /// `context_create`.
     pub fn context_create(&self) -> Context {
         Context::new(self.clone())

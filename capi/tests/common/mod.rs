@@ -229,3 +229,66 @@ pub fn target(
     }
     (rt, surf)
 }
+
+/// A size x size BGRA8 texture with its full chain, level 0 the seed's exact pattern (every
+/// 2x2 average an integer), uploaded.
+pub fn patterned_chain(
+    s: sgx535_screen,
+    c: sgx535_context,
+    size: u32,
+) -> (sgx535_resource, Vec<u8>) {
+    let last = 31 - size.leading_zeros();
+    let bind = PIPE_BIND_SAMPLER_VIEW | PIPE_BIND_RENDER_TARGET;
+    let r = create(
+        s,
+        &tex2d(PIPE_FORMAT_B8G8R8A8_UNORM, size, size, last, bind),
+    );
+    let level0 = sgx_blitter::pattern::level0(size);
+    upload(c, r, 0, size, size, &level0);
+    (r, level0)
+}
+
+/// generate_mipmap of levels 0..=last of a BGRA8 2D texture: the status and `*generated`.
+pub fn generate(c: sgx535_context, r: sgx535_resource, last: u32) -> (sgx535_status, u8) {
+    let mut generated = 0u8;
+    // SAFETY: a valid pointer to a local.
+    let st = unsafe {
+        sgx535_generate_mipmap(
+            c,
+            r,
+            PIPE_FORMAT_B8G8R8A8_UNORM,
+            0,
+            last,
+            0,
+            0,
+            &mut generated,
+        )
+    };
+    (st, generated)
+}
+
+/// A whole-framebuffer colour clear, flushed, and its fence waited for: the wait's status and
+/// whether the fence signalled.
+pub fn clear_and_finish(
+    s: sgx535_screen,
+    c: sgx535_context,
+    color: [f32; 4],
+) -> (sgx535_status, u8) {
+    let mut f = sgx535_fence { id: 0 };
+    let mut done = 0u8;
+    // SAFETY: valid pointers to locals.
+    unsafe {
+        ok(sgx535_clear(
+            c,
+            PIPE_CLEAR_COLOR0,
+            null(),
+            color.as_ptr(),
+            1.0,
+            0,
+        ));
+        ok(sgx535_flush(c, 0, &mut f));
+        let st = sgx535_fence_finish(s, f, u64::MAX, &mut done);
+        ok(sgx535_fence_destroy(f));
+        (st, done)
+    }
+}
