@@ -9,7 +9,8 @@ fi
 SGX535_MESA_PREFIX=$_sgx535_prefix
 export SGX535_MESA_PREFIX
 # glvnd dlopens libGLX_mesa.so.0 / libEGL_mesa.so.0 by name: the library path decides which.
-export LD_LIBRARY_PATH="$_sgx535_prefix/lib:$(cat "$_sgx535_prefix/.capi-libdir")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+# SGX535_LIBDIR: a folder holding libsgx535.so.0 to load instead of the one the build linked.
+export LD_LIBRARY_PATH="$_sgx535_prefix/lib:${SGX535_LIBDIR:-$(cat "$_sgx535_prefix/.capi-libdir")}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export LIBGL_DRIVERS_PATH=$_sgx535_prefix/lib/dri
 export __GLX_VENDOR_LIBRARY_NAME=mesa
 export __EGL_VENDOR_LIBRARY_FILENAMES=$_sgx535_prefix/share/glvnd/egl_vendor.d/50_mesa.json
