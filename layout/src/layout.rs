@@ -6,8 +6,8 @@
 //! first, packed; cube faces sit at `align_up(chain_B, CUBE_FACE_ALIGN_B)` in the order
 //! +X -X +Y -Y +Z -Z, and the allocation holds six such aligned faces. A 3D level holds its
 //! depth slices consecutively, slice 0 first, each laid out exactly as a 2D level of that
-//! width and height; the slice stride is that 2D level's size, with no padding (MODEL, the
-//! GL 2.1 interface: /work/notes/gl21-spec.md "Memory layout of a 3D texture").
+//! width and height; the slice stride is that 2D level's size, with no padding (MODEL:
+//! hwdocs texture.json, the 3D texture flag).
 
 use std::ops::Range;
 
