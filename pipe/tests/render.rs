@@ -321,6 +321,51 @@ fn a_batch_that_would_outgrow_parameter_memory_is_split_and_still_right() {
     );
 }
 
+/// glMapBuffer(GL_WRITE_ONLY) over part of a vertex buffer (glmark2's buffer scene): a write
+/// map that does not discard keeps every byte the CPU does not write, in the box and out of it;
+/// one that discards may start from anything.
+#[test]
+fn a_write_map_of_a_buffer_keeps_the_bytes_it_does_not_write() {
+    let mut r = rig();
+    let buf = r
+        .screen
+        .resource_create(&ResourceTemplate::buffer(64, bind::VERTEX_BUFFER))
+        .unwrap();
+    let before: Vec<u8> = (0..64u8).map(|i| i.wrapping_mul(37) | 1).collect();
+    let mut t = r
+        .ctx
+        .transfer_map(
+            &buf,
+            0,
+            0,
+            map_flags::WRITE | map_flags::DISCARD_RANGE,
+            PipeBox::new(0, 0, 64, 1),
+        )
+        .unwrap();
+    t.data.copy_from_slice(&before);
+    r.ctx.transfer_unmap(t).unwrap();
+
+    let mut t = r
+        .ctx
+        .transfer_map(&buf, 0, 0, map_flags::WRITE, PipeBox::new(16, 0, 32, 1))
+        .unwrap();
+    assert_eq!(
+        t.data,
+        before[16..48],
+        "the staging copy holds the old bytes"
+    );
+    t.data[4..8].copy_from_slice(&[0xAA; 4]);
+    r.ctx.transfer_unmap(t).unwrap();
+
+    let mut want = before.clone();
+    want[20..24].copy_from_slice(&[0xAA; 4]);
+    let t = r
+        .ctx
+        .transfer_map(&buf, 0, 0, map_flags::READ, PipeBox::new(0, 0, 64, 1))
+        .unwrap();
+    assert_eq!(t.data, want);
+}
+
 /// A 64x64 target covered by 128 red triangles in ONE draw (a list, or a strip zig-zagging
 /// across), one-pixel columns, culling `cull`, with the default parameter memory budget or
 /// `budget_b`. Returns the pixels and the renders submitted.
