@@ -105,41 +105,47 @@ run() {
   fi
 }
 
-fps_of() { sed -n 's/^gears_frames: fps=\([0-9.]*\).*/\1/p' "$OUT/$1.log" | tail -1; }
+fps_of() { sed -n 's/^gears_frames: fps=\([0-9.]*\).*/\1/p' "$OUT/$1.log" 2>/dev/null | tail -1; }
 
 # differing_px A B: pixels whose channels differ by more than 10% (ImageMagick's AE, fuzz 10%).
 differing_px() {
   compare -metric AE -fuzz 10% "$1" "$2" null: 2>&1 | cut -d' ' -f1
 }
 
-# verdict NAME: pass | crash | timeout | exit-N | no-picture | unsupported | differs; sets DIFF_PCT.
+# verdict NAME: prints "RESULT DIFF%": pass | crash | timeout | exit-N | no-picture | unsupported |
+# differs, and the percentage of pixels differing from softpipe's ("-" when not compared).
 verdict() {
   local name=$1 s="$OUT/$1-sgx535" ref="$OUT/$1-softpipe"
   local status
   status=$(cat "$s.status")
-  DIFF_PCT="-"
   if grep -q 'Unsupported' "$s.log"; then
-    echo unsupported
+    echo unsupported -
     return
   fi
   if [ "$status" -ge 128 ]; then
-    echo "crash"
+    echo crash -
     return
   fi
-  [ "$status" -eq 124 ] && { echo timeout; return; }
-  [ "$status" -ne 0 ] && { echo "exit-$status"; return; }
+  [ "$status" -eq 124 ] && { echo timeout -; return; }
+  [ "$status" -ne 0 ] && { echo "exit-$status -"; return; }
   if [ ! -f "$s.png" ] || [ ! -f "$ref.png" ]; then
-    echo no-picture
+    echo no-picture -
     return
   fi
   local total d
   total=$(identify -format '%[fx:w*h]' "$s.png")
   d=$(differing_px "$s.png" "$ref.png")
-  DIFF_PCT=$(awk -v d="$d" -v t="$total" 'BEGIN { printf "%.2f", 100 * d / t }')
+  # Not a count: compare refused (pictures of different sizes).
+  if ! [[ "$d" =~ ^[0-9.e+]+$ ]]; then
+    echo differs -
+    return
+  fi
+  local pct
+  pct=$(awk -v d="$d" -v t="$total" 'BEGIN { printf "%.2f", 100 * d / t }')
   if awk -v d="$d" -v t="$total" 'BEGIN { exit !(d * 50 <= t) }'; then
-    echo pass
+    echo "pass $pct"
   else
-    echo differs
+    echo "differs $pct"
   fi
 }
 
@@ -161,8 +167,8 @@ one_scene() {
     # the others: the run is short of time, not of reference pictures.
     if [ "$d" = sgx535 ] && grep -q 'Unsupported' "$OUT/$name-sgx535.log"; then break; fi
   done
-  local v ref_pct="-" fps=()
-  v=$(verdict "$name")
+  local v ref_pct="-" fps=() DIFF_PCT
+  read -r v DIFF_PCT < <(verdict "$name")
   # The llvmpipe-vs-softpipe difference shows what the tolerance lets through between two
   # correct drivers.
   if [ -f "$OUT/$name-llvmpipe.png" ] && [ -f "$OUT/$name-softpipe.png" ]; then
