@@ -24,7 +24,7 @@ set -uo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(dirname "$HERE")
-APPS_PACKAGES=(xvfb xauth mesa-utils imagemagick gcc libx11-dev libgl-dev glmark2-x11
+APPS_PACKAGES=(xvfb xauth mesa-utils imagemagick gcc libx11-dev libgl-dev libegl-dev glmark2-x11
   glmark2-es2-x11)
 
 if [ "${SGX535_TEST_DISPLAY:-0}" != 1 ]; then
