@@ -53,7 +53,7 @@ fi
 # ---- the built libraries, not the system's Mesa, are the ones loaded ----
 sgx env LD_DEBUG=libs glxinfo -B >"$OUT/loaded.txt" 2>&1
 loaded=$(grep -o 'calling init: .*' "$OUT/loaded.txt" | sed 's/calling init: //' | sort -u)
-capi_dir=$(cat "$SGX535_MESA_PREFIX/.capi-libdir")
+capi_dir=${SGX535_LIBDIR:-$(cat "$SGX535_MESA_PREFIX/.capi-libdir")}
 bad=""
 for lib in libGLX_mesa.so.0 libglapi.so.0 swrast_dri.so libsgx535.so; do
   path=$(echo "$loaded" | grep "/$lib" | head -1)

@@ -1340,7 +1340,7 @@ sgx535_status sgx535_texture_subdata(sgx535_context ctx,
                                      uint64_t layer_stride);
 
 // `buffer_map` / `texture_map`: a linear staging copy of the box (read from the resource when
-// mapped with PIPE_MAP_READ, or for a texture write that does not discard), written back at
+// mapped with PIPE_MAP_READ, or for a write that does not discard), written back at
 // unmap when mapped with PIPE_MAP_WRITE. Waits for GPU work as dma-resv rules say, unless
 // PIPE_MAP_UNSYNCHRONIZED.
 sgx535_status sgx535_transfer_map(sgx535_context ctx,

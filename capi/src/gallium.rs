@@ -131,11 +131,20 @@ pub(crate) fn bound_stage(v: u32) -> Result<ShaderStage> {
     }
 }
 
+/// Gallium formats the library stores as one of its own, byte for byte. `Z24X8_UNORM` is
+/// `Z24_UNORM_S8_UINT` with the stencil byte unused (depth in bits 23:0 in both): Mesa's DRI
+/// frontend offers a 24-bit depth visual without stencil only when the screen takes Z24X8, and
+/// without one an application asking for no stencil (glmark2 by default) finds no visual.
+const FORMAT_ALIASES: &[(&str, Format)] = &[("PIPE_FORMAT_Z24X8_UNORM", Format::Z24_UNORM_S8_UINT)];
+
 /// The library's format for a `PIPE_FORMAT_*` value.
 pub(crate) fn format(v: u32) -> Result<Format> {
     let Some(name) = name_of(PIPE_FORMATS, v) else {
         return invalid(format!("pipe_format {v} is not a Mesa 22.3 format"));
     };
+    if let Some(&(_, f)) = FORMAT_ALIASES.iter().find(|(n, _)| *n == name) {
+        return Ok(f);
+    }
     match Format::from_name(name) {
         Some(f) => Ok(f),
         None => unsupported(format!("{name} is not a format of this GPU")),
@@ -472,6 +481,14 @@ mod tests {
             }
         }
         assert_eq!(header_values("PIPE_BLENDFACTOR_").len(), 19);
+    }
+
+    #[test]
+    fn z24x8_is_stored_as_z24s8_and_x8z24_is_refused() {
+        assert_eq!(format(146).unwrap(), Format::Z24_UNORM_S8_UINT);
+        // The stencil-first orders keep depth in bits 31:8: not the library's bytes.
+        assert!(format(145).is_err());
+        assert!(format(147).is_err());
     }
 
     #[test]

@@ -124,7 +124,7 @@ pub unsafe extern "C" fn sgx535_texture_subdata(
 }
 
 /// `buffer_map` / `texture_map`: a linear staging copy of the box (read from the resource when
-/// mapped with PIPE_MAP_READ, or for a texture write that does not discard), written back at
+/// mapped with PIPE_MAP_READ, or for a write that does not discard), written back at
 /// unmap when mapped with PIPE_MAP_WRITE. Waits for GPU work as dma-resv rules say, unless
 /// PIPE_MAP_UNSYNCHRONIZED.
 #[no_mangle]

@@ -657,3 +657,119 @@ fn a_3d_chain_generates_with_gallium_s_slice_range() {
     assert_eq!(texel, 100);
     ok(sgx535_screen_destroy(s));
 }
+
+/// Gallium's Z24X8_UNORM (the depth-24, no-stencil visual Mesa's DRI frontend offers when the
+/// screen takes it) is depth-tested and stored as Z24_UNORM_S8_UINT: depth in bits 23:0.
+#[test]
+fn a_z24x8_depth_buffer_keeps_the_nearer_fragments() {
+    const PIPE_FORMAT_Z24X8_UNORM: u32 = 146;
+    const PIPE_BIND_DEPTH_STENCIL: u32 = 1;
+    const PIPE_CLEAR_DEPTH: u32 = 1;
+    const PIPE_FUNC_LESS: u8 = 1;
+    let (s, c) = model();
+    let (w, h) = (16u32, 8u32);
+    bind_common_state(c, w, h);
+    let (rt, surf) = target(s, c, w, h);
+    let mut yes = 0u8;
+    // SAFETY: a valid pointer to a local.
+    ok(unsafe {
+        sgx535_screen_is_format_supported(
+            s,
+            PIPE_FORMAT_Z24X8_UNORM,
+            PIPE_TEXTURE_2D,
+            0,
+            0,
+            PIPE_BIND_DEPTH_STENCIL,
+            &mut yes,
+        )
+    });
+    assert_eq!(yes, 1);
+    let zs = create(
+        s,
+        &tex2d(PIPE_FORMAT_Z24X8_UNORM, w, h, 0, PIPE_BIND_DEPTH_STENCIL),
+    );
+    let zt = sgx535_surface_template {
+        format: PIPE_FORMAT_Z24X8_UNORM,
+        level: 0,
+        first_layer: 0,
+        last_layer: 0,
+    };
+    let dsa = sgx535_depth_stencil_alpha_state {
+        depth_enabled: 1,
+        depth_writemask: 1,
+        depth_func: PIPE_FUNC_LESS,
+        ..Default::default()
+    };
+    // Depth runs from 0 at the left edge to 1 at the right (NDC z -1..1, viewport z 0.5 +-0.5):
+    // against a clear to 0.5, the left half is nearer.
+    let v: [[f32; 6]; 4] = [
+        [-1.0, -1.0, -1.0, 1.0, 0.0, 0.0],
+        [1.0, -1.0, 1.0, 1.0, 1.0, 0.0],
+        [-1.0, 1.0, -1.0, 1.0, 0.0, 1.0],
+        [1.0, 1.0, 1.0, 1.0, 1.0, 1.0],
+    ];
+    let verts: Vec<u8> = v.iter().flatten().flat_map(|f| f.to_le_bytes()).collect();
+    let vb = user_vertices(&verts);
+    let consts = [0.25f32, 0.5, 0.75, 1.0];
+    let cb = sgx535_constant_buffer {
+        buffer: sgx535_resource { id: 0 },
+        buffer_offset: 0,
+        buffer_size: 16,
+        user_buffer: consts.as_ptr().cast(),
+    };
+    let vs = shader(c, VS, true);
+    let fs = shader(c, FS_CONST, false);
+    let green = [0.0f32, 1.0, 0.0, 1.0];
+    let mut zsurf = sgx535_surface { id: 0 };
+    let mut dsa_h = sgx535_cso { id: 0 };
+    // SAFETY: valid pointers to locals.
+    unsafe {
+        ok(sgx535_create_surface(c, zs, &zt, &mut zsurf));
+        let mut fb = sgx535_framebuffer_state {
+            width: w,
+            height: h,
+            nr_cbufs: 1,
+            cbufs: [sgx535_surface { id: 0 }; 8],
+            zsbuf: zsurf,
+        };
+        fb.cbufs[0] = surf;
+        ok(sgx535_set_framebuffer_state(c, &fb));
+        ok(sgx535_create_depth_stencil_alpha_state(c, &dsa, &mut dsa_h));
+        ok(sgx535_bind_depth_stencil_alpha_state(c, dsa_h));
+        ok(sgx535_clear(
+            c,
+            PIPE_CLEAR_COLOR0 | PIPE_CLEAR_DEPTH,
+            null(),
+            green.as_ptr(),
+            0.5,
+            0,
+        ));
+        ok(sgx535_bind_vs_state(c, vs));
+        ok(sgx535_bind_fs_state(c, fs));
+        ok(sgx535_set_constant_buffer(c, PIPE_SHADER_FRAGMENT, 0, &cb));
+        ok(sgx535_set_vertex_buffers(c, 0, 1, &vb));
+        ok(sgx535_draw_vbo(c, &strip4()));
+    }
+    let px = read_level(c, rt, 0, w, h, 4);
+    let z = read_level(c, zs, 0, w, h, 4);
+    let cleared = (0.5 * f64::from(0xff_ffffu32)).round() as u32;
+    for y in 0..h {
+        for x in 0..w {
+            let i = ((y * w + x) * 4) as usize;
+            let depth = u32::from_le_bytes(z[i..i + 4].try_into().unwrap()) & 0xff_ffff;
+            // Pixel centres: depth (x + 0.5) / w.
+            if x < w / 2 {
+                assert_eq!(&px[i..i + 4], [191, 128, 64, 255], "drawn pixel {x},{y}");
+                let want = (x as f64 + 0.5) / w as f64 * f64::from(0xff_ffffu32);
+                assert!(
+                    (f64::from(depth) - want).abs() < 2.0,
+                    "depth {depth:#x} at {x},{y}, want {want}"
+                );
+            } else {
+                assert_eq!(&px[i..i + 4], [0, 255, 0, 255], "hidden pixel {x},{y}");
+                assert!(depth.abs_diff(cleared) <= 1, "depth {depth:#x} at {x},{y}");
+            }
+        }
+    }
+    ok(sgx535_screen_destroy(s));
+}

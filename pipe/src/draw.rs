@@ -237,6 +237,21 @@ impl Context {
         let per_prim =
             limits::PB_PRIM_RECORD_B + 3 * (limits::PB_VERTEX_B + varyings * limits::PB_VARYING_B);
         let need = prims * (per_prim + tiles * limits::PB_TILE_REF_B);
+        if need > self.pb_budget_b * 4 {
+            let max_prims = self.pb_budget_b / (per_prim + tiles * limits::PB_TILE_REF_B);
+            if let Some(parts) =
+                crate::draw_split::parts(info.mode, info.start, info.count, max_prims)
+            {
+                for (start, count) in parts {
+                    self.draw_vbo(&DrawInfo {
+                        start,
+                        count,
+                        ..info.clone()
+                    })?;
+                }
+                return Ok(());
+            }
+        }
         if need > self.pb_budget_b.max(crate::batch::DEFAULT_PB_BUDGET_B) * 4 {
             return Err(PipeError::Unsupported(format!(
                 "a draw needing {need} bytes of parameter memory; split it"

@@ -13,6 +13,7 @@ pub mod caps;
 mod clear;
 mod context;
 mod draw;
+mod draw_split;
 mod error;
 pub mod mesa_version;
 mod program;

@@ -153,10 +153,11 @@ impl Context {
         }
         self.check_box(r, level, face, b)?;
         let writes = usage & map_flags::WRITE != 0;
-        let reads = usage & map_flags::READ != 0
-            || (writes
-                && usage & map_flags::DISCARD_RANGE == 0
-                && r.target() != ResourceTarget::Buffer);
+        // A write that does not discard keeps what it does not overwrite, buffers included:
+        // glMapBuffer(GL_WRITE_ONLY) updating part of a vertex buffer (glmark2's buffer scene)
+        // lost the rest to zeros when the staging copy started empty.
+        let reads =
+            usage & map_flags::READ != 0 || (writes && usage & map_flags::DISCARD_RANGE == 0);
         let unsync = usage & map_flags::UNSYNCHRONIZED != 0;
         if !unsync {
             self.flush_for_cpu_access(r.id(), writes)?;

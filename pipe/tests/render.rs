@@ -321,6 +321,126 @@ fn a_batch_that_would_outgrow_parameter_memory_is_split_and_still_right() {
     );
 }
 
+/// glMapBuffer(GL_WRITE_ONLY) over part of a vertex buffer (glmark2's buffer scene): a write
+/// map that does not discard keeps every byte the CPU does not write, in the box and out of it;
+/// one that discards may start from anything.
+#[test]
+fn a_write_map_of_a_buffer_keeps_the_bytes_it_does_not_write() {
+    let mut r = rig();
+    let buf = r
+        .screen
+        .resource_create(&ResourceTemplate::buffer(64, bind::VERTEX_BUFFER))
+        .unwrap();
+    let before: Vec<u8> = (0..64u8).map(|i| i.wrapping_mul(37) | 1).collect();
+    let mut t = r
+        .ctx
+        .transfer_map(
+            &buf,
+            0,
+            0,
+            map_flags::WRITE | map_flags::DISCARD_RANGE,
+            PipeBox::new(0, 0, 64, 1),
+        )
+        .unwrap();
+    t.data.copy_from_slice(&before);
+    r.ctx.transfer_unmap(t).unwrap();
+
+    let mut t = r
+        .ctx
+        .transfer_map(&buf, 0, 0, map_flags::WRITE, PipeBox::new(16, 0, 32, 1))
+        .unwrap();
+    assert_eq!(
+        t.data,
+        before[16..48],
+        "the staging copy holds the old bytes"
+    );
+    t.data[4..8].copy_from_slice(&[0xAA; 4]);
+    r.ctx.transfer_unmap(t).unwrap();
+
+    let mut want = before.clone();
+    want[20..24].copy_from_slice(&[0xAA; 4]);
+    let t = r
+        .ctx
+        .transfer_map(&buf, 0, 0, map_flags::READ, PipeBox::new(0, 0, 64, 1))
+        .unwrap();
+    assert_eq!(t.data, want);
+}
+
+/// A 64x64 target covered by 128 red triangles in ONE draw (a list, or a strip zig-zagging
+/// across), one-pixel columns, culling `cull`, with the default parameter memory budget or
+/// `budget_b`. Returns the pixels and the renders submitted.
+fn columns_in_one_draw(mode: PrimMode, cull: CullMode, budget_b: Option<u64>) -> (Vec<u8>, u64) {
+    let mut r = rig();
+    let t = target(&r, Format::B8G8R8A8_UNORM, 64, 64);
+    bind_const(&mut r, &fb(&t, None));
+    if let Some(b) = budget_b {
+        r.ctx.set_parameter_memory_budget(b);
+    }
+    let rs = r
+        .ctx
+        .create_rasterizer_state(&RasterizerState {
+            cull_face: cull,
+            ..Default::default()
+        })
+        .unwrap();
+    r.ctx.bind_rasterizer_state(Some(&rs));
+    r.ctx
+        .clear(clear_flags::COLOR0, [0.0, 0.0, 0.0, 1.0], 1.0, 0)
+        .unwrap();
+    set_colour(&mut r, [1.0, 0.0, 0.0, 1.0]);
+    let mut pts = Vec::new();
+    for x in 0..64u32 {
+        let (a, b) = (x as f32, x as f32 + 1.0);
+        if mode == PrimMode::TRIANGLES {
+            // Both triangles of a column wind the same way.
+            pts.extend([(a, 0.0, 0.0), (b, 0.0, 0.0), (a, 64.0, 0.0)]);
+            pts.extend([(b, 0.0, 0.0), (b, 64.0, 0.0), (a, 64.0, 0.0)]);
+        } else {
+            pts.extend([(a, 0.0, 0.0), (a, 64.0, 0.0)]);
+        }
+    }
+    if mode == PrimMode::TRIANGLE_STRIP {
+        pts.extend([(64.0, 0.0, 0.0), (64.0, 64.0, 0.0)]);
+    }
+    draw_px(&mut r, mode, &pts);
+    let px = r.ctx.read_level(&t, 0, 0).unwrap();
+    assert!(
+        r.dev
+            .trace()
+            .entries
+            .iter()
+            .all(|e| format!("{:?}", e.result) == "Done"),
+        "no render ran out"
+    );
+    (px, r.ctx.stats().submissions)
+}
+
+/// One draw whose primitives would need more than four budgets of parameter memory
+/// (glmark2's high-poly horse: 70,000 triangles) is drawn in parts of consecutive primitives,
+/// each in its own render, with the same pixels as one render. A strip's parts start on even
+/// triangles: a part starting on an odd one would flip its facing, and culling would show it.
+#[test]
+fn a_draw_larger_than_parameter_memory_is_drawn_in_parts_with_the_same_pixels() {
+    for mode in [PrimMode::TRIANGLES, PrimMode::TRIANGLE_STRIP] {
+        let mut red_px = Vec::new();
+        for cull in [CullMode::BACK, CullMode::FRONT] {
+            let (whole, renders) = columns_in_one_draw(mode, cull, None);
+            assert_eq!(renders, 1, "{mode:?}");
+            // 128 triangles, about 164 bytes each over 25 tiles: 6 parts of 24 at 4 KiB.
+            let (parts, renders) = columns_in_one_draw(mode, cull, Some(4096));
+            assert!(renders >= 6, "{mode:?} {cull:?}: {renders} renders");
+            assert!(
+                whole == parts,
+                "{mode:?} {cull:?}: the parts drew other pixels"
+            );
+            red_px.push(whole.chunks(4).filter(|p| *p == RED).count());
+        }
+        // One facing shows every pixel, the other none: the parts kept every facing.
+        red_px.sort();
+        assert_eq!(red_px, [0, 64 * 64], "{mode:?}");
+    }
+}
+
 /// A 32x32 colour target with a depth buffer of `zf`, constant-colour shaders, depth test LESS
 /// with writes.
 fn depth_rig(zf: Format) -> (Rig, std::sync::Arc<Resource>) {
