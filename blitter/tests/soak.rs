@@ -24,7 +24,7 @@ use sgx_winsys::replay::{Fixture, Inject};
 use sgx_winsys::{Device, DrmDevice, LiveCounts, SimDevice, SimOptions, Unit};
 
 const THREADS: usize = 8;
-const SHORT_PER_THREAD: u64 = 40;
+const SHORT_PER_THREAD: u64 = 100;
 const LONG_PER_THREAD: u64 = 10_000;
 /// Long enough never to end a wait that is not stuck (a hang ends within its budget).
 const WAIT: Duration = Duration::from_secs(20);
@@ -33,6 +33,8 @@ const TEX_PX: u32 = 32;
 const TEX_LAST: u32 = 5;
 const RT_PX: u32 = 16;
 const CHILD_ENV: &str = "SGX535_SOAK_CHILD";
+/// The counts are the whole process's: the tests of this file run one at a time.
+static SERIAL: Mutex<()> = Mutex::new(());
 const MARK: &str = "SOAK-FIGURES ";
 
 /// Messages of the failures the device injects; anything else is a bug the soak found.
@@ -119,7 +121,24 @@ fn thread_names() -> Vec<String> {
     v
 }
 
+/// Threads the soak starts carry this name, so a census can wait for them to be gone.
+const THREAD_NAME: &str = "sgx-soak";
+
+fn spawn_named<'s, 'e>(s: &'s std::thread::Scope<'s, 'e>, f: impl FnOnce() + Send + 's) {
+    std::thread::Builder::new()
+        .name(THREAD_NAME.into())
+        .spawn_scoped(s, f)
+        .unwrap();
+}
+
+/// The counts once the soak's own threads, joined, have left the kernel's task list.
 fn census(dev: &dyn Device) -> Census {
+    let start = Instant::now();
+    while thread_names().iter().any(|n| n == THREAD_NAME)
+        && start.elapsed() < Duration::from_secs(2)
+    {
+        std::thread::sleep(Duration::from_millis(10));
+    }
     Census {
         live: dev.live(),
         fds: count_dir("/proc/self/fd"),
@@ -416,7 +435,7 @@ fn soak(dev: Arc<dyn Device>, per_thread: u64) -> Figures {
             for t in 0..THREADS {
                 let screen = &screen;
                 let warm = &warm;
-                s.spawn(move || work(screen, t, 4, warm));
+                spawn_named(s, move || work(screen, t, 4, warm));
             }
         });
     }
@@ -427,7 +446,7 @@ fn soak(dev: Arc<dyn Device>, per_thread: u64) -> Figures {
     let done = AtomicBool::new(false);
     std::thread::scope(|s| {
         // RSS is sampled while the soak runs; VmHWM would include the warm-up's.
-        s.spawn(|| {
+        spawn_named(s, || {
             while !done.load(Ordering::Relaxed) {
                 tally
                     .peak_rss_kib
@@ -439,7 +458,7 @@ fn soak(dev: Arc<dyn Device>, per_thread: u64) -> Figures {
         std::thread::scope(|w| {
             for t in 0..THREADS {
                 let (screen, tally) = (&screen, &tally);
-                w.spawn(move || work(screen, t, per_thread, tally));
+                spawn_named(w, move || work(screen, t, per_thread, tally));
             }
         });
         drop(screen);
@@ -447,20 +466,7 @@ fn soak(dev: Arc<dyn Device>, per_thread: u64) -> Figures {
     });
     let secs = start.elapsed().as_secs_f64();
     dev.wait_idle(WAIT).unwrap();
-    // A joined thread may still be leaving the kernel's task list: give the counts a moment.
-    let settled = |c: &Census| {
-        Census { rss_kib: 0, ..*c }
-            == Census {
-                rss_kib: 0,
-                ..before
-            }
-    };
-    let mut after = census(&*dev);
-    let settle = Instant::now();
-    while !settled(&after) && settle.elapsed() < Duration::from_secs(2) {
-        std::thread::sleep(Duration::from_millis(20));
-        after = census(&*dev);
-    }
+    let after = census(&*dev);
     if after.threads != before.threads {
         eprintln!("threads now: {:?}", thread_names());
     }
@@ -560,6 +566,7 @@ fn soak_short_on_the_model() {
     if std::env::var_os(CHILD_ENV).is_some() {
         return;
     }
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let f = soak(model(SHORT_PER_THREAD), SHORT_PER_THREAD);
     judge(&f, SHORT_PER_THREAD, 64 << 10);
 }
@@ -570,6 +577,7 @@ fn soak_long_on_the_model() {
     if std::env::var_os(CHILD_ENV).is_some() {
         return;
     }
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let f = soak(model(LONG_PER_THREAD), LONG_PER_THREAD);
     judge(&f, LONG_PER_THREAD, 64 << 10);
 }
@@ -628,6 +636,7 @@ fn soak_short_through_the_drm_shim() {
     if std::env::var_os(CHILD_ENV).is_some() {
         return;
     }
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let f = soak_under_shim(SHORT_PER_THREAD);
     judge(&f, SHORT_PER_THREAD, 64 << 10);
 }
@@ -638,6 +647,7 @@ fn soak_long_through_the_drm_shim() {
     if std::env::var_os(CHILD_ENV).is_some() {
         return;
     }
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let f = soak_under_shim(LONG_PER_THREAD);
     judge(&f, LONG_PER_THREAD, 64 << 10);
 }
