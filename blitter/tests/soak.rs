@@ -51,24 +51,27 @@ const INJECTED: [&str; 6] = [
 fn fixture(per_thread: u64, hangs: bool) -> Fixture {
     let jobs = per_thread * THREADS as u64 * 2;
     let mut inject = Vec::new();
-    for job in (13..jobs).step_by(41) {
+    // One injection per job: the fixture refuses two for the same index.
+    let mut taken = std::collections::HashSet::new();
+    // A few hangs only: each stalls the GPU for its budget.
+    if hangs {
+        for job in (57..jobs).step_by(jobs as usize / 4 + 1) {
+            taken.insert(job);
+            inject.push(Inject::HangJob { job });
+        }
+    }
+    for job in (13..jobs).step_by(41).filter(|j| taken.insert(*j)) {
         inject.push(Inject::FaultJob {
             job,
             unit: Unit::Pbe,
             addr: 0x3000_1000,
         });
     }
-    for job in (29..jobs).step_by(97) {
+    for job in (29..jobs).step_by(97).filter(|j| taken.insert(*j)) {
         inject.push(Inject::FailJob {
             job,
             reason: "soak".into(),
         });
-    }
-    if hangs {
-        // A few only: each stalls the GPU for its budget.
-        for job in (57..jobs).step_by(jobs as usize / 4 + 1) {
-            inject.push(Inject::HangJob { job });
-        }
     }
     for submission in (7..jobs).step_by(89) {
         inject.push(Inject::RefuseSubmission {
@@ -90,9 +93,48 @@ fn fixture(per_thread: u64, hangs: bool) -> Fixture {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct Census {
     live: LiveCounts,
+    /// The drm-shim's kernel side, when it is preloaded: buffers, VA bytes, syncobjs, job
+    /// records, files.
+    kernel: [u64; 5],
     fds: usize,
     threads: usize,
     rss_kib: u64,
+}
+
+/// The drm-shim's `Sgx535ShimLive` (winsys/shim/src/lib.rs).
+#[repr(C)]
+#[derive(Default)]
+struct ShimLive {
+    bos: u64,
+    va_b: u64,
+    syncobjs: u64,
+    job_records: u64,
+    files: u64,
+}
+
+extern "C" {
+    fn dlsym(
+        handle: *mut std::ffi::c_void,
+        symbol: *const std::ffi::c_char,
+    ) -> *mut std::ffi::c_void;
+}
+
+/// The fake kernel's counts through the preloaded shim's `sgx535_drm_shim_live`, or zeros
+/// when the shim is not loaded.
+fn shim_live() -> [u64; 5] {
+    // SAFETY: RTLD_DEFAULT (NULL) searches the loaded objects for a NUL-terminated name.
+    let f = unsafe { dlsym(std::ptr::null_mut(), c"sgx535_drm_shim_live".as_ptr()) };
+    if f.is_null() {
+        return [0; 5];
+    }
+    // SAFETY: the symbol is the shim's `unsafe extern "C" fn(*mut Sgx535ShimLive) -> c_int`,
+    // whose layout ShimLive repeats.
+    let f: unsafe extern "C" fn(*mut ShimLive) -> std::ffi::c_int =
+        unsafe { std::mem::transmute(f) };
+    let mut l = ShimLive::default();
+    // SAFETY: `l` is a writable ShimLive.
+    unsafe { f(&mut l) };
+    [l.bos, l.va_b, l.syncobjs, l.job_records, l.files]
 }
 
 fn count_dir(p: &str) -> usize {
@@ -141,6 +183,7 @@ fn census(dev: &dyn Device) -> Census {
     }
     Census {
         live: dev.live(),
+        kernel: shim_live(),
         fds: count_dir("/proc/self/fd"),
         threads: count_dir("/proc/self/task"),
         rss_kib: status_kib("VmRSS:"),
@@ -407,17 +450,22 @@ struct Figures {
     failed: u64,
     unexpected: Vec<String>,
     secs: f64,
-    before: [u64; 7],
-    after: [u64; 7],
+    before: [u64; 12],
+    after: [u64; 12],
     peak_rss_kib: u64,
 }
 
-fn flat(c: &Census) -> [u64; 7] {
+fn flat(c: &Census) -> [u64; 12] {
     [
         c.live.bos,
         c.live.fences,
         c.live.jobs,
         c.live.va_b,
+        c.kernel[0],
+        c.kernel[1],
+        c.kernel[2],
+        c.kernel[3],
+        c.kernel[4],
         c.fds as u64,
         c.threads as u64,
         c.rss_kib,
@@ -501,6 +549,11 @@ fn print(f: &Figures) {
         "fences",
         "jobs",
         "GPU VA bytes",
+        "shim buffers",
+        "shim VA bytes",
+        "shim syncobjs",
+        "shim job recs",
+        "shim files",
         "fds",
         "threads",
     ];
@@ -512,10 +565,10 @@ fn print(f: &Figures) {
     }
     println!(
         "  RSS KiB       before {:>10} after {:>10} peak {:>10} (growth {} KiB)",
-        f.before[6],
-        f.after[6],
+        f.before[11],
+        f.after[11],
         f.peak_rss_kib,
-        f.after[6] as i64 - f.before[6] as i64
+        f.after[11] as i64 - f.before[11] as i64
     );
 }
 
@@ -539,11 +592,11 @@ fn judge(f: &Figures, per_thread: u64, rss_bound_kib: u64) {
         "most operations succeed and are checked"
     );
     assert_eq!(
-        f.before[..6],
-        f.after[..6],
+        f.before[..11],
+        f.after[..11],
         "live counts back where they started"
     );
-    let growth = f.after[6].saturating_sub(f.before[6]);
+    let growth = f.after[11].saturating_sub(f.before[11]);
     assert!(
         growth <= rss_bound_kib,
         "RSS grew by {growth} KiB (bound {rss_bound_kib} KiB)"
