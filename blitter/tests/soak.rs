@@ -8,7 +8,7 @@
 //! The model runs here; the drm backend runs in a child process with the drm-shim preloaded
 //! (the same test binary, as in pipe/tests/shim.rs). `cargo test` runs a short version; the
 //! long one (10,000 submissions per thread) is
-//! `cargo test --release -p sgx-blitter --test soak -- --ignored --nocapture`.
+//! `cargo test -p sgx-blitter --test soak -- --ignored --nocapture`.
 
 use std::path::PathBuf;
 use std::process::Command;
