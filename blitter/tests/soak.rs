@@ -100,7 +100,34 @@ struct Census {
     threads: usize,
     /// Memory mappings (/proc/self/maps lines): a buffer mapped and never unmapped shows here.
     maps: usize,
+    /// Bytes malloc has handed out and not had back (glibc's mallinfo2: uordblks + hblkhd).
+    heap_b: u64,
     rss_kib: u64,
+}
+
+/// glibc's `struct mallinfo2`.
+#[repr(C)]
+struct MallInfo2 {
+    arena: usize,
+    ordblks: usize,
+    smblks: usize,
+    hblks: usize,
+    hblkhd: usize,
+    usmblks: usize,
+    fsmblks: usize,
+    uordblks: usize,
+    fordblks: usize,
+    keepcost: usize,
+}
+
+extern "C" {
+    fn mallinfo2() -> MallInfo2;
+}
+
+fn heap_in_use_b() -> u64 {
+    // SAFETY: mallinfo2 takes nothing and returns a struct by value.
+    let m = unsafe { mallinfo2() };
+    (m.uordblks + m.hblkhd) as u64
 }
 
 /// The drm-shim's `Sgx535ShimLive` (winsys/shim/src/lib.rs).
@@ -188,6 +215,7 @@ fn census(dev: &dyn Device) -> Census {
         kernel: shim_live(),
         fds: count_dir("/proc/self/fd"),
         threads: count_dir("/proc/self/task"),
+        heap_b: heap_in_use_b(),
         maps: std::fs::read_to_string("/proc/self/maps").map_or(0, |m| m.lines().count()),
         rss_kib: status_kib("VmRSS:"),
     }
@@ -456,6 +484,7 @@ struct Figures {
     before: [u64; 13],
     after: [u64; 13],
     peak_rss_kib: u64,
+    heap_b: [u64; 2],
 }
 
 fn flat(c: &Census) -> [u64; 13] {
@@ -533,6 +562,7 @@ fn soak(dev: Arc<dyn Device>, per_thread: u64) -> Figures {
         before: flat(&before),
         after: flat(&after),
         peak_rss_kib: tally.peak_rss_kib.load(Ordering::Relaxed),
+        heap_b: [before.heap_b, after.heap_b],
     }
 }
 
@@ -574,6 +604,11 @@ fn print(f: &Figures) {
         f.after[12],
         f.peak_rss_kib,
         f.after[12] as i64 - f.before[12] as i64
+    );
+    println!(
+        "  heap KiB      before {:>10} after {:>10} (malloc's bytes in use)",
+        f.heap_b[0] >> 10,
+        f.heap_b[1] >> 10
     );
 }
 
