@@ -10,7 +10,7 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 command -v cargo-fuzz >/dev/null || { echo "fuzz/run.sh: needs cargo-fuzz (cargo install cargo-fuzz)" >&2; exit 2; }
 export RUSTC_BOOTSTRAP=1
-targets=(tgsi_compile fixture_json hwdocs_json layout_params sim_stream)
+targets=(tgsi_compile fixture_json hwdocs_json layout_params sim_stream capi_calls)
 cargo fuzz build --fuzz-dir fuzz -O
 status=0
 for t in "${targets[@]}"; do

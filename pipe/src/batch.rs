@@ -31,6 +31,10 @@ pub(crate) struct Batch {
     pub touched: Vec<bool>,
     /// The whole framebuffer was cleared at the start: tiles start from the background.
     pub colour_cleared: bool,
+    /// The colour buffer's contents were declared unneeded: touched tiles load nothing. Unlike
+    /// a clear it writes nothing by itself, so a batch holding only an invalidation is empty
+    /// (a pass that failed after invalidating its target must not store the background).
+    pub colour_invalidated: bool,
     pub clear_colour: [f32; 4],
     pub depth_cleared: bool,
     /// The clear covered only depth (stencil comes from memory) or only stencil.
@@ -69,6 +73,7 @@ impl Batch {
             bos: Vec::new(),
             touched: vec![false; (w_tl * h_tl) as usize],
             colour_cleared: false,
+            colour_invalidated: false,
             clear_colour: [0.0; 4],
             depth_cleared: false,
             keep_stencil: false,
@@ -184,7 +189,7 @@ impl Context {
         let mut any_depth_load = false;
         for &t in &b.touched {
             let colour_store = has_c && (t || b.colour_cleared);
-            let colour_load = has_c && t && !b.colour_cleared;
+            let colour_load = has_c && t && !b.colour_cleared && !b.colour_invalidated;
             let depth_store = has_z && (t || b.depth_cleared);
             let depth_load = has_z && t && !b.depth_cleared;
             let keep_stencil = depth_store && b.keep_stencil;

@@ -16,9 +16,10 @@ pub mod clear_flags {
 }
 
 impl Context {
-    /// Declares the bound colour buffer's contents unneeded, as a clear whose values do not
-    /// matter: the next render loads nothing for it (the blitter calls this before drawing a
-    /// whole mip level). Work already recorded is submitted first.
+    /// Declares the bound colour buffer's contents unneeded: the next render loads nothing
+    /// for the tiles its draws touch (the blitter calls this before drawing a whole mip
+    /// level). It stores nothing by itself: without a draw after it, nothing is submitted.
+    /// Work already recorded is submitted first.
     pub fn invalidate_colour_buffer(&mut self) -> Result<()> {
         if self.fb.cbuf.is_none() {
             return Ok(());
@@ -26,9 +27,7 @@ impl Context {
         if self.batch.as_ref().is_some_and(|b| b.draws > 0) {
             self.flush_batch()?;
         }
-        let b = self.batch();
-        b.colour_cleared = true;
-        b.clear_colour = [0.0; 4];
+        self.batch().colour_invalidated = true;
         Ok(())
     }
 

@@ -53,6 +53,38 @@ fn shim() -> &'static Shim {
     })
 }
 
+/// What the fake kernel holds, for leak checks (the soak test finds it with dlsym): read-only.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Sgx535ShimLive {
+    /// GEM buffers (held by a handle or a queued job).
+    pub bos: u64,
+    /// Bytes of GPU address space allocated.
+    pub va_b: u64,
+    /// Syncobjs of every open file.
+    pub syncobjs: u64,
+    /// Job records kept (pending, or ended and not yet retired).
+    pub job_records: u64,
+    /// Open files of the node.
+    pub files: u64,
+}
+
+/// Fills `out` with the fake kernel's live counts (all zero before the node was first
+/// opened). Returns 0, or -1 when `out` is NULL.
+///
+/// # Safety
+/// `out` is NULL or points at a writable `Sgx535ShimLive`.
+#[no_mangle]
+pub unsafe extern "C" fn sgx535_drm_shim_live(out: *mut Sgx535ShimLive) -> c_int {
+    if out.is_null() {
+        return -1;
+    }
+    let live = SHIM.get().map(Shim::live).unwrap_or_default();
+    // SAFETY: the caller passes a writable Sgx535ShimLive.
+    unsafe { out.write(live) };
+    0
+}
+
 /// The shim, if `fd` is one of its files.
 fn ours(fd: c_int) -> Option<&'static Shim> {
     SHIM.get().filter(|s| s.is_ours(fd))
