@@ -6,6 +6,7 @@ use std::path::Path;
 use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::error::{Errno, Result, WinsysError};
+use crate::faults::{Faults, JobFault};
 use crate::job_result::Unit;
 use crate::replay::expect::{Expects, Setup};
 
@@ -247,6 +248,32 @@ impl Fixture {
     /// The injection for job `n`, if any.
     pub fn for_job(&self, n: u64) -> Option<&Inject> {
         self.inject.iter().find(|i| i.job() == Some(n))
+    }
+}
+
+/// The fixture format is the replay backend's: the device sees its failures as a plan.
+impl Faults for Fixture {
+    fn refusal(&self, submission: u64) -> Option<Errno> {
+        Fixture::refusal(self, submission)
+    }
+
+    fn fails_allocation(&self, allocation: u64) -> bool {
+        Fixture::fails_allocation(self, allocation)
+    }
+
+    fn job_fault(&self, job: u64) -> Option<JobFault> {
+        Some(match self.for_job(job)? {
+            Inject::FaultJob { unit, addr, .. } => JobFault::Fault {
+                unit: *unit,
+                addr: *addr,
+            },
+            Inject::HangJob { .. } => JobFault::Hang,
+            Inject::FailJob { reason, .. } => JobFault::Fail {
+                reason: reason.clone(),
+            },
+            Inject::LoseDevice { .. } => JobFault::LoseDevice,
+            Inject::RefuseSubmission { .. } | Inject::FailAllocation { .. } => return None,
+        })
     }
 }
 
