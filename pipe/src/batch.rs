@@ -38,7 +38,7 @@ pub(crate) struct Batch {
     pub clear_stencil: u8,
     pub draws: u32,
     /// Parameter memory the TA may need (hwdocs render.json parameter_memory rule).
-    pub pb_need_b: u64,
+    pub pb_need_B: u64,
     /// The address of the DrawState block draws use now, once one is written.
     pub state_va: Option<u32>,
     /// Query slots this render counts into: (query, GPU address of its u32).
@@ -74,7 +74,7 @@ impl Batch {
             clear_depth: 1.0,
             clear_stencil: 0,
             draws: 0,
-            pb_need_b: 0,
+            pb_need_B: 0,
             state_va: None,
             query_slots: Vec::new(),
             reads: HashSet::new(),
@@ -118,9 +118,9 @@ impl Batch {
     }
 
     /// Parameter memory for the tile headers plus what draws added.
-    pub fn pb_size_b(&self) -> u64 {
+    pub fn pb_size_B(&self) -> u64 {
         let tiles = u64::from(self.w_tl * self.h_tl);
-        (self.pb_need_b + tiles * limits::PB_TILE_HEADER_B + 4096).div_ceil(4096) * 4096
+        (self.pb_need_B + tiles * limits::PB_TILE_HEADER_B + 4096).div_ceil(4096) * 4096
     }
 }
 

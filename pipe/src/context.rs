@@ -86,7 +86,7 @@ pub struct Context {
     pub(crate) last_fence: Option<Fence>,
     pub(crate) stats: ContextStats,
     pub(crate) timeout: Duration,
-    pub(crate) pb_budget_b: u64,
+    pub(crate) pb_budget_B: u64,
     pub(crate) reset: ResetWatch,
     /// State groups changed since the last draw packed them.
     pub(crate) dirty: Dirty,
@@ -131,7 +131,7 @@ impl Context {
             last_fence: None,
             stats: ContextStats::default(),
             timeout: DEFAULT_TIMEOUT,
-            pb_budget_b: DEFAULT_PB_BUDGET_B,
+            pb_budget_B: DEFAULT_PB_BUDGET_B,
             reset: ResetWatch::new(screen_resets),
             dirty: Dirty::all(),
             emit: EmitCache::default(),
@@ -155,7 +155,7 @@ impl Context {
     /// Sets the parameter memory one render may use; a batch that would need more is submitted
     /// and recording continues in a new one (hwdocs render.json's parameter-memory rule).
     pub fn set_parameter_memory_budget(&mut self, bytes: u64) {
-        self.pb_budget_b = bytes.max(4096);
+        self.pb_budget_B = bytes.max(4096);
     }
 
     /// Sets how long CPU waits on the GPU may take.

@@ -167,7 +167,7 @@ impl Context {
         let per_prim =
             limits::PB_PRIM_RECORD_B + 3 * (limits::PB_VERTEX_B + varyings * limits::PB_VARYING_B);
         let need = prims * (per_prim + tiles * limits::PB_TILE_REF_B);
-        if need > self.pb_budget_b.max(DEFAULT_PB_BUDGET_B) * 4 {
+        if need > self.pb_budget_B.max(DEFAULT_PB_BUDGET_B) * 4 {
             return Err(PipeError::Unsupported(format!(
                 "a draw needing {need} bytes of parameter memory; split it"
             )));
@@ -175,7 +175,7 @@ impl Context {
         if self
             .batch
             .as_ref()
-            .is_some_and(|b| b.draws > 0 && b.pb_need_b + need > self.pb_budget_b)
+            .is_some_and(|b| b.draws > 0 && b.pb_need_B + need > self.pb_budget_B)
         {
             self.flush_batch()?;
             self.stats.pb_splits += 1;
@@ -245,7 +245,7 @@ impl Context {
             .pack()?,
         );
         b.draws += 1;
-        b.pb_need_b += need;
+        b.pb_need_B += need;
         b.touch(x0, y0, x1, y1);
         self.stats.draws += 1;
         Ok(())

@@ -80,7 +80,7 @@ impl Context {
         }
         let ctrl_va = b.arena.push_bytes(&*dev, &ctrl, 16)?;
 
-        let pb = dev.create_bo(&BoDesc::new(b.pb_size_b()))?;
+        let pb = dev.create_bo(&BoDesc::new(b.pb_size_B()))?;
         let screen = regs::TeScreen {
             w_tl: b.w_tl,
             h_tl: b.h_tl,

@@ -4,6 +4,8 @@
 //! turn them into SGX535 jobs, as a Mesa Gallium driver does for Mesa's state tracker. Models:
 //! Mesa's lima and v3d drivers, Gallium's p_screen.h and p_context.h.
 
+// Byte units are `_B` (CONTRIBUTING.md).
+#![allow(non_snake_case)]
 // Every unsafe block says why it is sound (RELIABILITY.md).
 #![warn(clippy::undocumented_unsafe_blocks)]
 
