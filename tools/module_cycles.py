@@ -50,12 +50,16 @@ def resolve(known, path):
 
 
 def expand_groups(text):
-    """`use crate::{a::X, b}` -> 'crate::a::X crate::b' (one level of braces is enough here)."""
+    """`use crate::{a::{X, Y}, b}` -> 'crate::a::X crate::a::Y crate::b', innermost first."""
     def one(m):
         prefix, body = m.group(1), m.group(2)
         return " ".join(prefix + "::" + p.strip() for p in body.split(",") if p.strip())
 
-    return re.sub(r"\b((?:crate|super)(?:::\w+)*)::\{([^{}]*)\}", one, text)
+    while True:
+        out = re.sub(r"\b(\w+(?:::\w+)*)::\{([^{}]*)\}", one, text)
+        if out == text:
+            return out
+        text = out
 
 
 def graph(crate_dir):
