@@ -320,6 +320,43 @@ mod tests {
     }
 
     #[test]
+    fn the_device_sees_a_fixture_as_a_fault_plan() {
+        let f = Fixture::from_json(
+            r#"{"inject": [
+                {"what": "refuse_submission", "submission": 0, "errno": "EBUSY"},
+                {"what": "fail_allocation", "allocation": 3},
+                {"what": "fault_job", "job": 1, "unit": "pbe", "addr": 8192},
+                {"what": "hang_job", "job": 2},
+                {"what": "fail_job", "job": 3, "reason": "why"},
+                {"what": "lose_device", "job": 4}
+            ]}"#,
+            "t",
+        )
+        .unwrap();
+        let plan: &dyn Faults = &f;
+        assert_eq!(plan.refusal(0), Some(Errno::EBUSY));
+        assert_eq!(plan.refusal(1), None);
+        assert!(plan.fails_allocation(3) && !plan.fails_allocation(0));
+        assert_eq!(plan.job_fault(0), None);
+        assert_eq!(
+            plan.job_fault(1),
+            Some(JobFault::Fault {
+                unit: Unit::Pbe,
+                addr: 8192
+            })
+        );
+        assert_eq!(plan.job_fault(2), Some(JobFault::Hang));
+        assert_eq!(
+            plan.job_fault(3),
+            Some(JobFault::Fail {
+                reason: "why".into()
+            })
+        );
+        assert_eq!(plan.job_fault(4), Some(JobFault::LoseDevice));
+        assert_eq!(plan.job_fault(5), None);
+    }
+
+    #[test]
     fn an_address_of_the_wrong_type_says_what_an_address_is() {
         for (addr, says) in [
             ("true", "address true: an address is a number"),
