@@ -20,11 +20,11 @@ const PASSES: u64 = 6;
 fn hanging_at(job: u64) -> Arc<dyn Device> {
     Arc::new(
         SimDevice::with_options(SimOptions {
-            fixture: Some(Fixture {
+            faults: Some(Arc::new(Fixture {
                 description: format!("hang at job {job}"),
                 inject: vec![Inject::HangJob { job }],
                 ..Default::default()
-            }),
+            })),
             hang_budget: Some(Duration::from_millis(20)),
             ..SimOptions::default()
         })

@@ -97,6 +97,7 @@ fn delta(a: ContextStats, b: ContextStats) -> ContextStats {
         draws_skipped: b.draws_skipped - a.draws_skipped,
         state_blocks_emitted: b.state_blocks_emitted - a.state_blocks_emitted,
         state_words_emitted: b.state_words_emitted - a.state_words_emitted,
+        state_parts_packed: b.state_parts_packed - a.state_parts_packed,
         submissions: b.submissions - a.submissions,
         pb_splits: b.pb_splits - a.pb_splits,
     }

@@ -216,11 +216,11 @@ mod tests {
         for job in 0..jobs {
             let dev: Arc<dyn Device> = Arc::new(
                 SimDevice::with_options(sgx_winsys::SimOptions {
-                    fixture: Some(Fixture {
+                    faults: Some(Arc::new(Fixture {
                         description: format!("hang at job {job}"),
                         inject: vec![Inject::HangJob { job }],
                         ..Default::default()
-                    }),
+                    })),
                     hang_budget: Some(std::time::Duration::from_millis(20)),
                     ..Default::default()
                 })

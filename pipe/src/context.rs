@@ -1,19 +1,21 @@
-//! The context: bound state, CSOs and shaders, in Gallium's shape. Draws, clears, transfers,
-//! queries and flushes live in their own files as further `impl Context` blocks.
+//! The context: what is bound, in Gallium's shape, and the dirty groups since the last draw.
+//! Its entry points live in files by concern, as Mesa drivers name them, each a further
+//! `impl Context` block above this one: state_ops (CSOs, `set_*`, getters), emit (state
+//! emission before a draw), draw, clear, transfer, query_ops and flush.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use sgx_hwdocs::Format;
 use sgx_winsys::{Device, Fence};
 
-use crate::batch::Batch;
+use crate::batch::{Batch, DEFAULT_PB_BUDGET_B};
 use crate::caps::ShaderStage;
-use crate::error::{invalid, Result};
+use crate::dirty::Dirty;
+use crate::draw_state::EmitCache;
 use crate::program::{Program, ShaderState};
 use crate::query::Query;
+use crate::reset::{ResetCallback, ResetStatus, ResetWatch};
 use crate::screen::Screen;
 use crate::state::*;
 
@@ -36,6 +38,9 @@ pub struct ContextStats {
     pub state_blocks_emitted: u64,
     /// State dwords written into blocks and tables.
     pub state_words_emitted: u64,
+    /// DrawState parts (a word group or a table) packed again because a state group they
+    /// are packed from was dirty.
+    pub state_parts_packed: u64,
     /// Jobs submitted.
     pub submissions: u64,
     /// Batches flushed early because parameter memory would run out.
@@ -52,8 +57,6 @@ pub struct RenderCondition {
     /// Wait for the result; without it, an unavailable result draws.
     pub wait: bool,
 }
-
-static NEXT_SHADER_ID: AtomicU64 = AtomicU64::new(1);
 
 /// A rendering context.
 pub struct Context {
@@ -83,8 +86,12 @@ pub struct Context {
     pub(crate) last_fence: Option<Fence>,
     pub(crate) stats: ContextStats,
     pub(crate) timeout: Duration,
-    pub(crate) pb_budget_b: u64,
-    pub(crate) reset: crate::reset::ResetWatch,
+    pub(crate) pb_budget_B: u64,
+    pub(crate) reset: ResetWatch,
+    /// State groups changed since the last draw packed them.
+    pub(crate) dirty: Dirty,
+    /// The DrawState parts as last packed.
+    pub(crate) emit: EmitCache,
 }
 
 impl std::fmt::Debug for Context {
@@ -124,8 +131,10 @@ impl Context {
             last_fence: None,
             stats: ContextStats::default(),
             timeout: DEFAULT_TIMEOUT,
-            pb_budget_b: crate::batch::DEFAULT_PB_BUDGET_B,
-            reset: crate::reset::ResetWatch::new(screen_resets),
+            pb_budget_B: DEFAULT_PB_BUDGET_B,
+            reset: ResetWatch::new(screen_resets),
+            dirty: Dirty::all(),
+            emit: EmitCache::default(),
         }
     }
 
@@ -146,7 +155,7 @@ impl Context {
     /// Sets the parameter memory one render may use; a batch that would need more is submitted
     /// and recording continues in a new one (hwdocs render.json's parameter-memory rule).
     pub fn set_parameter_memory_budget(&mut self, bytes: u64) {
-        self.pb_budget_b = bytes.max(4096);
+        self.pb_budget_B = bytes.max(4096);
     }
 
     /// Sets how long CPU waits on the GPU may take.
@@ -154,327 +163,41 @@ impl Context {
         self.timeout = t;
     }
 
-    // ---- CSOs: create is a plain Arc, delete is a drop; binding keeps a reference.
-
-    /// `create_blend_state`.
-    pub fn create_blend_state(&self, s: &BlendState) -> Arc<BlendState> {
-        Arc::new(*s)
-    }
-    /// `bind_blend_state`.
-    pub fn bind_blend_state(&mut self, s: Option<&Arc<BlendState>>) {
-        self.blend = s.cloned();
-    }
-    /// `create_depth_stencil_alpha_state`.
-    pub fn create_depth_stencil_alpha_state(
-        &self,
-        s: &DepthStencilAlphaState,
-    ) -> Arc<DepthStencilAlphaState> {
-        Arc::new(*s)
-    }
-    /// `bind_depth_stencil_alpha_state`.
-    pub fn bind_depth_stencil_alpha_state(&mut self, s: Option<&Arc<DepthStencilAlphaState>>) {
-        self.dsa = s.cloned();
-    }
-    /// `create_rasterizer_state`.
-    pub fn create_rasterizer_state(&self, s: &RasterizerState) -> Result<Arc<RasterizerState>> {
-        if !(s.point_size.is_finite()
-            && s.point_size > 0.0
-            && s.line_width.is_finite()
-            && s.line_width > 0.0)
-        {
-            return invalid("point size and line width must be positive");
-        }
-        Ok(Arc::new(*s))
-    }
-    /// `bind_rasterizer_state`.
-    pub fn bind_rasterizer_state(&mut self, s: Option<&Arc<RasterizerState>>) {
-        self.rast = s.cloned();
-    }
-    /// `create_sampler_state`.
-    pub fn create_sampler_state(&self, s: &SamplerState) -> Result<Arc<SamplerState>> {
-        if !s.lod_bias.is_finite() {
-            return invalid("LOD bias must be finite");
-        }
-        if !s.border_color.iter().all(|c| c.is_finite()) {
-            return invalid("border colour must be finite");
-        }
-        Ok(Arc::new(*s))
-    }
-    /// `bind_sampler_states` for the fragment stage, from `start`.
-    pub fn bind_sampler_states(
-        &mut self,
-        start: usize,
-        s: &[Option<Arc<SamplerState>>],
-    ) -> Result<()> {
-        if start + s.len() > MAX_SAMPLERS {
-            return invalid(format!(
-                "samplers {start}..{} of {MAX_SAMPLERS}",
-                start + s.len()
-            ));
-        }
-        for (i, v) in s.iter().enumerate() {
-            self.samplers[start + i] = v.clone();
-        }
-        Ok(())
-    }
-    /// `set_sampler_views` for the fragment stage, from `start`.
-    pub fn set_sampler_views(&mut self, start: usize, v: &[Option<SamplerView>]) -> Result<()> {
-        if start + v.len() > MAX_SAMPLERS {
-            return invalid(format!(
-                "sampler views {start}..{} of {MAX_SAMPLERS}",
-                start + v.len()
-            ));
-        }
-        for view in v.iter().flatten() {
-            check_view(view)?;
-        }
-        for (i, view) in v.iter().enumerate() {
-            self.views[start + i] = view.clone();
-        }
-        Ok(())
-    }
-    /// `create_vertex_elements_state`.
-    pub fn create_vertex_elements_state(
-        &self,
-        e: &[VertexElement],
-    ) -> Result<Arc<Vec<VertexElement>>> {
-        if e.len() > MAX_VERTEX_BUFFERS {
-            return invalid(format!(
-                "{} vertex elements, at most {MAX_VERTEX_BUFFERS}",
-                e.len()
-            ));
-        }
-        if let Some(b) = e
-            .iter()
-            .find(|x| x.vertex_buffer_index as usize >= MAX_VERTEX_BUFFERS)
-        {
-            return invalid(format!("vertex buffer index {}", b.vertex_buffer_index));
-        }
-        Ok(Arc::new(e.to_vec()))
-    }
-    /// `bind_vertex_elements_state`.
-    pub fn bind_vertex_elements_state(&mut self, e: Option<&Arc<Vec<VertexElement>>>) {
-        self.velems = e.cloned();
-    }
-    /// `set_vertex_buffers` from `start`.
-    pub fn set_vertex_buffers(&mut self, start: usize, b: &[Option<VertexBuffer>]) -> Result<()> {
-        if start + b.len() > MAX_VERTEX_BUFFERS {
-            return invalid(format!("vertex buffers {start}..{}", start + b.len()));
-        }
-        for vb in b.iter().flatten() {
-            if vb.stride > 4095 {
-                return invalid(format!("vertex stride {} exceeds 4095", vb.stride));
-            }
-            if let BufferSource::Resource(r) = &vb.buffer {
-                if r.target() != crate::ResourceTarget::Buffer {
-                    return invalid("a vertex buffer must be a buffer resource");
-                }
-            }
-        }
-        for (i, vb) in b.iter().enumerate() {
-            self.vbufs[start + i] = vb.clone();
-        }
-        Ok(())
-    }
-
-    /// Creates a shader from TGSI text (compiled once, cached by content).
-    pub fn create_shader_state(&self, tgsi: &str) -> Result<Arc<ShaderState>> {
-        let compiled = self.screen.shader_cache().get_or_compile(tgsi)?;
-        let stage = crate::program::stage_of(&compiled);
-        Ok(Arc::new(ShaderState {
-            id: NEXT_SHADER_ID.fetch_add(1, Ordering::Relaxed),
-            stage,
-            tgsi: tgsi.into(),
-            compiled,
-        }))
-    }
-    /// `create_vs_state`: refuses fragment shaders.
-    pub fn create_vs_state(&self, tgsi: &str) -> Result<Arc<ShaderState>> {
-        let s = self.create_shader_state(tgsi)?;
-        if s.stage != ShaderStage::Vertex {
-            return invalid("create_vs_state was given a fragment shader");
-        }
-        Ok(s)
-    }
-    /// `create_fs_state`: refuses vertex shaders.
-    pub fn create_fs_state(&self, tgsi: &str) -> Result<Arc<ShaderState>> {
-        let s = self.create_shader_state(tgsi)?;
-        if s.stage != ShaderStage::Fragment {
-            return invalid("create_fs_state was given a vertex shader");
-        }
-        Ok(s)
-    }
-    /// `bind_vs_state`.
-    pub fn bind_vs_state(&mut self, s: Option<&Arc<ShaderState>>) -> Result<()> {
-        if s.is_some_and(|s| s.stage != ShaderStage::Vertex) {
-            return invalid("bind_vs_state was given a fragment shader");
-        }
-        self.vs = s.cloned();
-        Ok(())
-    }
-    /// `bind_fs_state`.
-    pub fn bind_fs_state(&mut self, s: Option<&Arc<ShaderState>>) -> Result<()> {
-        if s.is_some_and(|s| s.stage != ShaderStage::Fragment) {
-            return invalid("bind_fs_state was given a vertex shader");
-        }
-        self.fs = s.cloned();
-        Ok(())
-    }
-
-    /// `set_constant_buffer` for a stage (index 0 only: one constant buffer per stage).
-    pub fn set_constant_buffer(
-        &mut self,
-        stage: ShaderStage,
-        index: u32,
-        cb: Option<ConstantBuffer>,
-    ) -> Result<()> {
-        if index != 0 {
-            return invalid(format!("constant buffer {index}: only buffer 0"));
-        }
-        if let Some(c) = &cb {
-            // Constant memory (MaxConstBufferSize): the bank and what LDC reaches past it.
-            let max = sgx_hwdocs::usse::CONST_MEMORY_REGS as usize * 4;
-            if c.data.len() > max {
-                return invalid(format!("{} constants, at most {max} dwords", c.data.len()));
-            }
-        }
-        self.constants[stage_index(stage)] = cb;
-        Ok(())
-    }
-
-    /// `set_framebuffer_state`: a different framebuffer submits the pending batch.
-    pub fn set_framebuffer_state(&mut self, fb: &FramebufferState) -> Result<()> {
-        check_framebuffer(fb)?;
-        if *fb != self.fb {
-            // The new framebuffer is bound even if submitting the old batch fails, so callers
-            // restoring state always get it back; the submission error is returned.
-            let r = self.flush_batch();
-            self.fb = fb.clone();
-            r?;
-        }
-        Ok(())
-    }
-    /// `set_viewport_states` (one viewport).
-    pub fn set_viewport_state(&mut self, v: &ViewportState) -> Result<()> {
-        if v.scale.iter().chain(&v.translate).any(|x| !x.is_finite()) {
-            return invalid("viewport values must be finite");
-        }
-        self.viewport = *v;
-        Ok(())
-    }
-    /// `set_scissor_states` (one scissor).
-    pub fn set_scissor_state(&mut self, s: &ScissorState) -> Result<()> {
-        if s.minx > s.maxx || s.miny > s.maxy || s.maxx > 4096 || s.maxy > 4096 {
-            return invalid(format!("scissor {s:?}"));
-        }
-        self.scissor = *s;
-        Ok(())
-    }
-    /// `set_stencil_ref`.
-    pub fn set_stencil_ref(&mut self, r: StencilRef) {
-        self.stencil_ref = r;
-    }
-    /// `set_blend_color`.
-    pub fn set_blend_color(&mut self, c: BlendColor) {
-        self.blend_color = c;
-    }
-    /// `set_sample_mask` (single-sampled: bit 0 decides whether anything is drawn).
-    pub fn set_sample_mask(&mut self, m: u32) {
-        self.sample_mask = m;
-    }
-    /// `render_condition`.
-    pub fn render_condition(&mut self, c: Option<RenderCondition>) -> Result<()> {
-        if let Some(rc) = &c {
-            if !rc.query.kind().is_occlusion() && rc.query.kind() != crate::QueryType::GpuFinished {
-                return invalid("a render condition needs an occlusion or GPU_FINISHED query");
-            }
-        }
-        self.render_cond = c;
-        Ok(())
-    }
-    /// `set_active_query_state`: pauses (false) or resumes (true) counting of active queries,
-    /// around internal draws.
-    pub fn set_active_query_state(&mut self, enable: bool) {
-        self.queries_enabled = enable;
-    }
-
-    // ---- Getters: what is bound (the blitter saves and restores through these).
-
-    /// Bound blend state.
-    pub fn blend_state(&self) -> Option<Arc<BlendState>> {
-        self.blend.clone()
-    }
-    /// Bound depth-stencil-alpha state.
-    pub fn depth_stencil_alpha_state(&self) -> Option<Arc<DepthStencilAlphaState>> {
-        self.dsa.clone()
-    }
-    /// Bound rasterizer state.
-    pub fn rasterizer_state(&self) -> Option<Arc<RasterizerState>> {
-        self.rast.clone()
-    }
-    /// Bound fragment samplers.
-    pub fn sampler_states(&self) -> Vec<Option<Arc<SamplerState>>> {
-        self.samplers.to_vec()
-    }
-    /// Bound fragment sampler views.
-    pub fn sampler_views(&self) -> Vec<Option<SamplerView>> {
-        self.views.to_vec()
-    }
-    /// Bound vertex shader.
-    pub fn vs_state(&self) -> Option<Arc<ShaderState>> {
-        self.vs.clone()
-    }
-    /// Bound fragment shader.
-    pub fn fs_state(&self) -> Option<Arc<ShaderState>> {
-        self.fs.clone()
-    }
-    /// Bound vertex elements.
-    pub fn vertex_elements_state(&self) -> Option<Arc<Vec<VertexElement>>> {
-        self.velems.clone()
-    }
-    /// Bound vertex buffers.
-    pub fn vertex_buffers(&self) -> Vec<Option<VertexBuffer>> {
-        self.vbufs.to_vec()
-    }
-    /// Constant buffer 0 of a stage.
-    pub fn constant_buffer(&self, stage: ShaderStage) -> Option<ConstantBuffer> {
-        self.constants[stage_index(stage)].clone()
-    }
-    /// Framebuffer.
-    pub fn framebuffer_state(&self) -> FramebufferState {
-        self.fb.clone()
-    }
-    /// Viewport.
-    pub fn viewport_state(&self) -> ViewportState {
-        self.viewport
-    }
-    /// Scissor.
-    pub fn scissor_state(&self) -> ScissorState {
-        self.scissor
-    }
-    /// Stencil reference.
-    pub fn stencil_ref(&self) -> StencilRef {
-        self.stencil_ref
-    }
-    /// Blend colour.
-    pub fn blend_color(&self) -> BlendColor {
-        self.blend_color
-    }
-    /// Sample mask.
-    pub fn sample_mask(&self) -> u32 {
-        self.sample_mask
-    }
-    /// Render condition.
-    pub fn render_condition_state(&self) -> Option<RenderCondition> {
-        self.render_cond.clone()
-    }
-    /// Whether active queries count (set_active_query_state).
-    pub fn active_query_state(&self) -> bool {
-        self.queries_enabled
-    }
     /// The fence of the last submission.
     pub fn last_fence(&self) -> Option<Fence> {
         self.last_fence.clone()
+    }
+
+    /// The batch for the current framebuffer, created if there is none.
+    pub(crate) fn batch(&mut self) -> &mut Batch {
+        if self.batch.is_none() {
+            // Addresses packed for the previous batch point into its memory.
+            self.dirty |= Dirty::NEW_BATCH;
+        }
+        let fb = &self.fb;
+        self.batch.get_or_insert_with(|| Batch::new(fb))
+    }
+
+    /// The id the winsys knows this context's jobs by.
+    pub fn id(&self) -> u64 {
+        self.reset.id
+    }
+
+    /// `get_device_reset_status`: whether the device was reset since the last call, and
+    /// whether this context's job caused it.
+    pub fn get_device_reset_status(&mut self) -> ResetStatus {
+        self.reset.query(&self.dev().resets())
+    }
+
+    /// `set_device_reset_callback`: called with the status of each reset this context
+    /// notices (on a later flush), before the application queries it.
+    pub fn set_device_reset_callback(&mut self, callback: Option<ResetCallback>) {
+        self.reset.callback = callback;
+    }
+
+    /// Tells the callback of resets it has not heard of.
+    pub(crate) fn notice_resets(&mut self) {
+        self.reset.notice(&self.dev().resets());
     }
 }
 
@@ -485,113 +208,9 @@ pub(crate) fn stage_index(s: ShaderStage) -> usize {
     }
 }
 
-/// Whether a view may read a resource's texels as `view`: the same format, or its sRGB or
-/// linear twin (EXT_texture_sRGB_decode reads sRGB bytes undecoded through a UNORM view).
-fn same_bytes(view: Format, resource: Format) -> bool {
-    use Format::{B8G8R8A8_SRGB, B8G8R8A8_UNORM};
-    view == resource
-        || matches!(
-            (view, resource),
-            (B8G8R8A8_SRGB, B8G8R8A8_UNORM) | (B8G8R8A8_UNORM, B8G8R8A8_SRGB)
-        )
-}
-
-fn check_view(v: &SamplerView) -> Result<()> {
-    let r = &v.resource;
-    if r.target() == crate::ResourceTarget::Buffer {
-        return invalid("a sampler view of a buffer");
+impl Screen {
+    /// `context_create`.
+    pub fn context_create(&self) -> Context {
+        Context::new(self.clone())
     }
-    if !same_bytes(v.format, r.format()) {
-        return invalid(format!(
-            "view format {} differs from the resource's {}",
-            v.format.name(),
-            r.format().name()
-        ));
-    }
-    if v.first_level > v.last_level || v.last_level > r.last_level() {
-        return invalid(format!(
-            "view levels {}..={} of a resource with 0..={}",
-            v.first_level,
-            v.last_level,
-            r.last_level()
-        ));
-    }
-    if !v.format.info().sampleable {
-        return Err(crate::PipeError::UnsupportedFormat {
-            format: v.format,
-            what: "for sampling",
-        });
-    }
-    Ok(())
-}
-
-fn check_surface(s: &Surface, what: &str) -> Result<(u32, u32)> {
-    let r = &s.resource;
-    if r.target() == crate::ResourceTarget::Buffer {
-        return invalid(format!("{what} is a buffer"));
-    }
-    // `face` is the slice of a 3D texture (Gallium's first_layer).
-    let layers = if r.target() == crate::ResourceTarget::Texture3D {
-        r.level_depth(s.level)?
-    } else {
-        r.faces()
-    };
-    if s.face >= layers {
-        return invalid(format!("{what}: layer {} of {layers}", s.face));
-    }
-    r.level_extent(s.level)
-}
-
-fn check_framebuffer(fb: &FramebufferState) -> Result<()> {
-    if fb.width == 0 || fb.height == 0 {
-        if fb.cbuf.is_some() || fb.zsbuf.is_some() {
-            return invalid("a framebuffer with surfaces has a size");
-        }
-        return Ok(());
-    }
-    let max = sgx_hwdocs::limits::MAX_TARGET_PX as u32;
-    if fb.width > max || fb.height > max {
-        return invalid(format!(
-            "framebuffer {}x{} exceeds {max}",
-            fb.width, fb.height
-        ));
-    }
-    if let Some(c) = &fb.cbuf {
-        let (w, h) = check_surface(c, "colour buffer")?;
-        if w < fb.width || h < fb.height {
-            return invalid(format!(
-                "colour buffer {w}x{h} is smaller than the framebuffer"
-            ));
-        }
-        let f = c.resource.format();
-        if !f.info().renderable
-            || matches!(
-                f.info().kind,
-                sgx_hwdocs::FormatKind::Depth | sgx_hwdocs::FormatKind::DepthStencil
-            )
-        {
-            return Err(crate::PipeError::UnsupportedFormat {
-                format: f,
-                what: "as a colour buffer",
-            });
-        }
-    }
-    if let Some(z) = &fb.zsbuf {
-        let (w, h) = check_surface(z, "depth buffer")?;
-        if w < fb.width || h < fb.height {
-            return invalid(format!(
-                "depth buffer {w}x{h} is smaller than the framebuffer"
-            ));
-        }
-        if !matches!(
-            z.resource.format().info().kind,
-            sgx_hwdocs::FormatKind::Depth | sgx_hwdocs::FormatKind::DepthStencil
-        ) {
-            return Err(crate::PipeError::UnsupportedFormat {
-                format: z.resource.format(),
-                what: "as a depth buffer",
-            });
-        }
-    }
-    Ok(())
 }

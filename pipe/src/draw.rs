@@ -1,20 +1,17 @@
-//! draw_vbo: validation, state emission (a DrawState block only when its words change), vertex
-//! and index setup, the PRIM object, tile and parameter-memory accounting.
+//! draw_vbo: validation, the linked program, the render condition, the index buffer, state
+//! emission (emit.rs), the PRIM object, tile and parameter-memory accounting.
 
 use std::sync::Arc;
 
-use sgx_hwdocs::{isp, limits, render, ta_stream, texture, tsp};
-use sgx_winsys::{Access, Bo};
+use sgx_hwdocs::{limits, ta_stream};
+use sgx_winsys::Access;
 
-use crate::batch::prim_count;
-use crate::caps::ShaderStage;
-use crate::context::{stage_index, Context};
+use crate::batch::{prim_count, DEFAULT_PB_BUDGET_B};
+use crate::context::Context;
 use crate::error::{invalid, PipeError, Result};
 use crate::program::Program;
 use crate::query::QUERY_SLOTS;
-use crate::resource::ResourceTarget;
 use crate::state::*;
-use sgx_compiler::tgsi::TexTarget;
 
 pub use sgx_hwdocs::ta_stream::Topology as PrimMode;
 
@@ -52,73 +49,6 @@ impl DrawInfo {
             min_index: start,
             max_index: start + count.saturating_sub(1),
         }
-    }
-}
-
-fn pack_into(words: &mut [u32], at: u64, w: &[u32]) {
-    words[at as usize..at as usize + w.len()].copy_from_slice(w);
-}
-
-fn unorm8(f: f32) -> u32 {
-    (f.clamp(0.0, 1.0) * 255.0).round() as u32
-}
-
-pub(crate) fn tex_state(view: &SamplerView, s: &SamplerState) -> Result<texture::TexState> {
-    let st = view.resource.storage();
-    let layout = st
-        .layout
-        .as_ref()
-        .ok_or_else(|| PipeError::InvalidArgument("sampler view of a buffer".into()))?;
-    let levels = layout.levels.len() as u32;
-    let depth_format = matches!(
-        view.format.info().kind,
-        sgx_hwdocs::FormatKind::Depth | sgx_hwdocs::FormatKind::DepthStencil
-    );
-    let volume = view.resource.target() == ResourceTarget::Texture3D;
-    let border = s.border_color.map(unorm8);
-    Ok(texture::TexState {
-        base_addr: st.bo.gpu_addr(),
-        format: view.format,
-        layout: layout.tiling.mem_layout(),
-        cube: view.resource.is_cube_target(),
-        volume,
-        levels,
-        base_level: view.first_level,
-        max_level: view.last_level.min(levels - 1),
-        width_m1: layout.width_px - 1,
-        height_m1: layout.height_px - 1,
-        depth_m1: view.resource.depth() - 1,
-        min_filter: s.min_img_filter,
-        mag_filter: s.mag_img_filter,
-        mip_filter: s.min_mip_filter,
-        wrap_s: s.wrap_s,
-        wrap_t: s.wrap_t,
-        wrap_r: if volume { s.wrap_r } else { AddrMode::REPEAT },
-        lod_bias: (s.lod_bias * 16.0).round().clamp(-128.0, 127.0) as i32,
-        swz_r: view.swizzle[0],
-        swz_g: view.swizzle[1],
-        swz_b: view.swizzle[2],
-        swz_a: view.swizzle[3],
-        border_r: border[0],
-        border_g: border[1],
-        border_b: border[2],
-        border_a: border[3],
-        // Compare applies to depth textures only; GL ignores it for colour textures.
-        compare: s.compare_mode && depth_format,
-        compare_func: s.compare_func,
-    })
-}
-
-/// Whether a texture of `target` may be sampled through a shader's `use_target`.
-fn target_fits(use_target: TexTarget, target: ResourceTarget) -> bool {
-    use ResourceTarget as R;
-    match use_target {
-        TexTarget::D1 | TexTarget::Shadow1D | TexTarget::D2 | TexTarget::Shadow2D => {
-            matches!(target, R::Texture1D | R::Texture2D)
-        }
-        TexTarget::D3 => target == R::Texture3D,
-        TexTarget::Cube => target == R::TextureCube,
-        _ => false,
     }
 }
 
@@ -237,8 +167,8 @@ impl Context {
         let per_prim =
             limits::PB_PRIM_RECORD_B + 3 * (limits::PB_VERTEX_B + varyings * limits::PB_VARYING_B);
         let need = prims * (per_prim + tiles * limits::PB_TILE_REF_B);
-        if need > self.pb_budget_b * 4 {
-            let max_prims = self.pb_budget_b / (per_prim + tiles * limits::PB_TILE_REF_B);
+        if need > self.pb_budget_B * 4 {
+            let max_prims = self.pb_budget_B / (per_prim + tiles * limits::PB_TILE_REF_B);
             if let Some(parts) =
                 crate::draw_split::parts(info.mode, info.start, info.count, max_prims)
             {
@@ -252,7 +182,7 @@ impl Context {
                 return Ok(());
             }
         }
-        if need > self.pb_budget_b.max(crate::batch::DEFAULT_PB_BUDGET_B) * 4 {
+        if need > self.pb_budget_B.max(DEFAULT_PB_BUDGET_B) * 4 {
             return Err(PipeError::Unsupported(format!(
                 "a draw needing {need} bytes of parameter memory; split it"
             )));
@@ -260,7 +190,7 @@ impl Context {
         if self
             .batch
             .as_ref()
-            .is_some_and(|b| b.draws > 0 && b.pb_need_b + need > self.pb_budget_b)
+            .is_some_and(|b| b.draws > 0 && b.pb_need_B + need > self.pb_budget_B)
         {
             self.flush_batch()?;
             self.stats.pb_splits += 1;
@@ -309,26 +239,9 @@ impl Context {
         };
         let base_vertex = i32::try_from(base_vertex)
             .map_err(|_| PipeError::InvalidArgument("first vertex out of range".into()))?;
-        let key_and_state = self.build_state(&program, &velems)?;
-        let b = self.batch();
-        match &b.last_state {
-            Some((k, _)) if *k == key_and_state.key => {}
-            _ => {
-                let va = key_and_state.upload(&*dev, b)?;
-                b.last_state = Some((key_and_state.key.clone(), va));
-                b.stream.extend(
-                    ta_stream::CtrlState {
-                        state_addr: va,
-                        ..Default::default()
-                    }
-                    .pack()?,
-                );
-                self.stats.state_blocks_emitted += 1;
-                self.stats.state_words_emitted += key_and_state.words as u64;
-            }
-        }
+        let uses = self.emit_state(&program, &velems)?;
         let b = self.batch.as_mut().expect("batch exists");
-        for (bo, id) in key_and_state.uses.iter().cloned().chain(index_use) {
+        for (bo, id) in uses.into_iter().chain(index_use) {
             if let Some(id) = id {
                 b.reads.insert(id);
             }
@@ -347,14 +260,14 @@ impl Context {
             .pack()?,
         );
         b.draws += 1;
-        b.pb_need_b += need;
+        b.pb_need_B += need;
         b.touch(x0, y0, x1, y1);
         self.stats.draws += 1;
         Ok(())
     }
 
     /// The query slot of the active occlusion query in this batch, if counting.
-    fn query_slot(&mut self) -> Result<Option<u32>> {
+    pub(crate) fn query_slot(&mut self) -> Result<Option<u32>> {
         if !self.queries_enabled {
             return Ok(None);
         }
@@ -385,273 +298,5 @@ impl Context {
         drop(st);
         b.query_slots.push((q, addr));
         Ok(Some(addr))
-    }
-
-    /// Builds the DrawState of the current state, with its tables, as a comparable key.
-    fn build_state(&mut self, p: &Program, velems: &[VertexElement]) -> Result<PendingState> {
-        let dev = self.dev();
-        // The batch must exist for query slots and user uploads.
-        self.batch();
-        let query = self.query_slot()?;
-        let lvs = &p.linked.vs;
-        let lfs = &p.linked.fs;
-        // Buffers the draw reads: taken into the batch only once the whole draw is accepted,
-        // so a refused draw leaves no references (and no dependencies) behind.
-        let mut uses: Vec<(Bo, Option<u64>)> = vec![(p.code.clone(), None)];
-
-        // Vertex attributes.
-        let mut attrs = Vec::with_capacity(velems.len() * 2);
-        for e in velems {
-            let vb = self.vbufs[e.vertex_buffer_index as usize]
-                .clone()
-                .ok_or(PipeError::NotBound("vertex buffer"))?;
-            let (ty, comps, _) = e.src_format.hw();
-            let b = self.batch.as_mut().expect("batch exists");
-            let base = match &vb.buffer {
-                BufferSource::Resource(r) => {
-                    let bo = r.bo();
-                    let va = bo.gpu_addr();
-                    uses.push((bo, Some(r.id())));
-                    va
-                }
-                BufferSource::User(d) => {
-                    match b.user_uploads.iter().find(|(x, _)| Arc::ptr_eq(x, d)) {
-                        Some((_, va)) => *va,
-                        None => {
-                            let va = b.arena.push_bytes(&*dev, d, 16)?;
-                            b.user_uploads.push((d.clone(), va));
-                            va
-                        }
-                    }
-                }
-            };
-            attrs.extend(
-                render::VertexAttr {
-                    addr: base
-                        .wrapping_add(vb.buffer_offset)
-                        .wrapping_add(e.src_offset),
-                    stride_b: vb.stride,
-                    ty,
-                    comps_m1: comps - 1,
-                }
-                .pack()?,
-            );
-        }
-
-        // Textures.
-        let units = lfs.samplers.iter().map(|s| s.unit + 1).max().unwrap_or(0);
-        let mut texs = Vec::new();
-        for u in 0..units as usize {
-            let view = self.views[u]
-                .clone()
-                .ok_or(PipeError::NotBound("sampler view"))?;
-            for used in lfs.samplers.iter().filter(|s| s.unit as usize == u) {
-                if !target_fits(used.target, view.resource.target()) {
-                    return invalid(format!(
-                        "unit {u}: the shader samples {:?}, the view is of a {:?}",
-                        used.target,
-                        view.resource.target()
-                    ));
-                }
-            }
-            let samp = self.samplers[u]
-                .clone()
-                .ok_or(PipeError::NotBound("sampler state"))?;
-            texs.extend(tex_state(&view, &samp)?.pack()?);
-            uses.push((view.resource.bo(), Some(view.resource.id())));
-        }
-
-        // Constants.
-        let consts = |stage: ShaderStage, regs: u32| -> Vec<u32> {
-            let mut v = vec![0u32; regs as usize * 4];
-            if let Some(cb) = &self.constants[stage_index(stage)] {
-                let n = v.len().min(cb.data.len());
-                v[..n].copy_from_slice(&cb.data[..n]);
-            }
-            v
-        };
-        let vs_consts = consts(ShaderStage::Vertex, lvs.const_regs);
-        let fs_consts = consts(ShaderStage::Fragment, lfs.const_regs);
-
-        let blend = self.blend.as_deref().copied().unwrap_or_default();
-        let dsa = self.dsa.as_deref().copied().unwrap_or_default();
-        let rast = self.rast.as_deref().copied().unwrap_or_default();
-        let mut w = vec![0u32; render::DRAW_STATE_DWORDS as usize];
-        let program = render::ProgramState {
-            vs_code_addr: p.vs_addr,
-            vs_const_addr: 0,
-            vs_const_count: lvs.const_regs,
-            vs_temps: lvs.temps,
-            attr_count: velems.len() as u32,
-            vs_outputs: 1 + lfs.varying_count + u32::from(lvs.psize_output.is_some()),
-            fs_code_addr: p.fs_addr,
-            fs_const_addr: 0,
-            fs_const_count: lfs.const_regs,
-            fs_temps: lfs.temps,
-            tex_count: units,
-            attr_table_addr: 0,
-            tex_table_addr: 0,
-        };
-        let two_sided = dsa.stencil[1].enabled;
-        let back = if two_sided {
-            dsa.stencil[1]
-        } else {
-            dsa.stencil[0]
-        };
-        let ispw = isp::IspState {
-            depth_func: dsa.depth_func,
-            depth_test: dsa.depth_enabled,
-            depth_write: dsa.depth_enabled && dsa.depth_writemask,
-            cull: rast.cull_face,
-            front_ccw: rast.front_ccw,
-            scissor: rast.scissor,
-            stencil_test: dsa.stencil[0].enabled,
-            two_sided,
-            front_write_mask: u32::from(dsa.stencil[0].writemask),
-            back_write_mask: u32::from(back.writemask),
-            front_func: dsa.stencil[0].func,
-            front_fail: dsa.stencil[0].fail_op,
-            front_zfail: dsa.stencil[0].zfail_op,
-            front_zpass: dsa.stencil[0].zpass_op,
-            front_ref: u32::from(self.stencil_ref.ref_value[0]),
-            front_read_mask: u32::from(dsa.stencil[0].valuemask),
-            back_func: back.func,
-            back_fail: back.fail_op,
-            back_zfail: back.zfail_op,
-            back_zpass: back.zpass_op,
-            back_ref: u32::from(self.stencil_ref.ref_value[if two_sided { 1 } else { 0 }]),
-            back_read_mask: u32::from(back.valuemask),
-            query_enable: query.is_some(),
-        };
-        let sc = self.scissor;
-        let scissor = isp::Scissor {
-            xmin: sc.minx.min(4095),
-            ymin: sc.miny.min(4095),
-            xmax: sc.maxx.saturating_sub(1).min(4095),
-            ymax: sc.maxy.saturating_sub(1).min(4095),
-        };
-        let interp = p.linked.fs.varying_interp();
-        let mut tspw = tsp::TspState {
-            blend: blend.blend_enable,
-            rgb_func: blend.rgb_func,
-            rgb_src: blend.rgb_src_factor,
-            rgb_dst: blend.rgb_dst_factor,
-            a_func: blend.alpha_func,
-            a_src: blend.alpha_src_factor,
-            a_dst: blend.alpha_dst_factor,
-            colour_mask: u32::from(blend.colormask & 0xF),
-            blend_r: unorm8(self.blend_color.color[0]),
-            blend_g: unorm8(self.blend_color.color[1]),
-            blend_b: unorm8(self.blend_color.color[2]),
-            blend_a: unorm8(self.blend_color.color[3]),
-            varying_count: lfs.varying_count,
-            pos_enable: lfs.pos_slot.is_some(),
-            pos_slot: lfs.pos_slot.unwrap_or(0),
-            face_enable: lfs.face_slot.is_some(),
-            face_slot: lfs.face_slot.unwrap_or(0),
-            pcoord_enable: lfs.pcoord_slot.is_some(),
-            pcoord_slot: lfs.pcoord_slot.unwrap_or(0),
-            pcoord_lower_left: rast.sprite_coord_lower_left,
-            ..Default::default()
-        };
-        let color_flat = rast.flatshade;
-        for v in &p.linked.varyings {
-            let i = v.fs_input as usize;
-            let mode = if color_flat && v.semantic.name == sgx_compiler::tgsi::SemanticName::Color {
-                tsp::Interp::FLAT
-            } else {
-                interp.get(i).copied().unwrap_or(v.interp)
-            };
-            set_interp(&mut tspw, i, mode);
-        }
-        let vp = render::Viewport {
-            scale_x: self.viewport.scale[0],
-            scale_y: self.viewport.scale[1],
-            scale_z: self.viewport.scale[2],
-            trans_x: self.viewport.translate[0],
-            trans_y: self.viewport.translate[1],
-            trans_z: self.viewport.translate[2],
-        };
-        let raster = render::RasterState {
-            point_size: rast.point_size,
-            line_width: rast.line_width,
-            query_addr: query.unwrap_or(0),
-            point_size_output: lvs.psize_output.unwrap_or(0),
-        };
-        pack_into(&mut w, render::DRAW_STATE_PROGRAM_DW, &program.pack()?);
-        pack_into(&mut w, render::DRAW_STATE_ISP_DW, &ispw.pack()?);
-        pack_into(&mut w, render::DRAW_STATE_SCISSOR_DW, &scissor.pack()?);
-        pack_into(&mut w, render::DRAW_STATE_TSP_DW, &tspw.pack()?);
-        pack_into(&mut w, render::DRAW_STATE_VIEWPORT_DW, &vp.pack()?);
-        pack_into(&mut w, render::DRAW_STATE_RASTER_DW, &raster.pack()?);
-        let mut key = w.clone();
-        for part in [&attrs, &texs, &vs_consts, &fs_consts] {
-            key.push(part.len() as u32);
-            key.extend_from_slice(part);
-        }
-        Ok(PendingState {
-            uses,
-            words: w.len() + attrs.len() + texs.len() + vs_consts.len() + fs_consts.len(),
-            key,
-            block: w,
-            attrs,
-            texs,
-            vs_consts,
-            fs_consts,
-        })
-    }
-}
-
-fn set_interp(t: &mut tsp::TspState, i: usize, m: tsp::Interp) {
-    match i {
-        0 => t.v0_interp = m,
-        1 => t.v1_interp = m,
-        2 => t.v2_interp = m,
-        3 => t.v3_interp = m,
-        4 => t.v4_interp = m,
-        5 => t.v5_interp = m,
-        6 => t.v6_interp = m,
-        7 => t.v7_interp = m,
-        8 => t.v8_interp = m,
-        _ => t.v9_interp = m,
-    }
-}
-
-/// A DrawState not yet written: its block, tables and constants.
-struct PendingState {
-    /// Buffers read, with their resource ids (None for the program's code).
-    uses: Vec<(Bo, Option<u64>)>,
-    key: Vec<u32>,
-    words: usize,
-    block: Vec<u32>,
-    attrs: Vec<u32>,
-    texs: Vec<u32>,
-    vs_consts: Vec<u32>,
-    fs_consts: Vec<u32>,
-}
-
-impl PendingState {
-    /// Writes tables and constants, patches their addresses into the block, writes the block.
-    fn upload(&self, dev: &dyn sgx_winsys::Device, b: &mut crate::batch::Batch) -> Result<u32> {
-        let align = limits::STATE_ALIGN_B as usize;
-        let mut block = self.block.clone();
-        let mut program =
-            render::ProgramState::unpack(&block[render::DRAW_STATE_PROGRAM_DW as usize..])
-                .map_err(|e| PipeError::InvalidArgument(format!("internal: {e}")))?;
-        if !self.attrs.is_empty() {
-            program.attr_table_addr = b.arena.push_dwords(dev, &self.attrs, align)?;
-        }
-        if !self.texs.is_empty() {
-            program.tex_table_addr = b.arena.push_dwords(dev, &self.texs, align)?;
-        }
-        let calign = limits::CONST_ALIGN_B as usize;
-        if !self.vs_consts.is_empty() {
-            program.vs_const_addr = b.arena.push_dwords(dev, &self.vs_consts, calign)?;
-        }
-        if !self.fs_consts.is_empty() {
-            program.fs_const_addr = b.arena.push_dwords(dev, &self.fs_consts, calign)?;
-        }
-        pack_into(&mut block, render::DRAW_STATE_PROGRAM_DW, &program.pack()?);
-        b.arena.push_dwords(dev, &block, align)
     }
 }

@@ -4,6 +4,8 @@
 //! turn them into SGX535 jobs, as a Mesa Gallium driver does for Mesa's state tracker. Models:
 //! Mesa's lima and v3d drivers, Gallium's p_screen.h and p_context.h.
 
+// Byte units are `_B` (CONTRIBUTING.md).
+#![allow(non_snake_case)]
 // Every unsafe block says why it is sound (RELIABILITY.md).
 #![warn(clippy::undocumented_unsafe_blocks)]
 
@@ -12,9 +14,13 @@ mod batch;
 pub mod caps;
 mod clear;
 mod context;
+mod dirty;
 mod draw;
 mod draw_split;
+mod draw_state;
+mod emit;
 mod error;
+mod flush;
 pub mod mesa_version;
 mod program;
 mod query;
@@ -25,6 +31,7 @@ mod screen;
 mod shader_cache;
 mod sprite;
 pub mod state;
+mod state_ops;
 mod transfer;
 
 pub use batch::DEFAULT_PB_BUDGET_B;

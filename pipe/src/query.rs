@@ -81,3 +81,8 @@ impl Query {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
+
+pub(crate) fn cycles_to_ns(c: u64) -> u64 {
+    // The model clock counts core cycles (hwdocs limits.CORE_CLOCK_HZ).
+    (u128::from(c) * 1_000_000_000 / u128::from(sgx_hwdocs::limits::CORE_CLOCK_HZ)) as u64
+}

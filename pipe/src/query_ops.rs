@@ -6,12 +6,7 @@ use sgx_winsys::{Access, BoDesc};
 
 use crate::context::Context;
 use crate::error::{invalid, PipeError, Result};
-use crate::query::{Query, QueryType, QUERY_SLOTS};
-
-pub(crate) fn cycles_to_ns(c: u64) -> u64 {
-    // The model clock counts core cycles (hwdocs limits.CORE_CLOCK_HZ).
-    (u128::from(c) * 1_000_000_000 / u128::from(sgx_hwdocs::limits::CORE_CLOCK_HZ)) as u64
-}
+use crate::query::{cycles_to_ns, Query, QueryType, QUERY_SLOTS};
 
 impl Context {
     /// `create_query`.

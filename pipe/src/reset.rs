@@ -8,8 +8,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 pub use sgx_winsys::ResetStatus;
 
-use crate::context::Context;
-
 static NEXT_CONTEXT_ID: AtomicU64 = AtomicU64::new(1);
 
 /// A callback told of each reset a context notices (Gallium's `pipe_device_reset_callback`).
@@ -23,7 +21,7 @@ pub(crate) struct ResetWatch {
     queried: usize,
     /// Resets already passed to the callback.
     reported: usize,
-    callback: Option<ResetCallback>,
+    pub callback: Option<ResetCallback>,
 }
 
 impl ResetWatch {
@@ -38,36 +36,22 @@ impl ResetWatch {
     }
 }
 
-impl Context {
-    /// The id the winsys knows this context's jobs by.
-    pub fn id(&self) -> u64 {
-        self.reset.id
-    }
-
-    /// `get_device_reset_status`: whether the device was reset since the last call, and
-    /// whether this context's job caused it.
-    pub fn get_device_reset_status(&mut self) -> ResetStatus {
-        let all = self.dev().resets();
-        let new = all.get(self.reset.queried..).unwrap_or(&[]);
-        self.reset.queried = all.len();
-        ResetStatus::for_context(self.reset.id, new)
-    }
-
-    /// `set_device_reset_callback`: called with the status of each reset this context
-    /// notices (on a later flush), before the application queries it.
-    pub fn set_device_reset_callback(&mut self, callback: Option<ResetCallback>) {
-        self.reset.callback = callback;
+impl ResetWatch {
+    /// The status since the last query (`get_device_reset_status`), from the device's resets.
+    pub fn query(&mut self, all: &[sgx_winsys::ResetRecord]) -> ResetStatus {
+        let new = all.get(self.queried..).unwrap_or(&[]);
+        self.queried = all.len();
+        ResetStatus::for_context(self.id, new)
     }
 
     /// Tells the callback of resets it has not heard of.
-    pub(crate) fn notice_resets(&mut self) {
-        let all = self.dev().resets();
-        if all.len() <= self.reset.reported {
+    pub fn notice(&mut self, all: &[sgx_winsys::ResetRecord]) {
+        if all.len() <= self.reported {
             return;
         }
-        let status = ResetStatus::for_context(self.reset.id, &all[self.reset.reported..]);
-        self.reset.reported = all.len();
-        if let Some(cb) = self.reset.callback.as_mut() {
+        let status = ResetStatus::for_context(self.id, &all[self.reported..]);
+        self.reported = all.len();
+        if let Some(cb) = self.callback.as_mut() {
             cb(status);
         }
     }

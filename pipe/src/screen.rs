@@ -9,7 +9,6 @@ use sgx_layout::{Layout, Tiling};
 use sgx_winsys::{Bo, BoDesc, Device, Fence};
 
 use crate::caps::{self, Cap, ShaderCap, ShaderStage};
-use crate::context::Context;
 use crate::error::{invalid, PipeError, Result};
 use crate::resource::{bind, Resource, ResourceTarget, ResourceTemplate, Storage};
 use crate::shader_cache::ShaderCache;
@@ -232,11 +231,6 @@ impl Screen {
     /// `get_timestamp`: the GPU clock in nanoseconds, the end of the newest finished job (the
     /// model's clock on the model).
     pub fn get_timestamp(&self) -> u64 {
-        crate::query_ops::cycles_to_ns(self.0.dev.trace_totals().end_cycles)
-    }
-
-    /// `context_create`.
-    pub fn context_create(&self) -> Context {
-        Context::new(self.clone())
+        crate::query::cycles_to_ns(self.0.dev.trace_totals().end_cycles)
     }
 }

@@ -5,8 +5,6 @@
 //! writer, a write for everyone). Never earlier, never skipped — except with UNSYNCHRONIZED,
 //! where the caller promised not to touch bytes in use.
 
-#![allow(non_snake_case)] // Byte units in names: stride_B, layer_stride_B.
-
 use std::sync::Arc;
 
 use sgx_layout::Box3;

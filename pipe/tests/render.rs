@@ -238,6 +238,95 @@ fn rebinding_equal_state_emits_no_new_state() {
 }
 
 #[test]
+fn only_dirty_state_groups_are_repacked_and_emitted() {
+    let mut r = rig();
+    let t = target(&r, Format::B8G8R8A8_UNORM, 32, 32);
+    bind_const(&mut r, &fb(&t, None));
+    r.ctx
+        .clear(clear_flags::COLOR0, [0.0, 0.0, 0.0, 1.0], 1.0, 0)
+        .unwrap();
+    set_colour(&mut r, [1.0, 0.0, 0.0, 1.0]);
+    let data = verts_px(
+        &[(0.0, 0.0, 0.0), (16.0, 0.0, 0.0), (0.0, 16.0, 0.0)],
+        32,
+        32,
+    );
+    r.ctx
+        .set_vertex_buffers(
+            0,
+            &[Some(VertexBuffer {
+                stride: 16,
+                buffer_offset: 0,
+                buffer: BufferSource::User(data.into()),
+            })],
+        )
+        .unwrap();
+    let tri = DrawInfo::arrays(PrimMode::TRIANGLES, 0, 3);
+    r.ctx.draw_vbo(&tri).unwrap();
+    let first = r.ctx.stats();
+    // Program, ISP, scissor, TSP, viewport and raster words; attribute and texture tables;
+    // the two stages' constants.
+    assert_eq!(first.state_parts_packed, 10, "{first:?}");
+    assert_eq!(first.state_blocks_emitted, 1);
+
+    // An identical draw: nothing is repacked, no state word or record is written.
+    r.ctx.draw_vbo(&tri).unwrap();
+    let same = r.ctx.stats();
+    assert_eq!(same.draws, 2);
+    assert_eq!(
+        same.state_parts_packed, first.state_parts_packed,
+        "{same:?}"
+    );
+    assert_eq!(same.state_blocks_emitted, first.state_blocks_emitted);
+    assert_eq!(same.state_words_emitted, first.state_words_emitted);
+
+    // The fragment constants change: only they are repacked, and a new block is written.
+    set_colour(&mut r, [0.0, 0.0, 1.0, 1.0]);
+    let data = verts_px(
+        &[(16.0, 16.0, 0.0), (32.0, 16.0, 0.0), (16.0, 32.0, 0.0)],
+        32,
+        32,
+    );
+    let vb = VertexBuffer {
+        stride: 16,
+        buffer_offset: 0,
+        buffer: BufferSource::User(data.into()),
+    };
+    r.ctx.set_vertex_buffers(0, &[Some(vb)]).unwrap();
+    r.ctx.draw_vbo(&tri).unwrap();
+    let blue = r.ctx.stats();
+    assert_eq!(
+        blue.state_parts_packed - same.state_parts_packed,
+        2,
+        "{blue:?}"
+    );
+    assert_eq!(blue.state_blocks_emitted, same.state_blocks_emitted + 1);
+    assert_eq!(
+        blue.state_words_emitted - same.state_words_emitted,
+        first.state_words_emitted,
+        "a block is written whole"
+    );
+
+    // A new batch writes the block again; only the batch-bound attribute table is repacked.
+    r.ctx.flush().unwrap();
+    r.ctx.draw_vbo(&tri).unwrap();
+    let next = r.ctx.stats();
+    assert_eq!(next.submissions, 1);
+    assert_eq!(
+        next.state_parts_packed - blue.state_parts_packed,
+        1,
+        "{next:?}"
+    );
+    assert_eq!(next.state_blocks_emitted, blue.state_blocks_emitted + 1);
+
+    // Each draw drew with its own state.
+    let px = r.ctx.read_level(&t, 0, 0).unwrap();
+    assert_eq!(pixel(&px, 32, 2, 2), RED);
+    assert_eq!(pixel(&px, 32, 18, 18), BLUE);
+    assert_eq!(pixel(&px, 32, 18, 2), BLACK);
+}
+
+#[test]
 fn occlusion_counts_only_samples_passing_depth() {
     let (mut r, _target) = depth_rig(Format::Z16_UNORM);
     r.ctx

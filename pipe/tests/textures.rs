@@ -283,3 +283,60 @@ DCL OUT[1], GENERIC[0]
         assert_eq!(px[(4 * 48 + x) * 4..][..4], c[..], "face {face}");
     }
 }
+
+/// A texture whose storage is replaced (the blitter adopts its private chain this way) is
+/// sampled from the new storage by the next draw, though no state was bound again: the draw
+/// notices the moved buffer and repacks the texture table.
+#[test]
+fn a_replaced_storage_is_sampled_without_rebinding() {
+    let mut r = rig();
+    let solid = |r: &mut Rig, bgra: [u8; 4]| {
+        let tex = r
+            .screen
+            .resource_create(&ResourceTemplate::texture_2d(
+                Format::B8G8R8A8_UNORM,
+                4,
+                4,
+                0,
+                bind::SAMPLER_VIEW,
+            ))
+            .unwrap();
+        let data: Vec<u8> = bgra.repeat(16);
+        r.ctx
+            .texture_subdata(&tex, 0, 0, PipeBox::new(0, 0, 4, 4), &data, 16, 0)
+            .unwrap();
+        tex
+    };
+    let (red, blue) = ([0, 0, 255, 255], [255, 0, 0, 255]);
+    let a = solid(&mut r, red);
+    let b = solid(&mut r, blue);
+    let fs = fs_sample("TEX", "2D");
+    let px = draw_sampled(
+        &mut r,
+        (8, 8),
+        &fs,
+        SamplerView::new(&a),
+        SamplerState::default(),
+        corners(0.0, 0.0, 1.0, 1.0, 0.0, 1.0),
+    )
+    .unwrap();
+    assert_eq!(pixel(&px, 8, 3, 3), red);
+
+    a.adopt_storage(b.bo(), b.layout().unwrap()).unwrap();
+    let before = r.ctx.stats();
+    r.ctx
+        .draw_vbo(&DrawInfo::arrays(PrimMode::TRIANGLE_STRIP, 0, 4))
+        .unwrap();
+    let target = r.ctx.framebuffer_state().cbuf.unwrap().resource;
+    let px = r.ctx.read_level(&target, 0, 0).unwrap();
+    assert_eq!(
+        pixel(&px, 8, 3, 3),
+        blue,
+        "sampled from the adopted storage"
+    );
+    // The new batch repacks the attribute table; the moved texture, the texture table.
+    assert_eq!(
+        r.ctx.stats().state_parts_packed - before.state_parts_packed,
+        2
+    );
+}

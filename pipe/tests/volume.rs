@@ -1,5 +1,5 @@
 //! 3D textures through the pipe: creation, boxes in and out, copies, rendering into a
-//! slice, sampling, and mip generation on the CPU route.
+//! slice and sampling (mip generation, the blitter's, is tested in blitter/tests/cpu_route.rs).
 
 mod common;
 
@@ -250,41 +250,4 @@ fn sampling_a_volume_reads_the_slice_at_r() {
         sample_at_r(&mut r, &tex, 1.3, AddrMode::CLAMP_TO_EDGE),
         src[192..256]
     );
-}
-
-#[test]
-fn a_volume_mip_chain_is_generated_on_the_cpu_route_with_a_2x2x2_box() {
-    let mut r = rig();
-    let tex = volume(&r, 4, 4, 2, 2, bind::SAMPLER_VIEW);
-    let src = bytes(32, 11);
-    r.ctx
-        .texture_subdata(&tex, 0, 0, PipeBox::new_3d(0, 0, 0, 4, 4, 2), &src, 16, 64)
-        .unwrap();
-    let blitter = sgx_blitter::Blitter::new(&r.ctx).unwrap();
-    let rep = blitter.generate_mipmap(&mut r.ctx, &tex, 0, 2).unwrap();
-    assert!(
-        matches!(rep.route, sgx_blitter::Route::Cpu { .. }),
-        "{:?}",
-        rep.route
-    );
-    let l1 = r.ctx.read_level(&tex, 1, 0).unwrap();
-    assert_eq!(l1.len(), 2 * 2 * 4);
-    for y in 0..2usize {
-        for x in 0..2usize {
-            for c in 0..4usize {
-                let mut sum = 0u32;
-                for z in 0..2usize {
-                    for (dy, dx) in [(0, 0), (0, 1), (1, 0), (1, 1)] {
-                        let at = ((z * 4 + 2 * y + dy) * 4 + 2 * x + dx) * 4 + c;
-                        sum += u32::from(src[at]);
-                    }
-                }
-                assert_eq!(
-                    u32::from(l1[(y * 2 + x) * 4 + c]),
-                    (sum + 4) / 8,
-                    "({x},{y}) {c}"
-                );
-            }
-        }
-    }
 }

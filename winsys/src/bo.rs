@@ -6,9 +6,9 @@
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
+use crate::access::Access;
 use crate::error::{Result, WinsysError};
 use crate::fence::Fence;
-use crate::job::Access;
 use crate::live::{LiveCounters, LiveKind, LiveToken};
 use crate::reservation::Reservation;
 

@@ -10,10 +10,12 @@
 // Every unsafe block says why it is sound (RELIABILITY.md).
 #![warn(clippy::undocumented_unsafe_blocks)]
 
+mod access;
 mod bo;
 mod device;
 pub mod drm;
 mod error;
+mod faults;
 mod fence;
 mod job;
 mod job_result;
@@ -29,11 +31,13 @@ pub mod twod;
 pub mod va;
 
 pub use crate::drm::DrmDevice;
+pub use access::Access;
 pub use bo::{Bo, BoDesc, BoFlags, Caching, Mapping};
 pub use device::{Backend, Device, DeviceInfo};
 pub use error::{Errno, JobError, Result, WinsysError};
+pub use faults::{Faults, JobFault};
 pub use fence::{Fence, FenceStatus, UserFence};
-pub use job::{Access, Job, JobKind};
+pub use job::{Job, JobKind};
 pub use job_result::{Counters, JobReport, Unit};
 pub use live::{LiveCounts, LiveWatch};
 pub use open::{open_from_env, DeviceSpec, DEVICE_ENV};

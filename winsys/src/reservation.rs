@@ -2,8 +2,8 @@
 //! fences. A reader waits for the writer; a writer waits for the writer and every reader. CPU
 //! maps follow the same rules.
 
+use crate::access::Access;
 use crate::fence::Fence;
-use crate::job::Access;
 
 /// The implicit fences of one buffer.
 #[derive(Clone, Debug, Default)]

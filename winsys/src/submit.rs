@@ -6,10 +6,11 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use crate::access::Access;
 use crate::bo::Bo;
 use crate::error::{Result, WinsysError};
 use crate::fence::Fence;
-use crate::job::{Access, Job};
+use crate::job::Job;
 use crate::live::{LiveCounters, LiveCounts, LiveKind, LiveToken};
 use crate::trace::{TraceBo, TraceEntry, TraceLog, TraceResult};
 

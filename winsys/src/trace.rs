@@ -6,8 +6,8 @@ use std::sync::Mutex;
 
 use serde::Serialize;
 
+use crate::access::Access;
 use crate::error::{Errno, JobError};
-use crate::job::Access;
 use crate::job_result::{Counters, JobReport, Unit};
 
 /// How a traced submission ended.

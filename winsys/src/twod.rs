@@ -7,9 +7,10 @@ use sgx_hwdocs::regs;
 use sgx_hwdocs::twod::{TwodCmd, TwodOp};
 use sgx_hwdocs::Format;
 
+use crate::access::Access;
 use crate::bo::Bo;
 use crate::error::{Result, WinsysError};
-use crate::job::{Access, Job};
+use crate::job::Job;
 
 /// A linear surface in a buffer.
 #[derive(Clone, Copy, Debug)]

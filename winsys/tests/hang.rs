@@ -4,6 +4,7 @@
 
 mod common;
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use common::{fill_job, pixels, row, LONG};
@@ -18,11 +19,11 @@ const B: u64 = 22;
 
 fn hanging_at(job: u64) -> SimDevice {
     SimDevice::with_options(SimOptions {
-        fixture: Some(Fixture {
+        faults: Some(Arc::new(Fixture {
             description: "a hang".into(),
             inject: vec![Inject::HangJob { job }],
             ..Default::default()
-        }),
+        })),
         hang_budget: Some(BUDGET),
         ..SimOptions::default()
     })
@@ -128,11 +129,11 @@ fn a_hung_job_of_no_context_leaves_the_culprit_unknown_and_cancels_nothing() {
 #[test]
 fn before_its_budget_a_hung_job_is_pending_and_the_gpu_runs_nothing_else() {
     let dev = SimDevice::with_options(SimOptions {
-        fixture: Some(Fixture {
+        faults: Some(Arc::new(Fixture {
             description: "a hang".into(),
             inject: vec![Inject::HangJob { job: 0 }],
             ..Default::default()
-        }),
+        })),
         hang_budget: Some(Duration::from_secs(30)),
         ..SimOptions::default()
     })

@@ -6,6 +6,7 @@ use std::path::Path;
 use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::error::{Errno, Result, WinsysError};
+use crate::faults::{Faults, JobFault};
 use crate::job_result::Unit;
 use crate::replay::expect::{Expects, Setup};
 
@@ -250,6 +251,32 @@ impl Fixture {
     }
 }
 
+/// The fixture format is the replay backend's: the device sees its failures as a plan.
+impl Faults for Fixture {
+    fn refusal(&self, submission: u64) -> Option<Errno> {
+        Fixture::refusal(self, submission)
+    }
+
+    fn fails_allocation(&self, allocation: u64) -> bool {
+        Fixture::fails_allocation(self, allocation)
+    }
+
+    fn job_fault(&self, job: u64) -> Option<JobFault> {
+        Some(match self.for_job(job)? {
+            Inject::FaultJob { unit, addr, .. } => JobFault::Fault {
+                unit: *unit,
+                addr: *addr,
+            },
+            Inject::HangJob { .. } => JobFault::Hang,
+            Inject::FailJob { reason, .. } => JobFault::Fail {
+                reason: reason.clone(),
+            },
+            Inject::LoseDevice { .. } => JobFault::LoseDevice,
+            Inject::RefuseSubmission { .. } | Inject::FailAllocation { .. } => return None,
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -290,6 +317,43 @@ mod tests {
         );
         assert_eq!(f.for_job(6), Some(&Inject::LoseDevice { job: 6 }));
         assert_eq!(f.for_job(2), None);
+    }
+
+    #[test]
+    fn the_device_sees_a_fixture_as_a_fault_plan() {
+        let f = Fixture::from_json(
+            r#"{"inject": [
+                {"what": "refuse_submission", "submission": 0, "errno": "EBUSY"},
+                {"what": "fail_allocation", "allocation": 3},
+                {"what": "fault_job", "job": 1, "unit": "pbe", "addr": 8192},
+                {"what": "hang_job", "job": 2},
+                {"what": "fail_job", "job": 3, "reason": "why"},
+                {"what": "lose_device", "job": 4}
+            ]}"#,
+            "t",
+        )
+        .unwrap();
+        let plan: &dyn Faults = &f;
+        assert_eq!(plan.refusal(0), Some(Errno::EBUSY));
+        assert_eq!(plan.refusal(1), None);
+        assert!(plan.fails_allocation(3) && !plan.fails_allocation(0));
+        assert_eq!(plan.job_fault(0), None);
+        assert_eq!(
+            plan.job_fault(1),
+            Some(JobFault::Fault {
+                unit: Unit::Pbe,
+                addr: 8192
+            })
+        );
+        assert_eq!(plan.job_fault(2), Some(JobFault::Hang));
+        assert_eq!(
+            plan.job_fault(3),
+            Some(JobFault::Fail {
+                reason: "why".into()
+            })
+        );
+        assert_eq!(plan.job_fault(4), Some(JobFault::LoseDevice));
+        assert_eq!(plan.job_fault(5), None);
     }
 
     #[test]

@@ -6,6 +6,7 @@ mod expect;
 mod fixture;
 
 use std::path::Path;
+use std::sync::Arc;
 
 pub use expect::{ErrorKind, Expect, Expects, Setup};
 pub use fixture::{Fixture, Inject, RefuseErrno, MAX_INDEX};
@@ -21,7 +22,7 @@ pub fn open(path: &Path) -> Result<SimDevice> {
 /// A replay device for a parsed fixture.
 pub fn with_fixture(fixture: Fixture) -> Result<SimDevice> {
     SimDevice::with_options(SimOptions {
-        fixture: Some(fixture),
+        faults: Some(Arc::new(fixture)),
         ..SimOptions::default()
     })
 }

@@ -25,10 +25,10 @@ use sgx_sim::{Gpu, Perm};
 use crate::bo::{Bo, BoDesc, BoStorage};
 use crate::device::{Backend, Device, DeviceInfo};
 use crate::error::{Errno, JobError, Result, WinsysError};
+use crate::faults::Faults;
 use crate::fence::{Fence, Notify, UserFence};
 use crate::job::Job;
 use crate::live::LiveCounts;
-use crate::replay::Fixture;
 use crate::reset::{ResetRecord, DEFAULT_HANG_BUDGET};
 use crate::submit::{Accepted, Core, Engine};
 use crate::trace::{Trace, TraceResult};
@@ -48,8 +48,8 @@ pub const DEFAULT_TRACE_LIMIT: usize = 65_536;
 pub struct SimOptions {
     /// Keep at most this many trace entries (None: all).
     pub trace_limit: Option<usize>,
-    /// A host fixture whose failures are injected (the replay backend).
-    pub fixture: Option<Fixture>,
+    /// Failures to inject (the replay backend gives a host fixture's).
+    pub faults: Option<Arc<dyn Faults>>,
     /// How long a job may hang before the watchdog resets the GPU (None:
     /// [`DEFAULT_HANG_BUDGET`]).
     pub hang_budget: Option<Duration>,
@@ -74,7 +74,7 @@ pub(crate) struct SimShared {
     va: Mutex<VaAllocator>,
     queue: Mutex<Queue>,
     cv: Condvar,
-    fixture: Option<Fixture>,
+    faults: Option<Arc<dyn Faults>>,
     allocations: AtomicU64,
     hang_budget: Duration,
     resets: Mutex<Vec<ResetRecord>>,
@@ -143,11 +143,7 @@ impl Notify for SimShared {
 
 impl Engine for SimShared {
     fn enqueue(&self, acc: Accepted) -> Result<()> {
-        if let Some(errno) = self
-            .fixture
-            .as_ref()
-            .and_then(|f| f.refusal(acc.submission))
-        {
+        if let Some(errno) = self.faults.as_ref().and_then(|f| f.refusal(acc.submission)) {
             log::info!(
                 "replay: refusing submission {} with {errno:?}",
                 acc.submission
@@ -216,7 +212,7 @@ impl SimDevice {
 
     /// A model-backed device; with a fixture it is the replay backend.
     pub fn with_options(opts: SimOptions) -> Result<SimDevice> {
-        let backend = if opts.fixture.is_some() {
+        let backend = if opts.faults.is_some() {
             Backend::Replay
         } else {
             Backend::Sim
@@ -234,7 +230,7 @@ impl SimDevice {
                 shutdown: false,
             }),
             cv: Condvar::new(),
-            fixture: opts.fixture,
+            faults: opts.faults,
             allocations: AtomicU64::new(0),
             hang_budget: opts.hang_budget.unwrap_or(DEFAULT_HANG_BUDGET),
             resets: Mutex::new(Vec::new()),
@@ -341,7 +337,7 @@ impl Device for SimDevice {
         s.core.check_alive()?;
         desc.validate()?;
         let n = s.allocations.fetch_add(1, Ordering::Relaxed);
-        if s.fixture.as_ref().is_some_and(|f| f.fails_allocation(n)) {
+        if s.faults.as_ref().is_some_and(|f| f.fails_allocation(n)) {
             log::info!("replay: failing allocation {n} with ENOMEM");
             return Err(WinsysError::OutOfMemory {
                 size_b: desc.size_b,

@@ -9,7 +9,7 @@ use crate::reset::ResetRecord;
 
 use super::{convert, lock, SimShared};
 use crate::error::JobError;
-use crate::replay::Inject;
+use crate::faults::JobFault;
 use crate::submit::Accepted;
 
 /// The worker loop; returns at shutdown, after failing every unfinished job.
@@ -124,30 +124,29 @@ fn reset(shared: &SimShared) {
     shared.cv.notify_all();
 }
 
-/// The model's injection for a fixture's job injection.
-fn sim_injection(i: &Inject) -> Option<sgx_sim::Injection> {
-    match i {
-        Inject::FaultJob { unit, addr, .. } => Some(sgx_sim::Injection::Fault {
+/// The model's injection for a job fault (a lost device is the host's, not the model's).
+fn sim_injection(f: &JobFault) -> Option<sgx_sim::Injection> {
+    match f {
+        JobFault::Fault { unit, addr } => Some(sgx_sim::Injection::Fault {
             job: 0,
             unit: convert::sim_unit(*unit),
             addr: *addr,
         }),
-        Inject::HangJob { .. } => Some(sgx_sim::Injection::Hang { job: 0 }),
-        Inject::FailJob { reason, .. } => Some(sgx_sim::Injection::Fail {
+        JobFault::Hang => Some(sgx_sim::Injection::Hang { job: 0 }),
+        JobFault::Fail { reason } => Some(sgx_sim::Injection::Fail {
             job: 0,
             reason: reason.clone(),
         }),
-        _ => None,
+        JobFault::LoseDevice => None,
     }
 }
 
 fn run_one(shared: &SimShared, acc: Accepted) {
     let inject = shared
-        .fixture
+        .faults
         .as_ref()
-        .and_then(|f| f.for_job(acc.job_index))
-        .cloned();
-    if let Some(Inject::LoseDevice { .. }) = inject {
+        .and_then(|f| f.job_fault(acc.job_index));
+    if let Some(JobFault::LoseDevice) = inject {
         log::info!("replay: losing the device at job {}", acc.job_index);
         shared.lose(Some(acc));
         return;

@@ -1,0 +1,186 @@
+//! The DrawState parts as last packed (the cache the emit pass compares against), and the
+//! packers of the parts that read only their own inputs: texture words, interpolation
+//! modes, colour bytes.
+
+use std::sync::Arc;
+
+use sgx_hwdocs::{limits, render, texture, tsp};
+use sgx_winsys::{Bo, Device};
+
+use crate::batch::Batch;
+use crate::error::{PipeError, Result};
+use crate::program::Program;
+use crate::resource::{Resource, ResourceTarget};
+use crate::state::*;
+use sgx_compiler::tgsi::TexTarget;
+
+/// A buffer a draw reads: its resource (None for user data and program code), and the buffer
+/// it had when its table was packed.
+#[derive(Clone)]
+pub(crate) struct Use {
+    pub bo: Bo,
+    pub res: Option<Arc<Resource>>,
+}
+
+impl Use {
+    /// Whether the resource's storage was replaced since (the blitter adopts chains): the
+    /// packed addresses point into the old buffer, which `bo` keeps alive and unreused.
+    pub fn moved(&self) -> bool {
+        self.res
+            .as_ref()
+            .is_some_and(|r| r.bo().gpu_addr() != self.bo.gpu_addr())
+    }
+}
+
+/// The DrawState parts as last packed.
+#[derive(Default)]
+pub(crate) struct EmitCache {
+    /// The program the parts were packed for.
+    pub program: Option<Arc<Program>>,
+    /// The query slot address the ISP and raster words were packed with.
+    pub query: Option<u32>,
+    /// The block (`DRAW_STATE_DWORDS`); table addresses are patched in at upload.
+    pub block: Vec<u32>,
+    pub attrs: Vec<u32>,
+    pub texs: Vec<u32>,
+    pub vs_consts: Vec<u32>,
+    pub fs_consts: Vec<u32>,
+    pub attr_uses: Vec<Use>,
+    pub tex_uses: Vec<Use>,
+    /// A part's words changed since the batch's current block was written.
+    pub changed: bool,
+}
+
+impl EmitCache {
+    /// Replaces a part's words, noting whether they differ.
+    pub fn set(part: &mut Vec<u32>, words: Vec<u32>, changed: &mut bool) {
+        if *part != words {
+            *part = words;
+            *changed = true;
+        }
+    }
+
+    /// Replaces block words from `at`, noting whether they differ.
+    pub fn set_block(&mut self, at: u64, words: &[u32]) {
+        let at = at as usize;
+        let range = at..at + words.len();
+        if self.block[range.clone()] != *words {
+            self.block[range].copy_from_slice(words);
+            self.changed = true;
+        }
+    }
+
+    pub fn words(&self) -> usize {
+        self.block.len()
+            + self.attrs.len()
+            + self.texs.len()
+            + self.vs_consts.len()
+            + self.fs_consts.len()
+    }
+
+    /// Writes tables and constants, patches their addresses into the block, writes the block.
+    pub fn upload(&self, dev: &dyn Device, b: &mut Batch) -> Result<u32> {
+        let align = limits::STATE_ALIGN_B as usize;
+        let mut block = self.block.clone();
+        let mut program =
+            render::ProgramState::unpack(&block[render::DRAW_STATE_PROGRAM_DW as usize..])
+                .map_err(|e| PipeError::InvalidArgument(format!("internal: {e}")))?;
+        if !self.attrs.is_empty() {
+            program.attr_table_addr = b.arena.push_dwords(dev, &self.attrs, align)?;
+        }
+        if !self.texs.is_empty() {
+            program.tex_table_addr = b.arena.push_dwords(dev, &self.texs, align)?;
+        }
+        let calign = limits::CONST_ALIGN_B as usize;
+        if !self.vs_consts.is_empty() {
+            program.vs_const_addr = b.arena.push_dwords(dev, &self.vs_consts, calign)?;
+        }
+        if !self.fs_consts.is_empty() {
+            program.fs_const_addr = b.arena.push_dwords(dev, &self.fs_consts, calign)?;
+        }
+        pack_into(&mut block, render::DRAW_STATE_PROGRAM_DW, &program.pack()?);
+        b.arena.push_dwords(dev, &block, align)
+    }
+}
+
+fn pack_into(words: &mut [u32], at: u64, w: &[u32]) {
+    words[at as usize..at as usize + w.len()].copy_from_slice(w);
+}
+
+pub(crate) fn unorm8(f: f32) -> u32 {
+    (f.clamp(0.0, 1.0) * 255.0).round() as u32
+}
+
+pub(crate) fn set_interp(t: &mut tsp::TspState, i: usize, m: tsp::Interp) {
+    match i {
+        0 => t.v0_interp = m,
+        1 => t.v1_interp = m,
+        2 => t.v2_interp = m,
+        3 => t.v3_interp = m,
+        4 => t.v4_interp = m,
+        5 => t.v5_interp = m,
+        6 => t.v6_interp = m,
+        7 => t.v7_interp = m,
+        8 => t.v8_interp = m,
+        _ => t.v9_interp = m,
+    }
+}
+
+pub(crate) fn tex_state(view: &SamplerView, s: &SamplerState) -> Result<texture::TexState> {
+    let st = view.resource.storage();
+    let layout = st
+        .layout
+        .as_ref()
+        .ok_or_else(|| PipeError::InvalidArgument("sampler view of a buffer".into()))?;
+    let levels = layout.levels.len() as u32;
+    let depth_format = matches!(
+        view.format.info().kind,
+        sgx_hwdocs::FormatKind::Depth | sgx_hwdocs::FormatKind::DepthStencil
+    );
+    let volume = view.resource.target() == ResourceTarget::Texture3D;
+    let border = s.border_color.map(unorm8);
+    Ok(texture::TexState {
+        base_addr: st.bo.gpu_addr(),
+        format: view.format,
+        layout: layout.tiling.mem_layout(),
+        cube: view.resource.is_cube_target(),
+        volume,
+        levels,
+        base_level: view.first_level,
+        max_level: view.last_level.min(levels - 1),
+        width_m1: layout.width_px - 1,
+        height_m1: layout.height_px - 1,
+        depth_m1: view.resource.depth() - 1,
+        min_filter: s.min_img_filter,
+        mag_filter: s.mag_img_filter,
+        mip_filter: s.min_mip_filter,
+        wrap_s: s.wrap_s,
+        wrap_t: s.wrap_t,
+        wrap_r: if volume { s.wrap_r } else { AddrMode::REPEAT },
+        lod_bias: (s.lod_bias * 16.0).round().clamp(-128.0, 127.0) as i32,
+        swz_r: view.swizzle[0],
+        swz_g: view.swizzle[1],
+        swz_b: view.swizzle[2],
+        swz_a: view.swizzle[3],
+        border_r: border[0],
+        border_g: border[1],
+        border_b: border[2],
+        border_a: border[3],
+        // Compare applies to depth textures only; GL ignores it for colour textures.
+        compare: s.compare_mode && depth_format,
+        compare_func: s.compare_func,
+    })
+}
+
+/// Whether a texture of `target` may be sampled through a shader's `use_target`.
+pub(crate) fn target_fits(use_target: TexTarget, target: ResourceTarget) -> bool {
+    use ResourceTarget as R;
+    match use_target {
+        TexTarget::D1 | TexTarget::Shadow1D | TexTarget::D2 | TexTarget::Shadow2D => {
+            matches!(target, R::Texture1D | R::Texture2D)
+        }
+        TexTarget::D3 => target == R::Texture3D,
+        TexTarget::Cube => target == R::TextureCube,
+        _ => false,
+    }
+}

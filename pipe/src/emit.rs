@@ -1,0 +1,344 @@
+//! State emission: one pass over the dirty groups before a draw. Each part of the DrawState
+//! (program, ISP, scissor, TSP, viewport and raster words; attribute and texture tables;
+//! constants) is repacked only when a group it is packed from is dirty, and a new block is
+//! written into the batch only when a part's words changed or the batch has no block yet.
+
+use std::sync::Arc;
+
+use sgx_hwdocs::{isp, render, ta_stream, tsp};
+use sgx_winsys::Bo;
+
+use crate::caps::ShaderStage;
+use crate::context::{stage_index, Context};
+use crate::dirty::Dirty;
+use crate::draw_state::{set_interp, target_fits, tex_state, unorm8, EmitCache, Use};
+use crate::error::{invalid, PipeError, Result};
+use crate::program::Program;
+use crate::state::*;
+
+impl Context {
+    /// Brings the batch's DrawState up to date with the bound state for a draw of program `p`
+    /// with vertex elements `velems`, and returns the buffers the draw reads (with their
+    /// resource ids; taken into the batch by the caller once the whole draw is accepted, so a
+    /// refused draw leaves no references behind). On an error the dirty bits stay set, so a
+    /// retry repacks what failed.
+    pub(crate) fn emit_state(
+        &mut self,
+        p: &Arc<Program>,
+        velems: &[VertexElement],
+    ) -> Result<Vec<(Bo, Option<u64>)>> {
+        // The batch must exist for query slots and user uploads.
+        self.batch();
+        let query = self.query_slot()?;
+        let c = &self.emit;
+        if !c.program.as_ref().is_some_and(|x| Arc::ptr_eq(x, p)) {
+            self.dirty |= Dirty::SHADERS;
+        }
+        if c.query != query {
+            self.dirty |= Dirty::QUERY;
+        }
+        if c.attr_uses.iter().any(Use::moved) {
+            self.dirty |= Dirty::VBUF;
+        }
+        if c.tex_uses.iter().any(Use::moved) {
+            self.dirty |= Dirty::VIEWS;
+        }
+        let d = self.dirty;
+        if self.emit.block.is_empty() {
+            self.emit.block = vec![0; render::DRAW_STATE_DWORDS as usize];
+        }
+        let lvs = &p.linked.vs;
+        let lfs = &p.linked.fs;
+        let units = lfs.samplers.iter().map(|s| s.unit + 1).max().unwrap_or(0);
+        let rast = self.rast.as_deref().copied().unwrap_or_default();
+        let mut packed = 0;
+
+        if d.intersects(Dirty::ATTRS) {
+            let (words, uses) = self.attr_table(velems)?;
+            let c = &mut self.emit;
+            EmitCache::set(&mut c.attrs, words, &mut c.changed);
+            c.attr_uses = uses;
+            packed += 1;
+        }
+        if d.intersects(Dirty::TEXS) {
+            let (words, uses) = self.tex_table(p, units)?;
+            let c = &mut self.emit;
+            EmitCache::set(&mut c.texs, words, &mut c.changed);
+            c.tex_uses = uses;
+            packed += 1;
+        }
+        if d.intersects(Dirty::VS_CONSTS) {
+            let words = self.consts(ShaderStage::Vertex, lvs.const_regs);
+            let c = &mut self.emit;
+            EmitCache::set(&mut c.vs_consts, words, &mut c.changed);
+            packed += 1;
+        }
+        if d.intersects(Dirty::FS_CONSTS) {
+            let words = self.consts(ShaderStage::Fragment, lfs.const_regs);
+            let c = &mut self.emit;
+            EmitCache::set(&mut c.fs_consts, words, &mut c.changed);
+            packed += 1;
+        }
+        if d.intersects(Dirty::PROGRAM) {
+            let words = render::ProgramState {
+                vs_code_addr: p.vs_addr,
+                vs_const_addr: 0,
+                vs_const_count: lvs.const_regs,
+                vs_temps: lvs.temps,
+                attr_count: velems.len() as u32,
+                vs_outputs: 1 + lfs.varying_count + u32::from(lvs.psize_output.is_some()),
+                fs_code_addr: p.fs_addr,
+                fs_const_addr: 0,
+                fs_const_count: lfs.const_regs,
+                fs_temps: lfs.temps,
+                tex_count: units,
+                attr_table_addr: 0,
+                tex_table_addr: 0,
+            }
+            .pack()?;
+            self.emit.set_block(render::DRAW_STATE_PROGRAM_DW, &words);
+            packed += 1;
+        }
+        if d.intersects(Dirty::ISP) {
+            let words = self.isp_words(&rast, query.is_some())?;
+            self.emit.set_block(render::DRAW_STATE_ISP_DW, &words);
+            packed += 1;
+        }
+        if d.contains(Dirty::SCISSOR) {
+            let sc = self.scissor;
+            let words = isp::Scissor {
+                xmin: sc.minx.min(4095),
+                ymin: sc.miny.min(4095),
+                xmax: sc.maxx.saturating_sub(1).min(4095),
+                ymax: sc.maxy.saturating_sub(1).min(4095),
+            }
+            .pack()?;
+            self.emit.set_block(render::DRAW_STATE_SCISSOR_DW, &words);
+            packed += 1;
+        }
+        if d.intersects(Dirty::TSP) {
+            let words = self.tsp_words(p, &rast)?;
+            self.emit.set_block(render::DRAW_STATE_TSP_DW, &words);
+            packed += 1;
+        }
+        if d.contains(Dirty::VIEWPORT) {
+            let v = &self.viewport;
+            let words = render::Viewport {
+                scale_x: v.scale[0],
+                scale_y: v.scale[1],
+                scale_z: v.scale[2],
+                trans_x: v.translate[0],
+                trans_y: v.translate[1],
+                trans_z: v.translate[2],
+            }
+            .pack()?;
+            self.emit.set_block(render::DRAW_STATE_VIEWPORT_DW, &words);
+            packed += 1;
+        }
+        if d.intersects(Dirty::RASTER) {
+            let words = render::RasterState {
+                point_size: rast.point_size,
+                line_width: rast.line_width,
+                query_addr: query.unwrap_or(0),
+                point_size_output: lvs.psize_output.unwrap_or(0),
+            }
+            .pack()?;
+            self.emit.set_block(render::DRAW_STATE_RASTER_DW, &words);
+            packed += 1;
+        }
+        // Every dirty group is packed: the bits are consumed.
+        self.dirty = Dirty::empty();
+        self.emit.program = Some(p.clone());
+        self.emit.query = query;
+        self.stats.state_parts_packed += packed;
+
+        let dev = self.dev();
+        let b = self.batch.as_mut().expect("batch exists");
+        if self.emit.changed || b.state_va.is_none() {
+            let va = self.emit.upload(&*dev, b)?;
+            b.state_va = Some(va);
+            b.stream.extend(
+                ta_stream::CtrlState {
+                    state_addr: va,
+                    ..Default::default()
+                }
+                .pack()?,
+            );
+            self.emit.changed = false;
+            self.stats.state_blocks_emitted += 1;
+            self.stats.state_words_emitted += self.emit.words() as u64;
+        }
+        let c = &self.emit;
+        let uses = std::iter::once((p.code.clone(), None))
+            .chain(c.attr_uses.iter().chain(&c.tex_uses).map(|u| {
+                let id = u.res.as_ref().map(|r| r.id());
+                (u.bo.clone(), id)
+            }))
+            .collect();
+        Ok(uses)
+    }
+
+    /// The vertex attribute table, and the buffers it points into.
+    fn attr_table(&mut self, velems: &[VertexElement]) -> Result<(Vec<u32>, Vec<Use>)> {
+        let dev = self.dev();
+        let mut uses = Vec::new();
+        let mut attrs = Vec::with_capacity(velems.len() * 2);
+        for e in velems {
+            let vb = self.vbufs[e.vertex_buffer_index as usize]
+                .clone()
+                .ok_or(PipeError::NotBound("vertex buffer"))?;
+            let (ty, comps, _) = e.src_format.hw();
+            let b = self.batch.as_mut().expect("batch exists");
+            let base = match &vb.buffer {
+                BufferSource::Resource(r) => {
+                    let bo = r.bo();
+                    let va = bo.gpu_addr();
+                    uses.push(Use {
+                        bo,
+                        res: Some(r.clone()),
+                    });
+                    va
+                }
+                BufferSource::User(d) => {
+                    match b.user_uploads.iter().find(|(x, _)| Arc::ptr_eq(x, d)) {
+                        Some((_, va)) => *va,
+                        None => {
+                            let va = b.arena.push_bytes(&*dev, d, 16)?;
+                            b.user_uploads.push((d.clone(), va));
+                            va
+                        }
+                    }
+                }
+            };
+            attrs.extend(
+                render::VertexAttr {
+                    addr: base
+                        .wrapping_add(vb.buffer_offset)
+                        .wrapping_add(e.src_offset),
+                    stride_b: vb.stride,
+                    ty,
+                    comps_m1: comps - 1,
+                }
+                .pack()?,
+            );
+        }
+        Ok((attrs, uses))
+    }
+
+    /// The texture table of units `0..units`, and the textures it points into.
+    fn tex_table(&self, p: &Program, units: u32) -> Result<(Vec<u32>, Vec<Use>)> {
+        let lfs = &p.linked.fs;
+        let mut uses = Vec::new();
+        let mut texs = Vec::new();
+        for u in 0..units as usize {
+            let view = self.views[u]
+                .clone()
+                .ok_or(PipeError::NotBound("sampler view"))?;
+            for used in lfs.samplers.iter().filter(|s| s.unit as usize == u) {
+                if !target_fits(used.target, view.resource.target()) {
+                    return invalid(format!(
+                        "unit {u}: the shader samples {:?}, the view is of a {:?}",
+                        used.target,
+                        view.resource.target()
+                    ));
+                }
+            }
+            let samp = self.samplers[u]
+                .clone()
+                .ok_or(PipeError::NotBound("sampler state"))?;
+            texs.extend(tex_state(&view, &samp)?.pack()?);
+            uses.push(Use {
+                bo: view.resource.bo(),
+                res: Some(view.resource.clone()),
+            });
+        }
+        Ok((texs, uses))
+    }
+
+    /// A stage's constants, `regs` vec4s, zero past the bound buffer.
+    fn consts(&self, stage: ShaderStage, regs: u32) -> Vec<u32> {
+        let mut v = vec![0u32; regs as usize * 4];
+        if let Some(cb) = &self.constants[stage_index(stage)] {
+            let n = v.len().min(cb.data.len());
+            v[..n].copy_from_slice(&cb.data[..n]);
+        }
+        v
+    }
+
+    fn isp_words(&self, rast: &RasterizerState, query_enable: bool) -> Result<Vec<u32>> {
+        let dsa = self.dsa.as_deref().copied().unwrap_or_default();
+        let two_sided = dsa.stencil[1].enabled;
+        let back = if two_sided {
+            dsa.stencil[1]
+        } else {
+            dsa.stencil[0]
+        };
+        Ok(isp::IspState {
+            depth_func: dsa.depth_func,
+            depth_test: dsa.depth_enabled,
+            depth_write: dsa.depth_enabled && dsa.depth_writemask,
+            cull: rast.cull_face,
+            front_ccw: rast.front_ccw,
+            scissor: rast.scissor,
+            stencil_test: dsa.stencil[0].enabled,
+            two_sided,
+            front_write_mask: u32::from(dsa.stencil[0].writemask),
+            back_write_mask: u32::from(back.writemask),
+            front_func: dsa.stencil[0].func,
+            front_fail: dsa.stencil[0].fail_op,
+            front_zfail: dsa.stencil[0].zfail_op,
+            front_zpass: dsa.stencil[0].zpass_op,
+            front_ref: u32::from(self.stencil_ref.ref_value[0]),
+            front_read_mask: u32::from(dsa.stencil[0].valuemask),
+            back_func: back.func,
+            back_fail: back.fail_op,
+            back_zfail: back.zfail_op,
+            back_zpass: back.zpass_op,
+            back_ref: u32::from(self.stencil_ref.ref_value[if two_sided { 1 } else { 0 }]),
+            back_read_mask: u32::from(back.valuemask),
+            query_enable,
+        }
+        .pack()?
+        .to_vec())
+    }
+
+    fn tsp_words(&self, p: &Program, rast: &RasterizerState) -> Result<Vec<u32>> {
+        let lfs = &p.linked.fs;
+        let blend = self.blend.as_deref().copied().unwrap_or_default();
+        let interp = lfs.varying_interp();
+        let mut tspw = tsp::TspState {
+            blend: blend.blend_enable,
+            rgb_func: blend.rgb_func,
+            rgb_src: blend.rgb_src_factor,
+            rgb_dst: blend.rgb_dst_factor,
+            a_func: blend.alpha_func,
+            a_src: blend.alpha_src_factor,
+            a_dst: blend.alpha_dst_factor,
+            colour_mask: u32::from(blend.colormask & 0xF),
+            blend_r: unorm8(self.blend_color.color[0]),
+            blend_g: unorm8(self.blend_color.color[1]),
+            blend_b: unorm8(self.blend_color.color[2]),
+            blend_a: unorm8(self.blend_color.color[3]),
+            varying_count: lfs.varying_count,
+            pos_enable: lfs.pos_slot.is_some(),
+            pos_slot: lfs.pos_slot.unwrap_or(0),
+            face_enable: lfs.face_slot.is_some(),
+            face_slot: lfs.face_slot.unwrap_or(0),
+            pcoord_enable: lfs.pcoord_slot.is_some(),
+            pcoord_slot: lfs.pcoord_slot.unwrap_or(0),
+            pcoord_lower_left: rast.sprite_coord_lower_left,
+            ..Default::default()
+        };
+        for v in &p.linked.varyings {
+            let i = v.fs_input as usize;
+            let mode =
+                if rast.flatshade && v.semantic.name == sgx_compiler::tgsi::SemanticName::Color {
+                    tsp::Interp::FLAT
+                } else {
+                    interp.get(i).copied().unwrap_or(v.interp)
+                };
+            set_interp(&mut tspw, i, mode);
+        }
+        Ok(tspw.pack()?.to_vec())
+    }
+}

@@ -1,0 +1,42 @@
+//! Failures a model-backed device injects, in the device's terms: a refused submission, a
+//! failed allocation, a job that faults, hangs, fails or loses the device. The sim backend
+//! asks a [`Faults`] by index and knows nothing of where the plan came from; the replay
+//! backend's host fixtures are one source ([`crate::replay::Fixture`] implements it).
+
+use std::fmt::Debug;
+
+use crate::error::Errno;
+use crate::job_result::Unit;
+
+/// What happens to one job instead of running normally.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum JobFault {
+    /// It faults in the GPU MMU: its fence ends with a fault of `unit` at `addr`.
+    Fault {
+        /// Requester.
+        unit: Unit,
+        /// Faulting GPU address.
+        addr: u32,
+    },
+    /// It hangs: its fence never signals, and the GPU runs nothing after it.
+    Hang,
+    /// It fails with a reason.
+    Fail {
+        /// Text carried by the fence error.
+        reason: String,
+    },
+    /// The device is lost when it would run.
+    LoseDevice,
+}
+
+/// A plan of failures, asked by 0-based index: `submission` counts submissions that reach the
+/// kernel (refused ones too), `job` counts accepted jobs in submission order, `allocation`
+/// counts buffer allocations.
+pub trait Faults: Debug + Send + Sync {
+    /// The error submission `submission` is refused with, if any.
+    fn refusal(&self, submission: u64) -> Option<Errno>;
+    /// Whether allocation `allocation` fails with ENOMEM.
+    fn fails_allocation(&self, allocation: u64) -> bool;
+    /// What happens to job `job` instead of running normally, if anything.
+    fn job_fault(&self, job: u64) -> Option<JobFault>;
+}
