@@ -651,7 +651,7 @@ fn model(per_thread: u64) -> Arc<dyn Device> {
     Arc::new(
         SimDevice::with_options(SimOptions {
             trace_limit: Some(4096),
-            fixture: Some(fixture(per_thread, true)),
+            faults: Some(Arc::new(fixture(per_thread, true))),
             hang_budget: Some(HANG_BUDGET),
         })
         .unwrap(),
