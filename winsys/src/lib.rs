@@ -38,6 +38,6 @@ pub use job_result::{Counters, JobReport, Unit};
 pub use live::{LiveCounts, LiveWatch};
 pub use open::{open_from_env, DeviceSpec, DEVICE_ENV};
 pub use reservation::Reservation;
-pub use reset::{ResetRecord, ResetStatus, DEFAULT_HANG_BUDGET};
+pub use reset::{ResetRecord, ResetStatus, DEFAULT_HANG_BUDGET, FOREIGN_CONTEXT};
 pub use sim::{SimDevice, SimOptions, MODEL_CORE_REVISION};
 pub use trace::{Trace, TraceBo, TraceEntry, TraceResult, TraceTotals};

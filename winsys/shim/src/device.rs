@@ -2,8 +2,16 @@
 //! process; each open of the node is a DRM file with its own GEM handles, syncobjs and contexts.
 //!
 //! Jobs run in submission order, as on one in-order ring, at the first moment their in-syncobjs
-//! are signalled (usually inside the submit ioctl). A hung job stalls everything behind it; a
-//! lost device fails every later ioctl with ENODEV.
+//! are signalled (usually inside the submit ioctl). A lost device fails every later ioctl with
+//! ENODEV.
+//!
+//! A hung job stalls everything behind it until the watchdog sees it past the hang budget
+//! (`SGX535_SHIM_HANG_BUDGET_MS`, default `sgx_winsys::DEFAULT_HANG_BUDGET`); an MMU fault
+//! resets at once. A reset ends the job (HANG, or FAULT as it was), makes its context guilty,
+//! cancels that context's queued jobs (CANCELED) and lets the rest run: the same rules as the
+//! sim backend's worker. The shim has no thread of its own, so its watchdog runs inside the
+//! ioctls: every call first checks the hung job's deadline, and every wait sleeps no later
+//! than it (the drm backend's reaper always waits while a job is in flight).
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::ffi::c_int;
@@ -59,6 +67,8 @@ struct BoObj {
 
 struct JobRec {
     desc: Option<JobDesc>,
+    /// The context that submitted it.
+    ctx: u32,
     bos: Vec<u64>,
     deps: Vec<SyncPoint>,
     index: u64,
@@ -81,7 +91,14 @@ pub struct State {
     accepted: u64,
     next_ctx: u32,
     lost: bool,
-    hung: bool,
+    /// The job that hung and when it started (CLOCK_MONOTONIC ns): the GPU runs nothing
+    /// more until the watchdog resets it.
+    hung: Option<(u64, i64)>,
+    hang_budget_ns: i64,
+    /// GPU resets so far.
+    resets: u32,
+    /// Resets each context caused.
+    guilty: HashMap<u32, u32>,
 }
 
 /// The shim's device: state under one lock, a condvar for waits.
@@ -126,7 +143,7 @@ fn set_reason(info: &mut drm_sgx535_job_info, text: &str) {
 }
 
 impl Shim {
-    pub fn new(fixture: Option<Fixture>) -> Shim {
+    pub fn new(fixture: Option<Fixture>, hang_budget: Duration) -> Shim {
         Shim {
             st: Mutex::new(State {
                 gpu: Gpu::new(),
@@ -143,7 +160,10 @@ impl Shim {
                 accepted: 0,
                 next_ctx: 1,
                 lost: false,
-                hung: false,
+                hung: None,
+                hang_budget_ns: hang_budget.as_nanos().min(i64::MAX as u128) as i64,
+                resets: 0,
+                guilty: HashMap::new(),
             }),
             cv: Condvar::new(),
         }
@@ -251,6 +271,9 @@ impl Shim {
             }};
         }
         let req = request as Request;
+        if self.lock().watchdog() {
+            self.cv.notify_all();
+        }
         match nr {
             0x00 => self.version(arg!(drm_sys::drm_version)),
             0x09 => self.gem_close(fd, arg!(drm_sys::drm_gem_close)),
@@ -294,6 +317,19 @@ impl Shim {
                     Err(libc::EINVAL)
                 }
             }
+            _ if req == IOCTL_CTX_RESET_STATUS => {
+                let r = arg!(drm_sgx535_ctx_reset_status);
+                let mut st = self.lock();
+                st.alive()?;
+                if !st.file(fd)?.ctxs.contains(&r.ctx) {
+                    return Err(libc::EINVAL);
+                }
+                let guilty = st.guilty.get(&r.ctx).copied().unwrap_or(0);
+                r.flags = if guilty > 0 { SGX535_CTX_GUILTY } else { 0 };
+                r.resets = st.resets;
+                r.guilty = guilty;
+                Ok(())
+            }
             _ if req == IOCTL_JOB_INFO => {
                 let i = arg!(drm_sgx535_job_info);
                 let st = self.lock();
@@ -329,7 +365,8 @@ impl Shim {
     }
 
     fn get_param(&self, p: &mut drm_sgx535_get_param) -> IoResult {
-        self.lock().alive()?;
+        let st = self.lock();
+        st.alive()?;
         if p.pad != 0 {
             return Err(libc::EINVAL);
         }
@@ -339,6 +376,7 @@ impl Shim {
             DRM_SGX535_PARAM_VA_END => VA_END,
             DRM_SGX535_PARAM_PAGE_SIZE => PAGE_B,
             DRM_SGX535_PARAM_IS_MODEL => 1,
+            DRM_SGX535_PARAM_HANG_BUDGET_MS => (st.hang_budget_ns / 1_000_000) as u64,
             _ => return Err(libc::EINVAL),
         };
         Ok(())
@@ -569,6 +607,7 @@ impl Shim {
         st.accepted += 1;
         st.jobs.push(JobRec {
             desc: Some(desc),
+            ctx: s.ctx,
             bos: ids.iter().map(|&(id, _)| id).collect(),
             deps,
             index,
@@ -677,21 +716,36 @@ impl Shim {
         }
     }
 
-    /// Sleeps until woken or the absolute CLOCK_MONOTONIC deadline; ETIME past it.
+    /// Sleeps until woken or the absolute CLOCK_MONOTONIC deadline; ETIME past it. Wakes at
+    /// a hung job's deadline too, and resets the GPU then (the watchdog), returning so that
+    /// the caller looks again.
     fn sleep_until<'a>(
         &self,
-        st: MutexGuard<'a, State>,
+        mut st: MutexGuard<'a, State>,
         deadline_ns: i64,
     ) -> Result<MutexGuard<'a, State>, Errno> {
-        let left = deadline_ns.saturating_sub(now_ns());
+        if st.watchdog() {
+            self.cv.notify_all();
+            return Ok(st);
+        }
+        let now = now_ns();
+        let left = deadline_ns.saturating_sub(now);
         if left <= 0 {
             return Err(libc::ETIME);
         }
-        Ok(self
+        let sleep = match st.hang_deadline_ns() {
+            Some(d) => left.min(d.saturating_sub(now).max(1)),
+            None => left,
+        };
+        st = self
             .cv
-            .wait_timeout(st, Duration::from_nanos(left as u64))
+            .wait_timeout(st, Duration::from_nanos(sleep as u64))
             .unwrap_or_else(|e| e.into_inner())
-            .0)
+            .0;
+        if st.watchdog() {
+            self.cv.notify_all();
+        }
+        Ok(st)
     }
 }
 
@@ -743,9 +797,64 @@ impl State {
         }
     }
 
+    /// When the watchdog resets the GPU, if a job hangs.
+    fn hang_deadline_ns(&self) -> Option<i64> {
+        self.hung
+            .map(|(_, since)| since.saturating_add(self.hang_budget_ns))
+    }
+
+    /// The watchdog: past the hung job's deadline, ends it with HANG, resets the GPU and runs
+    /// what may run. True when it did (waiters should look again).
+    fn watchdog(&mut self) -> bool {
+        let Some((id, _)) = self.hung else {
+            return false;
+        };
+        if self.lost || self.hang_deadline_ns().is_some_and(|d| now_ns() < d) {
+            return false;
+        }
+        self.hung = None;
+        let i = (id - 1) as usize;
+        self.jobs[i].info.state = DRM_SGX535_JOB_HANG;
+        self.end_job(i);
+        self.reset(i);
+        self.run_ready();
+        true
+    }
+
+    /// A GPU reset caused by job `i` (hung, or MMU fault): its context is guilty, and its jobs
+    /// queued behind end CANCELED without running (they may read what it left unfinished).
+    fn reset(&mut self, i: usize) {
+        self.resets += 1;
+        let ctx = self.jobs[i].ctx;
+        *self.guilty.entry(ctx).or_default() += 1;
+        let (canceled, kept): (VecDeque<u64>, VecDeque<u64>) = std::mem::take(&mut self.queue)
+            .into_iter()
+            .partition(|&id| self.jobs[(id - 1) as usize].ctx == ctx);
+        self.queue = kept;
+        for id in &canceled {
+            let j = (id - 1) as usize;
+            self.jobs[j].desc = None;
+            self.jobs[j].info.state = DRM_SGX535_JOB_CANCELED;
+            self.end_job(j);
+        }
+        log::warn!(
+            "drm-shim: GPU reset after job {} of context {ctx}; {} queued job(s) of it canceled",
+            i + 1,
+            canceled.len()
+        );
+    }
+
+    /// Lets go of a finished job's buffers.
+    fn end_job(&mut self, i: usize) {
+        let bos = std::mem::take(&mut self.jobs[i].bos);
+        for b in bos {
+            self.unref(b);
+        }
+    }
+
     /// Runs queued jobs in order while the one at the front has its dependencies signalled.
     fn run_ready(&mut self) {
-        while !self.hung && !self.lost {
+        while self.hung.is_none() && !self.lost {
             let Some(&id) = self.queue.front() else {
                 return;
             };
@@ -782,7 +891,8 @@ impl State {
                 .expect("a queued job has its description");
             let r = self.gpu.run(&desc);
             if r.status == JobStatus::Hang {
-                self.hung = true;
+                log::warn!("drm-shim: job {id} hung; the GPU runs nothing more until the watchdog resets it");
+                self.hung = Some((id, now_ns()));
                 return;
             }
             let info = &mut self.jobs[i].info;
@@ -829,9 +939,10 @@ impl State {
                 }
                 JobStatus::Hang => unreachable!("handled above"),
             };
-            let bos = std::mem::take(&mut self.jobs[i].bos);
-            for b in bos {
-                self.unref(b);
+            let faulted = info.state == DRM_SGX535_JOB_FAULT;
+            self.end_job(i);
+            if faulted {
+                self.reset(i);
             }
         }
     }
@@ -839,6 +950,7 @@ impl State {
     /// The device is lost: unfinished jobs end LOST, every later ioctl fails with ENODEV.
     fn lose(&mut self) {
         self.lost = true;
+        self.hung = None;
         for j in &mut self.jobs {
             if j.info.state == DRM_SGX535_JOB_PENDING {
                 j.info.state = DRM_SGX535_JOB_LOST;

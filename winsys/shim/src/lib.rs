@@ -3,7 +3,7 @@
 //! /dev/dri/renderD128, or `SGX535_SHIM_NODE`) yields a file that speaks
 //! include/drm-uapi/sgx535_drm.h, served by the device model. Every other file passes through.
 //! `SGX535_SHIM_FIXTURE` names a host fixture (fixtures/README.md) whose failures the fake
-//! kernel injects.
+//! kernel injects; `SGX535_SHIM_HANG_BUDGET_MS` sets its watchdog's hang budget.
 //!
 //! The wrappers are defined with fixed arguments although libc declares open and ioctl
 //! variadic: on the x86-64 and AArch64 Linux ABIs the optional argument arrives where a fixed
@@ -27,6 +27,8 @@ use real::real;
 const NODE_ENV: &str = "SGX535_SHIM_NODE";
 /// Environment variable: a host fixture to inject.
 const FIXTURE_ENV: &str = "SGX535_SHIM_FIXTURE";
+/// Environment variable: the watchdog's hang budget in milliseconds.
+const HANG_BUDGET_ENV: &str = "SGX535_SHIM_HANG_BUDGET_MS";
 const DEFAULT_NODE: &str = "/dev/dri/renderD128";
 
 static SHIM: OnceLock<Shim> = OnceLock::new();
@@ -49,7 +51,19 @@ fn shim() -> &'static Shim {
                 std::process::abort();
             })
         });
-        Shim::new(fixture)
+        let budget = match std::env::var(HANG_BUDGET_ENV) {
+            Ok(v) => match v.parse::<u64>() {
+                Ok(ms) if ms > 0 => std::time::Duration::from_millis(ms),
+                _ => {
+                    eprintln!(
+                        "sgx535 drm-shim: {HANG_BUDGET_ENV}={v:?}: a number of milliseconds from 1 is allowed"
+                    );
+                    std::process::abort();
+                }
+            },
+            Err(_) => sgx_winsys::DEFAULT_HANG_BUDGET,
+        };
+        Shim::new(fixture, budget)
     })
 }
 

@@ -6,6 +6,12 @@
 //! Dependencies are computed from the winsys's own reservations and passed as in-syncobjs, so
 //! the ordering rules are the same as the other backends'. A reaper thread waits for the
 //! out-syncobjs and signals the fences, asking JOB_INFO how each job ended.
+//!
+//! Hang recovery follows the kernel: each of the winsys's job contexts (`Job::context`, pipe's
+//! context id) gets a kernel context of its own, so the kernel's reset (after a hang past its
+//! budget, or an MMU fault) cancels only that context's queued jobs. The reaper records a
+//! reset when a job of ours ends HANG or FAULT; CTX_RESET_STATUS (MODEL: no gma500 kernel has
+//! it) tells of resets that other files' jobs caused, which leave every context here innocent.
 
 mod reaper;
 pub mod uapi;
@@ -25,6 +31,7 @@ use crate::error::{Errno, Result, WinsysError};
 use crate::fence::{Fence, UserFence};
 use crate::job::{Job, JobKind};
 use crate::live::LiveCounts;
+use crate::reset::{ResetRecord, FOREIGN_CONTEXT};
 use crate::submit::{Accepted, Core, Engine};
 use crate::trace::Trace;
 use uapi::*;
@@ -67,6 +74,11 @@ nix::ioctl_write_ptr_bad!(ioctl_gem_wait, IOCTL_GEM_WAIT, drm_sgx535_gem_wait);
 nix::ioctl_read_bad!(ioctl_ctx_create, IOCTL_CTX_CREATE, drm_sgx535_ctx_create);
 nix::ioctl_write_ptr_bad!(ioctl_ctx_free, IOCTL_CTX_FREE, drm_sgx535_ctx_free);
 nix::ioctl_readwrite_bad!(ioctl_job_info, IOCTL_JOB_INFO, drm_sgx535_job_info);
+nix::ioctl_readwrite_bad!(
+    ioctl_ctx_reset_status,
+    IOCTL_CTX_RESET_STATUS,
+    drm_sgx535_ctx_reset_status
+);
 
 impl Card {
     fn fd(&self) -> i32 {
@@ -81,6 +93,33 @@ impl Card {
         // SAFETY: `p` is a live drm_sgx535_get_param, the struct this request carries.
         unsafe { ioctl_get_param(self.fd(), &mut p) }.map_err(os("DRM_IOCTL_SGX535_GET_PARAM"))?;
         Ok(p.value)
+    }
+
+    fn ctx_create(&self) -> Result<u32> {
+        let mut ctx = drm_sgx535_ctx_create::default();
+        // SAFETY: `ctx` is a live drm_sgx535_ctx_create, the struct this request carries.
+        unsafe { ioctl_ctx_create(self.fd(), &mut ctx) }
+            .map_err(os("DRM_IOCTL_SGX535_CTX_CREATE"))?;
+        Ok(ctx.id)
+    }
+
+    fn ctx_free(&self, id: u32) {
+        let free = drm_sgx535_ctx_free { id, pad: 0 };
+        // SAFETY: `free` is a live drm_sgx535_ctx_free, the struct this request carries.
+        if let Err(e) = unsafe { ioctl_ctx_free(self.fd(), &free) } {
+            log::error!("drm: CTX_FREE of {id}: {e}");
+        }
+    }
+
+    fn ctx_reset_status(&self, ctx: u32) -> Result<drm_sgx535_ctx_reset_status> {
+        let mut r = drm_sgx535_ctx_reset_status {
+            ctx,
+            ..Default::default()
+        };
+        // SAFETY: `r` is a live drm_sgx535_ctx_reset_status, the struct this request carries.
+        unsafe { ioctl_ctx_reset_status(self.fd(), &mut r) }
+            .map_err(os("DRM_IOCTL_SGX535_CTX_RESET_STATUS"))?;
+        Ok(r)
     }
 
     pub(crate) fn job_info(&self, job_id: u64) -> std::result::Result<drm_sgx535_job_info, Errno> {
@@ -110,7 +149,14 @@ pub(crate) struct Pending {
 pub(crate) struct DrmShared {
     pub core: Core,
     pub card: Card,
-    ctx: u32,
+    /// Kernel contexts by job context (`Job::context`); 0, a job naming no context, has the
+    /// one made at open.
+    ctxs: Mutex<HashMap<u64, u32>>,
+    /// The kernel's hang budget (GET_PARAM), for `JobError::Hang`.
+    pub hang_budget_ms: u64,
+    /// Resets a job of this device caused (recorded by the reaper), and, after them, resets of
+    /// other files (FOREIGN_CONTEXT), found by CTX_RESET_STATUS.
+    pub resets: Mutex<Vec<ResetRecord>>,
     info: DeviceInfo,
     pub pending: Mutex<Pending>,
     /// Signalled by submit to wake the reaper so it waits for the new job too.
@@ -133,6 +179,17 @@ fn regs(list: &[(u32, u32)]) -> Vec<drm_sgx535_reg> {
 }
 
 impl DrmShared {
+    /// The kernel context of job context `context`, made on first use.
+    fn kernel_ctx(&self, context: u64) -> Result<u32> {
+        let mut ctxs = lock(&self.ctxs);
+        if let Some(&id) = ctxs.get(&context) {
+            return Ok(id);
+        }
+        let id = self.card.ctx_create()?;
+        ctxs.insert(context, id);
+        Ok(id)
+    }
+
     /// An ioctl error: ENODEV and EIO mean the device is gone.
     fn check_lost(&self, errno: Errno) -> Errno {
         if matches!(errno, Errno::ENODEV | Errno::EIO) {
@@ -223,6 +280,7 @@ impl Engine for DrmShared {
             }
             JobKind::TwoD { regs: r } => (SGX535_PIPE_2D, Vec::new(), Vec::new(), regs(r)),
         };
+        let ctx = self.kernel_ctx(acc.job.context)?;
         let out = drm::control::Device::create_syncobj(&self.card, false).map_err(|e| {
             WinsysError::Os {
                 op: "DRM_IOCTL_SYNCOBJ_CREATE",
@@ -231,7 +289,7 @@ impl Engine for DrmShared {
         })?;
         let ptr = |v: *const std::ffi::c_void, n: usize| if n == 0 { 0 } else { v as u64 };
         let mut submit = drm_sgx535_gem_submit {
-            ctx: self.ctx,
+            ctx,
             pipe,
             nr_bos: bos.len() as u32,
             nr_in_syncs: in_syncs.len() as u32,
@@ -454,10 +512,12 @@ impl DrmDevice {
             page_b: card.get_param(DRM_SGX535_PARAM_PAGE_SIZE)?,
             is_model: card.get_param(DRM_SGX535_PARAM_IS_MODEL)? != 0,
         };
-        let mut ctx = drm_sgx535_ctx_create::default();
-        // SAFETY: `ctx` is a live drm_sgx535_ctx_create, the struct this request carries.
-        unsafe { ioctl_ctx_create(card.fd(), &mut ctx) }
-            .map_err(os("DRM_IOCTL_SGX535_CTX_CREATE"))?;
+        let hang_budget_ms = match card.get_param(DRM_SGX535_PARAM_HANG_BUDGET_MS) {
+            Ok(ms) => ms,
+            // A kernel without the parameter: say the default.
+            Err(_) => crate::reset::DEFAULT_HANG_BUDGET.as_millis() as u64,
+        };
+        let ctx = card.ctx_create()?;
         let wake =
             drm::control::Device::create_syncobj(&card, false).map_err(|e| WinsysError::Os {
                 op: "DRM_IOCTL_SYNCOBJ_CREATE",
@@ -466,7 +526,9 @@ impl DrmDevice {
         let shared = Arc::new(DrmShared {
             core: Core::new(Some(crate::sim::DEFAULT_TRACE_LIMIT)),
             card,
-            ctx: ctx.id,
+            ctxs: Mutex::new(HashMap::from([(0, ctx)])),
+            hang_budget_ms,
+            resets: Mutex::new(Vec::new()),
             info,
             pending: Mutex::new(Pending {
                 jobs: Vec::new(),
@@ -673,6 +735,41 @@ impl Device for DrmDevice {
     fn wait_idle(&self, timeout: Duration) -> Result<()> {
         self.shared.core.wait_idle(timeout)
     }
+
+    /// The resets the reaper saw jobs of this device cause, then those CTX_RESET_STATUS
+    /// reports beyond them (other files' jobs: every context here is innocent of those).
+    fn resets(&self) -> Vec<ResetRecord> {
+        let s = &self.shared;
+        let ctxs: Vec<u32> = lock(&s.ctxs).values().copied().collect();
+        let mut total = None;
+        let mut ours = 0u32;
+        for ctx in ctxs {
+            match s.card.ctx_reset_status(ctx) {
+                Ok(r) => {
+                    // The first answer's count: a reset of ours between the queries then
+                    // only raises `ours`, and is never taken for another client's.
+                    total.get_or_insert(r.resets);
+                    ours = ours.saturating_add(r.guilty);
+                }
+                Err(e) => log::debug!("drm: {e}"),
+            }
+        }
+        let mut records = lock(&s.resets);
+        if let Some(total) = total {
+            let foreign = records
+                .iter()
+                .filter(|r| r.guilty_context == Some(FOREIGN_CONTEXT))
+                .count() as u32;
+            // A reset of ours the reaper has not recorded yet is in `ours` already.
+            for _ in foreign..total.saturating_sub(ours) {
+                records.push(ResetRecord {
+                    fence: 0,
+                    guilty_context: Some(FOREIGN_CONTEXT),
+                });
+            }
+        }
+        records.clone()
+    }
 }
 
 impl Drop for DrmDevice {
@@ -685,13 +782,9 @@ impl Drop for DrmDevice {
                 log::error!("drm: the reaper thread panicked");
             }
         }
-        let free = drm_sgx535_ctx_free {
-            id: self.shared.ctx,
-            pad: 0,
-        };
-        // SAFETY: `free` is a live drm_sgx535_ctx_free, the struct this request carries.
-        if let Err(e) = unsafe { ioctl_ctx_free(self.shared.card.fd(), &free) } {
-            log::error!("drm: CTX_FREE: {e}");
+        let ctxs: Vec<u32> = lock(&self.shared.ctxs).drain().map(|(_, id)| id).collect();
+        for id in ctxs {
+            self.shared.card.ctx_free(id);
         }
     }
 }

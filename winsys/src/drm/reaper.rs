@@ -9,6 +9,7 @@ use super::uapi::*;
 use super::{lock, now_ns, DrmShared, InFlight};
 use crate::error::{Errno, JobError};
 use crate::job_result::{Counters, JobReport, Unit};
+use crate::reset::ResetRecord;
 use crate::sim::finish;
 
 /// How long one wait lasts before the reaper looks for shutdown again.
@@ -81,8 +82,8 @@ fn reason(info: &drm_sgx535_job_info) -> String {
     String::from_utf8_lossy(&info.reason[..len]).into_owned()
 }
 
-/// How a job ended, from JOB_INFO.
-pub(crate) fn outcome(info: &drm_sgx535_job_info) -> Result<(), JobError> {
+/// How a job ended, from JOB_INFO; `budget_ms` is the kernel's hang budget.
+pub(crate) fn outcome(info: &drm_sgx535_job_info, budget_ms: u64) -> Result<(), JobError> {
     let unit = Unit::from_index(info.unit).unwrap_or(Unit::Host);
     match info.state {
         DRM_SGX535_JOB_DONE => Ok(()),
@@ -103,6 +104,8 @@ pub(crate) fn outcome(info: &drm_sgx535_job_info) -> Result<(), JobError> {
         }),
         DRM_SGX535_JOB_FAILED => Err(JobError::Failed(reason(info))),
         DRM_SGX535_JOB_LOST => Err(JobError::DeviceLost),
+        DRM_SGX535_JOB_HANG => Err(JobError::Hang { budget_ms }),
+        DRM_SGX535_JOB_CANCELED => Err(JobError::Canceled),
         s => Err(JobError::Failed(format!(
             "the kernel reports state {s} for a signalled job"
         ))),
@@ -129,7 +132,7 @@ fn reap(shared: &DrmShared, h: syncobj::Handle) {
         }
     };
     let (r, rep) = match shared.card.job_info(job_id) {
-        Ok(info) => (outcome(&info), Some(report(&info))),
+        Ok(info) => (outcome(&info, shared.hang_budget_ms), Some(report(&info))),
         Err(Errno::ENODEV) | Err(Errno::EIO) => (Err(JobError::DeviceLost), None),
         Err(e) => (Err(JobError::Failed(format!("JOB_INFO: {e}"))), None),
     };
@@ -141,6 +144,15 @@ fn reap(shared: &DrmShared, h: syncobj::Handle) {
     let mut p = lock(&shared.pending);
     if let Some(i) = p.jobs.iter().position(|j| j.syncobj == h) {
         let j = p.jobs.remove(i);
+        // The kernel reset the GPU for this job: recorded before its fence signals, so that
+        // whoever sees the error sees the reset too.
+        if matches!(r, Err(JobError::Hang { .. }) | Err(JobError::Fault { .. })) {
+            let context = j.acc.job.context;
+            lock(&shared.resets).push(ResetRecord {
+                fence: j.acc.fence.id(),
+                guilty_context: (context != 0).then_some(context),
+            });
+        }
         end(shared, j, r, rep.as_ref());
     }
     drop(p);
