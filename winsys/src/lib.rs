@@ -32,7 +32,7 @@ pub use crate::drm::DrmDevice;
 pub use bo::{Bo, BoDesc, BoFlags, Caching, Mapping};
 pub use device::{Backend, Device, DeviceInfo};
 pub use error::{Errno, JobError, Result, WinsysError};
-pub use fence::{Fence, FenceStatus, UserFence};
+pub use fence::{signalled_fd, Fence, FenceStatus, UserFence};
 pub use job::{Access, Job, JobKind};
 pub use job_result::{Counters, JobReport, Unit};
 pub use live::{LiveCounts, LiveWatch};

@@ -128,3 +128,117 @@ fn child_foreign() {
     assert_eq!(other.resets(), seen, "asked again: the same records");
     println!("CHILD-OK");
 }
+
+#[test]
+fn fences_leave_the_process_as_sync_files_through_the_shim() {
+    if !in_child() {
+        run("child_sync_files", 1);
+    }
+}
+
+/// linux/sync_file.h's struct sync_file_info.
+#[repr(C)]
+#[derive(Default)]
+struct SyncFileInfo {
+    name: [u8; 32],
+    status: i32,
+    flags: u32,
+    num_fences: u32,
+    pad: u32,
+    sync_fence_info: u64,
+}
+
+/// SYNC_IOC_FILE_INFO's status: 1 signalled, 0 pending, a negative errno for an error.
+fn sync_file_status(fd: &impl std::os::fd::AsRawFd) -> i32 {
+    let mut info = SyncFileInfo::default();
+    let request =
+        (3u64 << 30) | ((std::mem::size_of::<SyncFileInfo>() as u64) << 16) | (0x3e << 8) | 4;
+    // SAFETY: the argument is the struct the request encodes, asking for no fence array.
+    let r = unsafe { libc::ioctl(fd.as_raw_fd(), request as _, &mut info) };
+    assert_eq!(
+        r,
+        0,
+        "SYNC_IOC_FILE_INFO: {}",
+        std::io::Error::last_os_error()
+    );
+    assert_eq!(info.num_fences, 1);
+    info.status
+}
+
+/// Polls for POLLIN for up to `timeout_ms` (-1: forever); true when readable.
+fn readable(fd: &impl std::os::fd::AsRawFd, timeout_ms: i32) -> bool {
+    let mut p = libc::pollfd {
+        fd: fd.as_raw_fd(),
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    // SAFETY: one valid pollfd.
+    let n = unsafe { libc::poll(&mut p, 1, timeout_ms) };
+    assert!(n >= 0);
+    n == 1 && p.revents & libc::POLLIN != 0
+}
+
+fn open_fds() -> usize {
+    std::fs::read_dir("/proc/self/fd").unwrap().count()
+}
+
+/// The drm backend exports a job's out-syncobj as a sync file (the shim's eventfd): pollable
+/// by a thread that holds nothing else, with timeouts 0, 1 ms and infinite; its status says
+/// how the job ended (-ETIME hung, -ECANCELED canceled by the reset, -EFAULT an MMU fault);
+/// no descriptor is left behind.
+#[test]
+fn child_sync_files() {
+    if !in_child() {
+        return;
+    }
+    let dev = DrmDevice::open_default().unwrap();
+    let a_row = row(&dev, 2);
+    let b_row = row(&dev, 1);
+    let ok = dev
+        .submit(fill_job(&dev, &a_row, 0, 1).in_context(A))
+        .unwrap();
+    ok.wait(LONG).unwrap();
+    let before = open_fds();
+    let ok_fd = dev.export_fence(&ok).unwrap();
+    assert!(readable(&ok_fd, 0));
+    assert_eq!(sync_file_status(&ok_fd), 1);
+
+    let hung = dev
+        .submit(fill_job(&dev, &a_row, 1, 2).in_context(A))
+        .unwrap();
+    let canceled = dev
+        .submit(fill_job(&dev, &a_row, 0, 3).in_context(A))
+        .unwrap();
+    let fault = dev
+        .submit(common::hang::faulting_job(&dev, &b_row).in_context(22))
+        .unwrap();
+    let hung_fd = dev.export_fence(&hung).unwrap();
+    let canceled_fd = dev.export_fence(&canceled).unwrap();
+    let fault_fd = dev.export_fence(&fault).unwrap();
+    assert!(!readable(&hung_fd, 0), "timeout 0 while it hangs");
+    assert!(!readable(&hung_fd, 1), "timeout 1 ms while it hangs");
+    assert_eq!(sync_file_status(&hung_fd), 0);
+    // A thread holding only the fd. (The reaper's wait drives the shim's watchdog.)
+    let waiter = std::thread::spawn(move || {
+        let seen = readable(&hung_fd, -1);
+        (seen, sync_file_status(&hung_fd))
+    });
+    assert_eq!(waiter.join().unwrap(), (true, -libc::ETIME));
+    assert!(readable(&canceled_fd, -1));
+    assert_eq!(sync_file_status(&canceled_fd), -libc::ECANCELED);
+    assert!(readable(&fault_fd, -1));
+    assert_eq!(sync_file_status(&fault_fd), -libc::EFAULT);
+    assert_eq!(
+        job_error(hung.wait(LONG)),
+        JobError::Hang {
+            budget_ms: BUDGET.as_millis() as u64
+        }
+    );
+    // Exported after the end: signalled (the syncobj is gone; the fence says how it ended).
+    let late = dev.export_fence(&canceled).unwrap();
+    assert!(readable(&late, 0));
+    drop((ok_fd, canceled_fd, fault_fd, late));
+    dev.wait_idle(LONG).unwrap();
+    assert_eq!(open_fds(), before, "every sync file closed");
+    println!("CHILD-OK");
+}

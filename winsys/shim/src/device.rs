@@ -99,6 +99,15 @@ pub struct State {
     resets: u32,
     /// Resets each context caused.
     guilty: HashMap<u32, u32>,
+    /// Sync files handed out (SYNCOBJ_HANDLE_TO_FD with EXPORT_SYNC_FILE): an eventfd each,
+    /// written once when its fence ends.
+    sync_files: HashMap<c_int, SyncFile>,
+}
+
+/// An exported sync file: the fence it holds, and whether its eventfd was written.
+struct SyncFile {
+    point: SyncPoint,
+    woken: bool,
 }
 
 /// The shim's device: state under one lock, a condvar for waits.
@@ -164,6 +173,7 @@ impl Shim {
                 hang_budget_ns: hang_budget.as_nanos().min(i64::MAX as u128) as i64,
                 resets: 0,
                 guilty: HashMap::new(),
+                sync_files: HashMap::new(),
             }),
             cv: Condvar::new(),
         }
@@ -202,6 +212,9 @@ impl Shim {
     /// Forgets a file: its handles let go of their buffers.
     pub fn close_file(&self, fd: c_int) -> bool {
         let mut st = self.lock();
+        if st.sync_files.remove(&fd).is_some() {
+            return true;
+        }
         if st.dups.remove(&fd).is_some() {
             return true;
         }
@@ -290,6 +303,8 @@ impl Shim {
             }
             0xbf => self.syncobj_create(fd, arg!(drm_sys::drm_syncobj_create)),
             0xc0 => self.syncobj_destroy(fd, arg!(drm_sys::drm_syncobj_destroy)),
+            0xc1 => self.syncobj_to_sync_file(fd, arg!(drm_sys::drm_syncobj_handle)),
+            0xc2 => self.sync_file_to_syncobj(fd, arg!(drm_sys::drm_syncobj_handle)),
             0xc3 => self.syncobj_wait(fd, arg!(drm_sys::drm_syncobj_wait)),
             0xc4 => self.syncobj_set(fd, arg!(drm_sys::drm_syncobj_array), SyncPoint::Empty),
             0xc5 => self.syncobj_set(fd, arg!(drm_sys::drm_syncobj_array), SyncPoint::Signalled),
@@ -687,6 +702,73 @@ impl Shim {
         Ok(())
     }
 
+    /// SYNCOBJ_HANDLE_TO_FD with EXPORT_SYNC_FILE: a sync file of the syncobj's fence, here an
+    /// eventfd that becomes readable when the fence ends (SYNC_IOC_FILE_INFO on it answers how).
+    /// Exporting the syncobj itself (no flag) is not offered.
+    fn syncobj_to_sync_file(&self, fd: c_int, h: &mut drm_sys::drm_syncobj_handle) -> IoResult {
+        if h.flags != drm_sys::DRM_SYNCOBJ_HANDLE_TO_FD_FLAGS_EXPORT_SYNC_FILE || h.pad != 0 {
+            return Err(libc::EINVAL);
+        }
+        let mut st = self.lock();
+        st.alive()?;
+        let point = *st.file(fd)?.syncobjs.get(&h.handle).ok_or(libc::ENOENT)?;
+        if point == SyncPoint::Empty {
+            return Err(libc::EINVAL);
+        }
+        // SAFETY: eventfd takes a count and flags and returns a new descriptor.
+        let out = unsafe { libc::eventfd(0, libc::EFD_CLOEXEC | libc::EFD_NONBLOCK) };
+        if out < 0 {
+            return Err(std::io::Error::last_os_error()
+                .raw_os_error()
+                .unwrap_or(libc::EMFILE));
+        }
+        st.sync_files.insert(
+            out,
+            SyncFile {
+                point,
+                woken: false,
+            },
+        );
+        st.wake_sync_files();
+        h.fd = out;
+        Ok(())
+    }
+
+    /// SYNCOBJ_FD_TO_HANDLE with IMPORT_SYNC_FILE: the sync file's fence into the syncobj.
+    /// Only the shim's own sync files can be imported (no other fence reaches the model).
+    fn sync_file_to_syncobj(&self, fd: c_int, h: &mut drm_sys::drm_syncobj_handle) -> IoResult {
+        if h.flags != drm_sys::DRM_SYNCOBJ_FD_TO_HANDLE_FLAGS_IMPORT_SYNC_FILE || h.pad != 0 {
+            return Err(libc::EINVAL);
+        }
+        let mut st = self.lock();
+        st.alive()?;
+        let point = st.sync_files.get(&h.fd).ok_or(libc::EINVAL)?.point;
+        let f = st.file(fd)?;
+        if !f.syncobjs.contains_key(&h.handle) {
+            return Err(libc::ENOENT);
+        }
+        f.syncobjs.insert(h.handle, point);
+        Ok(())
+    }
+
+    /// True when `fd` is a sync file the shim handed out.
+    pub fn is_sync_file(&self, fd: c_int) -> bool {
+        self.lock().sync_files.contains_key(&fd)
+    }
+
+    /// SYNC_IOC_FILE_INFO on one of the shim's sync files: 1 when its fence ended without
+    /// error, 0 while pending, a negative errno for a job that ended in error (as dma-fence
+    /// errors are reported): -ETIME hung, -EFAULT MMU fault, -ECANCELED canceled by a reset,
+    /// -ENODEV device lost, -ENOMEM out of parameter memory, -EIO any other failure.
+    pub fn sync_file_status(&self, fd: c_int) -> Result<i32, Errno> {
+        let mut st = self.lock();
+        if st.watchdog() {
+            self.cv.notify_all();
+        }
+        let point = st.sync_files.get(&fd).ok_or(libc::EBADF)?.point;
+        Ok(st.point_status(point))
+    }
+
     fn syncobj_wait(&self, fd: c_int, w: &mut drm_sys::drm_syncobj_wait) -> IoResult {
         // SAFETY: the wait struct points at count_handles handles (uapi).
         let hs = unsafe { user_slice::<u32>(w.handles, w.count_handles)? };
@@ -785,6 +867,44 @@ impl State {
         }
     }
 
+    /// The sync-file status of a fence (see `Shim::sync_file_status`).
+    fn point_status(&self, p: SyncPoint) -> i32 {
+        let SyncPoint::Job(id) = p else {
+            return i32::from(p == SyncPoint::Signalled);
+        };
+        let Some(j) = self.job(id) else {
+            return -libc::EINVAL;
+        };
+        match j.info.state {
+            DRM_SGX535_JOB_PENDING => 0,
+            DRM_SGX535_JOB_DONE => 1,
+            DRM_SGX535_JOB_HANG => -libc::ETIME,
+            DRM_SGX535_JOB_FAULT => -libc::EFAULT,
+            DRM_SGX535_JOB_CANCELED => -libc::ECANCELED,
+            DRM_SGX535_JOB_LOST => -libc::ENODEV,
+            DRM_SGX535_JOB_OUT_OF_MEMORY => -libc::ENOMEM,
+            _ => -libc::EIO,
+        }
+    }
+
+    /// Writes the eventfd of every sync file whose fence has ended.
+    fn wake_sync_files(&mut self) {
+        let ended: Vec<c_int> = self
+            .sync_files
+            .iter()
+            .filter(|(_, f)| !f.woken && self.point_status(f.point) != 0)
+            .map(|(&fd, _)| fd)
+            .collect();
+        for fd in ended {
+            let one: u64 = 1;
+            // SAFETY: writes 8 bytes to an eventfd of the shim's.
+            unsafe { libc::write(fd, (&one as *const u64).cast(), 8) };
+            if let Some(f) = self.sync_files.get_mut(&fd) {
+                f.woken = true;
+            }
+        }
+    }
+
     fn unref(&mut self, id: u64) {
         let Some(bo) = self.bos.get_mut(&id) else {
             return;
@@ -852,8 +972,14 @@ impl State {
         }
     }
 
-    /// Runs queued jobs in order while the one at the front has its dependencies signalled.
+    /// Runs queued jobs in order while the one at the front has its dependencies signalled,
+    /// then wakes the sync files of the jobs that ended.
     fn run_ready(&mut self) {
+        self.run_queue();
+        self.wake_sync_files();
+    }
+
+    fn run_queue(&mut self) {
         while self.hung.is_none() && !self.lost {
             let Some(&id) = self.queue.front() else {
                 return;
@@ -957,6 +1083,7 @@ impl State {
             }
         }
         self.queue.clear();
+        self.wake_sync_files();
     }
 }
 

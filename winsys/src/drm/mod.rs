@@ -709,6 +709,44 @@ impl Device for DrmDevice {
         self.shared.core.submit(job, &*self.shared)
     }
 
+    /// A pending job's out-syncobj exported as a sync file. A fence that has already ended has
+    /// no syncobj left (the reaper destroys it): it gets a signalled one's sync file, which
+    /// carries no error (ask the fence how the job ended).
+    fn export_fence(&self, fence: &Fence) -> Result<OwnedFd> {
+        let s = &self.shared;
+        s.core.check_alive()?;
+        if fence.device() != s.core.id {
+            return Err(WinsysError::ForeignObject("fence"));
+        }
+        let export = |h| {
+            drm::control::Device::syncobj_to_fd(&s.card, h, true).map_err(|e| WinsysError::Os {
+                op: "DRM_IOCTL_SYNCOBJ_HANDLE_TO_FD",
+                errno: s.check_lost(io_errno(&e)),
+            })
+        };
+        {
+            // Under the lock the reaper takes to destroy a finished job's syncobj.
+            let p = lock(&s.pending);
+            if let Some(j) = p.jobs.iter().find(|j| j.acc.fence.id() == fence.id()) {
+                return export(j.syncobj);
+            }
+        }
+        if fence.is_pending() {
+            // Accepted but not yet listed, or a user fence: the in-process form.
+            return fence.export_fd();
+        }
+        let h =
+            drm::control::Device::create_syncobj(&s.card, true).map_err(|e| WinsysError::Os {
+                op: "DRM_IOCTL_SYNCOBJ_CREATE",
+                errno: s.check_lost(io_errno(&e)),
+            })?;
+        let r = export(h);
+        if let Err(e) = drm::control::Device::destroy_syncobj(&s.card, h) {
+            log::error!("drm: destroying a syncobj: {e}");
+        }
+        r
+    }
+
     fn user_fence(&self) -> Result<UserFence> {
         Err(WinsysError::Unsupported {
             backend: "drm",
