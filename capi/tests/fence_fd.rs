@@ -4,6 +4,7 @@
 
 mod common;
 
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use common::*;
@@ -20,6 +21,13 @@ fn readable(fd: i32, timeout_ms: i32) -> bool {
     let n = unsafe { libc::poll(&mut p, 1, timeout_ms) };
     assert!(n >= 0, "poll: {}", std::io::Error::last_os_error());
     n == 1 && p.revents & libc::POLLIN != 0
+}
+
+/// The tests count the process's descriptors: one at a time.
+static SERIAL: Mutex<()> = Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 fn open_fds() -> usize {
@@ -58,11 +66,12 @@ fn close(fd: i32) {
 
 #[test]
 fn a_thread_holding_only_the_fd_sees_a_hung_job_end() {
+    let _serial = serial();
+    let before = open_fds();
     // Job 1 hangs; the replay device's watchdog ends it after its budget (2 s).
     let (s, c) = replay("hang_job.json");
     target(s, c, 16, 16);
     assert_eq!(clear_and_finish(s, c, [1.0; 4]), (SGX535_OK, 1));
-    let before = open_fds();
     let f = flush_clear(c);
     let fd = get_fd(s, f);
     assert!(!readable(fd, 0), "timeout 0 on a pending fence");
@@ -89,15 +98,16 @@ fn a_thread_holding_only_the_fd_sees_a_hung_job_end() {
     assert!(readable(fd, 0), "it stays readable");
     close(fd);
     ok(sgx535_fence_destroy(f));
-    assert_eq!(open_fds(), before, "no descriptor left behind");
     ok(sgx535_screen_destroy(s));
+    assert_eq!(open_fds(), before, "no descriptor left behind");
 }
 
 #[test]
 fn fds_of_finished_fences_are_readable_and_every_one_is_closed() {
+    let _serial = serial();
+    let before = open_fds();
     let (s, c) = model();
     target(s, c, 16, 16);
-    let before = open_fds();
     for _ in 0..50 {
         let f = flush_clear(c);
         let a = get_fd(s, f);
@@ -123,6 +133,7 @@ fn fds_of_finished_fences_are_readable_and_every_one_is_closed() {
 
 #[test]
 fn bad_arguments_are_refused() {
+    let _serial = serial();
     let (s, c) = model();
     target(s, c, 16, 16);
     let f = flush_clear(c);
