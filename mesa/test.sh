@@ -221,9 +221,9 @@ fi
 # A GPU fault injected by the shim (a host fixture: the second job faults in the PBE): the
 # process survives, the device counts the failed job, and the fault's GPU reset reaches GL: a
 # robust (lose-context-on-reset) context reads a reset, not GL_NO_ERROR, from
-# glGetGraphicsResetStatusEXT (the screen answers PIPE_CAP_DEVICE_RESET_STATUS_QUERY). It reads
-# GL_UNKNOWN_CONTEXT_RESET (0x8255): the driver's glue marks the context lost as unknown when
-# a call returns the fault, before st/mesa asks the library, which knows it guilty.
+# glGetGraphicsResetStatusEXT (the screen answers PIPE_CAP_DEVICE_RESET_STATUS_QUERY). The glue
+# marks the context lost when a call returns the fault, asking the library whose job it was:
+# GL_GUILTY_CONTEXT_RESET (0x8253) here; a glue that does not ask says unknown (0x8255).
 drm_run egl-drm-fault SGX535_SHIM_FIXTURE="$REPO/fixtures/host/fault_job_pbe.json" --fault
 status=$?
 failed_jobs=$(sed -n 's/^sgx535 stats: .* jobs_failed=\([0-9]*\).*/\1/p' "$OUT/egl-drm-fault.log")
