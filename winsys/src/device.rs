@@ -101,6 +101,17 @@ pub trait Device: Send + Sync {
         fence.export_fd()
     }
 
+    /// A fence that ends when the sync file `fd` signals, for use as a job's in-fence; the fd
+    /// is duplicated, so the caller may close it. Err(Unsupported) where the device cannot
+    /// wait for outside fences (every backend but drm).
+    fn import_fence(&self, fd: BorrowedFd<'_>) -> Result<Fence> {
+        let _ = fd;
+        Err(WinsysError::Unsupported {
+            backend: self.info().backend.name(),
+            what: "sync file import",
+        })
+    }
+
     /// Exports a buffer of this device as a dma-buf file descriptor (on the sim backend, a
     /// memfd), as PRIME's HANDLE_TO_FD does. Fences do not travel with it: the importer must
     /// not use the bytes before the exporter's fences have signalled.

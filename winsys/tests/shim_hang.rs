@@ -185,7 +185,8 @@ fn open_fds() -> usize {
 /// The drm backend exports a job's out-syncobj as a sync file (the shim's eventfd): pollable
 /// by a thread that holds nothing else, with timeouts 0, 1 ms and infinite; its status says
 /// how the job ended (-ETIME hung, -ECANCELED canceled by the reset, -EFAULT an MMU fault);
-/// no descriptor is left behind.
+/// imported back, a sync file holds a job back and passes its error on; no descriptor is left
+/// behind.
 #[test]
 fn child_sync_files() {
     if !in_child() {
@@ -194,6 +195,7 @@ fn child_sync_files() {
     let dev = DrmDevice::open_default().unwrap();
     let a_row = row(&dev, 2);
     let b_row = row(&dev, 1);
+    let c_row = row(&dev, 1);
     let ok = dev
         .submit(fill_job(&dev, &a_row, 0, 1).in_context(A))
         .unwrap();
@@ -213,8 +215,15 @@ fn child_sync_files() {
         .submit(common::hang::faulting_job(&dev, &b_row).in_context(22))
         .unwrap();
     let hung_fd = dev.export_fence(&hung).unwrap();
+    use std::os::fd::AsFd;
     let canceled_fd = dev.export_fence(&canceled).unwrap();
     let fault_fd = dev.export_fence(&fault).unwrap();
+    // Imported back (as another process would): a job held back by the hung job's sync file.
+    let imported = dev.import_fence(hung_fd.as_fd()).unwrap();
+    let after_hang = dev
+        .submit(fill_job(&dev, &c_row, 0, 7).in_context(33).after(&imported))
+        .unwrap();
+    let imported_ok = dev.import_fence(ok_fd.as_fd()).unwrap();
     assert!(!readable(&hung_fd, 0), "timeout 0 while it hangs");
     assert!(!readable(&hung_fd, 1), "timeout 1 ms while it hangs");
     assert_eq!(sync_file_status(&hung_fd), 0);
@@ -228,6 +237,16 @@ fn child_sync_files() {
     assert_eq!(sync_file_status(&canceled_fd), -libc::ECANCELED);
     assert!(readable(&fault_fd, -1));
     assert_eq!(sync_file_status(&fault_fd), -libc::EFAULT);
+    // The imported fence ended with the hung job's error; the job behind it ran after the
+    // reset (a dependency's error does not cancel its dependants).
+    imported_ok.wait(LONG).unwrap();
+    after_hang.wait(LONG).unwrap();
+    assert!(!hung.is_pending());
+    assert!(matches!(
+        job_error(imported.wait(LONG)),
+        JobError::Failed(reason) if reason.contains("ETIME")
+    ));
+    assert_eq!(common::pixels(&c_row), [7]);
     assert_eq!(
         job_error(hung.wait(LONG)),
         JobError::Hang {
@@ -238,6 +257,7 @@ fn child_sync_files() {
     let late = dev.export_fence(&canceled).unwrap();
     assert!(readable(&late, 0));
     drop((ok_fd, canceled_fd, fault_fd, late));
+    drop((imported, imported_ok, after_hang));
     dev.wait_idle(LONG).unwrap();
     assert_eq!(open_fds(), before, "every sync file closed");
     println!("CHILD-OK");

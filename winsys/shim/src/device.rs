@@ -751,6 +751,18 @@ impl Shim {
         Ok(())
     }
 
+    /// Records `new` as a duplicate of sync file `fd` (the same eventfd, the same fence).
+    pub fn dup_sync_file(&self, fd: c_int, new: c_int) {
+        let mut st = self.lock();
+        if let Some(f) = st.sync_files.get(&fd) {
+            let copy = SyncFile {
+                point: f.point,
+                woken: f.woken,
+            };
+            st.sync_files.insert(new, copy);
+        }
+    }
+
     /// True when `fd` is a sync file the shim handed out.
     pub fn is_sync_file(&self, fd: c_int) -> bool {
         self.lock().sync_files.contains_key(&fd)

@@ -282,13 +282,16 @@ pub unsafe extern "C" fn ioctl(fd: c_int, request: c_ulong, arg: *mut c_void) ->
     }
 }
 
-/// Records a new descriptor for node file `fd` (Mesa's loader and libsgx535 both duplicate
-/// the render node's fd before using it).
+/// Records a new descriptor for node file or sync file `fd` (Mesa's loader and libsgx535 both
+/// duplicate the render node's fd before using it).
 fn note_dup(fd: c_int, out: c_int) -> c_int {
     if out >= 0 {
         if let Some(s) = ours(fd) {
             s.dup_file(fd, out);
             fakefs::add_fd(out);
+        } else if let Some(s) = SHIM.get() {
+            // A sync file's duplicate answers SYNC_IOC_FILE_INFO as the original does.
+            s.dup_sync_file(fd, out);
         }
     }
     out

@@ -14,6 +14,7 @@
 //! it) tells of resets that other files' jobs caused, which leave every context here innocent.
 
 mod reaper;
+mod sync_file;
 pub mod uapi;
 
 use std::collections::HashMap;
@@ -141,8 +142,18 @@ pub(crate) struct InFlight {
     pub submitted: std::time::Instant,
 }
 
+/// A fence imported from a sync file: its syncobj, which the reaper waits for, and the sync
+/// file, which says how it ended.
+pub(crate) struct Imported {
+    pub syncobj: syncobj::Handle,
+    pub fence: Fence,
+    pub sync_file: OwnedFd,
+    pub _token: crate::live::LiveToken,
+}
+
 pub(crate) struct Pending {
     pub jobs: Vec<InFlight>,
+    pub imports: Vec<Imported>,
     pub shutdown: bool,
 }
 
@@ -247,8 +258,10 @@ impl Engine for DrmShared {
         // destroyed (it removes the job under this lock when it signals the fence).
         let mut in_syncs: Vec<u32> = Vec::new();
         for dep in acc.deps.iter().filter(|f| f.is_pending()) {
-            match pending.jobs.iter().find(|j| j.acc.fence.id() == dep.id()) {
-                Some(j) => in_syncs.push(j.syncobj.into()),
+            let job = pending.jobs.iter().find(|j| j.acc.fence.id() == dep.id());
+            let import = pending.imports.iter().find(|i| i.fence.id() == dep.id());
+            match job.map(|j| j.syncobj).or(import.map(|i| i.syncobj)) {
+                Some(h) => in_syncs.push(h.into()),
                 None => {
                     return Err(WinsysError::InvalidJob(format!(
                         "fence {} is not a job of this device",
@@ -532,6 +545,7 @@ impl DrmDevice {
             info,
             pending: Mutex::new(Pending {
                 jobs: Vec::new(),
+                imports: Vec::new(),
                 shutdown: false,
             }),
             wake,
@@ -707,6 +721,47 @@ impl Device for DrmDevice {
 
     fn submit(&self, job: Job) -> Result<Fence> {
         self.shared.core.submit(job, &*self.shared)
+    }
+
+    /// A sync file's fence into a syncobj (SYNCOBJ_FD_TO_HANDLE with IMPORT_SYNC_FILE) that
+    /// the reaper waits for: the fence ends when it signals, with an error
+    /// (`JobError::Failed` naming the errno) when SYNC_IOC_FILE_INFO reports one.
+    fn import_fence(&self, fd: BorrowedFd<'_>) -> Result<Fence> {
+        let s = &self.shared;
+        s.core.check_alive()?;
+        let sync_file = fd.try_clone_to_owned().map_err(|e| WinsysError::Os {
+            op: "dup of a sync file",
+            errno: io_errno(&e),
+        })?;
+        let h =
+            drm::control::Device::create_syncobj(&s.card, false).map_err(|e| WinsysError::Os {
+                op: "DRM_IOCTL_SYNCOBJ_CREATE",
+                errno: s.check_lost(io_errno(&e)),
+            })?;
+        if let Err(errno) = sync_file::import(s.card.as_fd(), h.into(), fd) {
+            let _ = drm::control::Device::destroy_syncobj(&s.card, h);
+            return Err(WinsysError::Os {
+                op: "DRM_IOCTL_SYNCOBJ_FD_TO_HANDLE",
+                errno: s.check_lost(errno),
+            });
+        }
+        let fence = s.core.new_fence();
+        let mut p = lock(&s.pending);
+        if p.shutdown {
+            let _ = drm::control::Device::destroy_syncobj(&s.card, h);
+            return Err(WinsysError::DeviceLost);
+        }
+        p.imports.push(Imported {
+            syncobj: h,
+            fence: fence.clone(),
+            sync_file,
+            _token: s.core.live.token(crate::live::LiveKind::Job),
+        });
+        drop(p);
+        if let Err(e) = drm::control::Device::syncobj_signal(&s.card, &[s.wake]) {
+            log::error!("drm: waking the reaper: {e}");
+        }
+        Ok(fence)
     }
 
     /// A pending job's out-syncobj exported as a sync file. A fence that has already ended has
