@@ -18,7 +18,7 @@ use std::ffi::c_int;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::Duration;
 
-use sgx_sim::{Gpu, Injection, JobDesc, JobStatus, Perm};
+use sgx_sim::{Gpu, JobDesc, JobStatus, Perm};
 use sgx_winsys::drm::uapi::*;
 use sgx_winsys::replay::{Fixture, Inject};
 use sgx_winsys::va::{VaAllocator, PAGE_B, VA_END, VA_START};
@@ -142,7 +142,7 @@ unsafe fn user_slice<'a, T>(ptr: u64, n: u32) -> Result<&'a [T], Errno> {
 }
 
 fn unit_index(u: sgx_sim::Unit) -> u32 {
-    u.bif_bit().trailing_zeros() - 1
+    sgx_winsys::Unit::from_model(u).index()
 }
 
 fn set_reason(info: &mut drm_sgx535_job_info, text: &str) {
@@ -1006,20 +1006,11 @@ impl State {
                 .as_ref()
                 .and_then(|f| f.for_job(self.jobs[i].index))
                 .cloned();
-            let injection = match inject {
-                Some(Inject::LoseDevice { .. }) => {
-                    self.lose();
-                    return;
-                }
-                Some(Inject::FaultJob { unit, addr, .. }) => Some(Injection::Fault {
-                    job: 0,
-                    unit: sim_unit(unit),
-                    addr,
-                }),
-                Some(Inject::HangJob { .. }) => Some(Injection::Hang { job: 0 }),
-                Some(Inject::FailJob { reason, .. }) => Some(Injection::Fail { job: 0, reason }),
-                _ => None,
-            };
+            if let Some(Inject::LoseDevice { .. }) = inject {
+                self.lose();
+                return;
+            }
+            let injection = inject.as_ref().and_then(Inject::model_injection);
             if let Some(inj) = injection {
                 self.gpu.inject(inj);
             }
@@ -1033,24 +1024,14 @@ impl State {
                 self.hung = Some((id, now_ns()));
                 return;
             }
+            let rep = sgx_winsys::sim::model_report(&r);
             let info = &mut self.jobs[i].info;
-            info.events = r.events;
-            info.events2 = r.events2;
-            info.bif_int_stat = r.bif_int_stat;
-            info.start_cycles = r.start_cycles;
-            info.end_cycles = r.end_cycles;
-            let c = r.counters;
-            info.counters = [
-                c.tiles_rendered,
-                c.tiles_loaded,
-                c.tiles_stored,
-                c.pixels_shaded,
-                c.texels_fetched,
-                c.usse_instructions,
-                c.pbe_bytes_written,
-                c.prims_binned,
-                c.pb_bytes_used,
-            ];
+            info.events = rep.events;
+            info.events2 = rep.events2;
+            info.bif_int_stat = rep.bif_int_stat;
+            info.start_cycles = rep.start_cycles;
+            info.end_cycles = rep.end_cycles;
+            info.counters = rep.counters.to_array();
             info.state = match r.status {
                 JobStatus::Done => DRM_SGX535_JOB_DONE,
                 JobStatus::Fault(f) => {
@@ -1097,19 +1078,4 @@ impl State {
         self.queue.clear();
         self.wake_sync_files();
     }
-}
-
-fn sim_unit(u: sgx_winsys::Unit) -> sgx_sim::Unit {
-    use sgx_sim::Unit as S;
-    [
-        S::Cache,
-        S::Ta,
-        S::Vdm,
-        S::TwoD,
-        S::Pbe,
-        S::Tsp,
-        S::Isp,
-        S::UssePds,
-        S::Host,
-    ][u.index() as usize]
 }

@@ -186,6 +186,27 @@ fn strip_position(msg: &str) -> &str {
     msg.rfind(" at line ").map_or(msg, |i| &msg[..i])
 }
 
+impl Inject {
+    /// The device model's injection for this job injection (None for the injections the
+    /// backend itself plays: refusals, failed allocations, a lost device). The sim backend's
+    /// worker and the drm-shim's fake kernel both inject through this.
+    pub fn model_injection(&self) -> Option<sgx_sim::Injection> {
+        match self {
+            Inject::FaultJob { unit, addr, .. } => Some(sgx_sim::Injection::Fault {
+                job: 0,
+                unit: unit.to_model(),
+                addr: *addr,
+            }),
+            Inject::HangJob { .. } => Some(sgx_sim::Injection::Hang { job: 0 }),
+            Inject::FailJob { reason, .. } => Some(sgx_sim::Injection::Fail {
+                job: 0,
+                reason: reason.clone(),
+            }),
+            _ => None,
+        }
+    }
+}
+
 impl Fixture {
     /// Parses fixture JSON; `path` names it in errors, which give the line, column and field.
     pub fn from_json(text: &str, path: &str) -> Result<Fixture> {

@@ -134,23 +134,6 @@ fn record_reset(shared: &SimShared, acc: &Accepted) {
     });
 }
 
-/// The model's injection for a fixture's job injection.
-fn sim_injection(i: &Inject) -> Option<sgx_sim::Injection> {
-    match i {
-        Inject::FaultJob { unit, addr, .. } => Some(sgx_sim::Injection::Fault {
-            job: 0,
-            unit: convert::sim_unit(*unit),
-            addr: *addr,
-        }),
-        Inject::HangJob { .. } => Some(sgx_sim::Injection::Hang { job: 0 }),
-        Inject::FailJob { reason, .. } => Some(sgx_sim::Injection::Fail {
-            job: 0,
-            reason: reason.clone(),
-        }),
-        _ => None,
-    }
-}
-
 fn run_one(shared: &SimShared, acc: Accepted) {
     let inject = shared
         .fixture
@@ -166,7 +149,7 @@ fn run_one(shared: &SimShared, acc: Accepted) {
     let t0 = Instant::now();
     let result = {
         let mut gpu = lock(&shared.gpu);
-        if let Some(i) = inject.as_ref().and_then(sim_injection) {
+        if let Some(i) = inject.as_ref().and_then(Inject::model_injection) {
             gpu.inject(i);
         }
         gpu.run(&desc)
