@@ -219,15 +219,23 @@ else
 fi
 
 # A GPU fault injected by the shim (a host fixture: the second job faults in the PBE): the
-# process survives, and the device counts the failed job. (The library does not yet return the
-# fault to the caller of a later map or fence wait: the frame is wrong, silently; see README.)
-drm_run egl-drm-fault SGX535_SHIM_FIXTURE="$REPO/fixtures/host/fault_job_pbe.json"
+# process survives, the device counts the failed job, and the fault's GPU reset reaches GL: a
+# robust (lose-context-on-reset) context reads a reset, not GL_NO_ERROR, from
+# glGetGraphicsResetStatusEXT (the screen answers PIPE_CAP_DEVICE_RESET_STATUS_QUERY). The glue
+# marks the context lost when a call returns the fault, asking the library whose job it was:
+# GL_GUILTY_CONTEXT_RESET (0x8253) here; a glue that does not ask says unknown (0x8255).
+drm_run egl-drm-fault SGX535_SHIM_FIXTURE="$REPO/fixtures/host/fault_job_pbe.json" --fault
 status=$?
 failed_jobs=$(sed -n 's/^sgx535 stats: .* jobs_failed=\([0-9]*\).*/\1/p' "$OUT/egl-drm-fault.log")
 if [ $status -lt 128 ] && [ $status -ne 124 ] && [ "${failed_jobs:-0}" -ge 1 ]; then
   pass "an injected GPU fault: the process exits normally (status $status), $failed_jobs failed job counted"
 else
   fail "injected fault: status $status, failed jobs '${failed_jobs:-none}' (see $OUT/egl-drm-fault.log)"
+fi
+if grep -q '^egl_drm: FAULT-OK' "$OUT/egl-drm-fault.log"; then
+  pass "the fault's reset reaches GL: glGetGraphicsResetStatusEXT $(grep '^egl_drm: reset status' "$OUT/egl-drm-fault.log" | sed 's/^egl_drm: reset status //')"
+else
+  fail "a robust context does not see the fault's reset (see $OUT/egl-drm-fault.log)"
 fi
 
 echo "mesa/test.sh: $FAILS failure(s); artifacts in $OUT"

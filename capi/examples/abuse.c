@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <sgx535.h>
 #include <sgx535_pipe.h>
@@ -344,7 +345,9 @@ int main(void)
     EXPECT(sgx535_delete_rasterizer_state(ctx, dead_cso), SGX535_ERROR_INVALID_HANDLE);
     sgx535_fence fence;
     CHECK(sgx535_flush(ctx, 0, &fence));
-    EXPECT(sgx535_fence_get_fd(screen, fence, &ivalue), SGX535_ERROR_UNSUPPORTED);
+    EXPECT(sgx535_fence_get_fd(screen, fence, NULL), SGX535_ERROR_INVALID_ARGUMENT);
+    EXPECT(sgx535_fence_get_fd(screen, fence, &ivalue), SGX535_OK);
+    close(ivalue);
     EXPECT(sgx535_fence_finish(screen, fence, 0, NULL), SGX535_ERROR_INVALID_ARGUMENT);
     CHECK(sgx535_fence_destroy(fence));
     EXPECT(sgx535_fence_finish(screen, fence, 0, &flag), SGX535_ERROR_INVALID_HANDLE);

@@ -1107,8 +1107,11 @@ sgx535_status sgx535_fence_finish(sgx535_screen screen,
                                   uint64_t timeout_ns,
                                   uint8_t *signalled);
 
-// `fence_get_fd`: a sync_file fd that signals with the fence. Only a DRM device can export
-// one; the in-process model answers SGX535_ERROR_UNSUPPORTED.
+// `fence_get_fd`: a file descriptor that becomes readable (POLLIN) when the fence ends, on
+// every device: on a DRM device the kernel's sync_file (SYNC_IOC_FILE_INFO's status is
+// negative for a job that ended in error), on the model an eventfd the library writes when
+// the job ends, which says that the job ended, not how (`sgx535_fence_finish` does). The
+// caller owns it and closes it; each call gives a new one.
 sgx535_status sgx535_fence_get_fd(sgx535_screen screen, sgx535_fence fence, int32_t *fd);
 
 // The message of the calling thread's last failed call ("" when none). Valid until the

@@ -8,7 +8,7 @@ use sgx_winsys::Fence;
 use crate::ffi::{check_out, guard, write};
 use crate::handles::{self, Kind, Owner};
 use crate::screen::{self, sgx535_screen};
-use crate::status::{sgx535_status, unsupported, Result};
+use crate::status::{sgx535_status, Result};
 
 /// The end of some GPU work.
 #[repr(C)]
@@ -97,8 +97,11 @@ pub unsafe extern "C" fn sgx535_fence_finish(
     })
 }
 
-/// `fence_get_fd`: a sync_file fd that signals with the fence. Only a DRM device can export
-/// one; the in-process model answers SGX535_ERROR_UNSUPPORTED.
+/// `fence_get_fd`: a file descriptor that becomes readable (POLLIN) when the fence ends, on
+/// every device: on a DRM device the kernel's sync_file (SYNC_IOC_FILE_INFO's status is
+/// negative for a job that ended in error), on the model an eventfd the library writes when
+/// the job ends, which says that the job ended, not how (`sgx535_fence_finish` does). The
+/// caller owns it and closes it; each call gives a new one.
 #[no_mangle]
 pub unsafe extern "C" fn sgx535_fence_get_fd(
     screen: sgx535_screen,
@@ -107,11 +110,20 @@ pub unsafe extern "C" fn sgx535_fence_get_fd(
 ) -> sgx535_status {
     guard(|| {
         let s = screen::get(screen)?;
-        get(fence)?;
+        let (f, owner) = get(fence)?;
+        if owner.screen != screen.id {
+            return Err(crate::status::Error::new(
+                crate::status::SGX535_ERROR_INVALID_HANDLE,
+                "fence belongs to another screen",
+            ));
+        }
         check_out(fd, "fd")?;
-        unsupported(format!(
-            "fence export to a sync_file: not offered by the {} backend yet",
-            s.screen.device().info().backend.name()
-        ))
+        let out = match &f.fence {
+            Some(fence) => s.screen.device().export_fence(fence)?,
+            None => sgx_winsys::signalled_fd()?,
+        };
+        let raw = std::os::fd::IntoRawFd::into_raw_fd(out);
+        // SAFETY: checked by check_out.
+        unsafe { write(fd, "fd", raw) }
     })
 }

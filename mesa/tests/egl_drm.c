@@ -17,7 +17,14 @@
  * reach the application as GL_OUT_OF_MEMORY, and the context must keep
  * working. Prints "egl_drm: OOM-OK".
  *
- *   egl_drm [--oom] [/dev/dri/renderD128]
+ * With --fault (run under a drm-shim fixture that makes a job take an MMU
+ * fault), the context is made robust (EGL_EXT_create_context_robustness,
+ * lose context on reset); after the usual rendering, glFinish and
+ * glGetGraphicsResetStatusEXT must report a reset (the fault resets the GPU),
+ * not GL_NO_ERROR. Prints "egl_drm: reset status 0x...." and
+ * "egl_drm: FAULT-OK", or "egl_drm: NO-ROBUSTNESS" when EGL does not offer it.
+ *
+ *   egl_drm [--oom | --fault] [/dev/dri/renderD128]
  */
 #include <EGL/egl.h>
 #include <EGL/eglext.h>
@@ -151,7 +158,8 @@ int
 main(int argc, char **argv)
 {
    int oom = argc > 1 && strcmp(argv[1], "--oom") == 0;
-   if (oom) {
+   int fault = argc > 1 && strcmp(argv[1], "--fault") == 0;
+   if (oom || fault) {
       argc--;
       argv++;
    }
@@ -176,7 +184,20 @@ main(int argc, char **argv)
    EGLConfig cfg;
    EGLint n = 0;
    eglChooseConfig(dpy, cfg_attribs, &cfg, 1, &n);
-   static const EGLint ctx_attribs[] = {EGL_CONTEXT_CLIENT_VERSION, 2, EGL_NONE};
+   static const EGLint plain_attribs[] = {EGL_CONTEXT_CLIENT_VERSION, 2, EGL_NONE};
+   static const EGLint robust_attribs[] = {
+      EGL_CONTEXT_CLIENT_VERSION, 2,
+      EGL_CONTEXT_OPENGL_RESET_NOTIFICATION_STRATEGY_EXT, EGL_LOSE_CONTEXT_ON_RESET_EXT,
+      EGL_NONE};
+   const EGLint *ctx_attribs = plain_attribs;
+   if (fault) {
+      const char *exts = eglQueryString(dpy, EGL_EXTENSIONS);
+      if (!exts || !strstr(exts, "EGL_EXT_create_context_robustness")) {
+         printf("egl_drm: NO-ROBUSTNESS (EGL_EXT_create_context_robustness not offered)\n");
+         return 1;
+      }
+      ctx_attribs = robust_attribs;
+   }
    eglBindAPI(EGL_OPENGL_ES_API);
    EGLContext ctx = eglCreateContext(dpy, n ? cfg : EGL_NO_CONFIG_KHR, EGL_NO_CONTEXT, ctx_attribs);
    if (ctx == EGL_NO_CONTEXT || !eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, ctx)) {
@@ -221,6 +242,20 @@ main(int argc, char **argv)
    fbo_on(mip, 1);
    expect_pixel(5, 7, grey, 2, "32x32 mip level");
 
+   if (fault) {
+      typedef GLenum (*reset_status_fn)(void);
+      reset_status_fn get_reset_status =
+         (reset_status_fn)eglGetProcAddress("glGetGraphicsResetStatusEXT");
+      glFinish();
+      GLenum status = get_reset_status ? get_reset_status() : GL_NO_ERROR;
+      /* GL_GUILTY_CONTEXT_RESET_EXT 0x8253, INNOCENT 0x8254, UNKNOWN 0x8255. The pixel
+       * checks above fail once the context is lost (its calls do nothing): expected here. */
+      printf("egl_drm: reset status 0x%04x\n", status);
+      if (status != GL_NO_ERROR)
+         printf("egl_drm: FAULT-OK\n");
+      /* The pixel checks' failures are not this mode's: the status is. */
+      failures = status == GL_NO_ERROR;
+   }
    eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
    eglDestroyContext(dpy, ctx);
    eglTerminate(dpy);
@@ -228,6 +263,8 @@ main(int argc, char **argv)
    close(fd);
    if (failures)
       return 1;
+   if (fault)
+      return 0;
    printf("egl_drm: OK\n");
    return 0;
 }

@@ -87,6 +87,7 @@ cap_enum! {
         BufferMapPersistentCoherent,
         MixedFramebufferSizes,
         GenerateMipmap,
+        DeviceResetStatusQuery,
     }
 }
 
@@ -193,6 +194,10 @@ pub fn get_param(cap: Cap) -> i64 {
         // generate_mipmap is the blitter's fenced per-level chain (or its CPU route), so
         // st/mesa calls it instead of blitting level by level itself.
         GenerateMipmap => 1,
+        // get_device_reset_status tells guilty / innocent after a hang or an MMU fault
+        // (reset.rs); with it st/mesa answers glGetGraphicsResetStatusARB and the DRI
+        // frontends offer robust (lose-context-on-reset) contexts.
+        DeviceResetStatusQuery => 1,
     }
 }
 

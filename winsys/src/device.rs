@@ -92,6 +92,26 @@ pub trait Device: Send + Sync {
         Vec::new()
     }
 
+    /// Exports `fence` as a file descriptor that becomes readable (POLLIN) when the fence ends,
+    /// as a sync_file does; the caller owns it. On the drm backend it is the kernel's sync
+    /// file of the job's out-syncobj (SYNCOBJ_HANDLE_TO_FD, EXPORT_SYNC_FILE), whose
+    /// SYNC_IOC_FILE_INFO status is negative for a job that ended in error; elsewhere, and for
+    /// a fence with no kernel job, an eventfd ([`Fence::export_fd`]) that carries no error.
+    fn export_fence(&self, fence: &Fence) -> Result<OwnedFd> {
+        fence.export_fd()
+    }
+
+    /// A fence that ends when the sync file `fd` signals, for use as a job's in-fence; the fd
+    /// is duplicated, so the caller may close it. Err(Unsupported) where the device cannot
+    /// wait for outside fences (every backend but drm).
+    fn import_fence(&self, fd: BorrowedFd<'_>) -> Result<Fence> {
+        let _ = fd;
+        Err(WinsysError::Unsupported {
+            backend: self.info().backend.name(),
+            what: "sync file import",
+        })
+    }
+
     /// Exports a buffer of this device as a dma-buf file descriptor (on the sim backend, a
     /// memfd), as PRIME's HANDLE_TO_FD does. Fences do not travel with it: the importer must
     /// not use the bytes before the exporter's fences have signalled.

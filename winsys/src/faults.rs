@@ -29,6 +29,26 @@ pub enum JobFault {
     LoseDevice,
 }
 
+impl JobFault {
+    /// The device model's injection for this fault, the one mapping the sim backend and the
+    /// drm-shim share (a lost device is the host's doing, not the model's: `None`).
+    pub fn model_injection(&self) -> Option<sgx_sim::Injection> {
+        match self {
+            JobFault::Fault { unit, addr } => Some(sgx_sim::Injection::Fault {
+                job: 0,
+                unit: unit.to_model(),
+                addr: *addr,
+            }),
+            JobFault::Hang => Some(sgx_sim::Injection::Hang { job: 0 }),
+            JobFault::Fail { reason } => Some(sgx_sim::Injection::Fail {
+                job: 0,
+                reason: reason.clone(),
+            }),
+            JobFault::LoseDevice => None,
+        }
+    }
+}
+
 /// A plan of failures, asked by 0-based index: `submission` counts submissions that reach the
 /// kernel (refused ones too), `job` counts accepted jobs in submission order, `allocation`
 /// counts buffer allocations.

@@ -1,5 +1,11 @@
 //! Fences: one per job, signalled by the backend's worker when the job ends.
+//!
+//! A fence can leave the process as a file descriptor ([`Fence::export_fd`]): an eventfd that
+//! becomes readable (POLLIN) when the fence ends, as a sync_file does, on every backend. The
+//! backend's thread that ends the fence writes it, so a thread or process holding only the fd
+//! sees the end without calling into the library.
 
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, Weak};
 use std::thread::ThreadId;
 use std::time::{Duration, Instant};
@@ -26,6 +32,21 @@ pub(crate) trait Notify: Send + Sync {
 struct Slot {
     status: FenceStatus,
     signalled_by: Option<ThreadId>,
+    /// The eventfd exported copies duplicate, made on the first export.
+    fd: Option<OwnedFd>,
+}
+
+/// Makes `fd` (an eventfd) readable: adds 1 to its counter.
+fn wake_fd(fd: &OwnedFd) {
+    let one: u64 = 1;
+    // SAFETY: writes the 8 bytes of `one` to an eventfd this fence owns.
+    let n = unsafe { libc::write(fd.as_raw_fd(), (&one as *const u64).cast(), 8) };
+    if n != 8 {
+        log::error!(
+            "fence: writing its eventfd: {}",
+            std::io::Error::last_os_error()
+        );
+    }
 }
 
 struct FenceInner {
@@ -57,6 +78,7 @@ impl Fence {
             slot: Mutex::new(Slot {
                 status: FenceStatus::Pending,
                 signalled_by: None,
+                fd: None,
             }),
             cv: Condvar::new(),
             _live: live.token(LiveKind::Fence),
@@ -127,6 +149,35 @@ impl Fence {
         }
     }
 
+    /// A file descriptor that becomes readable (POLLIN) when the fence ends, with or without
+    /// error, and stays readable: an eventfd, polled as a sync_file is. The caller owns it
+    /// (close it); each call gives a new descriptor of the same eventfd. It carries no error:
+    /// ask the fence ([`Fence::status`]) how the job ended.
+    pub fn export_fd(&self) -> Result<OwnedFd> {
+        let mut slot = self.slot();
+        if slot.fd.is_none() {
+            // SAFETY: eventfd takes an initial count and flags and returns a new descriptor.
+            let raw = unsafe { libc::eventfd(0, libc::EFD_CLOEXEC | libc::EFD_NONBLOCK) };
+            if raw < 0 {
+                return Err(os_error("eventfd"));
+            }
+            // SAFETY: `raw` is the new eventfd, owned by nothing else.
+            let fd = unsafe { OwnedFd::from_raw_fd(raw) };
+            if slot.status != FenceStatus::Pending {
+                wake_fd(&fd);
+            }
+            slot.fd = Some(fd);
+        }
+        slot.fd
+            .as_ref()
+            .expect("made above")
+            .try_clone()
+            .map_err(|e| WinsysError::Os {
+                op: "dup of a fence's eventfd",
+                errno: crate::error::Errno::from_raw(e.raw_os_error().unwrap_or(0)),
+            })
+    }
+
     /// Ends the fence with `result`. The first call wins; later calls are ignored, so a job
     /// that finished is never re-marked (for example as lost). Returns whether it changed.
     pub(crate) fn signal(&self, result: std::result::Result<(), JobError>) -> bool {
@@ -139,9 +190,30 @@ impl Fence {
             Err(e) => FenceStatus::Error(e),
         };
         slot.signalled_by = Some(std::thread::current().id());
+        if let Some(fd) = &slot.fd {
+            wake_fd(fd);
+        }
         drop(slot);
         self.0.cv.notify_all();
         true
+    }
+}
+
+/// A descriptor already readable: the exported form of a fence with no work behind it.
+pub fn signalled_fd() -> Result<OwnedFd> {
+    // SAFETY: eventfd takes an initial count and flags and returns a new descriptor.
+    let raw = unsafe { libc::eventfd(1, libc::EFD_CLOEXEC | libc::EFD_NONBLOCK) };
+    if raw < 0 {
+        return Err(os_error("eventfd"));
+    }
+    // SAFETY: `raw` is the new eventfd, owned by nothing else.
+    Ok(unsafe { OwnedFd::from_raw_fd(raw) })
+}
+
+fn os_error(op: &'static str) -> WinsysError {
+    WinsysError::Os {
+        op,
+        errno: crate::error::Errno::last(),
     }
 }
 
@@ -193,6 +265,37 @@ impl Drop for UserFence {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::os::fd::AsFd;
+
+    /// Polls `fd` for POLLIN for up to `timeout_ms` (-1: forever); true when readable.
+    fn readable(fd: &impl AsFd, timeout_ms: i32) -> bool {
+        let mut p = libc::pollfd {
+            fd: fd.as_fd().as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        // SAFETY: one valid pollfd.
+        let n = unsafe { libc::poll(&mut p, 1, timeout_ms) };
+        assert!(n >= 0, "poll: {}", std::io::Error::last_os_error());
+        n == 1 && p.revents & libc::POLLIN != 0
+    }
+
+    #[test]
+    fn an_exported_fd_becomes_readable_when_the_fence_ends() {
+        let f = fence(7);
+        let fd = f.export_fd().unwrap();
+        assert!(!readable(&fd, 0), "timeout 0: pending");
+        assert!(!readable(&fd, 1), "timeout 1 ms: pending");
+        // A second thread holding only the fd sees the signal with an infinite wait.
+        let waiter = std::thread::spawn(move || readable(&fd, -1));
+        std::thread::sleep(Duration::from_millis(20));
+        assert!(f.signal(Err(JobError::Canceled)));
+        assert!(waiter.join().unwrap());
+        // Exported after the end: readable at once; every copy stays readable.
+        let late = f.export_fd().unwrap();
+        assert!(readable(&late, 0));
+        assert!(readable(&late, 0));
+    }
 
     fn fence(id: u64) -> Fence {
         Fence::new(1, id, &Arc::new(LiveCounters::default()))

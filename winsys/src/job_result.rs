@@ -53,6 +53,36 @@ impl Unit {
         Unit::ALL.get(index as usize).copied()
     }
 
+    /// The device model's name for the unit.
+    pub fn to_model(self) -> sgx_sim::Unit {
+        match self {
+            Unit::Cache => sgx_sim::Unit::Cache,
+            Unit::Ta => sgx_sim::Unit::Ta,
+            Unit::Vdm => sgx_sim::Unit::Vdm,
+            Unit::TwoD => sgx_sim::Unit::TwoD,
+            Unit::Pbe => sgx_sim::Unit::Pbe,
+            Unit::Tsp => sgx_sim::Unit::Tsp,
+            Unit::Isp => sgx_sim::Unit::Isp,
+            Unit::UssePds => sgx_sim::Unit::UssePds,
+            Unit::Host => sgx_sim::Unit::Host,
+        }
+    }
+
+    /// The unit the device model names `u`.
+    pub fn from_model(u: sgx_sim::Unit) -> Unit {
+        match u {
+            sgx_sim::Unit::Cache => Unit::Cache,
+            sgx_sim::Unit::Ta => Unit::Ta,
+            sgx_sim::Unit::Vdm => Unit::Vdm,
+            sgx_sim::Unit::TwoD => Unit::TwoD,
+            sgx_sim::Unit::Pbe => Unit::Pbe,
+            sgx_sim::Unit::Tsp => Unit::Tsp,
+            sgx_sim::Unit::Isp => Unit::Isp,
+            sgx_sim::Unit::UssePds => Unit::UssePds,
+            sgx_sim::Unit::Host => Unit::Host,
+        }
+    }
+
     /// Lower-case name, as fixtures and traces spell it.
     pub fn name(self) -> &'static str {
         match self {
@@ -165,6 +195,15 @@ mod tests {
         }
         assert_eq!(Unit::from_index(9), None);
         assert_eq!(Unit::from_name("PBE"), None);
+    }
+
+    #[test]
+    fn model_units_round_trip_in_bif_order() {
+        for u in Unit::ALL {
+            assert_eq!(Unit::from_model(u.to_model()), u);
+            // BIF_INT_STAT bits 1-9 name the faulting unit, in index order.
+            assert_eq!(u.to_model().bif_bit(), 2 << u.index());
+        }
     }
 
     #[test]

@@ -7,10 +7,15 @@ use std::time::Duration;
 /// say otherwise.
 pub const DEFAULT_HANG_BUDGET: Duration = Duration::from_secs(2);
 
+/// The `guilty_context` of a reset another client of the kernel caused (another process, or
+/// another open of the render node): every context of this device is innocent of it.
+pub const FOREIGN_CONTEXT: u64 = u64::MAX;
+
 /// One reset of the device.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ResetRecord {
-    /// The out-fence of the job that hung (it ended with `JobError::Hang`).
+    /// The out-fence of the job that caused it (it ended with `JobError::Hang`, or with an MMU
+    /// `JobError::Fault`); 0 for a reset another client caused.
     pub fence: u64,
     /// The context that submitted it, when the job named one (`Job::context`).
     pub guilty_context: Option<u64>,

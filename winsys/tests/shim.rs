@@ -6,7 +6,6 @@
 mod common;
 
 use std::path::PathBuf;
-use std::process::Command;
 
 use common::LONG;
 use sgx_hwdocs::Format;
@@ -123,34 +122,9 @@ fn scenario(dev: &dyn Device) -> serde_json::Value {
     serde_json::json!({ "pixels": pixels, "fault": fault, "trace": trace })
 }
 
-/// The shim library cargo built next to this test (a dev-dependency of the crate).
-fn shim_library() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let deps = exe.parent().unwrap();
-    [deps.to_path_buf(), deps.parent().unwrap().to_path_buf()]
-        .iter()
-        .map(|d| d.join("libsgx535_drm_shim.so"))
-        .find(|p| p.exists())
-        .expect("libsgx535_drm_shim.so not built next to the test (cargo test -p sgx-winsys)")
-}
-
 /// Runs the child test `name` with the shim preloaded; returns its stdout.
 fn run_child(name: &str, envs: &[(&str, String)]) -> String {
-    let out = Command::new(std::env::current_exe().unwrap())
-        .args([name, "--exact", "--nocapture", "--test-threads=1"])
-        .env("LD_PRELOAD", shim_library())
-        .env(CHILD_ENV, "1")
-        .env_remove("SGX_DRM_NODE")
-        .envs(envs.iter().map(|(k, v)| (*k, v.as_str())))
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(
-        out.status.success(),
-        "child {name} failed:\n{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    stdout
+    common::preload::run_child(name, CHILD_ENV, envs)
 }
 
 fn in_child() -> bool {

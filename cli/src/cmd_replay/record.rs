@@ -75,6 +75,9 @@ pub fn injections(trace: &Trace) -> (Vec<Inject>, Vec<String>) {
                 out.push(Inject::HangJob { job });
                 true
             }
+            // Canceled by the reset an earlier job of its context caused (an MMU fault; a hang
+            // stops the recording above): replaying that job's fault cancels it again.
+            TraceResult::Canceled => false,
             other => {
                 out.push(Inject::FailJob {
                     job,

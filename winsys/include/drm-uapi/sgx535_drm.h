@@ -33,6 +33,9 @@ enum drm_sgx535_param {
 	DRM_SGX535_PARAM_PAGE_SIZE = 3,
 	/* 1 when the GPU behind the node is the device model (drm-shim), 0 for hardware. */
 	DRM_SGX535_PARAM_IS_MODEL = 4,
+	/* MODEL: how long a job may run before the watchdog ends it (HANG) and resets the GPU,
+	 * in milliseconds. gma500 has no watchdog; this is the project's definition. */
+	DRM_SGX535_PARAM_HANG_BUDGET_MS = 5,
 };
 
 /* Gets one device parameter. */
@@ -136,6 +139,9 @@ enum drm_sgx535_job_state {
 	DRM_SGX535_JOB_BAD_STATE = 5,           /* unit, reason */
 	DRM_SGX535_JOB_FAILED = 6,              /* reason */
 	DRM_SGX535_JOB_LOST = 7,                /* the device was lost before the job finished */
+	DRM_SGX535_JOB_HANG = 8,                /* ran past the hang budget; the GPU was reset */
+	DRM_SGX535_JOB_CANCELED = 9,            /* queued behind its own context's hang or MMU
+	                                         * fault; never ran (the reset dropped it) */
 };
 
 /* Job counters, in this order in drm_sgx535_job_info.counters. */
@@ -172,6 +178,22 @@ struct drm_sgx535_job_info {
 	__u8 reason[SGX535_REASON_LEN];          /* out, NUL-terminated text for some states */
 };
 
+/* CTX_RESET_STATUS flags. */
+/* The context caused at least one reset (a job of it hung or faulted). */
+#define SGX535_CTX_GUILTY 0x01
+
+/* MODEL: what a context learns about GPU resets, as amdgpu's CTX_OP_QUERY_STATE2 and i915's
+ * GET_RESET_STATS tell it. gma500 has no such ioctl (it has no 3D job submission at all); the
+ * drm-shim serves it. A reset happens when the watchdog ends a hung job (JOB_HANG) and when a
+ * job takes an MMU fault (JOB_FAULT): the GPU is reset, the job's context is guilty, and that
+ * context's jobs queued behind it end CANCELED; other contexts' jobs run as they would have. */
+struct drm_sgx535_ctx_reset_status {
+	__u32 ctx;    /* in, context from CTX_CREATE (of this file) */
+	__u32 flags;  /* out, SGX535_CTX_* */
+	__u32 resets; /* out, GPU resets since the device was probed, whoever caused them */
+	__u32 guilty; /* out, how many of those this context caused */
+};
+
 #define DRM_SGX535_GET_PARAM  0x00
 #define DRM_SGX535_GEM_CREATE 0x01
 #define DRM_SGX535_GEM_INFO   0x02
@@ -180,6 +202,7 @@ struct drm_sgx535_job_info {
 #define DRM_SGX535_CTX_CREATE 0x05
 #define DRM_SGX535_CTX_FREE   0x06
 #define DRM_SGX535_JOB_INFO   0x07
+#define DRM_SGX535_CTX_RESET_STATUS 0x08
 
 #define DRM_IOCTL_SGX535_GET_PARAM  DRM_IOWR(DRM_COMMAND_BASE + DRM_SGX535_GET_PARAM, struct drm_sgx535_get_param)
 #define DRM_IOCTL_SGX535_GEM_CREATE DRM_IOWR(DRM_COMMAND_BASE + DRM_SGX535_GEM_CREATE, struct drm_sgx535_gem_create)
@@ -189,6 +212,7 @@ struct drm_sgx535_job_info {
 #define DRM_IOCTL_SGX535_CTX_CREATE DRM_IOR(DRM_COMMAND_BASE + DRM_SGX535_CTX_CREATE, struct drm_sgx535_ctx_create)
 #define DRM_IOCTL_SGX535_CTX_FREE   DRM_IOW(DRM_COMMAND_BASE + DRM_SGX535_CTX_FREE, struct drm_sgx535_ctx_free)
 #define DRM_IOCTL_SGX535_JOB_INFO   DRM_IOWR(DRM_COMMAND_BASE + DRM_SGX535_JOB_INFO, struct drm_sgx535_job_info)
+#define DRM_IOCTL_SGX535_CTX_RESET_STATUS DRM_IOWR(DRM_COMMAND_BASE + DRM_SGX535_CTX_RESET_STATUS, struct drm_sgx535_ctx_reset_status)
 
 #if defined(__cplusplus)
 }

@@ -2,17 +2,26 @@
 //! process; each open of the node is a DRM file with its own GEM handles, syncobjs and contexts.
 //!
 //! Jobs run in submission order, as on one in-order ring, at the first moment their in-syncobjs
-//! are signalled (usually inside the submit ioctl). A hung job stalls everything behind it; a
-//! lost device fails every later ioctl with ENODEV.
+//! are signalled (usually inside the submit ioctl). A lost device fails every later ioctl with
+//! ENODEV.
+//!
+//! A hung job stalls everything behind it until the watchdog sees it past the hang budget
+//! (`SGX535_SHIM_HANG_BUDGET_MS`, default `sgx_winsys::DEFAULT_HANG_BUDGET`); an MMU fault
+//! resets at once. A reset ends the job (HANG, or FAULT as it was), makes its context guilty,
+//! cancels that context's queued jobs (CANCELED) and lets the rest run: the same rules as the
+//! sim backend's worker. The shim has no thread of its own, so its watchdog runs inside the
+//! ioctls: every call first checks the hung job's deadline, and every wait sleeps no later
+//! than it (the drm backend's reaper always waits while a job is in flight).
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::ffi::c_int;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::Duration;
 
-use sgx_sim::{Gpu, Injection, JobDesc, JobStatus, Perm};
+use sgx_sim::{Gpu, JobDesc, JobStatus, Perm};
 use sgx_winsys::drm::uapi::*;
-use sgx_winsys::replay::{Fixture, Inject};
+use sgx_winsys::replay::Fixture;
+use sgx_winsys::{Faults, JobFault};
 use sgx_winsys::va::{VaAllocator, PAGE_B, VA_END, VA_START};
 
 use crate::memfd::{file_ident, MemfdBacking};
@@ -61,6 +70,8 @@ struct JobRec {
     /// JOB_INFO read it after it ended: the record may go.
     reaped: bool,
     desc: Option<JobDesc>,
+    /// The context that submitted it.
+    ctx: u32,
     bos: Vec<u64>,
     deps: Vec<SyncPoint>,
     index: u64,
@@ -85,7 +96,23 @@ pub struct State {
     accepted: u64,
     next_ctx: u32,
     lost: bool,
-    hung: bool,
+    /// The job that hung and when it started (CLOCK_MONOTONIC ns): the GPU runs nothing
+    /// more until the watchdog resets it.
+    hung: Option<(u64, i64)>,
+    hang_budget_ns: i64,
+    /// GPU resets so far.
+    resets: u32,
+    /// Resets each context caused.
+    guilty: HashMap<u32, u32>,
+    /// Sync files handed out (SYNCOBJ_HANDLE_TO_FD with EXPORT_SYNC_FILE): an eventfd each,
+    /// written once when its fence ends.
+    sync_files: HashMap<c_int, SyncFile>,
+}
+
+/// An exported sync file: the fence it holds, and whether its eventfd was written.
+struct SyncFile {
+    point: SyncPoint,
+    woken: bool,
 }
 
 /// The shim's device: state under one lock, a condvar for waits.
@@ -120,7 +147,7 @@ unsafe fn user_slice<'a, T>(ptr: u64, n: u32) -> Result<&'a [T], Errno> {
 }
 
 fn unit_index(u: sgx_sim::Unit) -> u32 {
-    u.bif_bit().trailing_zeros() - 1
+    sgx_winsys::Unit::from_model(u).index()
 }
 
 fn set_reason(info: &mut drm_sgx535_job_info, text: &str) {
@@ -130,7 +157,7 @@ fn set_reason(info: &mut drm_sgx535_job_info, text: &str) {
 }
 
 impl Shim {
-    pub fn new(fixture: Option<Fixture>) -> Shim {
+    pub fn new(fixture: Option<Fixture>, hang_budget: Duration) -> Shim {
         Shim {
             st: Mutex::new(State {
                 gpu: Gpu::new(),
@@ -148,7 +175,11 @@ impl Shim {
                 accepted: 0,
                 next_ctx: 1,
                 lost: false,
-                hung: false,
+                hung: None,
+                hang_budget_ns: hang_budget.as_nanos().min(i64::MAX as u128) as i64,
+                resets: 0,
+                guilty: HashMap::new(),
+                sync_files: HashMap::new(),
             }),
             cv: Condvar::new(),
         }
@@ -199,6 +230,9 @@ impl Shim {
     /// Forgets a file: its handles let go of their buffers.
     pub fn close_file(&self, fd: c_int) -> bool {
         let mut st = self.lock();
+        if st.sync_files.remove(&fd).is_some() {
+            return true;
+        }
         if st.dups.remove(&fd).is_some() {
             return true;
         }
@@ -268,6 +302,9 @@ impl Shim {
             }};
         }
         let req = request as Request;
+        if self.lock().watchdog() {
+            self.cv.notify_all();
+        }
         match nr {
             0x00 => self.version(arg!(drm_sys::drm_version)),
             0x09 => self.gem_close(fd, arg!(drm_sys::drm_gem_close)),
@@ -284,6 +321,8 @@ impl Shim {
             }
             0xbf => self.syncobj_create(fd, arg!(drm_sys::drm_syncobj_create)),
             0xc0 => self.syncobj_destroy(fd, arg!(drm_sys::drm_syncobj_destroy)),
+            0xc1 => self.syncobj_to_sync_file(fd, arg!(drm_sys::drm_syncobj_handle)),
+            0xc2 => self.sync_file_to_syncobj(fd, arg!(drm_sys::drm_syncobj_handle)),
             0xc3 => self.syncobj_wait(fd, arg!(drm_sys::drm_syncobj_wait)),
             0xc4 => self.syncobj_set(fd, arg!(drm_sys::drm_syncobj_array), SyncPoint::Empty),
             0xc5 => self.syncobj_set(fd, arg!(drm_sys::drm_syncobj_array), SyncPoint::Signalled),
@@ -310,6 +349,19 @@ impl Shim {
                 } else {
                     Err(libc::EINVAL)
                 }
+            }
+            _ if req == IOCTL_CTX_RESET_STATUS => {
+                let r = arg!(drm_sgx535_ctx_reset_status);
+                let mut st = self.lock();
+                st.alive()?;
+                if !st.file(fd)?.ctxs.contains(&r.ctx) {
+                    return Err(libc::EINVAL);
+                }
+                let guilty = st.guilty.get(&r.ctx).copied().unwrap_or(0);
+                r.flags = if guilty > 0 { SGX535_CTX_GUILTY } else { 0 };
+                r.resets = st.resets;
+                r.guilty = guilty;
+                Ok(())
             }
             _ if req == IOCTL_JOB_INFO => {
                 let i = arg!(drm_sgx535_job_info);
@@ -348,7 +400,8 @@ impl Shim {
     }
 
     fn get_param(&self, p: &mut drm_sgx535_get_param) -> IoResult {
-        self.lock().alive()?;
+        let st = self.lock();
+        st.alive()?;
         if p.pad != 0 {
             return Err(libc::EINVAL);
         }
@@ -358,6 +411,7 @@ impl Shim {
             DRM_SGX535_PARAM_VA_END => VA_END,
             DRM_SGX535_PARAM_PAGE_SIZE => PAGE_B,
             DRM_SGX535_PARAM_IS_MODEL => 1,
+            DRM_SGX535_PARAM_HANG_BUDGET_MS => (st.hang_budget_ns / 1_000_000) as u64,
             _ => return Err(libc::EINVAL),
         };
         Ok(())
@@ -589,6 +643,7 @@ impl Shim {
         st.jobs.push_back(JobRec {
             reaped: false,
             desc: Some(desc),
+            ctx: s.ctx,
             bos: ids.iter().map(|&(id, _)| id).collect(),
             deps,
             index,
@@ -669,6 +724,85 @@ impl Shim {
         Ok(())
     }
 
+    /// SYNCOBJ_HANDLE_TO_FD with EXPORT_SYNC_FILE: a sync file of the syncobj's fence, here an
+    /// eventfd that becomes readable when the fence ends (SYNC_IOC_FILE_INFO on it answers how).
+    /// Exporting the syncobj itself (no flag) is not offered.
+    fn syncobj_to_sync_file(&self, fd: c_int, h: &mut drm_sys::drm_syncobj_handle) -> IoResult {
+        if h.flags != drm_sys::DRM_SYNCOBJ_HANDLE_TO_FD_FLAGS_EXPORT_SYNC_FILE || h.pad != 0 {
+            return Err(libc::EINVAL);
+        }
+        let mut st = self.lock();
+        st.alive()?;
+        let point = *st.file(fd)?.syncobjs.get(&h.handle).ok_or(libc::ENOENT)?;
+        if point == SyncPoint::Empty {
+            return Err(libc::EINVAL);
+        }
+        // SAFETY: eventfd takes a count and flags and returns a new descriptor.
+        let out = unsafe { libc::eventfd(0, libc::EFD_CLOEXEC | libc::EFD_NONBLOCK) };
+        if out < 0 {
+            return Err(std::io::Error::last_os_error()
+                .raw_os_error()
+                .unwrap_or(libc::EMFILE));
+        }
+        st.sync_files.insert(
+            out,
+            SyncFile {
+                point,
+                woken: false,
+            },
+        );
+        st.wake_sync_files();
+        h.fd = out;
+        Ok(())
+    }
+
+    /// SYNCOBJ_FD_TO_HANDLE with IMPORT_SYNC_FILE: the sync file's fence into the syncobj.
+    /// Only the shim's own sync files can be imported (no other fence reaches the model).
+    fn sync_file_to_syncobj(&self, fd: c_int, h: &mut drm_sys::drm_syncobj_handle) -> IoResult {
+        if h.flags != drm_sys::DRM_SYNCOBJ_FD_TO_HANDLE_FLAGS_IMPORT_SYNC_FILE || h.pad != 0 {
+            return Err(libc::EINVAL);
+        }
+        let mut st = self.lock();
+        st.alive()?;
+        let point = st.sync_files.get(&h.fd).ok_or(libc::EINVAL)?.point;
+        let f = st.file(fd)?;
+        if !f.syncobjs.contains_key(&h.handle) {
+            return Err(libc::ENOENT);
+        }
+        f.syncobjs.insert(h.handle, point);
+        Ok(())
+    }
+
+    /// Records `new` as a duplicate of sync file `fd` (the same eventfd, the same fence).
+    pub fn dup_sync_file(&self, fd: c_int, new: c_int) {
+        let mut st = self.lock();
+        if let Some(f) = st.sync_files.get(&fd) {
+            let copy = SyncFile {
+                point: f.point,
+                woken: f.woken,
+            };
+            st.sync_files.insert(new, copy);
+        }
+    }
+
+    /// True when `fd` is a sync file the shim handed out.
+    pub fn is_sync_file(&self, fd: c_int) -> bool {
+        self.lock().sync_files.contains_key(&fd)
+    }
+
+    /// SYNC_IOC_FILE_INFO on one of the shim's sync files: 1 when its fence ended without
+    /// error, 0 while pending, a negative errno for a job that ended in error (as dma-fence
+    /// errors are reported): -ETIME hung, -EFAULT MMU fault, -ECANCELED canceled by a reset,
+    /// -ENODEV device lost, -ENOMEM out of parameter memory, -EIO any other failure.
+    pub fn sync_file_status(&self, fd: c_int) -> Result<i32, Errno> {
+        let mut st = self.lock();
+        if st.watchdog() {
+            self.cv.notify_all();
+        }
+        let point = st.sync_files.get(&fd).ok_or(libc::EBADF)?.point;
+        Ok(st.point_status(point))
+    }
+
     fn syncobj_wait(&self, fd: c_int, w: &mut drm_sys::drm_syncobj_wait) -> IoResult {
         // SAFETY: the wait struct points at count_handles handles (uapi).
         let hs = unsafe { user_slice::<u32>(w.handles, w.count_handles)? };
@@ -698,21 +832,36 @@ impl Shim {
         }
     }
 
-    /// Sleeps until woken or the absolute CLOCK_MONOTONIC deadline; ETIME past it.
+    /// Sleeps until woken or the absolute CLOCK_MONOTONIC deadline; ETIME past it. Wakes at
+    /// a hung job's deadline too, and resets the GPU then (the watchdog), returning so that
+    /// the caller looks again.
     fn sleep_until<'a>(
         &self,
-        st: MutexGuard<'a, State>,
+        mut st: MutexGuard<'a, State>,
         deadline_ns: i64,
     ) -> Result<MutexGuard<'a, State>, Errno> {
-        let left = deadline_ns.saturating_sub(now_ns());
+        if st.watchdog() {
+            self.cv.notify_all();
+            return Ok(st);
+        }
+        let now = now_ns();
+        let left = deadline_ns.saturating_sub(now);
         if left <= 0 {
             return Err(libc::ETIME);
         }
-        Ok(self
+        let sleep = match st.hang_deadline_ns() {
+            Some(d) => left.min(d.saturating_sub(now).max(1)),
+            None => left,
+        };
+        st = self
             .cv
-            .wait_timeout(st, Duration::from_nanos(left as u64))
+            .wait_timeout(st, Duration::from_nanos(sleep as u64))
             .unwrap_or_else(|e| e.into_inner())
-            .0)
+            .0;
+        if st.watchdog() {
+            self.cv.notify_all();
+        }
+        Ok(st)
     }
 }
 
@@ -777,6 +926,44 @@ impl State {
         }
     }
 
+    /// The sync-file status of a fence (see `Shim::sync_file_status`).
+    fn point_status(&self, p: SyncPoint) -> i32 {
+        let SyncPoint::Job(id) = p else {
+            return i32::from(p == SyncPoint::Signalled);
+        };
+        let Some(j) = self.job(id) else {
+            return -libc::EINVAL;
+        };
+        match j.info.state {
+            DRM_SGX535_JOB_PENDING => 0,
+            DRM_SGX535_JOB_DONE => 1,
+            DRM_SGX535_JOB_HANG => -libc::ETIME,
+            DRM_SGX535_JOB_FAULT => -libc::EFAULT,
+            DRM_SGX535_JOB_CANCELED => -libc::ECANCELED,
+            DRM_SGX535_JOB_LOST => -libc::ENODEV,
+            DRM_SGX535_JOB_OUT_OF_MEMORY => -libc::ENOMEM,
+            _ => -libc::EIO,
+        }
+    }
+
+    /// Writes the eventfd of every sync file whose fence has ended.
+    fn wake_sync_files(&mut self) {
+        let ended: Vec<c_int> = self
+            .sync_files
+            .iter()
+            .filter(|(_, f)| !f.woken && self.point_status(f.point) != 0)
+            .map(|(&fd, _)| fd)
+            .collect();
+        for fd in ended {
+            let one: u64 = 1;
+            // SAFETY: writes 8 bytes to an eventfd of the shim's.
+            unsafe { libc::write(fd, (&one as *const u64).cast(), 8) };
+            if let Some(f) = self.sync_files.get_mut(&fd) {
+                f.woken = true;
+            }
+        }
+    }
+
     fn unref(&mut self, id: u64) {
         let Some(bo) = self.bos.get_mut(&id) else {
             return;
@@ -789,9 +976,71 @@ impl State {
         }
     }
 
-    /// Runs queued jobs in order while the one at the front has its dependencies signalled.
+    /// When the watchdog resets the GPU, if a job hangs.
+    fn hang_deadline_ns(&self) -> Option<i64> {
+        self.hung
+            .map(|(_, since)| since.saturating_add(self.hang_budget_ns))
+    }
+
+    /// The watchdog: past the hung job's deadline, ends it with HANG, resets the GPU and runs
+    /// what may run. True when it did (waiters should look again).
+    fn watchdog(&mut self) -> bool {
+        let Some((id, _)) = self.hung else {
+            return false;
+        };
+        if self.lost || self.hang_deadline_ns().is_some_and(|d| now_ns() < d) {
+            return false;
+        }
+        self.hung = None;
+        let i = (id - self.first_job) as usize;
+        self.jobs[i].info.state = DRM_SGX535_JOB_HANG;
+        self.end_job(i);
+        self.reset(i);
+        self.run_ready();
+        true
+    }
+
+    /// A GPU reset caused by job `i` (hung, or MMU fault): its context is guilty, and its jobs
+    /// queued behind end CANCELED without running (they may read what it left unfinished).
+    fn reset(&mut self, i: usize) {
+        self.resets += 1;
+        let ctx = self.jobs[i].ctx;
+        *self.guilty.entry(ctx).or_default() += 1;
+        let (canceled, kept): (VecDeque<u64>, VecDeque<u64>) = std::mem::take(&mut self.queue)
+            .into_iter()
+            .partition(|&id| self.jobs[(id - self.first_job) as usize].ctx == ctx);
+        self.queue = kept;
+        for id in &canceled {
+            let j = (id - self.first_job) as usize;
+            self.jobs[j].desc = None;
+            self.jobs[j].info.state = DRM_SGX535_JOB_CANCELED;
+            self.end_job(j);
+        }
+        log::warn!(
+            "drm-shim: GPU reset after job {} of context {ctx}; {} queued job(s) of it canceled",
+            self.first_job + i as u64,
+            canceled.len()
+        );
+    }
+
+    /// Lets go of a finished job's buffers.
+    fn end_job(&mut self, i: usize) {
+        self.jobs[i].deps = Vec::new();
+        let bos = std::mem::take(&mut self.jobs[i].bos);
+        for b in bos {
+            self.unref(b);
+        }
+    }
+
+    /// Runs queued jobs in order while the one at the front has its dependencies signalled,
+    /// then wakes the sync files of the jobs that ended.
     fn run_ready(&mut self) {
-        while !self.hung && !self.lost {
+        self.run_queue();
+        self.wake_sync_files();
+    }
+
+    fn run_queue(&mut self) {
+        while self.hung.is_none() && !self.lost {
             let Some(&id) = self.queue.front() else {
                 return;
             };
@@ -803,22 +1052,12 @@ impl State {
             let inject = self
                 .fixture
                 .as_ref()
-                .and_then(|f| f.for_job(self.jobs[i].index))
-                .cloned();
-            let injection = match inject {
-                Some(Inject::LoseDevice { .. }) => {
-                    self.lose();
-                    return;
-                }
-                Some(Inject::FaultJob { unit, addr, .. }) => Some(Injection::Fault {
-                    job: 0,
-                    unit: sim_unit(unit),
-                    addr,
-                }),
-                Some(Inject::HangJob { .. }) => Some(Injection::Hang { job: 0 }),
-                Some(Inject::FailJob { reason, .. }) => Some(Injection::Fail { job: 0, reason }),
-                _ => None,
-            };
+                .and_then(|f| Faults::job_fault(f, self.jobs[i].index));
+            if let Some(JobFault::LoseDevice) = inject {
+                self.lose();
+                return;
+            }
+            let injection = inject.as_ref().and_then(JobFault::model_injection);
             if let Some(inj) = injection {
                 self.gpu.inject(inj);
             }
@@ -828,27 +1067,18 @@ impl State {
                 .expect("a queued job has its description");
             let r = self.gpu.run(&desc);
             if r.status == JobStatus::Hang {
-                self.hung = true;
+                log::warn!("drm-shim: job {id} hung; the GPU runs nothing more until the watchdog resets it");
+                self.hung = Some((id, now_ns()));
                 return;
             }
+            let rep = sgx_winsys::sim::model_report(&r);
             let info = &mut self.jobs[i].info;
-            info.events = r.events;
-            info.events2 = r.events2;
-            info.bif_int_stat = r.bif_int_stat;
-            info.start_cycles = r.start_cycles;
-            info.end_cycles = r.end_cycles;
-            let c = r.counters;
-            info.counters = [
-                c.tiles_rendered,
-                c.tiles_loaded,
-                c.tiles_stored,
-                c.pixels_shaded,
-                c.texels_fetched,
-                c.usse_instructions,
-                c.pbe_bytes_written,
-                c.prims_binned,
-                c.pb_bytes_used,
-            ];
+            info.events = rep.events;
+            info.events2 = rep.events2;
+            info.bif_int_stat = rep.bif_int_stat;
+            info.start_cycles = rep.start_cycles;
+            info.end_cycles = rep.end_cycles;
+            info.counters = rep.counters.to_array();
             info.state = match r.status {
                 JobStatus::Done => DRM_SGX535_JOB_DONE,
                 JobStatus::Fault(f) => {
@@ -875,10 +1105,10 @@ impl State {
                 }
                 JobStatus::Hang => unreachable!("handled above"),
             };
-            self.jobs[i].deps = Vec::new();
-            let bos = std::mem::take(&mut self.jobs[i].bos);
-            for b in bos {
-                self.unref(b);
+            let faulted = info.state == DRM_SGX535_JOB_FAULT;
+            self.end_job(i);
+            if faulted {
+                self.reset(i);
             }
         }
     }
@@ -886,26 +1116,13 @@ impl State {
     /// The device is lost: unfinished jobs end LOST, every later ioctl fails with ENODEV.
     fn lose(&mut self) {
         self.lost = true;
+        self.hung = None;
         for j in &mut self.jobs {
             if j.info.state == DRM_SGX535_JOB_PENDING {
                 j.info.state = DRM_SGX535_JOB_LOST;
             }
         }
         self.queue.clear();
+        self.wake_sync_files();
     }
-}
-
-fn sim_unit(u: sgx_winsys::Unit) -> sgx_sim::Unit {
-    use sgx_sim::Unit as S;
-    [
-        S::Cache,
-        S::Ta,
-        S::Vdm,
-        S::TwoD,
-        S::Pbe,
-        S::Tsp,
-        S::Isp,
-        S::UssePds,
-        S::Host,
-    ][u.index() as usize]
 }

@@ -3,7 +3,7 @@
 //! /dev/dri/renderD128, or `SGX535_SHIM_NODE`) yields a file that speaks
 //! include/drm-uapi/sgx535_drm.h, served by the device model. Every other file passes through.
 //! `SGX535_SHIM_FIXTURE` names a host fixture (fixtures/README.md) whose failures the fake
-//! kernel injects.
+//! kernel injects; `SGX535_SHIM_HANG_BUDGET_MS` sets its watchdog's hang budget.
 //!
 //! The wrappers are defined with fixed arguments although libc declares open and ioctl
 //! variadic: on the x86-64 and AArch64 Linux ABIs the optional argument arrives where a fixed
@@ -27,6 +27,8 @@ use real::real;
 const NODE_ENV: &str = "SGX535_SHIM_NODE";
 /// Environment variable: a host fixture to inject.
 const FIXTURE_ENV: &str = "SGX535_SHIM_FIXTURE";
+/// Environment variable: the watchdog's hang budget in milliseconds.
+const HANG_BUDGET_ENV: &str = "SGX535_SHIM_HANG_BUDGET_MS";
 const DEFAULT_NODE: &str = "/dev/dri/renderD128";
 
 static SHIM: OnceLock<Shim> = OnceLock::new();
@@ -49,7 +51,19 @@ fn shim() -> &'static Shim {
                 std::process::abort();
             })
         });
-        Shim::new(fixture)
+        let budget = match std::env::var(HANG_BUDGET_ENV) {
+            Ok(v) => match v.parse::<u64>() {
+                Ok(ms) if ms > 0 => std::time::Duration::from_millis(ms),
+                _ => {
+                    eprintln!(
+                        "sgx535 drm-shim: {HANG_BUDGET_ENV}={v:?}: a number of milliseconds from 1 is allowed"
+                    );
+                    std::process::abort();
+                }
+            },
+            Err(_) => sgx_winsys::DEFAULT_HANG_BUDGET,
+        };
+        Shim::new(fixture, budget)
     })
 }
 
@@ -205,10 +219,87 @@ pub unsafe extern "C" fn close(fd: c_int) -> c_int {
     unsafe { (real().close)(fd) }
 }
 
+/// linux/sync_file.h's struct sync_file_info.
+#[repr(C)]
+struct SyncFileInfo {
+    name: [u8; 32],
+    status: i32,
+    flags: u32,
+    num_fences: u32,
+    pad: u32,
+    sync_fence_info: u64,
+}
+
+/// linux/sync_file.h's struct sync_fence_info.
+#[repr(C)]
+struct SyncFenceInfo {
+    obj_name: [u8; 32],
+    driver_name: [u8; 32],
+    status: i32,
+    flags: u32,
+    timestamp_ns: u64,
+}
+
+/// SYNC_IOC_FILE_INFO: _IOWR('>', 4, struct sync_file_info).
+const SYNC_IOC_FILE_INFO: u64 =
+    (3 << 30) | ((std::mem::size_of::<SyncFileInfo>() as u64) << 16) | (0x3e << 8) | 4;
+
+fn name32(text: &str) -> [u8; 32] {
+    let mut out = [0u8; 32];
+    out[..text.len().min(31)].copy_from_slice(&text.as_bytes()[..text.len().min(31)]);
+    out
+}
+
+/// SYNC_IOC_FILE_INFO on one of the shim's sync files: its one fence's status, as the kernel
+/// answers (num_fences 0 in: only the count out).
+///
+/// # Safety
+/// `arg` is null or points at a struct sync_file_info whose sync_fence_info, when num_fences
+/// is not 0, points at that many struct sync_fence_info.
+unsafe fn sync_file_info(s: &Shim, fd: c_int, request: c_ulong, arg: *mut c_void) -> c_int {
+    #[allow(clippy::unnecessary_cast)]
+    if request as u64 != SYNC_IOC_FILE_INFO || arg.is_null() {
+        set_errno(libc::ENOTTY);
+        return -1;
+    }
+    let status = match s.sync_file_status(fd) {
+        Ok(v) => v,
+        Err(e) => {
+            set_errno(e);
+            return -1;
+        }
+    };
+    // SAFETY: the caller passes the struct the request encodes.
+    let info = unsafe { &mut *arg.cast::<SyncFileInfo>() };
+    if info.flags != 0 || info.pad != 0 {
+        set_errno(libc::EINVAL);
+        return -1;
+    }
+    info.name = name32("sgx535-shim");
+    info.status = status;
+    if info.num_fences != 0 && info.sync_fence_info != 0 {
+        // SAFETY: the caller gave room for num_fences (at least one) fence infos there.
+        let fence = unsafe { &mut *(info.sync_fence_info as *mut SyncFenceInfo) };
+        *fence = SyncFenceInfo {
+            obj_name: name32("sgx535 job"),
+            driver_name: name32("sgx535"),
+            status,
+            flags: 0,
+            timestamp_ns: 0,
+        };
+    }
+    info.num_fences = 1;
+    0
+}
+
 /// # Safety
 /// As libc's ioctl with a pointer argument.
 #[no_mangle]
 pub unsafe extern "C" fn ioctl(fd: c_int, request: c_ulong, arg: *mut c_void) -> c_int {
+    if let Some(s) = SHIM.get().filter(|s| s.is_sync_file(fd)) {
+        // SAFETY: the caller passes the struct its request encodes.
+        return unsafe { sync_file_info(s, fd, request, arg) };
+    }
     match ours(fd) {
         // SAFETY: the caller passes the struct its request encodes.
         Some(s) => match unsafe { s.ioctl(fd, request, arg.cast()) } {
@@ -223,13 +314,16 @@ pub unsafe extern "C" fn ioctl(fd: c_int, request: c_ulong, arg: *mut c_void) ->
     }
 }
 
-/// Records a new descriptor for node file `fd` (Mesa's loader and libsgx535 both duplicate
-/// the render node's fd before using it).
+/// Records a new descriptor for node file or sync file `fd` (Mesa's loader and libsgx535 both
+/// duplicate the render node's fd before using it).
 fn note_dup(fd: c_int, out: c_int) -> c_int {
     if out >= 0 {
         if let Some(s) = ours(fd) {
             s.dup_file(fd, out);
             fakefs::add_fd(out);
+        } else if let Some(s) = SHIM.get() {
+            // A sync file's duplicate answers SYNC_IOC_FILE_INFO as the original does.
+            s.dup_sync_file(fd, out);
         }
     }
     out

@@ -12,6 +12,7 @@ pub const SGX535_PIPE_2D: u32 = 1;
 pub const SGX535_GEM_WAIT_READ: u32 = 1;
 pub const SGX535_GEM_WAIT_WRITE: u32 = 2;
 pub const SGX535_REASON_LEN: u32 = 96;
+pub const SGX535_CTX_GUILTY: u32 = 1;
 pub const DRM_SGX535_GET_PARAM: u32 = 0;
 pub const DRM_SGX535_GEM_CREATE: u32 = 1;
 pub const DRM_SGX535_GEM_INFO: u32 = 2;
@@ -20,6 +21,7 @@ pub const DRM_SGX535_GEM_WAIT: u32 = 4;
 pub const DRM_SGX535_CTX_CREATE: u32 = 5;
 pub const DRM_SGX535_CTX_FREE: u32 = 6;
 pub const DRM_SGX535_JOB_INFO: u32 = 7;
+pub const DRM_SGX535_CTX_RESET_STATUS: u32 = 8;
 pub type __u8 = ::core::ffi::c_uchar;
 pub type __u32 = ::core::ffi::c_uint;
 pub type __s64 = ::core::ffi::c_longlong;
@@ -29,6 +31,7 @@ pub const DRM_SGX535_PARAM_VA_START: drm_sgx535_param = 1;
 pub const DRM_SGX535_PARAM_VA_END: drm_sgx535_param = 2;
 pub const DRM_SGX535_PARAM_PAGE_SIZE: drm_sgx535_param = 3;
 pub const DRM_SGX535_PARAM_IS_MODEL: drm_sgx535_param = 4;
+pub const DRM_SGX535_PARAM_HANG_BUDGET_MS: drm_sgx535_param = 5;
 pub type drm_sgx535_param = ::core::ffi::c_uint;
 #[repr(C)]
 #[derive(Debug, Default, Copy, Clone)]
@@ -235,6 +238,8 @@ pub const DRM_SGX535_JOB_ILLEGAL_INSTRUCTION: drm_sgx535_job_state = 4;
 pub const DRM_SGX535_JOB_BAD_STATE: drm_sgx535_job_state = 5;
 pub const DRM_SGX535_JOB_FAILED: drm_sgx535_job_state = 6;
 pub const DRM_SGX535_JOB_LOST: drm_sgx535_job_state = 7;
+pub const DRM_SGX535_JOB_HANG: drm_sgx535_job_state = 8;
+pub const DRM_SGX535_JOB_CANCELED: drm_sgx535_job_state = 9;
 pub type drm_sgx535_job_state = ::core::ffi::c_uint;
 pub const DRM_SGX535_COUNTER_TILES_RENDERED: drm_sgx535_counter = 0;
 pub const DRM_SGX535_COUNTER_TILES_LOADED: drm_sgx535_counter = 1;
@@ -304,3 +309,26 @@ impl Default for drm_sgx535_job_info {
         }
     }
 }
+#[repr(C)]
+#[derive(Debug, Default, Copy, Clone)]
+pub struct drm_sgx535_ctx_reset_status {
+    pub ctx: __u32,
+    pub flags: __u32,
+    pub resets: __u32,
+    pub guilty: __u32,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of drm_sgx535_ctx_reset_status"]
+        [::core::mem::size_of::<drm_sgx535_ctx_reset_status>() - 16usize];
+    ["Alignment of drm_sgx535_ctx_reset_status"]
+        [::core::mem::align_of::<drm_sgx535_ctx_reset_status>() - 4usize];
+    ["Offset of field: drm_sgx535_ctx_reset_status::ctx"]
+        [::core::mem::offset_of!(drm_sgx535_ctx_reset_status, ctx) - 0usize];
+    ["Offset of field: drm_sgx535_ctx_reset_status::flags"]
+        [::core::mem::offset_of!(drm_sgx535_ctx_reset_status, flags) - 4usize];
+    ["Offset of field: drm_sgx535_ctx_reset_status::resets"]
+        [::core::mem::offset_of!(drm_sgx535_ctx_reset_status, resets) - 8usize];
+    ["Offset of field: drm_sgx535_ctx_reset_status::guilty"]
+        [::core::mem::offset_of!(drm_sgx535_ctx_reset_status, guilty) - 12usize];
+};

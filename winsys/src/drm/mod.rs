@@ -6,8 +6,15 @@
 //! Dependencies are computed from the winsys's own reservations and passed as in-syncobjs, so
 //! the ordering rules are the same as the other backends'. A reaper thread waits for the
 //! out-syncobjs and signals the fences, asking JOB_INFO how each job ended.
+//!
+//! Hang recovery follows the kernel: each of the winsys's job contexts (`Job::context`, pipe's
+//! context id) gets a kernel context of its own, so the kernel's reset (after a hang past its
+//! budget, or an MMU fault) cancels only that context's queued jobs. The reaper records a
+//! reset when a job of ours ends HANG or FAULT; CTX_RESET_STATUS (MODEL: no gma500 kernel has
+//! it) tells of resets that other files' jobs caused, which leave every context here innocent.
 
 mod reaper;
+mod sync_file;
 pub mod uapi;
 
 use std::collections::HashMap;
@@ -25,6 +32,7 @@ use crate::error::{Errno, Result, WinsysError};
 use crate::fence::{Fence, UserFence};
 use crate::job::{Job, JobKind};
 use crate::live::LiveCounts;
+use crate::reset::{ResetRecord, FOREIGN_CONTEXT};
 use crate::submit::{Accepted, Core, Engine};
 use crate::trace::Trace;
 use uapi::*;
@@ -67,6 +75,11 @@ nix::ioctl_write_ptr_bad!(ioctl_gem_wait, IOCTL_GEM_WAIT, drm_sgx535_gem_wait);
 nix::ioctl_read_bad!(ioctl_ctx_create, IOCTL_CTX_CREATE, drm_sgx535_ctx_create);
 nix::ioctl_write_ptr_bad!(ioctl_ctx_free, IOCTL_CTX_FREE, drm_sgx535_ctx_free);
 nix::ioctl_readwrite_bad!(ioctl_job_info, IOCTL_JOB_INFO, drm_sgx535_job_info);
+nix::ioctl_readwrite_bad!(
+    ioctl_ctx_reset_status,
+    IOCTL_CTX_RESET_STATUS,
+    drm_sgx535_ctx_reset_status
+);
 
 impl Card {
     fn fd(&self) -> i32 {
@@ -81,6 +94,33 @@ impl Card {
         // SAFETY: `p` is a live drm_sgx535_get_param, the struct this request carries.
         unsafe { ioctl_get_param(self.fd(), &mut p) }.map_err(os("DRM_IOCTL_SGX535_GET_PARAM"))?;
         Ok(p.value)
+    }
+
+    fn ctx_create(&self) -> Result<u32> {
+        let mut ctx = drm_sgx535_ctx_create::default();
+        // SAFETY: `ctx` is a live drm_sgx535_ctx_create, the struct this request carries.
+        unsafe { ioctl_ctx_create(self.fd(), &mut ctx) }
+            .map_err(os("DRM_IOCTL_SGX535_CTX_CREATE"))?;
+        Ok(ctx.id)
+    }
+
+    fn ctx_free(&self, id: u32) {
+        let free = drm_sgx535_ctx_free { id, pad: 0 };
+        // SAFETY: `free` is a live drm_sgx535_ctx_free, the struct this request carries.
+        if let Err(e) = unsafe { ioctl_ctx_free(self.fd(), &free) } {
+            log::error!("drm: CTX_FREE of {id}: {e}");
+        }
+    }
+
+    fn ctx_reset_status(&self, ctx: u32) -> Result<drm_sgx535_ctx_reset_status> {
+        let mut r = drm_sgx535_ctx_reset_status {
+            ctx,
+            ..Default::default()
+        };
+        // SAFETY: `r` is a live drm_sgx535_ctx_reset_status, the struct this request carries.
+        unsafe { ioctl_ctx_reset_status(self.fd(), &mut r) }
+            .map_err(os("DRM_IOCTL_SGX535_CTX_RESET_STATUS"))?;
+        Ok(r)
     }
 
     pub(crate) fn job_info(&self, job_id: u64) -> std::result::Result<drm_sgx535_job_info, Errno> {
@@ -102,15 +142,32 @@ pub(crate) struct InFlight {
     pub submitted: std::time::Instant,
 }
 
+/// A fence imported from a sync file: its syncobj, which the reaper waits for, and the sync
+/// file, which says how it ended.
+pub(crate) struct Imported {
+    pub syncobj: syncobj::Handle,
+    pub fence: Fence,
+    pub sync_file: OwnedFd,
+    pub _token: crate::live::LiveToken,
+}
+
 pub(crate) struct Pending {
     pub jobs: Vec<InFlight>,
+    pub imports: Vec<Imported>,
     pub shutdown: bool,
 }
 
 pub(crate) struct DrmShared {
     pub core: Core,
     pub card: Card,
-    ctx: u32,
+    /// Kernel contexts by job context (`Job::context`); 0, a job naming no context, has the
+    /// one made at open.
+    ctxs: Mutex<HashMap<u64, u32>>,
+    /// The kernel's hang budget (GET_PARAM), for `JobError::Hang`.
+    pub hang_budget_ms: u64,
+    /// Resets a job of this device caused (recorded by the reaper), and, after them, resets of
+    /// other files (FOREIGN_CONTEXT), found by CTX_RESET_STATUS.
+    pub resets: Mutex<Vec<ResetRecord>>,
     info: DeviceInfo,
     pub pending: Mutex<Pending>,
     /// Signalled by submit to wake the reaper so it waits for the new job too.
@@ -133,6 +190,17 @@ fn regs(list: &[(u32, u32)]) -> Vec<drm_sgx535_reg> {
 }
 
 impl DrmShared {
+    /// The kernel context of job context `context`, made on first use.
+    fn kernel_ctx(&self, context: u64) -> Result<u32> {
+        let mut ctxs = lock(&self.ctxs);
+        if let Some(&id) = ctxs.get(&context) {
+            return Ok(id);
+        }
+        let id = self.card.ctx_create()?;
+        ctxs.insert(context, id);
+        Ok(id)
+    }
+
     /// An ioctl error: ENODEV and EIO mean the device is gone.
     fn check_lost(&self, errno: Errno) -> Errno {
         if matches!(errno, Errno::ENODEV | Errno::EIO) {
@@ -190,8 +258,10 @@ impl Engine for DrmShared {
         // destroyed (it removes the job under this lock when it signals the fence).
         let mut in_syncs: Vec<u32> = Vec::new();
         for dep in acc.deps.iter().filter(|f| f.is_pending()) {
-            match pending.jobs.iter().find(|j| j.acc.fence.id() == dep.id()) {
-                Some(j) => in_syncs.push(j.syncobj.into()),
+            let job = pending.jobs.iter().find(|j| j.acc.fence.id() == dep.id());
+            let import = pending.imports.iter().find(|i| i.fence.id() == dep.id());
+            match job.map(|j| j.syncobj).or(import.map(|i| i.syncobj)) {
+                Some(h) => in_syncs.push(h.into()),
                 None => {
                     return Err(WinsysError::InvalidJob(format!(
                         "fence {} is not a job of this device",
@@ -223,6 +293,7 @@ impl Engine for DrmShared {
             }
             JobKind::TwoD { regs: r } => (SGX535_PIPE_2D, Vec::new(), Vec::new(), regs(r)),
         };
+        let ctx = self.kernel_ctx(acc.job.context)?;
         let out = drm::control::Device::create_syncobj(&self.card, false).map_err(|e| {
             WinsysError::Os {
                 op: "DRM_IOCTL_SYNCOBJ_CREATE",
@@ -231,7 +302,7 @@ impl Engine for DrmShared {
         })?;
         let ptr = |v: *const std::ffi::c_void, n: usize| if n == 0 { 0 } else { v as u64 };
         let mut submit = drm_sgx535_gem_submit {
-            ctx: self.ctx,
+            ctx,
             pipe,
             nr_bos: bos.len() as u32,
             nr_in_syncs: in_syncs.len() as u32,
@@ -454,10 +525,12 @@ impl DrmDevice {
             page_b: card.get_param(DRM_SGX535_PARAM_PAGE_SIZE)?,
             is_model: card.get_param(DRM_SGX535_PARAM_IS_MODEL)? != 0,
         };
-        let mut ctx = drm_sgx535_ctx_create::default();
-        // SAFETY: `ctx` is a live drm_sgx535_ctx_create, the struct this request carries.
-        unsafe { ioctl_ctx_create(card.fd(), &mut ctx) }
-            .map_err(os("DRM_IOCTL_SGX535_CTX_CREATE"))?;
+        let hang_budget_ms = match card.get_param(DRM_SGX535_PARAM_HANG_BUDGET_MS) {
+            Ok(ms) => ms,
+            // A kernel without the parameter: say the default.
+            Err(_) => crate::reset::DEFAULT_HANG_BUDGET.as_millis() as u64,
+        };
+        let ctx = card.ctx_create()?;
         let wake =
             drm::control::Device::create_syncobj(&card, false).map_err(|e| WinsysError::Os {
                 op: "DRM_IOCTL_SYNCOBJ_CREATE",
@@ -466,10 +539,13 @@ impl DrmDevice {
         let shared = Arc::new(DrmShared {
             core: Core::new(Some(crate::sim::DEFAULT_TRACE_LIMIT)),
             card,
-            ctx: ctx.id,
+            ctxs: Mutex::new(HashMap::from([(0, ctx)])),
+            hang_budget_ms,
+            resets: Mutex::new(Vec::new()),
             info,
             pending: Mutex::new(Pending {
                 jobs: Vec::new(),
+                imports: Vec::new(),
                 shutdown: false,
             }),
             wake,
@@ -647,6 +723,85 @@ impl Device for DrmDevice {
         self.shared.core.submit(job, &*self.shared)
     }
 
+    /// A sync file's fence into a syncobj (SYNCOBJ_FD_TO_HANDLE with IMPORT_SYNC_FILE) that
+    /// the reaper waits for: the fence ends when it signals, with an error
+    /// (`JobError::Failed` naming the errno) when SYNC_IOC_FILE_INFO reports one.
+    fn import_fence(&self, fd: BorrowedFd<'_>) -> Result<Fence> {
+        let s = &self.shared;
+        s.core.check_alive()?;
+        let sync_file = fd.try_clone_to_owned().map_err(|e| WinsysError::Os {
+            op: "dup of a sync file",
+            errno: io_errno(&e),
+        })?;
+        let h =
+            drm::control::Device::create_syncobj(&s.card, false).map_err(|e| WinsysError::Os {
+                op: "DRM_IOCTL_SYNCOBJ_CREATE",
+                errno: s.check_lost(io_errno(&e)),
+            })?;
+        if let Err(errno) = sync_file::import(s.card.as_fd(), h.into(), fd) {
+            let _ = drm::control::Device::destroy_syncobj(&s.card, h);
+            return Err(WinsysError::Os {
+                op: "DRM_IOCTL_SYNCOBJ_FD_TO_HANDLE",
+                errno: s.check_lost(errno),
+            });
+        }
+        let fence = s.core.new_fence();
+        let mut p = lock(&s.pending);
+        if p.shutdown {
+            let _ = drm::control::Device::destroy_syncobj(&s.card, h);
+            return Err(WinsysError::DeviceLost);
+        }
+        p.imports.push(Imported {
+            syncobj: h,
+            fence: fence.clone(),
+            sync_file,
+            _token: s.core.live.token(crate::live::LiveKind::Job),
+        });
+        drop(p);
+        if let Err(e) = drm::control::Device::syncobj_signal(&s.card, &[s.wake]) {
+            log::error!("drm: waking the reaper: {e}");
+        }
+        Ok(fence)
+    }
+
+    /// A pending job's out-syncobj exported as a sync file. A fence that has already ended has
+    /// no syncobj left (the reaper destroys it): it gets a signalled one's sync file, which
+    /// carries no error (ask the fence how the job ended).
+    fn export_fence(&self, fence: &Fence) -> Result<OwnedFd> {
+        let s = &self.shared;
+        s.core.check_alive()?;
+        if fence.device() != s.core.id {
+            return Err(WinsysError::ForeignObject("fence"));
+        }
+        let export = |h| {
+            drm::control::Device::syncobj_to_fd(&s.card, h, true).map_err(|e| WinsysError::Os {
+                op: "DRM_IOCTL_SYNCOBJ_HANDLE_TO_FD",
+                errno: s.check_lost(io_errno(&e)),
+            })
+        };
+        {
+            // Under the lock the reaper takes to destroy a finished job's syncobj.
+            let p = lock(&s.pending);
+            if let Some(j) = p.jobs.iter().find(|j| j.acc.fence.id() == fence.id()) {
+                return export(j.syncobj);
+            }
+        }
+        if fence.is_pending() {
+            // Accepted but not yet listed, or a user fence: the in-process form.
+            return fence.export_fd();
+        }
+        let h =
+            drm::control::Device::create_syncobj(&s.card, true).map_err(|e| WinsysError::Os {
+                op: "DRM_IOCTL_SYNCOBJ_CREATE",
+                errno: s.check_lost(io_errno(&e)),
+            })?;
+        let r = export(h);
+        if let Err(e) = drm::control::Device::destroy_syncobj(&s.card, h) {
+            log::error!("drm: destroying a syncobj: {e}");
+        }
+        r
+    }
+
     fn user_fence(&self) -> Result<UserFence> {
         Err(WinsysError::Unsupported {
             backend: "drm",
@@ -673,6 +828,41 @@ impl Device for DrmDevice {
     fn wait_idle(&self, timeout: Duration) -> Result<()> {
         self.shared.core.wait_idle(timeout)
     }
+
+    /// The resets the reaper saw jobs of this device cause, then those CTX_RESET_STATUS
+    /// reports beyond them (other files' jobs: every context here is innocent of those).
+    fn resets(&self) -> Vec<ResetRecord> {
+        let s = &self.shared;
+        let ctxs: Vec<u32> = lock(&s.ctxs).values().copied().collect();
+        let mut total = None;
+        let mut ours = 0u32;
+        for ctx in ctxs {
+            match s.card.ctx_reset_status(ctx) {
+                Ok(r) => {
+                    // The first answer's count: a reset of ours between the queries then
+                    // only raises `ours`, and is never taken for another client's.
+                    total.get_or_insert(r.resets);
+                    ours = ours.saturating_add(r.guilty);
+                }
+                Err(e) => log::debug!("drm: {e}"),
+            }
+        }
+        let mut records = lock(&s.resets);
+        if let Some(total) = total {
+            let foreign = records
+                .iter()
+                .filter(|r| r.guilty_context == Some(FOREIGN_CONTEXT))
+                .count() as u32;
+            // A reset of ours the reaper has not recorded yet is in `ours` already.
+            for _ in foreign..total.saturating_sub(ours) {
+                records.push(ResetRecord {
+                    fence: 0,
+                    guilty_context: Some(FOREIGN_CONTEXT),
+                });
+            }
+        }
+        records.clone()
+    }
 }
 
 impl Drop for DrmDevice {
@@ -685,13 +875,9 @@ impl Drop for DrmDevice {
                 log::error!("drm: the reaper thread panicked");
             }
         }
-        let free = drm_sgx535_ctx_free {
-            id: self.shared.ctx,
-            pad: 0,
-        };
-        // SAFETY: `free` is a live drm_sgx535_ctx_free, the struct this request carries.
-        if let Err(e) = unsafe { ioctl_ctx_free(self.shared.card.fd(), &free) } {
-            log::error!("drm: CTX_FREE: {e}");
+        let ctxs: Vec<u32> = lock(&self.shared.ctxs).drain().map(|(_, id)| id).collect();
+        for id in ctxs {
+            self.shared.card.ctx_free(id);
         }
     }
 }

@@ -6,10 +6,12 @@ use std::sync::Arc;
 use drm::control::{syncobj, Device as _};
 
 use super::uapi::*;
-use super::{lock, now_ns, DrmShared, InFlight};
+use super::{lock, now_ns, DrmShared, Imported, InFlight};
 use crate::error::{Errno, JobError};
 use crate::job_result::{Counters, JobReport, Unit};
+use crate::reset::ResetRecord;
 use crate::sim::finish;
+use std::os::fd::AsFd;
 
 /// How long one wait lasts before the reaper looks for shutdown again.
 const WAIT_NS: i64 = 1_000_000_000;
@@ -25,6 +27,7 @@ pub(super) fn run(shared: Arc<DrmShared>) {
             p.jobs
                 .iter()
                 .map(|j| j.syncobj)
+                .chain(p.imports.iter().map(|i| i.syncobj))
                 .chain([shared.wake])
                 .collect()
         };
@@ -54,9 +57,17 @@ pub(super) fn run(shared: Arc<DrmShared>) {
             }
         }
     }
-    let left: Vec<InFlight> = lock(&shared.pending).jobs.drain(..).collect();
+    let (left, imports) = {
+        let mut p = lock(&shared.pending);
+        let jobs: Vec<InFlight> = p.jobs.drain(..).collect();
+        let imports: Vec<Imported> = p.imports.drain(..).collect();
+        (jobs, imports)
+    };
     for j in left {
         end(&shared, j, Err(JobError::DeviceLost), None);
+    }
+    for i in imports {
+        end_import(&shared, i, Err(JobError::DeviceLost));
     }
     if let Err(e) = shared.card.destroy_syncobj(shared.wake) {
         log::error!("drm reaper: destroying the wake syncobj: {e}");
@@ -81,8 +92,8 @@ fn reason(info: &drm_sgx535_job_info) -> String {
     String::from_utf8_lossy(&info.reason[..len]).into_owned()
 }
 
-/// How a job ended, from JOB_INFO.
-pub(crate) fn outcome(info: &drm_sgx535_job_info) -> Result<(), JobError> {
+/// How a job ended, from JOB_INFO; `budget_ms` is the kernel's hang budget.
+pub(crate) fn outcome(info: &drm_sgx535_job_info, budget_ms: u64) -> Result<(), JobError> {
     let unit = Unit::from_index(info.unit).unwrap_or(Unit::Host);
     match info.state {
         DRM_SGX535_JOB_DONE => Ok(()),
@@ -103,6 +114,8 @@ pub(crate) fn outcome(info: &drm_sgx535_job_info) -> Result<(), JobError> {
         }),
         DRM_SGX535_JOB_FAILED => Err(JobError::Failed(reason(info))),
         DRM_SGX535_JOB_LOST => Err(JobError::DeviceLost),
+        DRM_SGX535_JOB_HANG => Err(JobError::Hang { budget_ms }),
+        DRM_SGX535_JOB_CANCELED => Err(JobError::Canceled),
         s => Err(JobError::Failed(format!(
             "the kernel reports state {s} for a signalled job"
         ))),
@@ -120,16 +133,48 @@ fn report(info: &drm_sgx535_job_info) -> JobReport {
     }
 }
 
+/// Ends an imported fence: its syncobj is destroyed, its sync file closed.
+fn end_import(shared: &DrmShared, i: Imported, r: Result<(), JobError>) {
+    if let Err(e) = shared.card.destroy_syncobj(i.syncobj) {
+        log::error!("drm reaper: destroying a syncobj: {e}");
+    }
+    i.fence.signal(r);
+}
+
+/// An imported fence signalled: how it ended, from its sync file.
+fn reap_import(shared: &DrmShared, h: syncobj::Handle) {
+    let mut p = lock(&shared.pending);
+    let Some(n) = p.imports.iter().position(|i| i.syncobj == h) else {
+        return;
+    };
+    let i = p.imports.remove(n);
+    let r = match super::sync_file::status(i.sync_file.as_fd()) {
+        Ok(s) if s < 0 => Err(JobError::Failed(format!(
+            "the imported fence ended with {}",
+            Errno::from_raw(-s)
+        ))),
+        Ok(_) => Ok(()),
+        Err(e) => Err(JobError::Failed(format!(
+            "SYNC_IOC_FILE_INFO on the imported fence: {e}"
+        ))),
+    };
+    // Ended under the pending lock, as a job's fence is.
+    end_import(shared, i, r);
+}
+
 fn reap(shared: &DrmShared, h: syncobj::Handle) {
     let job_id = {
         let p = lock(&shared.pending);
         match p.jobs.iter().find(|j| j.syncobj == h) {
             Some(j) => j.job_id,
-            None => return,
+            None => {
+                drop(p);
+                return reap_import(shared, h);
+            }
         }
     };
     let (r, rep) = match shared.card.job_info(job_id) {
-        Ok(info) => (outcome(&info), Some(report(&info))),
+        Ok(info) => (outcome(&info, shared.hang_budget_ms), Some(report(&info))),
         Err(Errno::ENODEV) | Err(Errno::EIO) => (Err(JobError::DeviceLost), None),
         Err(e) => (Err(JobError::Failed(format!("JOB_INFO: {e}"))), None),
     };
@@ -141,6 +186,15 @@ fn reap(shared: &DrmShared, h: syncobj::Handle) {
     let mut p = lock(&shared.pending);
     if let Some(i) = p.jobs.iter().position(|j| j.syncobj == h) {
         let j = p.jobs.remove(i);
+        // The kernel reset the GPU for this job: recorded before its fence signals, so that
+        // whoever sees the error sees the reset too.
+        if matches!(r, Err(JobError::Hang { .. }) | Err(JobError::Fault { .. })) {
+            let context = j.acc.job.context;
+            lock(&shared.resets).push(ResetRecord {
+                fence: j.acc.fence.id(),
+                guilty_context: (context != 0).then_some(context),
+            });
+        }
         end(shared, j, r, rep.as_ref());
     }
     drop(p);

@@ -66,6 +66,9 @@ pub const IOCTL_CTX_CREATE: Request = request!(r, DRM_SGX535_CTX_CREATE, drm_sgx
 pub const IOCTL_CTX_FREE: Request = request!(w, DRM_SGX535_CTX_FREE, drm_sgx535_ctx_free);
 /// DRM_IOCTL_SGX535_JOB_INFO.
 pub const IOCTL_JOB_INFO: Request = request!(rw, DRM_SGX535_JOB_INFO, drm_sgx535_job_info);
+/// DRM_IOCTL_SGX535_CTX_RESET_STATUS.
+pub const IOCTL_CTX_RESET_STATUS: Request =
+    request!(rw, DRM_SGX535_CTX_RESET_STATUS, drm_sgx535_ctx_reset_status);
 
 /// The driver name as text.
 pub fn driver_name() -> &'static str {
@@ -88,6 +91,7 @@ mod tests {
         assert_eq!(IOCTL_CTX_CREATE, 0x8008_6445);
         assert_eq!(IOCTL_CTX_FREE, 0x4008_6446);
         assert_eq!(IOCTL_JOB_INFO, 0xC0E0_6447);
+        assert_eq!(IOCTL_CTX_RESET_STATUS, 0xC010_6448);
         assert_eq!(driver_name(), "sgx535");
     }
 

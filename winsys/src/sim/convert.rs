@@ -5,31 +5,7 @@ use crate::job::JobKind;
 use crate::job_result::{Counters, JobReport, Unit};
 
 pub(crate) fn unit(u: sgx_sim::Unit) -> Unit {
-    match u {
-        sgx_sim::Unit::Cache => Unit::Cache,
-        sgx_sim::Unit::Ta => Unit::Ta,
-        sgx_sim::Unit::Vdm => Unit::Vdm,
-        sgx_sim::Unit::TwoD => Unit::TwoD,
-        sgx_sim::Unit::Pbe => Unit::Pbe,
-        sgx_sim::Unit::Tsp => Unit::Tsp,
-        sgx_sim::Unit::Isp => Unit::Isp,
-        sgx_sim::Unit::UssePds => Unit::UssePds,
-        sgx_sim::Unit::Host => Unit::Host,
-    }
-}
-
-pub(crate) fn sim_unit(u: Unit) -> sgx_sim::Unit {
-    match u {
-        Unit::Cache => sgx_sim::Unit::Cache,
-        Unit::Ta => sgx_sim::Unit::Ta,
-        Unit::Vdm => sgx_sim::Unit::Vdm,
-        Unit::TwoD => sgx_sim::Unit::TwoD,
-        Unit::Pbe => sgx_sim::Unit::Pbe,
-        Unit::Tsp => sgx_sim::Unit::Tsp,
-        Unit::Isp => sgx_sim::Unit::Isp,
-        Unit::UssePds => sgx_sim::Unit::UssePds,
-        Unit::Host => sgx_sim::Unit::Host,
-    }
+    Unit::from_model(u)
 }
 
 /// The model's description of a job.
@@ -72,7 +48,9 @@ pub(crate) fn outcome(status: &sgx_sim::JobStatus) -> Option<Result<(), JobError
     })
 }
 
-pub(crate) fn report(r: &sgx_sim::JobResult) -> JobReport {
+/// What the model reports of a finished job, in winsys terms (the drm-shim fills JOB_INFO
+/// from it).
+pub fn report(r: &sgx_sim::JobResult) -> JobReport {
     let c = &r.counters;
     JobReport {
         events: r.events,

@@ -11,6 +11,7 @@
 
 mod backing;
 pub(crate) mod convert;
+pub use convert::report as model_report;
 mod worker;
 
 use std::collections::VecDeque;

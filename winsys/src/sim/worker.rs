@@ -1,6 +1,7 @@
 //! The sim worker: takes the oldest job whose dependencies have all finished, runs it on the
 //! model, and ends its fence. Runs on its own thread, so fences signal asynchronously. It is
-//! also the watchdog: while a job hangs it waits out the job's budget, then resets the GPU.
+//! also the watchdog: while a job hangs it waits out the job's budget, then resets the GPU. An
+//! MMU fault resets the GPU at once, with the same consequences for the faulting context.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -92,21 +93,11 @@ fn reset(shared: &SimShared) {
             .map(|a| a.job.context)
             .filter(|c| *c != 0)
             .collect();
-        let (canceled, kept): (Vec<Accepted>, Vec<Accepted>) = q
-            .waiting
-            .drain(..)
-            .partition(|a| guilty.contains(&a.job.context));
-        q.waiting = kept.into();
+        let canceled = take_queued_of(&mut q, &guilty);
         (hung, canceled)
     };
-    {
-        let mut r = lock(&shared.resets);
-        for acc in &hung {
-            r.push(ResetRecord {
-                fence: acc.fence.id(),
-                guilty_context: (acc.job.context != 0).then_some(acc.job.context),
-            });
-        }
+    for acc in &hung {
+        record_reset(shared, acc);
     }
     log::warn!(
         "sim: GPU reset after a hang of {} job(s) past {budget_ms} ms; {} queued job(s) of the guilty context canceled",
@@ -124,21 +115,23 @@ fn reset(shared: &SimShared) {
     shared.cv.notify_all();
 }
 
-/// The model's injection for a job fault (a lost device is the host's, not the model's).
-fn sim_injection(f: &JobFault) -> Option<sgx_sim::Injection> {
-    match f {
-        JobFault::Fault { unit, addr } => Some(sgx_sim::Injection::Fault {
-            job: 0,
-            unit: convert::sim_unit(*unit),
-            addr: *addr,
-        }),
-        JobFault::Hang => Some(sgx_sim::Injection::Hang { job: 0 }),
-        JobFault::Fail { reason } => Some(sgx_sim::Injection::Fail {
-            job: 0,
-            reason: reason.clone(),
-        }),
-        JobFault::LoseDevice => None,
-    }
+/// Takes the queued jobs of the `guilty` contexts off the queue.
+fn take_queued_of(q: &mut super::Queue, guilty: &[u64]) -> Vec<Accepted> {
+    let (canceled, kept): (Vec<Accepted>, Vec<Accepted>) = q
+        .waiting
+        .drain(..)
+        .partition(|a| guilty.contains(&a.job.context));
+    q.waiting = kept.into();
+    canceled
+}
+
+/// Records a reset `acc` caused, before its fence signals (whoever sees the error sees the
+/// reset too).
+fn record_reset(shared: &SimShared, acc: &Accepted) {
+    lock(&shared.resets).push(ResetRecord {
+        fence: acc.fence.id(),
+        guilty_context: (acc.job.context != 0).then_some(acc.job.context),
+    });
 }
 
 fn run_one(shared: &SimShared, acc: Accepted) {
@@ -155,7 +148,7 @@ fn run_one(shared: &SimShared, acc: Accepted) {
     let t0 = Instant::now();
     let result = {
         let mut gpu = lock(&shared.gpu);
-        if let Some(i) = inject.as_ref().and_then(sim_injection) {
+        if let Some(i) = inject.as_ref().and_then(JobFault::model_injection) {
             gpu.inject(i);
         }
         gpu.run(&desc)
@@ -178,7 +171,27 @@ fn run_one(shared: &SimShared, acc: Accepted) {
             shared.core.trace.update(acc.submission, |e| {
                 e.finish(r.as_ref().map(|_| ()), Some(&report), duration_us)
             });
+            if !matches!(r, Err(JobError::Fault { .. })) {
+                super::finish(acc, r);
+                return;
+            }
+            // An MMU fault resets the GPU: the context is guilty and its queued jobs, which
+            // may read what the faulting job left unwritten, are canceled, as after a hang.
+            record_reset(shared, &acc);
+            let context = acc.job.context;
             super::finish(acc, r);
+            let canceled = if context == 0 {
+                Vec::new()
+            } else {
+                take_queued_of(&mut lock(&shared.queue), &[context])
+            };
+            log::warn!(
+                "sim: GPU reset after an MMU fault; {} queued job(s) of the guilty context canceled",
+                canceled.len()
+            );
+            for a in canceled {
+                shared.fail(a, JobError::Canceled);
+            }
         }
     }
 }

@@ -1,6 +1,9 @@
 //! Helpers shared by the integration tests: tiny 2D jobs on 32-bit pixels.
 #![allow(dead_code)]
 
+pub mod hang;
+pub mod preload;
+
 use std::time::Duration;
 
 use sgx_hwdocs::Format;

@@ -33,10 +33,16 @@ sgx535g_ctx_check(struct sgx535g_context *ctx, sgx535_status status, const char 
    if (sgx535g_check(status, call))
       return true;
    /* The ABI's lost-device and GPU-fault statuses end the context for GL
-    * (a lost context); the rest leave it usable. */
+    * (a lost context); the rest leave it usable. A fault resets the GPU, and
+    * the library knows whose job caused it: guilty or innocent, else unknown. */
    if (status == SGX535_ERROR_DEVICE_LOST || status == SGX535_ERROR_GPU_FAULT) {
       if (ctx->reset_status == PIPE_NO_RESET) {
-         ctx->reset_status = PIPE_UNKNOWN_CONTEXT_RESET;
+         uint32_t lib_status = PIPE_NO_RESET;
+         if (sgx535_get_device_reset_status(ctx->lib, &lib_status) == SGX535_OK &&
+             lib_status != PIPE_NO_RESET)
+            ctx->reset_status = (enum pipe_reset_status)lib_status;
+         else
+            ctx->reset_status = PIPE_UNKNOWN_CONTEXT_RESET;
          if (ctx->reset_cb.reset)
             ctx->reset_cb.reset(ctx->reset_cb.data, ctx->reset_status);
       }
