@@ -113,6 +113,9 @@ pub struct State {
 struct SyncFile {
     point: SyncPoint,
     woken: bool,
+    /// The fence's end status, kept once it ended: the job's record may be retired while the
+    /// file lives (a kernel's sync file holds its fence, error included).
+    status: Option<i32>,
 }
 
 /// The shim's device: state under one lock, a condvar for waits.
@@ -749,6 +752,7 @@ impl Shim {
             SyncFile {
                 point,
                 woken: false,
+                status: None,
             },
         );
         st.wake_sync_files();
@@ -780,6 +784,7 @@ impl Shim {
             let copy = SyncFile {
                 point: f.point,
                 woken: f.woken,
+                status: f.status,
             };
             st.sync_files.insert(new, copy);
         }
@@ -799,8 +804,8 @@ impl Shim {
         if st.watchdog() {
             self.cv.notify_all();
         }
-        let point = st.sync_files.get(&fd).ok_or(libc::EBADF)?.point;
-        Ok(st.point_status(point))
+        let f = st.sync_files.get(&fd).ok_or(libc::EBADF)?;
+        Ok(f.status.unwrap_or_else(|| st.point_status(f.point)))
     }
 
     fn syncobj_wait(&self, fd: c_int, w: &mut drm_sys::drm_syncobj_wait) -> IoResult {
@@ -913,6 +918,13 @@ impl State {
             if !ended || !(j.reaped || self.jobs.len() > RETAIN_JOBS) {
                 break;
             }
+            let id = self.first_job;
+            let status = self.point_status(SyncPoint::Job(id));
+            for f in self.sync_files.values_mut() {
+                if f.point == SyncPoint::Job(id) && f.status.is_none() {
+                    f.status = Some(status);
+                }
+            }
             self.jobs.pop_front();
             self.first_job += 1;
         }
@@ -932,7 +944,9 @@ impl State {
             return i32::from(p == SyncPoint::Signalled);
         };
         let Some(j) = self.job(id) else {
-            return -libc::EINVAL;
+            // A retired record ended and its status was read: signalled, with no error left
+            // to report (sync files made before it retired kept theirs).
+            return if id != 0 && id < self.first_job { 1 } else { -libc::EINVAL };
         };
         match j.info.state {
             DRM_SGX535_JOB_PENDING => 0,
@@ -958,8 +972,10 @@ impl State {
             let one: u64 = 1;
             // SAFETY: writes 8 bytes to an eventfd of the shim's.
             unsafe { libc::write(fd, (&one as *const u64).cast(), 8) };
+            let status = self.sync_files.get(&fd).map(|f| self.point_status(f.point));
             if let Some(f) = self.sync_files.get_mut(&fd) {
                 f.woken = true;
+                f.status = status;
             }
         }
     }
