@@ -177,14 +177,16 @@ fn run_one(shared: &SimShared, acc: Accepted) {
             }
             // An MMU fault resets the GPU: the context is guilty and its queued jobs, which
             // may read what the faulting job left unwritten, are canceled, as after a hang.
+            // The queue is taken before the fence signals: a job the context submits after
+            // seeing the fault is a new one, not one to cancel.
             record_reset(shared, &acc);
             let context = acc.job.context;
-            super::finish(acc, r);
             let canceled = if context == 0 {
                 Vec::new()
             } else {
                 take_queued_of(&mut lock(&shared.queue), &[context])
             };
+            super::finish(acc, r);
             log::warn!(
                 "sim: GPU reset after an MMU fault; {} queued job(s) of the guilty context canceled",
                 canceled.len()
