@@ -4,9 +4,9 @@ use sgx_hwdocs::limits::TILE_W_PX;
 use sgx_hwdocs::regs as r;
 use sgx_hwdocs::Format;
 
+use crate::job::JobErr;
 use crate::mmu::Mmu;
 use crate::regs::RegFile;
-use crate::render::JobErr;
 use crate::{Fault, Unit};
 
 const T: u32 = TILE_W_PX as u32;
