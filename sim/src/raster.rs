@@ -684,11 +684,19 @@ impl Job3d<'_> {
         tile.stencil = [self.bg_stencil; 256];
         if let Some(z) = &self.zls {
             if ctrl.depth_load {
-                z.load(mmu, tx, ty, self.rect, &mut tile.depth, &mut tile.stencil)?;
+                z.load(
+                    mmu,
+                    tx,
+                    ty,
+                    self.rect,
+                    &mut tile.depth,
+                    &mut tile.stencil,
+                    self.fast,
+                )?;
             } else if ctrl.keep_stencil || ctrl.keep_depth {
                 // One half from memory, the other from the background (a partial clear).
                 let (mut d, mut st) = ([0.0f32; 256], [0u8; 256]);
-                z.load(mmu, tx, ty, self.rect, &mut d, &mut st)?;
+                z.load(mmu, tx, ty, self.rect, &mut d, &mut st, self.fast)?;
                 if ctrl.keep_stencil {
                     tile.stencil = st;
                 }
@@ -725,7 +733,15 @@ impl Job3d<'_> {
             c.tiles_stored += 1;
         }
         if let (true, Some(z)) = (ctrl.depth_store, &self.zls) {
-            z.store(mmu, tx, ty, self.rect, &tile.depth, &tile.stencil)?;
+            z.store(
+                mmu,
+                tx,
+                ty,
+                self.rect,
+                &tile.depth,
+                &tile.stencil,
+                self.fast,
+            )?;
         }
         Ok(())
     }
