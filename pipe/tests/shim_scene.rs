@@ -9,13 +9,9 @@ use sgx_winsys::Device;
 
 use sgx_blitter::shaders::{FS_TEXTURE as FS_TEX, VS_PASSTHROUGH as VS_POS_TEX};
 
-/// The scene; returns the target's pixels, then the generated mip levels of the texture.
-pub fn scene(dev: Arc<dyn Device>) -> Vec<u8> {
-    scene_sized(dev, 24)
-}
-
-/// `scene` with a `side_px` square render target (from 65 px, the quad covers at least 16
-/// tiles: enough for the model to render them on its thread pool).
+/// The scene on a `side_px` square render target; returns the target's pixels, then the
+/// generated mip levels of the texture. From 65 px the quad covers at least 16 tiles: enough
+/// for the model to render them on its thread pool.
 pub fn scene_sized(dev: Arc<dyn Device>, side_px: u32) -> Vec<u8> {
     let screen = Screen::with_shader_cache(dev.clone(), ShaderCache::in_memory());
     let mut ctx = screen.context_create();
