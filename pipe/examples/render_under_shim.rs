@@ -32,7 +32,7 @@ fn main() {
         std::process::exit(st.code().unwrap_or(1));
     }
     let dev = Arc::new(sgx_winsys::DrmDevice::open_default().expect("the shim's render node"));
-    let pixels = shim_scene::scene(dev.clone());
+    let pixels = shim_scene::scene_sized(dev.clone(), 24);
     eprintln!(
         "drm backend {:?}: {} bytes of pixels read back",
         dev.path(),

@@ -5,11 +5,12 @@
 
 mod shim_scene;
 
-use std::process::Command;
+use std::process::{Command, Stdio};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use sgx_winsys::{DrmDevice, SimDevice};
-use shim_scene::scene;
+use shim_scene::scene_sized;
 
 const CHILD_ENV: &str = "SGX535_PIPE_SHIM_CHILD";
 const MARK: &str = "PIPE-SHIM-PIXELS ";
@@ -28,22 +29,33 @@ fn shim_library() -> std::path::PathBuf {
         .expect("libsgx535_drm_shim.so is built next to the test (a dev-dependency)")
 }
 
+/// The child's render target side (px), passed by the parent.
+const SIDE_ENV: &str = "SGX535_PIPE_SHIM_SIDE";
+
 #[test]
 fn child_renders_through_the_drm_backend() {
     if std::env::var_os(CHILD_ENV).is_none() {
-        return; // only meaningful under the shim, started by the test below
+        return; // only meaningful under the shim, started by the tests below
     }
+    let side_px = std::env::var(SIDE_ENV).map_or(24, |v| v.parse().unwrap());
     let dev = DrmDevice::open_default().expect("the shim's render node");
-    println!("{MARK}{}", hex(&scene(Arc::new(dev))));
+    println!("{MARK}{}", hex(&scene_sized(Arc::new(dev), side_px)));
 }
 
-#[test]
-fn a_render_through_the_shim_equals_the_sim_backend() {
-    if std::env::var_os(CHILD_ENV).is_some() {
-        return;
-    }
-    let want = hex(&scene(Arc::new(SimDevice::new().unwrap())));
-    let out = Command::new(std::env::current_exe().unwrap())
+/// Draws the scene with a `side_px` target under the shim in a child (the model on
+/// `threads` threads there) and on the sim backend here, and compares the pixels. A child
+/// that has not finished within two minutes is killed and fails the test (a deadlock).
+fn compare_under_shim(side_px: u32, threads: &str) {
+    let want = hex(&scene_sized(Arc::new(SimDevice::new().unwrap()), side_px));
+    let dir = std::env::temp_dir();
+    let tag = format!("sgx535-shim-{}-{side_px}-{threads}", std::process::id());
+    let (out_path, err_path) = (
+        dir.join(format!("{tag}.out")),
+        dir.join(format!("{tag}.err")),
+    );
+    let out_file = std::fs::File::create(&out_path).unwrap();
+    let err_file = std::fs::File::create(&err_path).unwrap();
+    let mut child = Command::new(std::env::current_exe().unwrap())
         .args([
             "child_renders_through_the_drm_backend",
             "--exact",
@@ -52,15 +64,30 @@ fn a_render_through_the_shim_equals_the_sim_backend() {
         ])
         .env("LD_PRELOAD", shim_library())
         .env(CHILD_ENV, "1")
+        .env(SIDE_ENV, side_px.to_string())
+        .env("SGX_THREADS", threads)
         .env_remove("SGX_DRM_NODE")
-        .output()
+        // Files, not pipes: a child blocked on a full pipe would look deadlocked.
+        .stdout(Stdio::from(out_file.try_clone().unwrap()))
+        .stderr(Stdio::from(err_file.try_clone().unwrap()))
+        .spawn()
         .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "child failed: {stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
+    let start = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > Duration::from_secs(120) {
+            child.kill().unwrap();
+            panic!("the child under the shim ran 120 s (SGX_THREADS={threads}): deadlocked");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let status = child.wait().unwrap();
+    let stdout = std::fs::read_to_string(&out_path).unwrap();
+    let stderr = std::fs::read_to_string(&err_path).unwrap();
+    let _ = (
+        std::fs::remove_file(&out_path),
+        std::fs::remove_file(&err_path),
     );
+    assert!(status.success(), "child failed: {stdout}\n{stderr}");
     let got = stdout
         .lines()
         .find_map(|l| l.find(MARK).map(|i| &l[i + MARK.len()..]))
@@ -70,4 +97,24 @@ fn a_render_through_the_shim_equals_the_sim_backend() {
         got == want,
         "drm backend pixels differ from the sim backend's"
     );
+}
+
+#[test]
+fn a_render_through_the_shim_equals_the_sim_backend() {
+    if std::env::var_os(CHILD_ENV).is_some() {
+        return;
+    }
+    compare_under_shim(24, "1");
+}
+
+/// The model's tile pool starts inside the shim's ioctl (a 96x96 target is 36 tiles): its
+/// threads' start-up and the pool's core count go through the shim's wrappers, which must
+/// not wait for the device lock the ioctl holds.
+#[test]
+fn the_model_thread_pool_runs_inside_the_shims_ioctl() {
+    if std::env::var_os(CHILD_ENV).is_some() {
+        return;
+    }
+    compare_under_shim(96, "2");
+    compare_under_shim(96, "0");
 }

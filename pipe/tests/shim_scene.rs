@@ -9,8 +9,10 @@ use sgx_winsys::Device;
 
 use sgx_blitter::shaders::{FS_TEXTURE as FS_TEX, VS_PASSTHROUGH as VS_POS_TEX};
 
-/// The scene; returns the target's pixels, then the generated mip levels of the texture.
-pub fn scene(dev: Arc<dyn Device>) -> Vec<u8> {
+/// The scene on a `side_px` square render target; returns the target's pixels, then the
+/// generated mip levels of the texture. From 65 px the quad covers at least 16 tiles: enough
+/// for the model to render them on its thread pool.
+pub fn scene_sized(dev: Arc<dyn Device>, side_px: u32) -> Vec<u8> {
     let screen = Screen::with_shader_cache(dev.clone(), ShaderCache::in_memory());
     let mut ctx = screen.context_create();
     let tex = screen
@@ -34,15 +36,15 @@ pub fn scene(dev: Arc<dyn Device>) -> Vec<u8> {
     let t = screen
         .resource_create(&ResourceTemplate::texture_2d(
             Format::B8G8R8A8_UNORM,
-            24,
-            24,
+            side_px,
+            side_px,
             0,
             bind::RENDER_TARGET,
         ))
         .unwrap();
     let f = FramebufferState {
-        width: 24,
-        height: 24,
+        width: side_px,
+        height: side_px,
         cbuf: Some(Surface {
             resource: t.clone(),
             level: 0,
@@ -51,8 +53,13 @@ pub fn scene(dev: Arc<dyn Device>) -> Vec<u8> {
         zsbuf: None,
     };
     ctx.set_framebuffer_state(&f).unwrap();
-    ctx.set_viewport_state(&ViewportState::rect(0.0, 0.0, 24.0, 24.0))
-        .unwrap();
+    ctx.set_viewport_state(&ViewportState::rect(
+        0.0,
+        0.0,
+        side_px as f32,
+        side_px as f32,
+    ))
+    .unwrap();
     ctx.clear(clear_flags::COLOR0, [0.25, 0.5, 0.75, 1.0], 1.0, 0)
         .unwrap();
     let vs = ctx.create_vs_state(VS_POS_TEX).unwrap();

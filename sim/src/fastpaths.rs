@@ -463,17 +463,30 @@ fn straight_and_branching_programs() {
     }
 }
 
+/// Every depth format the ZLS takes, and a Z24S8 buffer 100 bytes short of its last rows
+/// (its rows there are past the backing: the ZLS's row copies give way to the byte path).
 #[test]
 fn depth_stencil_blend_masks_loads() {
-    let r = check("state", |s| {
+    for (fmt, bpe, short_b) in [
+        (Format::Z24_UNORM_S8_UINT, 4u32, 0usize),
+        (Format::Z16_UNORM, 2, 0),
+        (Format::Z24_UNORM_S8_UINT, 4, 100),
+    ] {
+        depth_stencil_blend_masks_loads_on(fmt, bpe, short_b);
+    }
+}
+
+fn depth_stencil_blend_masks_loads_on(fmt: Format, bpe: u32, short_b: usize) {
+    let name = format!("state {} short {short_b}", fmt.name());
+    let r = check(&name, |s| {
         let (w, h) = (40u32, 24u32);
         let (mut rd, fb) = target(s, w, h);
-        let zb = Mem::new((w * 4 * h) as usize);
-        // ZLS rows are w * 4 = 160 bytes, 32-byte aligned.
+        let zb = Mem::new((w * bpe * h) as usize - short_b);
+        // ZLS rows are w * bpe = 160 or 80 bytes, 16-byte aligned.
         let mut rng = Rng(5);
         zb.write(0, &rng.bytes(zb.len_b()));
         let zva = s.alloc_with(zb.clone(), Perm::RW);
-        rd.zls = Some((Format::Z24_UNORM_S8_UINT, zva, w * 4));
+        rd.zls = Some((fmt, zva, w * bpe));
         rd.tile_ctrl = Some(vec![0b1111; 6]);
         let mut draws = Vec::new();
         let funcs = [
@@ -556,7 +569,7 @@ fn depth_stencil_blend_masks_loads() {
         }
         (vec![build(s, &rd, &draws)], vec![fb, zb])
     });
-    all_done("state", &r);
+    all_done(&name, &r);
 }
 
 #[test]

@@ -16,6 +16,7 @@ use sgx_hwdocs::limits::CORE_CLOCK_HZ;
 
 mod bench;
 mod clock;
+mod job;
 mod mmu;
 mod num;
 mod pbe;
@@ -377,8 +378,8 @@ impl Gpu {
         self.fast = !on;
     }
 
-    /// Renders later jobs' tiles on `n` threads: 1 on the caller's thread (the default, unless
-    /// `SGX_THREADS` says otherwise), 0 one per core. Results, counters included, are
+    /// Renders later jobs' tiles on `n` threads: 1 on the caller's thread, 0 one per core (the
+    /// default, unless `SGX_THREADS` says otherwise). Results, counters included, are
     /// byte-identical whatever the count.
     pub fn set_threads(&mut self, n: usize) {
         self.threads = raster::Threads::with(n);

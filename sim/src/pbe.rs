@@ -6,9 +6,9 @@ use sgx_hwdocs::limits::TILE_W_PX;
 use sgx_hwdocs::pbe::{MemLayout, PbeState};
 use sgx_hwdocs::{Format, FormatKind};
 
+use crate::job::JobErr;
 use crate::mmu::Mmu;
 use crate::num::clamp01_fast;
-use crate::render::JobErr;
 use crate::tsp::{twiddle, twiddle_col, twiddle_row, Decoder};
 use crate::{Fault, Unit};
 

@@ -3,7 +3,7 @@
 use sgx_hwdocs::regs as r;
 use sgx_hwdocs::DecodeError;
 
-use crate::render::JobErr;
+use crate::job::JobErr;
 use crate::Unit;
 
 /// Register values a job wrote (unwritten registers read 0).

@@ -21,21 +21,17 @@ use sgx_hwdocs::render::{AttrType, VertexAttr};
 use sgx_hwdocs::ta_stream::{CtrlObjType, CtrlPrim, CtrlState, CtrlTerminate, IndexType, Topology};
 use sgx_hwdocs::tsp::Interp;
 
+use crate::job::{
+    load_consts, load_draw_state, DrawState, JobErr, ProgramCache, KIND_LINE, KIND_POINT, KIND_TRI,
+    MAX_VAR,
+};
 use crate::mmu::Mmu;
 use crate::regs::RegFile;
-use crate::render::{load_consts, load_draw_state, DrawState, JobErr, ProgramCache};
 use crate::tsp::{Sampler, TexTable};
 use crate::usse::{Machine, Program, Stage};
 use crate::{Counters, Unit};
 
-/// Varyings a primitive can carry (hwdocs MAX_VARYINGS).
-pub(crate) const MAX_VAR: usize = 10;
 const TILE: i64 = TILE_W_PX as i64;
-
-/// Primitive kinds in a record's dw1 bits 6:5.
-pub(crate) const KIND_TRI: u32 = 0;
-pub(crate) const KIND_POINT: u32 = 1;
-pub(crate) const KIND_LINE: u32 = 2;
 
 /// A clip-space vertex with its varyings.
 #[derive(Clone, Copy)]

@@ -3,9 +3,9 @@
 use sgx_hwdocs::regs as r;
 use sgx_hwdocs::twod::{TwodCmd, TwodOp};
 
+use crate::job::JobErr;
 use crate::mmu::Mmu;
 use crate::regs::RegFile;
-use crate::render::JobErr;
 use crate::{event, Counters, JobStatus, Outcome, Unit};
 
 fn exec(mmu: &Mmu, regs: &[(u32, u32)], c: &mut Counters) -> Result<(), JobErr> {

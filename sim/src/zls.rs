@@ -4,9 +4,9 @@ use sgx_hwdocs::limits::TILE_W_PX;
 use sgx_hwdocs::regs as r;
 use sgx_hwdocs::Format;
 
+use crate::job::JobErr;
 use crate::mmu::Mmu;
 use crate::regs::RegFile;
-use crate::render::JobErr;
 use crate::{Fault, Unit};
 
 const T: u32 = TILE_W_PX as u32;
@@ -52,7 +52,17 @@ impl Zls {
         }
     }
 
-    /// Loads the pixels of tile (tx, ty) inside `rect` (exclusive end).
+    /// The columns of tile (tx, ty) inside `rect` (exclusive end), and its rows.
+    fn window(&self, tx: u32, ty: u32, rect: (u32, u32, u32, u32)) -> [std::ops::Range<u32>; 2] {
+        [
+            (tx * T).max(rect.0)..((tx + 1) * T).min(rect.2),
+            (ty * T).max(rect.1)..((ty + 1) * T).min(rect.3),
+        ]
+    }
+
+    /// Loads the pixels of tile (tx, ty) inside `rect` (exclusive end). With `fast`, each
+    /// row held in one mapping is read in one copy (others, pixel by pixel as the reference).
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn load(
         &self,
         mmu: &Mmu,
@@ -61,30 +71,44 @@ impl Zls {
         rect: (u32, u32, u32, u32),
         depth: &mut [f32; 256],
         stencil: &mut [u8; 256],
+        fast: bool,
     ) -> Result<(), Fault> {
         let bpe = self.bpe();
-        for y in (ty * T).max(rect.1)..((ty + 1) * T).min(rect.3) {
-            for x in (tx * T).max(rect.0)..((tx + 1) * T).min(rect.2) {
-                let mut b = [0u8; 4];
-                let a = self
-                    .base
-                    .wrapping_add(y * self.stride)
-                    .wrapping_add(x * bpe as u32);
-                mmu.read(Unit::Isp, a, &mut b[..bpe])?;
-                let v = u32::from_le_bytes(b);
-                let i = ((y - ty * T) * T + x - tx * T) as usize;
-                if bpe == 2 {
-                    depth[i] = v as f32 / 65535.0;
-                } else {
-                    depth[i] = (v & 0xff_ffff) as f32 / 16_777_215.0;
-                    stencil[i] = (v >> 24) as u8;
+        let [xs, ys] = self.window(tx, ty, rect);
+        for y in ys {
+            let row = self.base.wrapping_add(y * self.stride);
+            let i0 = ((y - ty * T) * T) as usize;
+            let n = xs.len();
+            if let (true, Some(p)) = (
+                fast && n > 0,
+                mmu.span(row.wrapping_add(xs.start * bpe as u32), n * bpe, false),
+            ) {
+                let mut b = [0u8; 4 * T as usize];
+                // SAFETY: span checked that n * bpe bytes at p lie in a readable backing.
+                unsafe { std::ptr::copy_nonoverlapping(p, b.as_mut_ptr(), n * bpe) };
+                for (k, x) in xs.clone().enumerate() {
+                    let mut e = [0u8; 4];
+                    e[..bpe].copy_from_slice(&b[k * bpe..(k + 1) * bpe]);
+                    let i = i0 + (x - tx * T) as usize;
+                    decode(bpe, u32::from_le_bytes(e), &mut depth[i], &mut stencil[i]);
                 }
+                continue;
+            }
+            for x in xs.clone() {
+                let mut b = [0u8; 4];
+                let a = row.wrapping_add(x * bpe as u32);
+                mmu.read(Unit::Isp, a, &mut b[..bpe])?;
+                let i = i0 + (x - tx * T) as usize;
+                decode(bpe, u32::from_le_bytes(b), &mut depth[i], &mut stencil[i]);
             }
         }
         Ok(())
     }
 
-    /// Stores the pixels of tile (tx, ty) inside `rect`.
+    /// Stores the pixels of tile (tx, ty) inside `rect`. With `fast`, each row held in one
+    /// mapping is encoded then written in one copy (others, pixel by pixel as the reference,
+    /// which faults at the first pixel not writable with the pixels before it written).
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn store(
         &self,
         mmu: &Mmu,
@@ -93,20 +117,61 @@ impl Zls {
         rect: (u32, u32, u32, u32),
         depth: &[f32; 256],
         stencil: &[u8; 256],
+        fast: bool,
     ) -> Result<(), Fault> {
         let bpe = self.bpe();
-        for y in (ty * T).max(rect.1)..((ty + 1) * T).min(rect.3) {
-            for x in (tx * T).max(rect.0)..((tx + 1) * T).min(rect.2) {
-                let i = ((y - ty * T) * T + x - tx * T) as usize;
+        let [xs, ys] = self.window(tx, ty, rect);
+        for y in ys {
+            let row = self.base.wrapping_add(y * self.stride);
+            let i0 = ((y - ty * T) * T) as usize;
+            let n = xs.len();
+            if let (true, Some(p)) = (
+                fast && n > 0,
+                mmu.span(row.wrapping_add(xs.start * bpe as u32), n * bpe, true),
+            ) {
+                let mut b = [0u8; 4 * T as usize];
+                for (k, x) in xs.clone().enumerate() {
+                    let i = i0 + (x - tx * T) as usize;
+                    let v = encode_fast(bpe, depth[i], stencil[i]);
+                    b[k * bpe..(k + 1) * bpe].copy_from_slice(&v.to_le_bytes()[..bpe]);
+                }
+                // SAFETY: span checked that n * bpe bytes at p lie in a writable backing.
+                unsafe { std::ptr::copy_nonoverlapping(b.as_ptr(), p, n * bpe) };
+                continue;
+            }
+            for x in xs.clone() {
+                let i = i0 + (x - tx * T) as usize;
                 let v = encode(bpe, depth[i], stencil[i]);
-                let a = self
-                    .base
-                    .wrapping_add(y * self.stride)
-                    .wrapping_add(x * bpe as u32);
+                let a = row.wrapping_add(x * bpe as u32);
                 mmu.write(Unit::Isp, a, &v.to_le_bytes()[..bpe])?;
             }
         }
         Ok(())
+    }
+}
+
+/// A depth/stencil element's depth (and stencil, for Z24S8).
+#[inline(always)]
+fn decode(bpe: usize, v: u32, depth: &mut f32, stencil: &mut u8) {
+    if bpe == 2 {
+        *depth = v as f32 / 65535.0;
+    } else {
+        *depth = (v & 0xff_ffff) as f32 / 16_777_215.0;
+        *stencil = (v >> 24) as u8;
+    }
+}
+
+/// [`encode`] without the libm call: for d in [0, 1], `d * 65535` and `d * 16777215` are
+/// exact in f64 (24-bit by at most 24-bit mantissas), and so is adding 0.5 below 2^24; the
+/// truncation of that is `round()` (half away from zero) for these non-negative values, and
+/// NaN goes to 0 in both.
+#[inline(always)]
+fn encode_fast(bpe: usize, depth: f32, stencil: u8) -> u32 {
+    let d = f64::from(depth.clamp(0.0, 1.0));
+    if bpe == 2 {
+        (d * 65535.0 + 0.5) as u32
+    } else {
+        ((d * 16_777_215.0 + 0.5) as u32).min(0xff_ffff) | (u32::from(stencil) << 24)
     }
 }
 
@@ -123,6 +188,30 @@ fn encode(bpe: usize, depth: f32, stencil: u8) -> u32 {
 
 #[cfg(test)]
 mod tests {
+    /// The fast encoder equals the reference on every f32 in [0, 1] near each code's
+    /// halfway points, on the ends, out of range and on NaN.
+    #[test]
+    fn fast_encode_equals_the_reference() {
+        let mut vals = vec![0.0f32, -0.0, 1.0, 2.0, -1.0, f32::NAN, f32::INFINITY, 1e-30];
+        for (bpe, k) in [(2usize, 65535u32), (4, 16_777_215)] {
+            for code in (0..k).step_by(if bpe == 2 { 1 } else { 97 }) {
+                let half = ((f64::from(code) + 0.5) / f64::from(k)) as f32;
+                for d in -2i32..=2 {
+                    vals.push(f32::from_bits(half.to_bits().wrapping_add_signed(d)));
+                }
+            }
+            for &v in &vals {
+                for s in [0u8, 0x5a, 0xff] {
+                    assert_eq!(
+                        super::encode_fast(bpe, v, s),
+                        super::encode(bpe, v, s),
+                        "{bpe} {v:e} {s}"
+                    );
+                }
+            }
+        }
+    }
+
     #[test]
     fn depth_one_stays_in_its_bits_and_stencil_is_kept() {
         assert_eq!(super::encode(4, 1.0, 0), 0x00ff_ffff);

@@ -18,16 +18,16 @@ use rayon::prelude::*;
 use sgx_hwdocs::render::TileCtrl;
 
 use super::{Job3d, Raster, Tile};
-use crate::render::{JobErr, ProgramCache};
+use crate::job::{JobErr, ProgramCache};
 use crate::Counters;
 
 /// How the model runs a job's tiles.
 #[derive(Clone, Default)]
 pub enum Threads {
-    /// One after another on the caller's thread (the default: see [`Threads::from_env`]).
+    /// One after another on the caller's thread (`SGX_THREADS=1`).
     #[default]
     Serial,
-    /// On rayon's global pool (one thread per core).
+    /// On rayon's global pool (one thread per core; the default: see [`Threads::from_env`]).
     Global,
     /// On a pool of its own (a set thread count).
     Pool(Arc<rayon::ThreadPool>),
@@ -50,20 +50,21 @@ impl Threads {
         }
     }
 
-    /// From `SGX_THREADS`: unset or empty is one thread. Serial is the default because the
-    /// model may run where starting threads deadlocks: the drm-shim runs it inside an
-    /// intercepted ioctl, and a new thread's stack mmap goes back through the shim, which
-    /// holds its device lock (seen: pipe's shim test hung). A bad value is warned about and
-    /// taken as unset.
+    /// From `SGX_THREADS`: unset or empty is one thread per core ([`Threads::Global`]); `1`
+    /// forces the serial loop (for debugging: results are the same). A bad value is warned
+    /// about and taken as unset. The pool is safe where the drm-shim runs the model inside
+    /// its ioctl: the shim's wrappers no longer take its device lock for descriptors that
+    /// are not the node's (a pool thread's start mmaps its signal stack; the core count
+    /// opens and closes cgroup files), which deadlocked before.
     pub fn from_env() -> Threads {
         match std::env::var("SGX_THREADS") {
-            Err(_) => Threads::Serial,
-            Ok(v) if v.trim().is_empty() => Threads::Serial,
+            Err(_) => Threads::Global,
+            Ok(v) if v.trim().is_empty() => Threads::Global,
             Ok(v) => match v.trim().parse::<usize>() {
                 Ok(n) => Threads::with(n),
                 Err(_) => {
-                    log::warn!("SGX_THREADS={v:?} is not a thread count: using one thread");
-                    Threads::Serial
+                    log::warn!("SGX_THREADS={v:?} is not a thread count: one per core");
+                    Threads::Global
                 }
             },
         }

@@ -13,8 +13,8 @@ use sgx_hwdocs::render::ProgramState;
 use sgx_hwdocs::texture::{AddrMode, Filter, MipFilter, Swizzle, TexState};
 use sgx_hwdocs::FormatKind;
 
+use crate::job::JobErr;
 use crate::mmu::Mmu;
-use crate::render::JobErr;
 
 mod decode;
 mod fast;

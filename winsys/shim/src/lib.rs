@@ -100,7 +100,15 @@ pub unsafe extern "C" fn sgx535_drm_shim_live(out: *mut Sgx535ShimLive) -> c_int
 }
 
 /// The shim, if `fd` is one of its files.
+/// The shim when `fd` is a node file. Any other descriptor (an anonymous mmap's -1, a file
+/// the model's thread pool opens to count cores) is told apart under the node-fd set's own
+/// lock, never the device's: the model runs inside an ioctl that holds the device lock, and
+/// a pool thread starting then (its signal stack is an anonymous mmap) or the caller closing
+/// a cgroup file deadlocked on it.
 fn ours(fd: c_int) -> Option<&'static Shim> {
+    if !fakefs::is_node_fd(fd) {
+        return None;
+    }
     SHIM.get().filter(|s| s.is_ours(fd))
 }
 
@@ -211,7 +219,8 @@ pub unsafe extern "C" fn openat64(
 /// As libc's close.
 #[no_mangle]
 pub unsafe extern "C" fn close(fd: c_int) -> c_int {
-    if let Some(s) = SHIM.get() {
+    // Only node files take the device lock (see `ours`).
+    if let Some(s) = SHIM.get().filter(|_| fakefs::is_node_fd(fd)) {
         s.close_file(fd);
         fakefs::remove_fd(fd);
     }
@@ -367,7 +376,7 @@ pub unsafe extern "C" fn dup(fd: c_int) -> c_int {
 #[no_mangle]
 pub unsafe extern "C" fn dup2(fd: c_int, new: c_int) -> c_int {
     if fd != new {
-        if let Some(s) = SHIM.get() {
+        if let Some(s) = SHIM.get().filter(|_| fakefs::is_node_fd(new)) {
             s.close_file(new);
             fakefs::remove_fd(new);
         }
@@ -381,7 +390,7 @@ pub unsafe extern "C" fn dup2(fd: c_int, new: c_int) -> c_int {
 #[no_mangle]
 pub unsafe extern "C" fn dup3(fd: c_int, new: c_int, flags: c_int) -> c_int {
     if fd != new {
-        if let Some(s) = SHIM.get() {
+        if let Some(s) = SHIM.get().filter(|_| fakefs::is_node_fd(new)) {
             s.close_file(new);
             fakefs::remove_fd(new);
         }

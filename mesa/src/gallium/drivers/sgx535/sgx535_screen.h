@@ -66,6 +66,9 @@ struct sgx535g_resource {
 struct sgx535g_transfer {
    struct pipe_transfer base;
    sgx535_transfer lib;
+   /* A write-only FLUSH_EXPLICIT buffer map: the caller's bytes, of which only the ranges
+    * flush_region names reach the buffer (NULL for the library's own staging). */
+   uint8_t *explicit_staging;
 };
 
 struct sgx535g_surface {
