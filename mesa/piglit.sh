@@ -10,6 +10,7 @@
 #                                  lacks), in one run; writes mesa/ci/results.md
 #   mesa/piglit.sh --full --update also rewrites the fails/skips lists (reasons kept)
 #   mesa/piglit.sh --filter REGEX  only the matching tests, both drivers
+#   ... --resume                   keep the results of an interrupted run, run the rest
 # Per-test results: target/mesa-piglit/results.txt (driver,test,result,first line of output).
 set -uo pipefail
 

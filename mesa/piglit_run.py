@@ -104,21 +104,33 @@ def run_one(driver, name, cmd, env):
     return driver, name, result, note[:200]
 
 
-def run_all(tests, names, drivers, envs, jobs):
+def run_all(tests, names, drivers, envs, jobs, log_path, resume):
+    """Runs each (driver, test) not already in `log_path` (with `resume`), appending each
+    result as it comes, so that an interrupted run keeps what it did."""
     results = {}
-    par = [n for n in names if tests[n][1]]
-    ser = [n for n in names if not tests[n][1]]
+    if resume and os.path.exists(log_path):
+        for line in open(log_path):
+            d, n, r, note = line.rstrip("\n").split(",", 3)
+            results[(d, n)] = (r, note)
+    # Shader tests first (the bulk, and fast), the drivers interleaved: a partial run still
+    # compares like with like.
+    order = sorted(names, key=lambda n: (tests[n][0][0] != "shader_runner", n))
+    todo = [(d, n) for n in order for d in drivers if (d, n) not in results]
+    par = [(d, n) for d, n in todo if tests[n][1]]
+    ser = [(d, n) for d, n in todo if not tests[n][1]]
     done = 0
-    total = len(names) * len(drivers)
-    for batch, workers in ((par, jobs), (ser, 1)):
-        with concurrent.futures.ThreadPoolExecutor(workers) as pool:
-            futs = [pool.submit(run_one, d, n, tests[n][0], envs[d]) for d in drivers for n in batch]
-            for fut in concurrent.futures.as_completed(futs):
-                d, n, r, note = fut.result()
-                results[(d, n)] = (r, note)
-                done += 1
-                if done % 200 == 0:
-                    print(f"  {done}/{total}", file=sys.stderr, flush=True)
+    with open(log_path, "a" if resume else "w") as log:
+        for batch, workers in ((par, jobs), (ser, 1)):
+            with concurrent.futures.ThreadPoolExecutor(workers) as pool:
+                futs = [pool.submit(run_one, d, n, tests[n][0], envs[d]) for d, n in batch]
+                for fut in concurrent.futures.as_completed(futs):
+                    d, n, r, note = fut.result()
+                    results[(d, n)] = (r, note)
+                    log.write(f"{d},{n},{r},{note.replace(chr(10), ' ')}\n")
+                    log.flush()
+                    done += 1
+                    if done % 200 == 0:
+                        print(f"  {done}/{len(todo)}", file=sys.stderr, flush=True)
     return results
 
 
@@ -185,6 +197,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--full", action="store_true")
     ap.add_argument("--update", action="store_true")
+    ap.add_argument("--resume", action="store_true",
+                    help="keep the results already in the output's results.txt")
     ap.add_argument("--filter", help="only tests whose name matches this regex")
     ap.add_argument("-j", type=int, default=os.cpu_count())
     ap.add_argument("--out", default=os.path.join(os.path.dirname(HERE), "target", "mesa-piglit"))
@@ -206,11 +220,8 @@ def main():
         exts_off = sorted(extensions("softpipe", env) - extensions("sgx535", env))
         envs["softpipe"] = dict(env, MESA_EXTENSION_OVERRIDE=" ".join("-" + e for e in exts_off))
     print(f"piglit: {len(names)} tests on {', '.join(drivers)} (-j{args.j})", file=sys.stderr)
-    results = run_all(tests, names, drivers, envs, args.j)
-
-    with open(os.path.join(args.out, "results.txt"), "w") as f:
-        for (d, n), (r, note) in sorted(results.items()):
-            f.write(f"{d},{n},{r},{note}\n")
+    log_path = os.path.join(args.out, "results.txt")
+    results = run_all(tests, names, drivers, envs, args.j, log_path, args.resume)
 
     fails_path = os.path.join(CI, "sgx535-fails.txt")
     skips_path = os.path.join(CI, "sgx535-skips.txt")
