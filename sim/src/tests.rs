@@ -180,6 +180,47 @@ fn depth_test_orders_draws() {
     }
 }
 
+/// EMITDEPTH (MODEL, hwdocs usse.json): the program's depth, not the interpolated one, is
+/// tested and written, after the program runs.
+#[test]
+fn emitted_depth_is_tested_and_written() {
+    let mut s = Scene::new();
+    let (rd, fb) = target(&mut s, 16, 16);
+    let mk = |z: f32, c: [f32; 4], fs: Vec<u32>| {
+        let mut d = DrawDesc::new(
+            Topology::TRIANGLES,
+            &quad(0.0, 0.0, 16.0, 16.0, 16.0, 16.0, z),
+            fs,
+            viewport(16.0, 16.0),
+        );
+        d.fs_consts = vec![fv(c)];
+        d.isp.depth_test = true;
+        d.isp.depth_write = true;
+        d.isp.depth_func = CompareFunc::LESS;
+        d
+    };
+    // Red at depth 0.75 everywhere; then green from behind it (0.95), but emitting depth
+    // x / 16 (varying 0's x), so it wins where (x + 0.5) / 16 < 0.75: columns 0..=11; then
+    // blue at 0.7, which wins where the depth left is above 0.7: the red columns and the
+    // green column 11 (0.71875) — so the emitted depth was written.
+    let red = mk(0.5, [1.0, 0.0, 0.0, 1.0], const_fs());
+    let emit = words(&[emitpix(sa(0)), alu1(Opcode::EMITDEPTH, dr(0), pa(0)), end()]);
+    let green = mk(0.9, [0.0, 1.0, 0.0, 1.0], emit);
+    let blue = mk(0.4, [0.0, 0.0, 1.0, 1.0], const_fs());
+    let r = s.render(&rd, &[red, green, blue]);
+    assert_eq!(r.status, JobStatus::Done);
+    for y in 0..16 {
+        for x in 0..16 {
+            let want = if x < 11 {
+                [0, 255, 0, 255]
+            } else {
+                [0, 0, 255, 255]
+            };
+            assert_eq!(px(&fb, 64, x, y), want, "pixel ({x}, {y})");
+        }
+    }
+}
+
 #[test]
 fn stencil_and_occlusion_query() {
     let mut s = Scene::new();

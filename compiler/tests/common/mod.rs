@@ -307,7 +307,8 @@ pub fn check_fs_compiled(
         }
         // The depth output's z, clamped to [0, 1] as the ISP takes it (NaN: 0).
         if let Some((v, mask)) = depth_out.and_then(|i| want.outs[px].get(&i)) {
-            let want_z = (mask & 0b100 != 0).then(|| f32::from_bits(v[2]).max(0.0).min(1.0));
+            let clamp01 = |z: f32| if z > 0.0 { z.min(1.0) } else { 0.0 };
+            let want_z = (mask & 0b100 != 0).then(|| clamp01(f32::from_bits(v[2])));
             assert_eq!(
                 got.depth[px].map(f32::to_bits),
                 want_z.map(f32::to_bits),

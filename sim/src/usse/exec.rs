@@ -376,8 +376,8 @@ impl Machine {
         for i in 0..4 {
             out.colour[i] = fv(ctl.colour[i]);
             out.killed[i] = live[i] && ctl.killed[i];
-            // max then min: a NaN depth becomes 0, not NaN.
-            out.depth[i] = ctl.frag_depth[i].map(|d| f(d).max(0.0).min(1.0));
+            // NaN becomes 0, as the colours' clamp makes it.
+            out.depth[i] = ctl.frag_depth[i].map(|d| crate::num::clamp01_fast(f(d)));
         }
         Ok(())
     }
