@@ -39,7 +39,7 @@ SELECT = re.compile(
 # The short list: a stable sample (by name hash, so it survives piglit updates) plus the
 # groups a regression most often shows up in.
 SHORT_ALWAYS = re.compile(
-    r"variable-indexing@.*uniform-array-mat.*-index|@fbo-generatemipmap|inline-explosion"
+    r"variable-indexing@.*uniform-array-mat.*-index|@fbo-generatemipmap"
     r"|fragdepth|frag-depth"
 )
 SHORT_ONE_IN = 12

@@ -180,45 +180,73 @@ fn depth_test_orders_draws() {
     }
 }
 
-/// EMITDEPTH (MODEL, hwdocs usse.json): the program's depth, not the interpolated one, is
-/// tested and written, after the program runs.
-#[test]
-fn emitted_depth_is_tested_and_written() {
+/// A draw for the EMITDEPTH tests: a full 16x16 quad at clip depth `z` (window 0.5 + z / 2),
+/// depth-tested (LESS) and written, colour `c` from sa0; `emit`: the depth it emits (sa1).
+fn depth_draw(z: f32, c: [f32; 4], emit: Option<f32>) -> DrawDesc {
+    let fs = match emit {
+        Some(_) => words(&[emitpix(sa(0)), alu1(Opcode::EMITDEPTH, dr(0), sa(1)), end()]),
+        None => const_fs(),
+    };
+    let mut d = DrawDesc::new(
+        Topology::TRIANGLES,
+        &quad(0.0, 0.0, 16.0, 16.0, 16.0, 16.0, z),
+        fs,
+        viewport(16.0, 16.0),
+    );
+    d.fs_consts = vec![fv(c), fv([emit.unwrap_or(0.0); 4])];
+    d.isp.depth_test = true;
+    d.isp.depth_write = true;
+    d.isp.depth_func = CompareFunc::LESS;
+    d
+}
+
+const RED: [f32; 4] = [1.0, 0.0, 0.0, 1.0];
+const GREEN: [f32; 4] = [0.0, 1.0, 0.0, 1.0];
+const BLUE: [f32; 4] = [0.0, 0.0, 1.0, 1.0];
+
+fn all_pixels(draws: &[DrawDesc]) -> Vec<[u8; 4]> {
     let mut s = Scene::new();
     let (rd, fb) = target(&mut s, 16, 16);
-    let mk = |z: f32, c: [f32; 4], fs: Vec<u32>| {
-        let mut d = DrawDesc::new(
-            Topology::TRIANGLES,
-            &quad(0.0, 0.0, 16.0, 16.0, 16.0, 16.0, z),
-            fs,
-            viewport(16.0, 16.0),
-        );
-        d.fs_consts = vec![fv(c)];
-        d.isp.depth_test = true;
-        d.isp.depth_write = true;
-        d.isp.depth_func = CompareFunc::LESS;
-        d
-    };
-    // Red at depth 0.75 everywhere; then green from behind it (0.95), but emitting depth
-    // x / 16 (varying 0's x), so it wins where (x + 0.5) / 16 < 0.75: columns 0..=11; then
-    // blue at 0.7, which wins where the depth left is above 0.7: the red columns and the
-    // green column 11 (0.71875) — so the emitted depth was written.
-    let red = mk(0.5, [1.0, 0.0, 0.0, 1.0], const_fs());
-    let emit = words(&[emitpix(sa(0)), alu1(Opcode::EMITDEPTH, dr(0), pa(0)), end()]);
-    let green = mk(0.9, [0.0, 1.0, 0.0, 1.0], emit);
-    let blue = mk(0.4, [0.0, 0.0, 1.0, 1.0], const_fs());
-    let r = s.render(&rd, &[red, green, blue]);
-    assert_eq!(r.status, JobStatus::Done);
-    for y in 0..16 {
-        for x in 0..16 {
-            let want = if x < 11 {
-                [0, 255, 0, 255]
-            } else {
-                [0, 0, 255, 255]
-            };
-            assert_eq!(px(&fb, 64, x, y), want, "pixel ({x}, {y})");
-        }
-    }
+    assert_eq!(s.render(&rd, draws).status, JobStatus::Done);
+    (0..256).map(|i| px(&fb, 64, i % 16, i / 16)).collect()
+}
+
+/// EMITDEPTH (MODEL, hwdocs usse.json): the program's depth, not the interpolated one, is
+/// tested, after the program runs. Red is at 0.75; green, interpolated behind it (0.95),
+/// emits 0.5 and wins; interpolated in front (0.25), emits 0.9 and loses.
+#[test]
+fn emitted_depth_is_tested() {
+    let behind = all_pixels(&[
+        depth_draw(0.5, RED, None),
+        depth_draw(0.9, GREEN, Some(0.5)),
+    ]);
+    assert!(
+        behind.iter().all(|p| *p == [0, 255, 0, 255]),
+        "{:?}",
+        behind[0]
+    );
+    let front = all_pixels(&[
+        depth_draw(0.5, RED, None),
+        depth_draw(-0.5, GREEN, Some(0.9)),
+    ]);
+    // The target is B8G8R8A8: red is [0, 0, 255, 255] in memory.
+    assert!(
+        front.iter().all(|p| *p == [0, 0, 255, 255]),
+        "{:?}",
+        front[0]
+    );
+}
+
+/// ... and written: blue at 0.6 then loses against green's emitted 0.5 (it would pass
+/// against the interpolated 0.95).
+#[test]
+fn emitted_depth_is_written() {
+    let px = all_pixels(&[
+        depth_draw(0.5, RED, None),
+        depth_draw(0.9, GREEN, Some(0.5)),
+        depth_draw(0.2, BLUE, None),
+    ]);
+    assert!(px.iter().all(|p| *p == [0, 255, 0, 255]), "{:?}", px[0]);
 }
 
 #[test]

@@ -607,7 +607,7 @@ fn reused_machine_matches_a_fresh_one() {
         }
     }
     // The predicate reader on a fresh machine: no lane moved, a0 = 0 reads sa1.
-    let q = run_quad(&progs[5], &pav, [true; 4], &sec, &mut NoTextures).unwrap();
+    let q = run_quad(&progs[6], &pav, [true; 4], &sec, &mut NoTextures).unwrap();
     assert_eq!(q.colour, [[2.0; 4]; 4]);
     // The EMITPIX sequence: the last one (plain r1 = pa0 * 2) wins.
     let q = run_quad(&progs[1], &pav, [true; 4], &sec, &mut NoTextures).unwrap();
