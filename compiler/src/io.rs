@@ -27,6 +27,8 @@ pub enum OutputLoc {
     Output(u32),
     /// The fragment colour (EMITPIX at the end).
     Color,
+    /// The fragment depth, lane z (EMITDEPTH at the end): `gl_FragDepth`.
+    Depth,
     /// Not consumed by the next stage: computed into a temporary that dead-code removal drops.
     Discard,
 }
@@ -306,6 +308,9 @@ pub fn fs_layout(
         match d.semantic {
             Some(s) if s.name == SemanticName::Color && s.index == 0 => {
                 l.outputs.insert(i, OutputLoc::Color);
+            }
+            Some(s) if s.name == SemanticName::Position && s.index == 0 => {
+                l.outputs.insert(i, OutputLoc::Depth);
             }
             Some(s) => return Err(unsupported(d.line, format!("fragment output {s}"))),
             None => {

@@ -192,7 +192,7 @@ impl MInst {
     /// True for instructions that write `dst`.
     pub fn has_dst(&self) -> bool {
         match self.op.format() {
-            InstrFormat::ALU => self.op != Opcode::EMITPIX,
+            InstrFormat::ALU => !matches!(self.op, Opcode::EMITPIX | Opcode::EMITDEPTH),
             InstrFormat::TEX | InstrFormat::LIMM => true,
             InstrFormat::FLOW => false,
         }
@@ -217,6 +217,7 @@ impl MInst {
             Opcode::FDP2 => 0b0011,
             Opcode::FDP3 => 0b0111,
             Opcode::FDP4 | Opcode::EMITPIX => 0xF,
+            Opcode::EMITDEPTH => 0b0001,
             _ if self.op.format() == InstrFormat::TEX => self.coord_lanes,
             _ if i < self.nsrc() => self.dst.mask,
             _ => 0,

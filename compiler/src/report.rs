@@ -79,6 +79,7 @@ fn io_layout(out: &mut String, s: &CompiledShader) {
         let at = match o.location {
             OutputLoc::Output(n) => format!("o{n}{}", lane_suffix(o.lanes)),
             OutputLoc::Color => "colour".into(),
+            OutputLoc::Depth => "depth".into(),
             OutputLoc::Discard => "dropped".into(),
         };
         let _ = writeln!(out, "; output OUT[{}]{sem} : {at}", o.index);

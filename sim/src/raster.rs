@@ -263,6 +263,9 @@ impl Raster<'_> {
             )
         };
         let has_kill = ctx.fs.has_kill;
+        // A program that writes depth (EMITDEPTH, MODEL: hwdocs usse.json) is depth-tested
+        // after it runs, with its own depth: every covered pixel shades, as with KILL.
+        let late_z = ctx.fs.writes_depth && isp.depth_test;
         // Fast-path shortcuts of the per-pixel state work below (the reference keeps it all):
         // no test and no KILL leaves every covered pixel live and passing; no blend and all
         // channels written leaves the colour the clamped source.
@@ -393,7 +396,7 @@ impl Raster<'_> {
                     if isp.depth_test {
                         dpass[i] = compare(isp.depth_func, z[i], tile.depth[ti]);
                     }
-                    live[i] = has_kill || (spass[i] && dpass[i]);
+                    live[i] = has_kill || late_z || (spass[i] && dpass[i]);
                 }
                 let shade = live.iter().any(|&l| l);
                 if shade {
@@ -472,6 +475,17 @@ impl Raster<'_> {
                         )
                         .map_err(JobErr::usse)?;
                     self.c.usse_instructions += self.qout.instructions;
+                    for i in 0..4 {
+                        if !(late_z && live[i]) {
+                            continue;
+                        }
+                        let ti = ((qy + (i >> 1) as i64 - (ty * T) as i64) * T as i64
+                            + qx
+                            + (i & 1) as i64
+                            - (tx * T) as i64) as usize;
+                        z[i] = self.qout.depth[i].unwrap_or(z[i]);
+                        dpass[i] = compare(isp.depth_func, z[i], tile.depth[ti]);
+                    }
                     self.c.pixels_shaded += live.iter().filter(|&&l| l).count() as u64;
                 }
                 if no_tests && plain_colour {
@@ -547,6 +561,7 @@ impl<'a> Raster<'a> {
             qout: QuadOut {
                 colour: [[0.0; 4]; 4],
                 killed: [false; 4],
+                depth: [None; 4],
                 instructions: 0,
             },
             queries: HashMap::new(),

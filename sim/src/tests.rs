@@ -180,6 +180,75 @@ fn depth_test_orders_draws() {
     }
 }
 
+/// A draw for the EMITDEPTH tests: a full 16x16 quad at clip depth `z` (window 0.5 + z / 2),
+/// depth-tested (LESS) and written, colour `c` from sa0; `emit`: the depth it emits (sa1).
+fn depth_draw(z: f32, c: [f32; 4], emit: Option<f32>) -> DrawDesc {
+    let fs = match emit {
+        Some(_) => words(&[emitpix(sa(0)), alu1(Opcode::EMITDEPTH, dr(0), sa(1)), end()]),
+        None => const_fs(),
+    };
+    let mut d = DrawDesc::new(
+        Topology::TRIANGLES,
+        &quad(0.0, 0.0, 16.0, 16.0, 16.0, 16.0, z),
+        fs,
+        viewport(16.0, 16.0),
+    );
+    d.fs_consts = vec![fv(c), fv([emit.unwrap_or(0.0); 4])];
+    d.isp.depth_test = true;
+    d.isp.depth_write = true;
+    d.isp.depth_func = CompareFunc::LESS;
+    d
+}
+
+const RED: [f32; 4] = [1.0, 0.0, 0.0, 1.0];
+const GREEN: [f32; 4] = [0.0, 1.0, 0.0, 1.0];
+const BLUE: [f32; 4] = [0.0, 0.0, 1.0, 1.0];
+
+fn all_pixels(draws: &[DrawDesc]) -> Vec<[u8; 4]> {
+    let mut s = Scene::new();
+    let (rd, fb) = target(&mut s, 16, 16);
+    assert_eq!(s.render(&rd, draws).status, JobStatus::Done);
+    (0..256).map(|i| px(&fb, 64, i % 16, i / 16)).collect()
+}
+
+/// EMITDEPTH (MODEL, hwdocs usse.json): the program's depth, not the interpolated one, is
+/// tested, after the program runs. Red is at 0.75; green, interpolated behind it (0.95),
+/// emits 0.5 and wins; interpolated in front (0.25), emits 0.9 and loses.
+#[test]
+fn emitted_depth_is_tested() {
+    let behind = all_pixels(&[
+        depth_draw(0.5, RED, None),
+        depth_draw(0.9, GREEN, Some(0.5)),
+    ]);
+    assert!(
+        behind.iter().all(|p| *p == [0, 255, 0, 255]),
+        "{:?}",
+        behind[0]
+    );
+    let front = all_pixels(&[
+        depth_draw(0.5, RED, None),
+        depth_draw(-0.5, GREEN, Some(0.9)),
+    ]);
+    // The target is B8G8R8A8: red is [0, 0, 255, 255] in memory.
+    assert!(
+        front.iter().all(|p| *p == [0, 0, 255, 255]),
+        "{:?}",
+        front[0]
+    );
+}
+
+/// ... and written: blue at 0.6 then loses against green's emitted 0.5 (it would pass
+/// against the interpolated 0.95).
+#[test]
+fn emitted_depth_is_written() {
+    let px = all_pixels(&[
+        depth_draw(0.5, RED, None),
+        depth_draw(0.9, GREEN, Some(0.5)),
+        depth_draw(0.2, BLUE, None),
+    ]);
+    assert!(px.iter().all(|p| *p == [0, 255, 0, 255]), "{:?}", px[0]);
+}
+
 #[test]
 fn stencil_and_occlusion_query() {
     let mut s = Scene::new();

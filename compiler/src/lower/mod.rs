@@ -52,6 +52,8 @@ pub struct Lower<'a> {
     temps: HashMap<u32, Reg>,
     outs: HashMap<u32, Reg>,
     color: Option<Reg>,
+    /// The fragment depth output's register (`gl_FragDepth`), emitted at the end.
+    depth: Option<Reg>,
     const_base: HashMap<u32, (u32, u32, u32)>,
     flow: Vec<Flow>,
     call_labels: HashMap<usize, u32>,
@@ -83,6 +85,7 @@ pub fn lower(sh: &Shader, io: &IoLayout) -> Result<(Code, LowerInfo)> {
         temps: HashMap::new(),
         outs: HashMap::new(),
         color: None,
+        depth: None,
         const_base: HashMap::new(),
         flow: Vec::new(),
         call_labels: HashMap::new(),
@@ -220,6 +223,9 @@ impl Lower<'_> {
                             Some(OutputLoc::Color) => {
                                 *self.color.get_or_insert_with(|| self.code.vreg())
                             }
+                            Some(OutputLoc::Depth) => {
+                                *self.depth.get_or_insert_with(|| self.code.vreg())
+                            }
                             Some(OutputLoc::Discard) | None => self.code.vreg(),
                         };
                         self.outs.insert(i, r);
@@ -256,6 +262,13 @@ impl Lower<'_> {
                 if let Some(c) = self.color {
                     let mut e = MInst::new(Opcode::EMITPIX);
                     e.src[0] = Src::of(c);
+                    self.code.push(e);
+                }
+                if let Some(d) = self.depth {
+                    // TGSI's fragment POSITION output carries the depth in z.
+                    let mut e = MInst::new(Opcode::EMITDEPTH);
+                    e.src[0] = Src::of(d);
+                    e.src[0].swz = [2; 4];
                     self.code.push(e);
                 }
             }

@@ -289,6 +289,11 @@ pub fn check_fs_compiled(
         .iter()
         .find(|o| o.location == OutputLoc::Color)
         .map(|o| o.index);
+    let depth_out = cs
+        .outputs
+        .iter()
+        .find(|o| o.location == OutputLoc::Depth)
+        .map(|o| o.index);
     let bits = got.colour.map(|c| c.map(f32::to_bits));
     for px in 0..4 {
         assert_eq!(
@@ -299,6 +304,17 @@ pub fn check_fs_compiled(
         );
         if want.killed[px] {
             continue;
+        }
+        // The depth output's z, clamped to [0, 1] as the ISP takes it (NaN: 0).
+        if let Some((v, mask)) = depth_out.and_then(|i| want.outs[px].get(&i)) {
+            let clamp01 = |z: f32| if z > 0.0 { z.min(1.0) } else { 0.0 };
+            let want_z = (mask & 0b100 != 0).then(|| clamp01(f32::from_bits(v[2])));
+            assert_eq!(
+                got.depth[px].map(f32::to_bits),
+                want_z.map(f32::to_bits),
+                "pixel {px} depth\n{text}\n{}",
+                listing(cs)
+            );
         }
         let Some((v, mask)) = colour_out.and_then(|i| want.outs[px].get(&i)) else {
             continue;

@@ -66,6 +66,8 @@ pub struct Program {
     pub(crate) outs_used: usize,
     /// Whether any KILL is present (the ISP then shades before depth/stencil updates).
     pub(crate) has_kill: bool,
+    /// Whether any EMITDEPTH is present (the ISP then tests depth after the program runs).
+    pub(crate) writes_depth: bool,
     /// A pixel program without control flow: no BR/CALL/RET/KILL/END before a final
     /// unpredicated END or RET, so every instance of a quad runs every instruction in order
     /// and the interpreter may skip per-instance scheduling.
@@ -200,6 +202,7 @@ impl Program {
         let mut ins = Vec::with_capacity(n);
         let mut temps = 0usize;
         let mut has_kill = false;
+        let mut writes_depth = false;
         for pc in 0..n {
             let w = &words[2 * pc..2 * pc + 2];
             let raw = w[0] & 0x7f;
@@ -267,10 +270,11 @@ impl Program {
                             &mut temps,
                         )?;
                     }
-                    if op == Opcode::EMITPIX {
+                    if matches!(op, Opcode::EMITPIX | Opcode::EMITDEPTH) {
                         if stage != Stage::Pixel {
-                            return Err(illegal(pc, "EMITPIX in a vertex program"));
+                            return Err(illegal(pc, format!("{} in a vertex program", op.name())));
                         }
+                        writes_depth |= op == Opcode::EMITDEPTH;
                     } else {
                         i.dst = dst(pc, a.dst_bank, a.dst_num, &mut temps)?;
                     }
@@ -356,7 +360,9 @@ impl Program {
                 outs_used = outs_used.max(usize::from(n) + 1);
             }
         }
+        // The straight path returns colours only: a program with EMITDEPTH takes `exec`.
         let straight = stage == Stage::Pixel
+            && !writes_depth
             && n as u64 <= MAX_EXECUTED_PER_INSTANCE
             && ins.split_last().is_some_and(|(last, body)| {
                 matches!(last.op, Opcode::END | Opcode::RET)
@@ -385,9 +391,9 @@ impl Program {
                 reads.extend([usize::from(i.grad), usize::from(i.grad) + 1]);
             }
             // A partial, predicated or accumulating write keeps (reads) the old contents;
-            // EMITPIX, EMITVTX and flow instructions write no destination.
+            // EMITPIX, EMITDEPTH, EMITVTX and flow instructions write no destination.
             let writes = i.op.format() != InstrFormat::FLOW
-                && !matches!(i.op, Opcode::EMITPIX | Opcode::EMITVTX);
+                && !matches!(i.op, Opcode::EMITPIX | Opcode::EMITDEPTH | Opcode::EMITVTX);
             let whole =
                 writes && i.pred == Pred::ALWAYS && i.mask == 0b1111 && i.op != Opcode::FMAD;
             if let Dst::Temp(n) = i.dst {
@@ -410,6 +416,7 @@ impl Program {
             temps_used: temps,
             outs_used,
             has_kill,
+            writes_depth,
             straight,
             uses_pred_addr,
             temps_read_first,

@@ -40,6 +40,7 @@ struct Ctl {
     killed: [bool; 4],
     emitted: bool,
     colour: [[u32; 4]; 4],
+    frag_depth: [Option<u32>; 4],
     vout: [[u32; 4]; 16],
 }
 
@@ -365,8 +366,9 @@ impl Machine {
             out.colour = [[0.0; 4]; 4];
             let colour: &mut [[u32; 4]; 4] = bytemuck::cast_mut(&mut out.colour);
             out.instructions = self.exec_straight(p, colour, pa, sa, tex)?;
-            // A straight program has no KILL.
+            // A straight program has no KILL and no EMITDEPTH.
             out.killed = [false; 4];
+            out.depth = [None; 4];
             return Ok(());
         }
         let mut ctl = Ctl::new(4, [true; 4]);
@@ -374,6 +376,8 @@ impl Machine {
         for i in 0..4 {
             out.colour[i] = fv(ctl.colour[i]);
             out.killed[i] = live[i] && ctl.killed[i];
+            // NaN becomes 0, as the colours' clamp makes it.
+            out.depth[i] = ctl.frag_depth[i].map(|d| crate::num::clamp01_fast(f(d)));
         }
         Ok(())
     }
@@ -705,6 +709,13 @@ impl Machine {
                     }
                 }
             }
+            Opcode::EMITDEPTH => {
+                for i in 0..n {
+                    if ex[i] && self.pred_lanes(ins.pred, i)[0] {
+                        ctl.frag_depth[i] = Some(self.read(&ins.s0, i, pa, sa)[0]);
+                    }
+                }
+            }
             Opcode::LIMM => {
                 for i in 0..n {
                     if ex[i] {
@@ -816,6 +827,7 @@ impl Ctl {
             killed: [false; 4],
             emitted: false,
             colour: [[0; 4]; 4],
+            frag_depth: [None; 4],
             vout: [[0; 4]; 16],
         }
     }

@@ -110,6 +110,8 @@ pub struct QuadOut {
     pub colour: [[f32; 4]; 4],
     /// Pixels discarded by KILL (always false for helper pixels).
     pub killed: [bool; 4],
+    /// Depth of each pixel from its last EMITDEPTH, clamped to [0, 1]; None without one.
+    pub depth: [Option<f32>; 4],
     /// Instructions executed, summed over the four instances.
     pub instructions: u64,
 }
@@ -161,6 +163,7 @@ pub fn run_quad(
     let mut out = QuadOut {
         colour: [[0.0; 4]; 4],
         killed: [false; 4],
+        depth: [None; 4],
         instructions: 0,
     };
     m.run_quad(p, pa, live, sa, tex, &mut out)?;

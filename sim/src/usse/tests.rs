@@ -565,6 +565,14 @@ fn reused_machine_matches_a_fresh_one() {
             emitpix(r(0)),
             end(),
         ],
+        // A predicated EMITDEPTH, then an unpredicated one that wins.
+        vec![
+            alu(FCLT, dp(0), imm(0), pa(0)),
+            alu_full(EMITDEPTH, Pred::P0, false, dr(0), pa(0).sw("wzyx"), pa(0)),
+            alu1(EMITDEPTH, dr(0), pa(0).sw("yxzw")),
+            emitpix(pa(0)),
+            end(),
+        ],
         // Reads p0..p2 and a0 without writing them.
         vec![
             mov(dr(0), sa(1)),
@@ -587,6 +595,7 @@ fn reused_machine_matches_a_fresh_one() {
                 let mut out = QuadOut {
                     colour: [[0.0; 4]; 4],
                     killed: [false; 4],
+                    depth: [None; 4],
                     instructions: 0,
                 };
                 m.run_quad(p, &pav, [true; 4], &sec, &mut LodEcho, &mut out)
@@ -598,7 +607,7 @@ fn reused_machine_matches_a_fresh_one() {
         }
     }
     // The predicate reader on a fresh machine: no lane moved, a0 = 0 reads sa1.
-    let q = run_quad(&progs[5], &pav, [true; 4], &sec, &mut NoTextures).unwrap();
+    let q = run_quad(&progs[6], &pav, [true; 4], &sec, &mut NoTextures).unwrap();
     assert_eq!(q.colour, [[2.0; 4]; 4]);
     // The EMITPIX sequence: the last one (plain r1 = pa0 * 2) wins.
     let q = run_quad(&progs[1], &pav, [true; 4], &sec, &mut NoTextures).unwrap();
@@ -615,4 +624,44 @@ impl Textures for LodEcho {
         };
         Ok(std::array::from_fn(|l| coord[l] + d[l]))
     }
+}
+
+/// EMITDEPTH: the last one executed wins, its lane x after the swizzle, clamped to [0, 1];
+/// a pixel that executes none reports none; a vertex program may not contain one.
+#[test]
+fn emitdepth_last_wins_clamped_per_pixel() {
+    let pav = quad_pa(|i| [i as f32 - 1.5, 1.5 - i as f32, 0.25, 2.0]);
+    let w = vec![
+        // p0: lane x of pa0 > 0 (pixels 2 and 3).
+        alu(FCLT, dp(0), imm(0), pa(0)),
+        alu_full(EMITDEPTH, Pred::P0, false, dr(0), pa(0).sw("zxyw"), pa(0)),
+        alu_full(EMITDEPTH, Pred::P0, false, dr(0), pa(0).sw("yxzw"), pa(0)),
+        emitpix(pa(0)),
+        end(),
+    ];
+    let p = Program::decode(&words(&w), Stage::Pixel).unwrap();
+    let out = run_quad(&p, &pav, [true; 4], &[], &mut LodEcho).unwrap();
+    // Pixels 2 and 3: lane y = 1.5 - i = -0.5, -1.5, clamped to 0.
+    assert_eq!(out.depth, [None, None, Some(0.0), Some(0.0)]);
+    let w = vec![
+        alu1(EMITDEPTH, dr(0), pa(0).sw("wxyz")),
+        emitpix(pa(0)),
+        end(),
+    ];
+    let p = Program::decode(&words(&w), Stage::Pixel).unwrap();
+    let out = run_quad(&p, &pav, [true; 4], &[], &mut LodEcho).unwrap();
+    assert_eq!(out.depth, [Some(1.0); 4], "lane w = 2.0 clamps to 1");
+    let w = vec![
+        alu1(EMITDEPTH, dr(0), pa(0).sw("zxyw")),
+        emitpix(pa(0)),
+        end(),
+    ];
+    let p = Program::decode(&words(&w), Stage::Pixel).unwrap();
+    let out = run_quad(&p, &pav, [true; 4], &[], &mut LodEcho).unwrap();
+    assert_eq!(out.depth, [Some(0.25); 4]);
+    assert!(Program::decode(
+        &words(&[alu1(EMITDEPTH, dr(0), pa(0)), end()]),
+        Stage::Vertex
+    )
+    .is_err());
 }
