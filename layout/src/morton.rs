@@ -135,6 +135,30 @@ pub fn step_by(bits: u64, inc: u64, mask: u64) -> u64 {
     (bits | !mask).wrapping_add(inc) & mask
 }
 
+/// The twiddled index, within a tile of at most 4x4 blocks of 4x4 elements, of the block in
+/// block column `bx` and block row `by` (Y in address bit 0): the copies' whole-tile bodies
+/// place blocks with it.
+#[inline(always)]
+pub const fn block_of(bx: usize, by: usize) -> usize {
+    (by & 1) | ((bx & 1) << 1) | ((by & 2) << 1) | ((bx & 2) << 2)
+}
+
+/// The twiddled index of (`x`, `y`) within an 8x8 square (`x`, `y` < 8; Y in bit 0).
+pub const fn square8_index(x: usize, y: usize) -> usize {
+    (y & 1) | ((x & 1) << 1) | ((y & 2) << 1) | ((x & 2) << 2) | ((y & 4) << 2) | ((x & 4) << 3)
+}
+
+/// Gathers the even bits of `v` (bits 0, 2, 4, ...) into its low bits: the Y coordinate of a
+/// square Morton index (and, of `v >> 1`, the X coordinate).
+#[inline(always)]
+pub const fn compact_even(v: u32) -> u32 {
+    let mut v = v & 0x5555_5555;
+    v = (v | (v >> 1)) & 0x3333_3333;
+    v = (v | (v >> 2)) & 0x0f0f_0f0f;
+    v = (v | (v >> 4)) & 0x00ff_00ff;
+    (v | (v >> 8)) & 0x0000_ffff
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -206,6 +230,25 @@ mod tests {
         for i in (4..t.w_el()).step_by(4) {
             assert_eq!(xb, t.x_bits(i));
             xb = step_by(xb, inc, t.x_mask);
+        }
+    }
+
+    #[test]
+    fn square_helpers_agree_with_the_geometry() {
+        let t = Twiddle::new(4, 4).unwrap();
+        for y in 0..16u32 {
+            for x in 0..16u32 {
+                let a = t.offset_el(x, y).unwrap();
+                assert_eq!(compact_even(a as u32), y);
+                assert_eq!(compact_even((a >> 1) as u32), x);
+                if x < 8 && y < 8 {
+                    assert_eq!(square8_index(x as usize, y as usize) as u64, a);
+                }
+                if x % 4 == 0 && y % 4 == 0 {
+                    let b = block_of(x as usize / 4, y as usize / 4) as u64;
+                    assert_eq!(16 * b, a);
+                }
+            }
         }
     }
 
