@@ -15,12 +15,12 @@
 
 use core::arch::x86_64::{
     __m128i, __m512i, _mm512_castsi128_si512, _mm512_inserti32x4, _mm512_loadu_si512,
-    _mm512_permutex2var_epi16, _mm512_permutex2var_epi8, _mm512_shuffle_i64x2, _mm512_storeu_si512,
-    _mm512_stream_si512, _mm_loadu_si128,
+    _mm512_permutex2var_epi16, _mm512_permutex2var_epi8, _mm512_permutexvar_epi32,
+    _mm512_shuffle_i64x2, _mm512_storeu_si512, _mm512_stream_si512, _mm_loadu_si128,
 };
 
 use super::sse2::Stores;
-use crate::morton::square8_index;
+use crate::morton::{block_of, square8_index};
 
 /// Whether this CPU runs these bodies (the standard library caches the detection).
 pub(super) fn available() -> bool {
@@ -246,6 +246,80 @@ pub(super) unsafe fn group_to_linear<const N: usize>(
             for (r, v) in band.into_iter().enumerate() {
                 store64(how, &mut lin[l + (4 * b + r) * stride..], v);
             }
+        }
+    }
+}
+
+/// Lane `i` of a twiddled 4x4 block of 4-byte texels, for row-order lane `i` (`r * 4 + c`).
+const fn block_rows_index() -> [u32; 16] {
+    let mut t = [0u32; 16];
+    let mut i = 0;
+    while i < 16 {
+        t[i] = square8_index(i % 4, i / 4) as u32;
+        i += 1;
+    }
+    t
+}
+
+/// Lane `i` of a row-order 4x4 block for twiddled lane `i`.
+const fn rows_block_index() -> [u32; 16] {
+    let mut t = [0u32; 16];
+    let mut i = 0;
+    while i < 16 {
+        t[square8_index(i % 4, i / 4)] = i as u32;
+        i += 1;
+    }
+    t
+}
+
+static BLOCK_TO_ROWS: [u32; 16] = block_rows_index();
+static ROWS_TO_BLOCK: [u32; 16] = rows_block_index();
+
+/// A whole 16x16 tile of 4-byte texels (1 KiB of twiddled memory `tw`) into linear rows
+/// `stride` apart from `lin[l..]`, band by band: each 4x4 block (one 64-byte line) is put in
+/// row order by one permute, and a 4x4 transpose of 16-byte lanes makes the band's four
+/// blocks its four whole 64-byte rows, each stored as one vector.
+///
+/// # Safety
+/// The CPU must have AVX-512 F ([`available`] checks more).
+#[target_feature(enable = "avx512f")]
+pub(super) unsafe fn tile16_to_linear(
+    lin: &mut [u8],
+    l: usize,
+    stride: usize,
+    tw: &[u8; 1024],
+    how: Stores,
+) {
+    let idx = load64(bytemuck::bytes_of(&BLOCK_TO_ROWS));
+    for by in 0..4 {
+        let block = |bx: usize| _mm512_permutexvar_epi32(idx, load64(&tw[64 * block_of(bx, by)..]));
+        let rows = transpose4([block(0), block(1), block(2), block(3)]);
+        for (r, v) in rows.into_iter().enumerate() {
+            store64(how, &mut lin[l + (4 * by + r) * stride..], v);
+        }
+    }
+}
+
+/// The inverse of [`tile16_to_linear`]: four whole rows per band, loaded as vectors,
+/// transposed into the band's four blocks in row order, each twiddled by one permute.
+///
+/// # Safety
+/// The CPU must have AVX-512 F.
+#[target_feature(enable = "avx512f")]
+pub(super) unsafe fn tile16_to_twiddled(
+    tw: &mut [u8; 1024],
+    lin: &[u8],
+    l: usize,
+    stride: usize,
+    how: Stores,
+) {
+    let idx = load64(bytemuck::bytes_of(&ROWS_TO_BLOCK));
+    for by in 0..4 {
+        let row = |r: usize| load64(&lin[l + (4 * by + r) * stride..]);
+        let blocks = transpose4([row(0), row(1), row(2), row(3)]);
+        for (bx, v) in blocks.into_iter().enumerate() {
+            let v = _mm512_permutexvar_epi32(idx, v);
+            store64(how, &mut tw[64 * block_of(bx, by)..], v);
         }
     }
 }

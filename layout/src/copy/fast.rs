@@ -154,6 +154,12 @@ impl<const N: usize> Mover<N> for ToLinear<'_> {
             };
             if N == 4 {
                 let src = self.tw[t..t + TILE16_B].try_into().unwrap();
+                if self.isa == Isa::Avx512 {
+                    // SAFETY: `isa` is Avx512 only where avx512_narrow::available() said so.
+                    return unsafe {
+                        super::avx512_narrow::tile16_to_linear(self.lin, l, stride, src, how)
+                    };
+                }
                 if self.isa >= Isa::Avx2 {
                     // SAFETY: `isa` is Avx2 or above only where avx2::available() said so.
                     return unsafe { super::avx2::tile16_to_linear(self.lin, l, stride, src, how) };
@@ -247,6 +253,12 @@ impl<const N: usize> Mover<N> for ToTwiddled<'_> {
             };
             if N == 4 {
                 let dst = (&mut self.tw[t..t + TILE16_B]).try_into().unwrap();
+                if self.isa == Isa::Avx512 {
+                    // SAFETY: `isa` is Avx512 only where avx512_narrow::available() said so.
+                    return unsafe {
+                        super::avx512_narrow::tile16_to_twiddled(dst, self.lin, l, stride, how)
+                    };
+                }
                 if self.isa >= Isa::Avx2 {
                     // SAFETY: `isa` is Avx2 or above only where avx2::available() said so.
                     return unsafe {
@@ -455,12 +467,25 @@ impl Isa {
         return self == Isa::Sse2;
     }
 
-    /// The widest level this CPU runs.
+    /// The widest level this CPU runs, at most the one `SGX_TWIDDLE_ISA` names (`sse2`,
+    /// `avx2`, `avx512`: for debugging a body, and for `bench twiddle` comparisons).
     fn best() -> Isa {
-        [Isa::Avx512, Isa::Avx2]
-            .into_iter()
-            .find(|i| i.runs())
-            .unwrap_or(Isa::Sse2)
+        static BEST: std::sync::OnceLock<Isa> = std::sync::OnceLock::new();
+        *BEST.get_or_init(|| {
+            let cap = match std::env::var("SGX_TWIDDLE_ISA").as_deref() {
+                Ok("sse2") => Isa::Sse2,
+                Ok("avx2") => Isa::Avx2,
+                Ok("avx512") | Err(_) => Isa::Avx512,
+                Ok(v) => {
+                    log::warn!("SGX_TWIDDLE_ISA={v:?} is not sse2, avx2 or avx512: ignored");
+                    Isa::Avx512
+                }
+            };
+            [Isa::Avx512, Isa::Avx2]
+                .into_iter()
+                .find(|&i| i <= cap && i.runs())
+                .unwrap_or(Isa::Sse2)
+        })
     }
 }
 
