@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use sgx_hwdocs::Format;
+use sgx_hwdocs::{isp, limits, Format};
 use sgx_winsys::{Device, Fence};
 
 use crate::batch::Batch;
@@ -16,6 +16,11 @@ use crate::program::{Program, ShaderState};
 use crate::query::Query;
 use crate::screen::Screen;
 use crate::state::*;
+
+/// The largest (exclusive) scissor bound: the ISP's inclusive Scissor fields hold
+/// `SCISSOR_END_PX - 1` at most (hwdocs isp::Scissor).
+const SCISSOR_END_PX: u32 =
+    (isp::Scissor::XMAX_MASK >> isp::Scissor::XMAX_MASK.trailing_zeros()) + 1;
 
 /// How long CPU waits for the GPU may take before they fail with a timeout error.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
@@ -146,7 +151,7 @@ impl Context {
     /// Sets the parameter memory one render may use; a batch that would need more is submitted
     /// and recording continues in a new one (hwdocs render.json's parameter-memory rule).
     pub fn set_parameter_memory_budget(&mut self, bytes: u64) {
-        self.pb_budget_b = bytes.max(4096);
+        self.pb_budget_b = bytes.max(limits::PAGE_B);
     }
 
     /// Sets how long CPU waits on the GPU may take.
@@ -364,7 +369,8 @@ impl Context {
     }
     /// `set_scissor_states` (one scissor).
     pub fn set_scissor_state(&mut self, s: &ScissorState) -> Result<()> {
-        if s.minx > s.maxx || s.miny > s.maxy || s.maxx > 4096 || s.maxy > 4096 {
+        if s.minx > s.maxx || s.miny > s.maxy || s.maxx > SCISSOR_END_PX || s.maxy > SCISSOR_END_PX
+        {
             return invalid(format!("scissor {s:?}"));
         }
         self.scissor = *s;

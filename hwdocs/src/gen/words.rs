@@ -204,6 +204,24 @@ pub(super) fn gen_word(
             .join(", ")
     )
     .unwrap();
+    // One mask per field, in its dword, so code that tests or raises a bit (an event, a fault
+    // bit) names the field instead of writing the bit by hand.
+    for f in &fields {
+        let mask = (f.cap() << f.lo) as u32;
+        writeln!(
+            out,
+            "    /// Mask of `{}` in dword {} (bits {}:{}) [{} — {}].\n    pub const {}_MASK: u32 = {:#010x};",
+            f.def.name,
+            f.def.dw,
+            f.hi,
+            f.lo,
+            f.evidence,
+            f.source,
+            f.def.name.to_ascii_uppercase(),
+            mask
+        )
+        .unwrap();
+    }
     writeln!(out, "    /// Layout and evidence of every field.\n    pub const FIELDS: &'static [FieldInfo] = &[").unwrap();
     for f in &fields {
         writeln!(
