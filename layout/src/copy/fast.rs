@@ -744,7 +744,9 @@ mod tests {
     fn partial_tiles_match_reference_in_both_store_modes() {
         let mut seed = 100;
         for bpe in ELEMENT_SIZES_B {
-            for (lw, lh) in [(5, 5), (6, 4), (4, 6)] {
+            // (8, 6): odd rectangles that hold whole groups of 16x16 tiles (the 1- and 2-byte
+            // group bodies) away from the level's origin.
+            for (lw, lh) in [(5, 5), (6, 4), (4, 6), (8, 6)] {
                 let g = Twiddle::new(lw, lh).unwrap();
                 let (w, h) = (g.w_el(), g.h_el());
                 for rect in [
