@@ -161,6 +161,34 @@ fn line_at<const N: usize>(ts: [usize; 4], bp: usize, p: usize, k: usize) -> usi
     }
 }
 
+/// The 16-byte pieces at `lin[at..]` of four rows `stride` apart, as one vector (rows top
+/// first). A function rather than a closure: closures here were not inlined, and vectors
+/// passed through memory halved the copy's speed.
+#[inline(always)]
+fn band_piece(lin: &[u8], at: usize, stride: usize) -> __m512i {
+    let (r0, r1) = (load16(&lin[at..]), load16(&lin[at + stride..]));
+    let (r2, r3) = (
+        load16(&lin[at + 2 * stride..]),
+        load16(&lin[at + 3 * stride..]),
+    );
+    // SAFETY: AVX-512F (callers are AVX-512 functions); touches no memory.
+    unsafe {
+        let v = _mm512_castsi128_si512(r0);
+        let v = _mm512_inserti32x4::<1>(v, r1);
+        let v = _mm512_inserti32x4::<2>(v, r2);
+        _mm512_inserti32x4::<3>(v, r3)
+    }
+}
+
+/// The two twiddled lines of piece `p` of band pair `bp` (see [`line_at`]).
+#[inline(always)]
+fn lines<const N: usize>(tw: &[u8], ts: [usize; 4], bp: usize, p: usize) -> (__m512i, __m512i) {
+    (
+        load64(&tw[line_at::<N>(ts, bp, p, 0)..]),
+        load64(&tw[line_at::<N>(ts, bp, p, 1)..]),
+    )
+}
+
 /// A group of `4 / N` whole tiles side by side (twiddled starts `ts`, linear top-left
 /// `lin[l..]`, rows `stride` apart) into twiddled memory, eight rows at a time.
 ///
@@ -181,20 +209,22 @@ pub(super) unsafe fn group_to_twiddled<const N: usize>(
         // All eight lines are read (as band pieces) before any store: twiddled and linear
         // buffers that both start on a page put stores 4 KiB apart from the next loads
         // (sse2_narrow's group_to_twiddled).
-        let piece = |b: usize, p: usize| -> __m512i {
-            let row = |r: usize| load16(&lin[l + (4 * b + r) * stride + 16 * p..]);
-            // Inside this AVX-512 function, the inserts are safe to call.
-            let v = _mm512_castsi128_si512(row(0));
-            let v = _mm512_inserti32x4::<1>(v, row(1));
-            let v = _mm512_inserti32x4::<2>(v, row(2));
-            _mm512_inserti32x4::<3>(v, row(3))
-        };
         let (b0, b1) = (2 * bp, 2 * bp + 1);
+        let (u, v) = (l + 4 * b0 * stride, l + 4 * b1 * stride);
         let pieces = [
-            [piece(b0, 0), piece(b1, 0)],
-            [piece(b0, 1), piece(b1, 1)],
-            [piece(b0, 2), piece(b1, 2)],
-            [piece(b0, 3), piece(b1, 3)],
+            [band_piece(lin, u, stride), band_piece(lin, v, stride)],
+            [
+                band_piece(lin, u + 16, stride),
+                band_piece(lin, v + 16, stride),
+            ],
+            [
+                band_piece(lin, u + 32, stride),
+                band_piece(lin, v + 32, stride),
+            ],
+            [
+                band_piece(lin, u + 48, stride),
+                band_piece(lin, v + 48, stride),
+            ],
         ];
         for (p, [a, b]) in pieces.into_iter().enumerate() {
             store64(
@@ -228,13 +258,12 @@ pub(super) unsafe fn group_to_linear<const N: usize>(
     let idx = &TO_LINEAR[N - 1];
     let (i0, i1) = (load64(&idx[0]), load64(&idx[1]));
     for bp in 0..2 {
-        let lines = |p: usize| {
-            (
-                load64(&tw[line_at::<N>(ts, bp, p, 0)..]),
-                load64(&tw[line_at::<N>(ts, bp, p, 1)..]),
-            )
-        };
-        let src = [lines(0), lines(1), lines(2), lines(3)];
+        let src = [
+            lines::<N>(tw, ts, bp, 0),
+            lines::<N>(tw, ts, bp, 1),
+            lines::<N>(tw, ts, bp, 2),
+            lines::<N>(tw, ts, bp, 3),
+        ];
         for (s, i) in [i0, i1].into_iter().enumerate() {
             let band = transpose4([
                 permute::<N>(src[0].0, i, src[0].1),
@@ -250,17 +279,6 @@ pub(super) unsafe fn group_to_linear<const N: usize>(
     }
 }
 
-/// Lane `i` of a twiddled 4x4 block of 4-byte texels, for row-order lane `i` (`r * 4 + c`).
-const fn block_rows_index() -> [u32; 16] {
-    let mut t = [0u32; 16];
-    let mut i = 0;
-    while i < 16 {
-        t[i] = square8_index(i % 4, i / 4) as u32;
-        i += 1;
-    }
-    t
-}
-
 /// Lane `i` of a row-order 4x4 block for twiddled lane `i`.
 const fn rows_block_index() -> [u32; 16] {
     let mut t = [0u32; 16];
@@ -272,36 +290,13 @@ const fn rows_block_index() -> [u32; 16] {
     t
 }
 
-static BLOCK_TO_ROWS: [u32; 16] = block_rows_index();
 static ROWS_TO_BLOCK: [u32; 16] = rows_block_index();
 
-/// A whole 16x16 tile of 4-byte texels (1 KiB of twiddled memory `tw`) into linear rows
-/// `stride` apart from `lin[l..]`, band by band: each 4x4 block (one 64-byte line) is put in
-/// row order by one permute, and a 4x4 transpose of 16-byte lanes makes the band's four
-/// blocks its four whole 64-byte rows, each stored as one vector.
-///
-/// # Safety
-/// The CPU must have AVX-512 F ([`available`] checks more).
-#[target_feature(enable = "avx512f")]
-pub(super) unsafe fn tile16_to_linear(
-    lin: &mut [u8],
-    l: usize,
-    stride: usize,
-    tw: &[u8; 1024],
-    how: Stores,
-) {
-    let idx = load64(bytemuck::bytes_of(&BLOCK_TO_ROWS));
-    for by in 0..4 {
-        let block = |bx: usize| _mm512_permutexvar_epi32(idx, load64(&tw[64 * block_of(bx, by)..]));
-        let rows = transpose4([block(0), block(1), block(2), block(3)]);
-        for (r, v) in rows.into_iter().enumerate() {
-            store64(how, &mut lin[l + (4 * by + r) * stride..], v);
-        }
-    }
-}
-
-/// The inverse of [`tile16_to_linear`]: four whole rows per band, loaded as vectors,
-/// transposed into the band's four blocks in row order, each twiddled by one permute.
+/// A whole 16x16 tile of 4-byte texels, linear rows `stride` apart from `lin[l..]`, into its
+/// 1 KiB of twiddled memory, band by band: the band's four whole 64-byte rows, loaded as
+/// vectors, are transposed (16-byte lanes) into its four 4x4 blocks in row order, and one
+/// permute twiddles each block into one 64-byte line. (The reverse direction stays with
+/// AVX2's unpacks, which measured faster there.)
 ///
 /// # Safety
 /// The CPU must have AVX-512 F.
@@ -315,8 +310,13 @@ pub(super) unsafe fn tile16_to_twiddled(
 ) {
     let idx = load64(bytemuck::bytes_of(&ROWS_TO_BLOCK));
     for by in 0..4 {
-        let row = |r: usize| load64(&lin[l + (4 * by + r) * stride..]);
-        let blocks = transpose4([row(0), row(1), row(2), row(3)]);
+        let at = l + 4 * by * stride;
+        let blocks = transpose4([
+            load64(&lin[at..]),
+            load64(&lin[at + stride..]),
+            load64(&lin[at + 2 * stride..]),
+            load64(&lin[at + 3 * stride..]),
+        ]);
         for (bx, v) in blocks.into_iter().enumerate() {
             let v = _mm512_permutexvar_epi32(idx, v);
             store64(how, &mut tw[64 * block_of(bx, by)..], v);
