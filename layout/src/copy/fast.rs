@@ -21,6 +21,11 @@
 //! power-of-two stride its 16 rows share one L1 set, so they were evicted before the
 //! neighbour came back: 2048x2048 16-bit ran at a quarter of memcpy). Large copies
 //! (`STREAM_MIN_B`) store non-temporally: every store then completes a whole line.
+//!
+//! Where the CPU has AVX-512 (F, BW, VBMI; [`Isa`], capped by `SGX_TWIDDLE_ISA`), the groups of
+//! 1- and 2-byte tiles, and 4-byte tiles going to twiddled memory, take `avx512_narrow`'s
+//! bodies: one permute reorders a whole 64-byte line and every store is one aligned line, which
+//! measured 1.3-1.6x the AVX2/SSE2 bodies on 16-bit 2048x2048 and on narrow twiddled->linear.
 
 use super::{check_copy, Rect};
 use crate::morton::{block_of, compact_even, step, step_by, Twiddle};
