@@ -173,6 +173,12 @@ mod tests {
         assert_eq!(t.offset_el(2, 0), Some(8));
         assert_eq!(t.offset_el(3, 3), Some(15));
         assert_eq!(t.offset_el(4, 0), None);
+        assert_eq!(t.offset_el(0, 4), None);
+        assert_eq!(t.offset_el(3, 4), None);
+        // Non-square: each side's own bound.
+        let t = Twiddle::new(3, 1).unwrap();
+        assert_eq!(t.offset_el(7, 1), Some(15));
+        assert_eq!((t.offset_el(8, 0), t.offset_el(0, 2)), (None, None));
     }
 
     #[test]
@@ -254,7 +260,28 @@ mod tests {
 
     #[test]
     fn rejects_bad_geometry() {
-        assert!(Twiddle::new(16, 0).is_err());
+        assert!(matches!(
+            Twiddle::new(16, 0),
+            Err(LayoutError::TwiddleTooLarge {
+                log2_w: 16,
+                log2_h: 0
+            })
+        ));
+        assert!(matches!(
+            Twiddle::new(0, MAX_TWIDDLE_LOG2 + 1),
+            Err(LayoutError::TwiddleTooLarge { .. })
+        ));
+        // The largest side is accepted, and its masks cover every address bit once.
+        let t = Twiddle::new(MAX_TWIDDLE_LOG2, MAX_TWIDDLE_LOG2).unwrap();
+        assert_eq!(t.x_mask | t.y_mask, t.len_el() - 1);
+        assert_eq!(t.x_mask & t.y_mask, 0);
+        assert!(matches!(
+            Twiddle::from_extent(4, 3),
+            Err(LayoutError::TwiddleNeedsPowerOfTwo {
+                width_px: 4,
+                height_px: 3
+            })
+        ));
         assert!(Twiddle::from_extent(3, 4).is_err());
         assert_eq!(
             Twiddle::from_extent(8, 2).unwrap(),
