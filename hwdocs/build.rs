@@ -1,11 +1,11 @@
 //! Generates the packers, unpackers and tables of hwdocs from defs/*.json.
-#[path = "src/gen.rs"]
+#[path = "src/gen/mod.rs"]
 mod gen;
 
 fn main() {
     let dir = std::path::Path::new("defs");
     println!("cargo:rerun-if-changed=defs");
-    println!("cargo:rerun-if-changed=src/gen.rs");
+    println!("cargo:rerun-if-changed=src/gen");
     let mut names: Vec<_> = std::fs::read_dir(dir)
         .expect("hwdocs/defs is readable")
         .filter_map(|e| e.ok().map(|e| e.path()))

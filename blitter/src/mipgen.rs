@@ -5,6 +5,7 @@
 
 use std::sync::Arc;
 
+use sgx_hwdocs::limits;
 use sgx_pipe::{map_flags, Context, PipeBox, Resource, ResourceTarget};
 use sgx_winsys::{Access, FenceStatus};
 
@@ -117,8 +118,10 @@ impl Blitter {
         if let Err(reason) = admitted {
             return self.cpu_fallback(ctx, res, base, last, reason);
         }
-        // A whole 2048 chain is generated into a private allocation the resource then adopts.
-        let private = if base == 0 && res.width() == 2048 {
+        // A whole chain of the largest texture (hwdocs limits::MAX_TEXTURE_PX) is generated
+        // into a private allocation the resource then adopts.
+        let whole_largest = base == 0 && u64::from(res.width()) == limits::MAX_TEXTURE_PX;
+        let private = if whole_largest {
             match ctx.screen().resource_create(res.template()) {
                 Ok(p) => Some(p),
                 Err(e) => {
@@ -213,7 +216,7 @@ impl Blitter {
         Ok(MipgenReport {
             route: Route::Gpu,
             passes,
-            private_chain: res.width() == 2048 && base == 0,
+            private_chain: whole_largest,
         })
     }
 

@@ -1,9 +1,14 @@
-//! Every admitted size and window on the GPU route with exact pixels; the 2048 private chain;
+//! Every admitted size and window on the GPU route with exact pixels; the largest texture's
+//! (2048x2048) private chain;
 //! windows leaving the levels outside them byte-identical; refusals giving the CPU result.
 
 mod common;
 
 use common::*;
+
+/// The largest texture side (hwdocs limits) and its last level.
+const MAX_PX: u32 = sgx_hwdocs::limits::MAX_TEXTURE_PX as u32;
+const MAX_PX_LAST: u32 = sgx_hwdocs::limits::MAX_TEXTURE_LEVELS as u32 - 1;
 use sgx_blitter::{pattern, Route};
 use sgx_pipe::{Format, PipeBox};
 
@@ -35,37 +40,40 @@ fn every_admitted_size_generates_on_the_gpu_with_exact_pixels() {
 #[test]
 fn a_2048_source_generates_into_a_private_chain_the_resource_adopts() {
     let mut r = rig();
-    let tex = patterned(&mut r, Format::B8G8R8A8_UNORM, 2048);
+    let tex = patterned(&mut r, Format::B8G8R8A8_UNORM, MAX_PX);
     let old_bo = tex.bo().id();
-    let expected = pattern::expected_chain(&pattern::level0(2048), 2048).unwrap();
-    let rep = r.blitter.generate_mipmap(&mut r.ctx, &tex, 0, 11).unwrap();
+    let expected = pattern::expected_chain(&pattern::level0(MAX_PX), MAX_PX).unwrap();
+    let rep = r
+        .blitter
+        .generate_mipmap(&mut r.ctx, &tex, 0, MAX_PX_LAST)
+        .unwrap();
     r.blitter
         .wait_mipmap(&tex, &rep, sgx_pipe::DEFAULT_TIMEOUT)
         .unwrap();
     assert_eq!(rep.route, Route::Gpu);
     assert!(rep.private_chain);
-    assert_eq!(rep.passes.len(), 11);
+    assert_eq!(rep.passes.len(), MAX_PX_LAST as usize);
     assert_eq!(
         rep.passes[0].level, 1,
         "the largest generated destination is level 1, 1024x1024"
     );
     assert_ne!(tex.bo().id(), old_bo, "storage adopted");
     let got = read_all(&mut r, &tex);
-    for l in 0..=11 {
+    for l in 0..=MAX_PX_LAST as usize {
         assert_eq!(got[l], expected[l], "level {l}");
     }
 }
 
 #[test]
 fn windows_of_a_2048_chain_leave_the_other_levels_as_they_were() {
-    for (base, last) in [(2u32, 11u32), (4, 11), (2, 6), (4, 9)] {
+    for (base, last) in [(2u32, MAX_PX_LAST), (4, MAX_PX_LAST), (2, 6), (4, 9)] {
         let mut r = rig();
-        let tex = patterned(&mut r, Format::B8G8R8A8_UNORM, 2048);
-        let expected = pattern::expected_chain(&pattern::level0(2048), 2048).unwrap();
+        let tex = patterned(&mut r, Format::B8G8R8A8_UNORM, MAX_PX);
+        let expected = pattern::expected_chain(&pattern::level0(MAX_PX), MAX_PX).unwrap();
         // Levels 1..=base hold the expected chain (the window samples them); the rest holds
         // a marker the window must overwrite (inside) or keep (outside).
-        for l in 1..=11u32 {
-            let s = 2048 >> l;
+        for l in 1..=MAX_PX_LAST {
+            let s = MAX_PX >> l;
             let data: Vec<u8> = if l <= base {
                 expected[l as usize].clone()
             } else {

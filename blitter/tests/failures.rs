@@ -7,6 +7,10 @@ mod common;
 use std::sync::Arc;
 
 use common::*;
+
+/// The largest texture side (hwdocs limits) and its last level.
+const MAX_PX: u32 = sgx_hwdocs::limits::MAX_TEXTURE_PX as u32;
+const MAX_PX_LAST: u32 = sgx_hwdocs::limits::MAX_TEXTURE_LEVELS as u32 - 1;
 use sgx_blitter::{pattern, BlitError, Route};
 use sgx_pipe::Format;
 use sgx_winsys::replay::{self, Fixture};
@@ -112,16 +116,19 @@ fn a_failed_private_allocation_is_a_refusal_with_the_cpu_result() {
     // Allocation 0 is the texture itself; the private chain is allocation 1.
     let dev = fixture(r#"{"inject":[{"what":"fail_allocation","allocation":1}]}"#);
     let mut r = rig_on(dev);
-    let tex = patterned(&mut r, Format::B8G8R8A8_UNORM, 2048);
-    let expected = pattern::expected_chain(&pattern::level0(2048), 2048).unwrap();
-    let rep = r.blitter.generate_mipmap(&mut r.ctx, &tex, 0, 11).unwrap();
+    let tex = patterned(&mut r, Format::B8G8R8A8_UNORM, MAX_PX);
+    let expected = pattern::expected_chain(&pattern::level0(MAX_PX), MAX_PX).unwrap();
+    let rep = r
+        .blitter
+        .generate_mipmap(&mut r.ctx, &tex, 0, MAX_PX_LAST)
+        .unwrap();
     match &rep.route {
         Route::Cpu { reason } => assert!(reason.contains("private chain"), "{reason}"),
         r => panic!("{r:?}"),
     }
     assert!(r.dev.trace().entries.is_empty(), "nothing submitted");
     let got = read_all(&mut r, &tex);
-    for l in [1usize, 5, 11] {
+    for l in [1usize, 5, MAX_PX_LAST as usize] {
         assert_eq!(got[l], expected[l], "level {l}");
     }
 }

@@ -46,3 +46,19 @@ fn public_register_offsets_are_confirmed() {
     assert_eq!(it.evidence, Evidence::Model);
     assert_eq!(sgx_hwdocs::regs::PBE_STATE, 0xF10);
 }
+
+#[test]
+fn field_masks_are_the_public_bits() {
+    // EMGD psb_regs.h's EVENT_STATUS / BIF bits, written here independently of the data.
+    use sgx_hwdocs::regs::{BifIntStat, EventStatus, EventStatus2};
+    assert_eq!(EventStatus::TA_FINISHED_MASK, 1 << 13);
+    assert_eq!(EventStatus::PIXELBE_END_RENDER_MASK, 1 << 18);
+    assert_eq!(EventStatus::TWOD_COMPLETE_MASK, 1 << 27);
+    assert_eq!(EventStatus::DPM_3D_MEM_FREE_MASK, 1 << 0);
+    assert_eq!(EventStatus::DPM_OOM_GLOBAL_MASK, 1 << 2);
+    assert_eq!(EventStatus2::BIF_REQUESTER_FAULT_MASK, 1 << 4);
+    assert_eq!(BifIntStat::PAGE_FAULT_NOT_RW_MASK, 1 << 14);
+    // A multi-bit field's mask covers exactly its bits.
+    use sgx_hwdocs::regs::CoreRevision;
+    assert_eq!(CoreRevision::MINOR_MASK, 0x0000_ff00);
+}

@@ -135,6 +135,30 @@ pub fn step_by(bits: u64, inc: u64, mask: u64) -> u64 {
     (bits | !mask).wrapping_add(inc) & mask
 }
 
+/// The twiddled index, within a tile of at most 4x4 blocks of 4x4 elements, of the block in
+/// block column `bx` and block row `by` (Y in address bit 0): the copies' whole-tile bodies
+/// place blocks with it.
+#[inline(always)]
+pub const fn block_of(bx: usize, by: usize) -> usize {
+    (by & 1) | ((bx & 1) << 1) | ((by & 2) << 1) | ((bx & 2) << 2)
+}
+
+/// The twiddled index of (`x`, `y`) within an 8x8 square (`x`, `y` < 8; Y in bit 0).
+pub const fn square8_index(x: usize, y: usize) -> usize {
+    (y & 1) | ((x & 1) << 1) | ((y & 2) << 1) | ((x & 2) << 2) | ((y & 4) << 2) | ((x & 4) << 3)
+}
+
+/// Gathers the even bits of `v` (bits 0, 2, 4, ...) into its low bits: the Y coordinate of a
+/// square Morton index (and, of `v >> 1`, the X coordinate).
+#[inline(always)]
+pub const fn compact_even(v: u32) -> u32 {
+    let mut v = v & 0x5555_5555;
+    v = (v | (v >> 1)) & 0x3333_3333;
+    v = (v | (v >> 2)) & 0x0f0f_0f0f;
+    v = (v | (v >> 4)) & 0x00ff_00ff;
+    (v | (v >> 8)) & 0x0000_ffff
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -149,6 +173,12 @@ mod tests {
         assert_eq!(t.offset_el(2, 0), Some(8));
         assert_eq!(t.offset_el(3, 3), Some(15));
         assert_eq!(t.offset_el(4, 0), None);
+        assert_eq!(t.offset_el(0, 4), None);
+        assert_eq!(t.offset_el(3, 4), None);
+        // Non-square: each side's own bound.
+        let t = Twiddle::new(3, 1).unwrap();
+        assert_eq!(t.offset_el(7, 1), Some(15));
+        assert_eq!((t.offset_el(8, 0), t.offset_el(0, 2)), (None, None));
     }
 
     #[test]
@@ -210,8 +240,48 @@ mod tests {
     }
 
     #[test]
+    fn square_helpers_agree_with_the_geometry() {
+        let t = Twiddle::new(4, 4).unwrap();
+        for y in 0..16u32 {
+            for x in 0..16u32 {
+                let a = t.offset_el(x, y).unwrap();
+                assert_eq!(compact_even(a as u32), y);
+                assert_eq!(compact_even((a >> 1) as u32), x);
+                if x < 8 && y < 8 {
+                    assert_eq!(square8_index(x as usize, y as usize) as u64, a);
+                }
+                if x % 4 == 0 && y % 4 == 0 {
+                    let b = block_of(x as usize / 4, y as usize / 4) as u64;
+                    assert_eq!(16 * b, a);
+                }
+            }
+        }
+    }
+
+    #[test]
     fn rejects_bad_geometry() {
-        assert!(Twiddle::new(16, 0).is_err());
+        assert!(matches!(
+            Twiddle::new(16, 0),
+            Err(LayoutError::TwiddleTooLarge {
+                log2_w: 16,
+                log2_h: 0
+            })
+        ));
+        assert!(matches!(
+            Twiddle::new(0, MAX_TWIDDLE_LOG2 + 1),
+            Err(LayoutError::TwiddleTooLarge { .. })
+        ));
+        // The largest side is accepted, and its masks cover every address bit once.
+        let t = Twiddle::new(MAX_TWIDDLE_LOG2, MAX_TWIDDLE_LOG2).unwrap();
+        assert_eq!(t.x_mask | t.y_mask, t.len_el() - 1);
+        assert_eq!(t.x_mask & t.y_mask, 0);
+        assert!(matches!(
+            Twiddle::from_extent(4, 3),
+            Err(LayoutError::TwiddleNeedsPowerOfTwo {
+                width_px: 4,
+                height_px: 3
+            })
+        ));
         assert!(Twiddle::from_extent(3, 4).is_err());
         assert_eq!(
             Twiddle::from_extent(8, 2).unwrap(),

@@ -231,7 +231,11 @@ fn pbe_state_confines_a_tail_level() {
         clip_ymax: 7,
     };
     assert_eq!(s, want);
-    assert!(s.pack().is_ok());
+    assert_eq!(
+        PbeState::unpack(&s.pack().unwrap()).unwrap(),
+        s,
+        "packs and unpacks to itself"
+    );
     let n = Layout::new(&Template::new_2d(Format::B8G8R8A8_UNORM, 48, 20)).unwrap();
     let s = n.pbe_state(0, 0, 0).unwrap();
     assert_eq!(
@@ -244,7 +248,11 @@ fn pbe_state_confines_a_tail_level() {
         ),
         (MemLayout::LINEAR, 192, 3, 2, 47)
     );
-    assert!(s.pack().is_ok());
+    assert_eq!(
+        PbeState::unpack(&s.pack().unwrap()).unwrap(),
+        s,
+        "packs and unpacks to itself"
+    );
     let a8 = Layout::new(&Template::new_2d(Format::A8_UNORM, 8, 8)).unwrap();
     assert!(matches!(
         a8.pbe_state(0, 0, 0),

@@ -4,10 +4,12 @@
 //! allocated, so words may point at each other before anything reaches the GPU; at submit each
 //! chunk's bytes are written into its buffer object once.
 
+use sgx_hwdocs::limits;
 use sgx_winsys::{Access, Bo, BoDesc, Device};
 
 use crate::error::Result;
 
+/// Size of a fresh chunk: a driver choice (fewer, larger buffers), not a hardware fact.
 const CHUNK_B: u64 = 64 * 1024;
 
 struct Chunk {
@@ -37,7 +39,7 @@ impl Arena {
             (off + len) as u64 <= c.bo.size_b()
         });
         if !fits {
-            let size = CHUNK_B.max(need.div_ceil(4096) * 4096);
+            let size = CHUNK_B.max(need.div_ceil(limits::PAGE_B) * limits::PAGE_B);
             let bo = dev.create_bo(&BoDesc::new(size))?;
             self.chunks.push(Chunk {
                 bo,

@@ -125,7 +125,9 @@ impl Batch {
     /// Parameter memory for the tile headers plus what draws added.
     pub fn pb_size_B(&self) -> u64 {
         let tiles = u64::from(self.w_tl * self.h_tl);
-        (self.pb_need_B + tiles * limits::PB_TILE_HEADER_B + 4096).div_ceil(4096) * 4096
+        (self.pb_need_B + tiles * limits::PB_TILE_HEADER_B + limits::PAGE_B)
+            .div_ceil(limits::PAGE_B)
+            * limits::PAGE_B
     }
 }
 

@@ -151,6 +151,7 @@ pub fn get_param(cap: Cap) -> i64 {
         // The USSE model ISA has integer ops; the compiler takes both forms.
         Integers => 0,
         ConstantBufferOffsetAlignment => limits::CONST_ALIGN_B as i64,
+        // Gallium's minimum for mapped buffers (a cache line): a driver choice.
         MinMapBufferAlignment => 64,
         TextureBorderColorQuirk => 0,
         // Mesa lowers alpha test into the fragment shader when the driver lacks it.
@@ -166,6 +167,7 @@ pub fn get_param(cap: Cap) -> i64 {
         UserVertexBuffers => 0,
         Accelerated => 1,
         Uma => 1,
+        // MiB reported to GL for a UMA device: a driver choice (GMA500 shares system RAM).
         VideoMemory => 256,
         PreferBlitBasedTextureTransfer => 0,
         ClipHalfz => 1,

@@ -155,7 +155,7 @@ impl Context {
     /// Sets the parameter memory one render may use; a batch that would need more is submitted
     /// and recording continues in a new one (hwdocs render.json's parameter-memory rule).
     pub fn set_parameter_memory_budget(&mut self, bytes: u64) {
-        self.pb_budget_B = bytes.max(4096);
+        self.pb_budget_B = bytes.max(sgx_hwdocs::limits::PAGE_B);
     }
 
     /// Sets how long CPU waits on the GPU may take.

@@ -157,7 +157,7 @@ pub(crate) fn tex_state(view: &SamplerView, s: &SamplerState) -> Result<texture:
         wrap_s: s.wrap_s,
         wrap_t: s.wrap_t,
         wrap_r: if volume { s.wrap_r } else { AddrMode::REPEAT },
-        lod_bias: (s.lod_bias * 16.0).round().clamp(-128.0, 127.0) as i32,
+        lod_bias: lod_bias_steps(s.lod_bias),
         swz_r: view.swizzle[0],
         swz_g: view.swizzle[1],
         swz_b: view.swizzle[2],
@@ -183,4 +183,14 @@ pub(crate) fn target_fits(use_target: TexTarget, target: ResourceTarget) -> bool
         TexTarget::Cube => target == R::TextureCube,
         _ => false,
     }
+}
+
+/// A sampler's LOD bias in TexState.lod_bias's signed steps (hwdocs texture::LOD_BIAS_STEPS
+/// per level), clamped to what the field holds.
+fn lod_bias_steps(bias: f32) -> i32 {
+    let width = texture::TexState::LOD_BIAS_MASK.count_ones();
+    let (lo, hi) = (-(1i32 << (width - 1)), (1i32 << (width - 1)) - 1);
+    (bias * texture::LOD_BIAS_STEPS as f32)
+        .round()
+        .clamp(lo as f32, hi as f32) as i32
 }

@@ -3,6 +3,7 @@
 use std::sync::Arc;
 
 use sgx_compiler::{CompiledShader, LinkedProgram};
+use sgx_hwdocs::limits;
 use sgx_winsys::{Bo, BoDesc, BoFlags, Device};
 
 use crate::caps::ShaderStage;
@@ -50,7 +51,8 @@ impl Program {
         timeout: std::time::Duration,
     ) -> Result<Program> {
         let vs_b = linked.vs.code.len() * 4;
-        let fs_off = vs_b.div_ceil(128) * 128;
+        let align = limits::USE_CODE_BASE_ALIGN_B as usize;
+        let fs_off = vs_b.div_ceil(align) * align;
         let total = fs_off + linked.fs.code.len() * 4;
         let code = dev.create_bo(&BoDesc::new(total.max(8) as u64).flags(BoFlags {
             gpu_read_only: true,

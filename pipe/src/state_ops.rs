@@ -11,9 +11,14 @@ use crate::dirty::Dirty;
 use crate::error::{invalid, Result};
 use crate::program::ShaderState;
 use crate::state::*;
-use sgx_hwdocs::Format;
+use sgx_hwdocs::{isp, Format};
 
 static NEXT_SHADER_ID: AtomicU64 = AtomicU64::new(1);
+
+/// The largest (exclusive) scissor bound: the ISP's inclusive Scissor fields hold
+/// `SCISSOR_END_PX - 1` at most (hwdocs isp::Scissor).
+const SCISSOR_END_PX: u32 =
+    (isp::Scissor::XMAX_MASK >> isp::Scissor::XMAX_MASK.trailing_zeros()) + 1;
 
 impl Context {
     // ---- CSOs: create is a plain Arc, delete is a drop; binding keeps a reference.
@@ -240,7 +245,8 @@ impl Context {
     }
     /// `set_scissor_states` (one scissor).
     pub fn set_scissor_state(&mut self, s: &ScissorState) -> Result<()> {
-        if s.minx > s.maxx || s.miny > s.maxy || s.maxx > 4096 || s.maxy > 4096 {
+        if s.minx > s.maxx || s.miny > s.maxy || s.maxx > SCISSOR_END_PX || s.maxy > SCISSOR_END_PX
+        {
             return invalid(format!("scissor {s:?}"));
         }
         self.scissor = *s;

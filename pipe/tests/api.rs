@@ -7,6 +7,15 @@ use common::*;
 use sgx_pipe::state::*;
 use sgx_pipe::*;
 
+/// A caller's bad argument is refused as such (not as a backend or layout failure).
+#[track_caller]
+fn assert_invalid<T: std::fmt::Debug>(r: Result<T>) {
+    match r {
+        Err(PipeError::InvalidArgument(_)) => {}
+        other => panic!("expected InvalidArgument, got {other:?}"),
+    }
+}
+
 #[test]
 fn bad_input_is_an_error_and_keeps_what_was_bound() {
     let mut r = rig();
@@ -40,22 +49,22 @@ fn bad_input_is_an_error_and_keeps_what_was_bound() {
         Some(&view),
         "a refused call changes nothing"
     );
-    assert!(r
-        .ctx
-        .transfer_map(&tex, 1, 0, map_flags::READ, PipeBox::new(2, 2, 3, 3))
-        .is_err());
-    assert!(r
-        .ctx
-        .transfer_map(&tex, 4, 0, map_flags::READ, PipeBox::new(0, 0, 1, 1))
-        .is_err());
-    assert!(r
-        .ctx
-        .transfer_map(&tex, 0, 1, map_flags::READ, PipeBox::new(0, 0, 1, 1))
-        .is_err());
-    assert!(r
-        .ctx
-        .texture_subdata(&tex, 0, 0, PipeBox::new(0, 0, 8, 8), &[0; 10], 32, 0)
-        .is_err());
+    assert_invalid(
+        r.ctx
+            .transfer_map(&tex, 1, 0, map_flags::READ, PipeBox::new(2, 2, 3, 3)),
+    );
+    assert_invalid(
+        r.ctx
+            .transfer_map(&tex, 4, 0, map_flags::READ, PipeBox::new(0, 0, 1, 1)),
+    );
+    assert_invalid(
+        r.ctx
+            .transfer_map(&tex, 0, 1, map_flags::READ, PipeBox::new(0, 0, 1, 1)),
+    );
+    assert_invalid(
+        r.ctx
+            .texture_subdata(&tex, 0, 0, PipeBox::new(0, 0, 8, 8), &[0; 10], 32, 0),
+    );
 
     // Formats that cannot serve: L8 as a render target, a depth format as colour.
     let e = r.screen.resource_create(&ResourceTemplate::texture_2d(
@@ -66,30 +75,44 @@ fn bad_input_is_an_error_and_keeps_what_was_bound() {
         bind::RENDER_TARGET,
     ));
     assert!(matches!(e, Err(PipeError::UnsupportedFormat { .. })));
-    assert!(r
+    assert_invalid(r.screen.resource_create(&ResourceTemplate::texture_2d(
+        Format::B8G8R8A8_UNORM,
+        0,
+        8,
+        0,
+        0,
+    )));
+    // One past the largest texture (hwdocs limits) is the layout's refusal, naming the limit.
+    let max_px = sgx_hwdocs::limits::MAX_TEXTURE_PX as u32;
+    let e = r.screen.resource_create(&ResourceTemplate::texture_2d(
+        Format::B8G8R8A8_UNORM,
+        max_px + 1,
+        8,
+        0,
+        0,
+    ));
+    assert!(
+        matches!(
+            e,
+            Err(PipeError::Layout(sgx_layout::LayoutError::TooLarge { max_px: m, .. })) if m == max_px
+        ),
+        "{e:?}"
+    );
+    // Ten levels of an 8x8 cube: the layout refuses, naming the four an 8x8 chain has.
+    let e = r
         .screen
-        .resource_create(&ResourceTemplate::texture_2d(
-            Format::B8G8R8A8_UNORM,
-            0,
-            8,
-            0,
-            0
-        ))
-        .is_err());
-    assert!(r
-        .screen
-        .resource_create(&ResourceTemplate::texture_2d(
-            Format::B8G8R8A8_UNORM,
-            4096,
-            8,
-            0,
-            0
-        ))
-        .is_err());
-    assert!(r
-        .screen
-        .resource_create(&ResourceTemplate::cube(Format::B8G8R8A8_UNORM, 8, 9, 0))
-        .is_err());
+        .resource_create(&ResourceTemplate::cube(Format::B8G8R8A8_UNORM, 8, 9, 0));
+    assert!(
+        matches!(
+            e,
+            Err(PipeError::Layout(sgx_layout::LayoutError::BadLevelCount {
+                levels: 10,
+                max: 4,
+                ..
+            }))
+        ),
+        "{e:?}"
+    );
     let z = r
         .screen
         .resource_create(&ResourceTemplate::texture_2d(
@@ -110,7 +133,13 @@ fn bad_input_is_an_error_and_keeps_what_was_bound() {
         }),
         zsbuf: None,
     };
-    assert!(r.ctx.set_framebuffer_state(&bad_fb).is_err());
+    assert!(matches!(
+        r.ctx.set_framebuffer_state(&bad_fb),
+        Err(PipeError::UnsupportedFormat {
+            format: Format::Z16_UNORM,
+            ..
+        })
+    ));
     assert_eq!(r.ctx.framebuffer_state(), fb(&t, None), "framebuffer kept");
 
     // Shaders: malformed text, and the wrong stage.
@@ -118,10 +147,10 @@ fn bad_input_is_an_error_and_keeps_what_was_bound() {
         r.ctx.create_vs_state("VERT\nDCL IN[0\n"),
         Err(PipeError::Shader(_))
     ));
-    assert!(r.ctx.create_vs_state(FS_CONST).is_err());
+    assert_invalid(r.ctx.create_vs_state(FS_CONST));
     let vs_id = r.ctx.vs_state().unwrap().id;
     let fs = r.ctx.create_fs_state(FS_CONST).unwrap();
-    assert!(r.ctx.bind_vs_state(Some(&fs)).is_err());
+    assert_invalid(r.ctx.bind_vs_state(Some(&fs)));
     assert_eq!(r.ctx.vs_state().unwrap().id, vs_id);
 
     // Draws with something missing.
@@ -134,7 +163,7 @@ fn bad_input_is_an_error_and_keeps_what_was_bound() {
         index_size: 3,
         ..DrawInfo::arrays(PrimMode::TRIANGLES, 0, 3)
     };
-    assert!(r.ctx.draw_vbo(&info).is_err());
+    assert_invalid(r.ctx.draw_vbo(&info));
 }
 
 #[test]

@@ -15,7 +15,11 @@ use sgx_hwdocs::ta_stream::Topology;
 use sgx_hwdocs::texture::{AddrMode, Filter, MipFilter, Swizzle, TexState};
 use sgx_hwdocs::tsp::{BlendFactor, BlendFunc, Interp};
 use sgx_hwdocs::usse::{Opcode, Pred};
-use sgx_hwdocs::{Format, FormatKind};
+use sgx_hwdocs::{limits, Format, FormatKind};
+
+/// Cube face and linear stride alignment of the scenes' textures (hwdocs limits).
+pub(crate) const FACE_ALIGN: usize = limits::CUBE_FACE_ALIGN_B as usize;
+pub(crate) const STRIDE_ALIGN: usize = limits::LINEAR_STRIDE_ALIGN_B as usize;
 
 use crate::kit::*;
 use crate::{Backing, JobDesc, JobResult, JobStatus, Perm};
@@ -101,12 +105,12 @@ fn level_bytes(st: &TexState) -> usize {
             if st.layout == MemLayout::TWIDDLED {
                 w * h * bpe
             } else {
-                (w * bpe).div_ceil(32) * 32 * h
+                (w * bpe).div_ceil(STRIDE_ALIGN) * STRIDE_ALIGN * h
             }
         })
         .sum();
     // Generous: cube faces are 4 KiB aligned; linear strides are padded.
-    faces * (chain.div_ceil(4096) * 4096) + 4096
+    faces * (chain.div_ceil(FACE_ALIGN) * FACE_ALIGN) + FACE_ALIGN
 }
 
 const TEX_FS: fn(Opcode) -> Vec<u32> = |op| {

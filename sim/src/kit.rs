@@ -289,7 +289,9 @@ impl Scene {
         let va = self.next;
         let len = m.len_b() as u32;
         self.gpu.map(va, m, perm).unwrap();
-        self.next = va + len.div_ceil(4096) * 4096 + 4096;
+        // Each mapping whole pages, with an unmapped page between (hwdocs limits::PAGE_B).
+        let page = sgx_hwdocs::limits::PAGE_B as u32;
+        self.next = va + len.div_ceil(page) * page + page;
         va
     }
     pub fn alloc(&mut self, len: usize) -> (u32, Arc<Mem>) {

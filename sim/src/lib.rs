@@ -146,20 +146,20 @@ pub enum Unit {
 }
 
 impl Unit {
-    /// The BIF_INT_STAT requester bit of this unit.
+    /// The BIF_INT_STAT requester bit of this unit (hwdocs regs::BifIntStat).
     pub fn bif_bit(self) -> u32 {
-        let i = match self {
-            Unit::Cache => 0,
-            Unit::Ta => 1,
-            Unit::Vdm => 2,
-            Unit::TwoD => 3,
-            Unit::Pbe => 4,
-            Unit::Tsp => 5,
-            Unit::Isp => 6,
-            Unit::UssePds => 7,
-            Unit::Host => 8,
-        };
-        1 << (1 + i)
+        use sgx_hwdocs::regs::BifIntStat as B;
+        match self {
+            Unit::Cache => B::FAULT_CACHE_MASK,
+            Unit::Ta => B::FAULT_TA_MASK,
+            Unit::Vdm => B::FAULT_VDM_MASK,
+            Unit::TwoD => B::FAULT_TWOD_MASK,
+            Unit::Pbe => B::FAULT_PBE_MASK,
+            Unit::Tsp => B::FAULT_TSP_MASK,
+            Unit::Isp => B::FAULT_ISP_MASK,
+            Unit::UssePds => B::FAULT_USSE_PDS_MASK,
+            Unit::Host => B::FAULT_HOST_MASK,
+        }
     }
 }
 
@@ -295,22 +295,24 @@ pub enum Injection {
     },
 }
 
-/// EVENT_STATUS bits (hwdocs regs::EventStatus).
+/// The event bits the model raises, named from hwdocs' register fields (one home for the bits).
 pub mod event {
-    /// TA finished (bit 13).
-    pub const TA_FINISHED: u32 = 1 << 13;
-    /// PIXELBE end of render (bit 18).
-    pub const PIXELBE_END_RENDER: u32 = 1 << 18;
-    /// DPM 3D memory free (bit 0).
-    pub const DPM_3D_MEM_FREE: u32 = 1 << 0;
-    /// DPM out of memory, global (bit 2).
-    pub const DPM_OOM_GLOBAL: u32 = 1 << 2;
-    /// 2D complete (bit 27).
-    pub const TWOD_COMPLETE: u32 = 1 << 27;
-    /// EVENT_STATUS2: BIF requester fault (bit 4).
-    pub const BIF_REQUESTER_FAULT2: u32 = 1 << 4;
-    /// BIF_INT_STAT: page fault not RW (bit 14).
-    pub const BIF_PAGE_FAULT: u32 = 1 << 14;
+    use sgx_hwdocs::regs::{BifIntStat, EventStatus, EventStatus2};
+
+    /// EVENT_STATUS: TA finished.
+    pub const TA_FINISHED: u32 = EventStatus::TA_FINISHED_MASK;
+    /// EVENT_STATUS: PIXELBE end of render.
+    pub const PIXELBE_END_RENDER: u32 = EventStatus::PIXELBE_END_RENDER_MASK;
+    /// EVENT_STATUS: DPM 3D memory free.
+    pub const DPM_3D_MEM_FREE: u32 = EventStatus::DPM_3D_MEM_FREE_MASK;
+    /// EVENT_STATUS: DPM out of memory, global.
+    pub const DPM_OOM_GLOBAL: u32 = EventStatus::DPM_OOM_GLOBAL_MASK;
+    /// EVENT_STATUS: 2D complete.
+    pub const TWOD_COMPLETE: u32 = EventStatus::TWOD_COMPLETE_MASK;
+    /// EVENT_STATUS2: BIF requester fault.
+    pub const BIF_REQUESTER_FAULT2: u32 = EventStatus2::BIF_REQUESTER_FAULT_MASK;
+    /// BIF_INT_STAT: page fault, not read/write.
+    pub const BIF_PAGE_FAULT: u32 = BifIntStat::PAGE_FAULT_NOT_RW_MASK;
 }
 
 /// The device model: an address space, a model clock, pending injections.

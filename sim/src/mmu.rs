@@ -3,14 +3,17 @@
 
 use std::sync::Arc;
 
-use sgx_hwdocs::limits::PAGE_B;
+use sgx_hwdocs::limits::{GPU_VA_BITS, MMU_DIR_SHIFT, PAGE_B};
 
 use crate::{Backing, Fault, Perm, SimError, Unit};
 
 const PAGE: u32 = PAGE_B as u32;
 const PAGE_SHIFT: u32 = PAGE.trailing_zeros();
-/// Second-level table size (VA[21:12]), as the SGX MMU's two levels (hw-facts).
-const TABLE: usize = 1024;
+/// Second-level table size (VA[21:12]), as the SGX MMU's two levels (hwdocs limits).
+const TABLE_SHIFT: u32 = MMU_DIR_SHIFT as u32 - PAGE_SHIFT;
+const TABLE: usize = 1 << TABLE_SHIFT;
+/// Directory size (VA[31:22]).
+const DIR: usize = 1 << (GPU_VA_BITS as u32 - MMU_DIR_SHIFT as u32);
 
 struct Mapping {
     va: u32,
@@ -42,7 +45,7 @@ impl Mmu {
     pub(crate) fn new() -> Mmu {
         Mmu {
             maps: Vec::new(),
-            dir: (0..1024).map(|_| None).collect(),
+            dir: (0..DIR).map(|_| None).collect(),
         }
     }
 
@@ -96,7 +99,8 @@ impl Mmu {
             }
         };
         for p in first..first + pages {
-            let t = self.dir[(p >> 10) as usize].get_or_insert_with(|| Box::new([0; TABLE]));
+            let t =
+                self.dir[(p >> TABLE_SHIFT) as usize].get_or_insert_with(|| Box::new([0; TABLE]));
             t[(p as usize) & (TABLE - 1)] = idx as u32 + 1;
         }
         Ok(())
@@ -111,7 +115,7 @@ impl Mmu {
         let m = self.maps[idx].take().expect("position found it");
         let first = va >> PAGE_SHIFT;
         for p in first..first + (m.len_b / PAGE_B) as u32 {
-            if let Some(t) = self.dir[(p >> 10) as usize].as_mut() {
+            if let Some(t) = self.dir[(p >> TABLE_SHIFT) as usize].as_mut() {
                 t[(p as usize) & (TABLE - 1)] = 0;
             }
         }
@@ -120,7 +124,7 @@ impl Mmu {
 
     #[inline(always)]
     fn slot(&self, page: u32) -> u32 {
-        match &self.dir[(page >> 10) as usize] {
+        match &self.dir[(page >> TABLE_SHIFT) as usize] {
             Some(t) => t[(page as usize) & (TABLE - 1)],
             None => 0,
         }

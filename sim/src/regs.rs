@@ -69,6 +69,7 @@ impl RegFile {
     /// Applies `writes` in order; an unknown offset or a value a register cannot hold is
     /// BadState of `unit`. The list must end with a write of bit 0 to `kick`.
     pub(crate) fn load(writes: &[(u32, u32)], kick: u32, unit: Unit) -> Result<RegFile, JobErr> {
+        // The register window the model keeps (the hwdocs offsets all sit below 4 KiB).
         let mut vals = vec![0u32; 0x1000 / 4];
         for &(off, v) in writes {
             match check(off, v) {

@@ -3,8 +3,8 @@
 
 use std::collections::BTreeMap;
 
-/// GPU MMU page size (hw-facts: 4 KiB pages).
-pub const PAGE_B: u64 = 4096;
+/// GPU MMU page size (hwdocs limits::PAGE_B).
+pub const PAGE_B: u64 = sgx_hwdocs::limits::PAGE_B;
 
 /// First address handed out. Address 0 stays unmapped so a null GPU pointer faults; the first
 /// MiB is kept free too. MODEL choice.
@@ -28,7 +28,7 @@ impl VaAllocator {
     /// An allocator over [start, end); both are rounded inward to pages, and 0 is never handed out.
     pub fn new(start: u64, end: u64) -> VaAllocator {
         let start = start.max(PAGE_B).div_ceil(PAGE_B) * PAGE_B;
-        let end = (end.min(1 << 32) / PAGE_B) * PAGE_B;
+        let end = (end.min(1 << sgx_hwdocs::limits::GPU_VA_BITS) / PAGE_B) * PAGE_B;
         let mut free = BTreeMap::new();
         if end > start {
             free.insert(start, end - start);

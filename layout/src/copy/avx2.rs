@@ -11,8 +11,8 @@ use core::arch::x86_64::{
     _mm256_stream_si256, _mm256_unpackhi_epi32, _mm256_unpacklo_epi32,
 };
 
-use super::fast::block_of;
 use super::sse2::{Stores, TILE16_B};
+use crate::morton::block_of;
 
 /// Whether this CPU runs these bodies (the standard library caches the detection).
 pub(super) fn available() -> bool {

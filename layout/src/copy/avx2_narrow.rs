@@ -13,9 +13,9 @@ use core::arch::x86_64::{
     _mm256_storeu_si256, _mm256_stream_si256, _mm256_unpackhi_epi64, _mm256_unpacklo_epi64,
 };
 
-use super::fast::block_of;
 use super::sse2::{load, Stores};
 use super::sse2_narrow::{group_of, tile16_b};
+use crate::morton::block_of;
 
 /// `lo` in lane 0, `hi` in lane 1.
 #[inline(always)]

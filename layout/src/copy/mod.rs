@@ -13,6 +13,8 @@
 mod avx2;
 #[cfg(target_arch = "x86_64")]
 mod avx2_narrow;
+#[cfg(target_arch = "x86_64")]
+mod avx512_narrow;
 pub mod fast;
 pub mod reference;
 #[cfg(target_arch = "x86_64")]

@@ -115,7 +115,7 @@ pub(super) const TILE16_B: usize = 1024;
 /// column `bx` and block row `by` (Y in address bit 0).
 #[inline(always)]
 const fn block_at(bx: usize, by: usize) -> usize {
-    64 * super::fast::block_of(bx, by)
+    64 * crate::morton::block_of(bx, by)
 }
 
 /// A whole 16x16 tile of 4-byte texels, linear rows `stride` apart from `lin[l..]`, into

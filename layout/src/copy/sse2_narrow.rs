@@ -17,8 +17,8 @@ use core::arch::x86_64::{
     _mm_unpacklo_epi16, _mm_unpacklo_epi32, _mm_unpacklo_epi64, _mm_unpacklo_epi8,
 };
 
-use super::fast::block_of;
 use super::sse2::{load, store_as, Stores};
+use crate::morton::block_of;
 
 /// A band of four 16-texel rows of 1-byte elements as its four twiddled 4x4 blocks (16 bytes
 /// each), left to right.

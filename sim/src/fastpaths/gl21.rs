@@ -9,7 +9,7 @@ use sgx_hwdocs::texture::{AddrMode, Filter, MipFilter, Swizzle, TexState};
 use sgx_hwdocs::usse::Opcode;
 use sgx_hwdocs::Format;
 
-use super::{all_done, check, rect, target, Rng, TEX_FS};
+use super::{all_done, check, rect, target, Rng, FACE_ALIGN, STRIDE_ALIGN, TEX_FS};
 use crate::kit::*;
 use crate::{Backing, Perm};
 
@@ -28,12 +28,12 @@ fn chain_bytes(st: &TexState) -> usize {
             let slice = if st.layout == MemLayout::TWIDDLED {
                 w * h * bpe
             } else {
-                (w * bpe).div_ceil(32) * 32 * h
+                (w * bpe).div_ceil(STRIDE_ALIGN) * STRIDE_ALIGN * h
             };
             slice * d
         })
         .sum();
-    faces * (chain.div_ceil(4096) * 4096) + 4096
+    faces * (chain.div_ceil(FACE_ALIGN) * FACE_ALIGN) + FACE_ALIGN
 }
 
 /// The fragment program of `op`; TEXD takes scaled screen derivatives of the coordinate.

@@ -1,0 +1,356 @@
+//! Groups of whole 16x16 tiles of 1- and 2-byte elements with AVX-512 (VBMI's byte permute for
+//! 1-byte elements, BW's 16-bit permute for 2-byte ones), where the CPU has them.
+//!
+//! Why this shape: `sse2_narrow` and `avx2_narrow` twiddle with unpack rounds, one address
+//! bit per round, within 16-byte lanes, and are bound by those shuffles on cache-resident
+//! levels (256x256 at under half of memcpy). Here the 64 bytes of one twiddled line, an 8x8
+//! quadrant of a tile (1-byte) or half of one (2-byte), come from eight 16-byte row pieces:
+//! four rows of a band and four of the next. Gathering each band's four pieces into one
+//! 64-byte vector ("band piece", loads with inserts, which run beside the permutes) leaves
+//! the whole reordering to one two-source permute (`vpermi2b`/`vpermi2w`) per 64 bytes
+//! written, whatever the element size. Reading back, the permute makes band pieces and a
+//! 4x4 transpose of 16-byte lanes turns the group's four band pieces into four whole
+//! 64-byte linear lines. Every store is a whole, aligned 64-byte line in both directions, so
+//! streaming (non-temporal) stores complete a line each.
+
+use core::arch::x86_64::{
+    __m128i, __m512i, _mm512_castsi128_si512, _mm512_inserti32x4, _mm512_loadu_si512,
+    _mm512_permutex2var_epi16, _mm512_permutex2var_epi8, _mm512_permutexvar_epi32,
+    _mm512_shuffle_i64x2, _mm512_storeu_si512, _mm512_stream_si512, _mm_loadu_si128,
+};
+
+use super::sse2::Stores;
+use crate::morton::{block_of, square8_index};
+
+/// Whether this CPU runs these bodies (the standard library caches the detection).
+pub(super) fn available() -> bool {
+    std::arch::is_x86_feature_detected!("avx512f")
+        && std::arch::is_x86_feature_detected!("avx512bw")
+        && std::arch::is_x86_feature_detected!("avx512vbmi")
+}
+
+/// Permute indices, as the bytes of a vector of `n`-byte lanes, from a band-piece pair
+/// (`a` rows 0-3, `b` rows 4-7 of an 8-row band pair, 16 bytes per row) to twiddled line `k`
+/// (0 or 1) of that band pair's piece: for 1-byte elements the 8x8 quadrant in columns
+/// 8k..8k + 8, for 2-byte elements half `k` of the piece's one 8x8 quadrant.
+const fn to_twiddled_index(n: usize) -> [[u8; 64]; 2] {
+    let (lanes, row_el) = (64 / n, 16 / n);
+    let mut t = [[0u8; 64]; 2];
+    let mut k = 0;
+    while k < 2 {
+        let mut i = 0;
+        while i < lanes {
+            // The element's place in the quadrant (x, y < 8), then in the band piece pair.
+            let j = if n == 1 { i } else { lanes * k + i };
+            let (mut x, mut y, mut b) = (0, 0, 0);
+            while b < 3 {
+                y |= ((j >> (2 * b)) & 1) << b;
+                x |= ((j >> (2 * b + 1)) & 1) << b;
+                b += 1;
+            }
+            if n == 1 {
+                x += 8 * k;
+            }
+            let idx = (y / 4) * lanes + (y % 4) * row_el + x;
+            t[k][i * n] = idx as u8;
+            i += 1;
+        }
+        k += 1;
+    }
+    t
+}
+
+/// The inverse of [`to_twiddled_index`]: from the two twiddled lines of a band pair's piece
+/// to its band piece `s` (0: the upper band, 1: the lower).
+const fn to_linear_index(n: usize) -> [[u8; 64]; 2] {
+    let (lanes, row_el) = (64 / n, 16 / n);
+    let mut t = [[0u8; 64]; 2];
+    let mut s = 0;
+    while s < 2 {
+        let mut e = 0;
+        while e < lanes {
+            let (r, c) = (e / row_el, e % row_el);
+            let y = 4 * s + r;
+            // 1-byte: columns 8k.. come from line k; 2-byte: the quadrant's index is the
+            // line (bit 5) and the lane below it.
+            let idx = if n == 1 {
+                (c / 8) * lanes + square8_index(c % 8, y)
+            } else {
+                square8_index(c, y)
+            };
+            t[s][e * n] = idx as u8;
+            e += 1;
+        }
+        s += 1;
+    }
+    t
+}
+
+static TO_TWIDDLED: [[[u8; 64]; 2]; 2] = [to_twiddled_index(1), to_twiddled_index(2)];
+static TO_LINEAR: [[[u8; 64]; 2]; 2] = [to_linear_index(1), to_linear_index(2)];
+
+#[inline(always)]
+fn load64(b: &[u8]) -> __m512i {
+    let b = &b[..64];
+    // SAFETY: `b` is 64 readable bytes; the load is unaligned. Callers are AVX-512 functions.
+    unsafe { _mm512_loadu_si512(b.as_ptr().cast()) }
+}
+
+#[inline(always)]
+fn load16(b: &[u8]) -> __m128i {
+    let b = &b[..16];
+    // SAFETY: `b` is 16 readable bytes; the load is unaligned (SSE2, baseline).
+    unsafe { _mm_loadu_si128(b.as_ptr().cast()) }
+}
+
+#[inline(always)]
+fn store64(how: Stores, b: &mut [u8], v: __m512i) {
+    let b = &mut b[..64];
+    // SAFETY: `b` is 64 writable bytes; the streaming store is used only when they start on
+    // a 64-byte boundary, as VMOVNTDQ needs. Callers are AVX-512 functions.
+    unsafe {
+        if how == Stores::Stream && b.as_ptr().align_offset(64) == 0 {
+            _mm512_stream_si512(b.as_mut_ptr().cast(), v)
+        } else {
+            _mm512_storeu_si512(b.as_mut_ptr().cast(), v)
+        }
+    }
+}
+
+/// The two-source permute of `n`-byte lanes: lane i takes lane `idx[i]` of `a` then `b`.
+#[inline(always)]
+fn permute<const N: usize>(a: __m512i, idx: __m512i, b: __m512i) -> __m512i {
+    // SAFETY: callers are functions with AVX-512 BW and VBMI enabled; touches no memory.
+    unsafe {
+        if N == 1 {
+            _mm512_permutex2var_epi8(a, idx, b)
+        } else {
+            _mm512_permutex2var_epi16(a, idx, b)
+        }
+    }
+}
+
+/// Four vectors as a 4x4 matrix of 16-byte lanes, transposed: lane r of `v[p]` becomes lane
+/// p of result r.
+#[inline(always)]
+fn transpose4(v: [__m512i; 4]) -> [__m512i; 4] {
+    // SAFETY: AVX-512F (callers enable it); touches no memory.
+    unsafe {
+        let t0 = _mm512_shuffle_i64x2::<0x44>(v[0], v[1]); // v0.0 v0.1 v1.0 v1.1
+        let t1 = _mm512_shuffle_i64x2::<0xee>(v[0], v[1]); // v0.2 v0.3 v1.2 v1.3
+        let t2 = _mm512_shuffle_i64x2::<0x44>(v[2], v[3]);
+        let t3 = _mm512_shuffle_i64x2::<0xee>(v[2], v[3]);
+        [
+            _mm512_shuffle_i64x2::<0x88>(t0, t2),
+            _mm512_shuffle_i64x2::<0xdd>(t0, t2),
+            _mm512_shuffle_i64x2::<0x88>(t1, t3),
+            _mm512_shuffle_i64x2::<0xdd>(t1, t3),
+        ]
+    }
+}
+
+/// Byte offset, in the tiles `ts`, of twiddled line `k` of piece `p` of band pair `bp`.
+#[inline(always)]
+fn line_at<const N: usize>(ts: [usize; 4], bp: usize, p: usize, k: usize) -> usize {
+    if N == 1 {
+        // Piece p is tile p; quadrant (Y bit 3, X bit 3) = (bp, k).
+        ts[p] + 64 * (bp + 2 * k)
+    } else {
+        // Piece p is half p % 2 of tile p / 2 (X bit 3); its quadrant's two lines.
+        ts[p / 2] + 128 * (bp + 2 * (p % 2)) + 64 * k
+    }
+}
+
+/// The 16-byte pieces at `lin[at..]` of four rows `stride` apart, as one vector (rows top
+/// first). A function rather than a closure: closures here were not inlined, and vectors
+/// passed through memory halved the copy's speed.
+#[inline(always)]
+fn band_piece(lin: &[u8], at: usize, stride: usize) -> __m512i {
+    let (r0, r1) = (load16(&lin[at..]), load16(&lin[at + stride..]));
+    let (r2, r3) = (
+        load16(&lin[at + 2 * stride..]),
+        load16(&lin[at + 3 * stride..]),
+    );
+    // SAFETY: AVX-512F (callers are AVX-512 functions); touches no memory.
+    unsafe {
+        let v = _mm512_castsi128_si512(r0);
+        let v = _mm512_inserti32x4::<1>(v, r1);
+        let v = _mm512_inserti32x4::<2>(v, r2);
+        _mm512_inserti32x4::<3>(v, r3)
+    }
+}
+
+/// The two twiddled lines of piece `p` of band pair `bp` (see [`line_at`]).
+#[inline(always)]
+fn lines<const N: usize>(tw: &[u8], ts: [usize; 4], bp: usize, p: usize) -> (__m512i, __m512i) {
+    (
+        load64(&tw[line_at::<N>(ts, bp, p, 0)..]),
+        load64(&tw[line_at::<N>(ts, bp, p, 1)..]),
+    )
+}
+
+/// A group of `4 / N` whole tiles side by side (twiddled starts `ts`, linear top-left
+/// `lin[l..]`, rows `stride` apart) into twiddled memory, eight rows at a time.
+///
+/// # Safety
+/// The CPU must have AVX-512 F, BW and VBMI ([`available`]).
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+pub(super) unsafe fn group_to_twiddled<const N: usize>(
+    tw: &mut [u8],
+    ts: [usize; 4],
+    lin: &[u8],
+    l: usize,
+    stride: usize,
+    how: Stores,
+) {
+    let idx = &TO_TWIDDLED[N - 1];
+    let (i0, i1) = (load64(&idx[0]), load64(&idx[1]));
+    for bp in 0..2 {
+        // All eight lines are read (as band pieces) before any store: twiddled and linear
+        // buffers that both start on a page put stores 4 KiB apart from the next loads
+        // (sse2_narrow's group_to_twiddled).
+        let (b0, b1) = (2 * bp, 2 * bp + 1);
+        let (u, v) = (l + 4 * b0 * stride, l + 4 * b1 * stride);
+        let pieces = [
+            [band_piece(lin, u, stride), band_piece(lin, v, stride)],
+            [
+                band_piece(lin, u + 16, stride),
+                band_piece(lin, v + 16, stride),
+            ],
+            [
+                band_piece(lin, u + 32, stride),
+                band_piece(lin, v + 32, stride),
+            ],
+            [
+                band_piece(lin, u + 48, stride),
+                band_piece(lin, v + 48, stride),
+            ],
+        ];
+        for (p, [a, b]) in pieces.into_iter().enumerate() {
+            store64(
+                how,
+                &mut tw[line_at::<N>(ts, bp, p, 0)..],
+                permute::<N>(a, i0, b),
+            );
+            store64(
+                how,
+                &mut tw[line_at::<N>(ts, bp, p, 1)..],
+                permute::<N>(a, i1, b),
+            );
+        }
+    }
+}
+
+/// A group of `4 / N` whole tiles side by side from twiddled memory into linear rows, eight
+/// rows at a time, each row's 64 bytes stored as one vector.
+///
+/// # Safety
+/// The CPU must have AVX-512 F, BW and VBMI ([`available`]).
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+pub(super) unsafe fn group_to_linear<const N: usize>(
+    lin: &mut [u8],
+    l: usize,
+    stride: usize,
+    tw: &[u8],
+    ts: [usize; 4],
+    how: Stores,
+) {
+    let idx = &TO_LINEAR[N - 1];
+    let (i0, i1) = (load64(&idx[0]), load64(&idx[1]));
+    for bp in 0..2 {
+        let src = [
+            lines::<N>(tw, ts, bp, 0),
+            lines::<N>(tw, ts, bp, 1),
+            lines::<N>(tw, ts, bp, 2),
+            lines::<N>(tw, ts, bp, 3),
+        ];
+        for (s, i) in [i0, i1].into_iter().enumerate() {
+            let band = transpose4([
+                permute::<N>(src[0].0, i, src[0].1),
+                permute::<N>(src[1].0, i, src[1].1),
+                permute::<N>(src[2].0, i, src[2].1),
+                permute::<N>(src[3].0, i, src[3].1),
+            ]);
+            let b = 2 * bp + s;
+            for (r, v) in band.into_iter().enumerate() {
+                store64(how, &mut lin[l + (4 * b + r) * stride..], v);
+            }
+        }
+    }
+}
+
+/// Lane `i` of a row-order 4x4 block for twiddled lane `i`.
+const fn rows_block_index() -> [u32; 16] {
+    let mut t = [0u32; 16];
+    let mut i = 0;
+    while i < 16 {
+        t[square8_index(i % 4, i / 4)] = i as u32;
+        i += 1;
+    }
+    t
+}
+
+static ROWS_TO_BLOCK: [u32; 16] = rows_block_index();
+
+/// A whole 16x16 tile of 4-byte texels, linear rows `stride` apart from `lin[l..]`, into its
+/// 1 KiB of twiddled memory, band by band: the band's four whole 64-byte rows, loaded as
+/// vectors, are transposed (16-byte lanes) into its four 4x4 blocks in row order, and one
+/// permute twiddles each block into one 64-byte line. (The reverse direction stays with
+/// AVX2's unpacks, which measured faster there.)
+///
+/// # Safety
+/// The CPU must have AVX-512 F.
+#[target_feature(enable = "avx512f")]
+pub(super) unsafe fn tile16_to_twiddled(
+    tw: &mut [u8; 1024],
+    lin: &[u8],
+    l: usize,
+    stride: usize,
+    how: Stores,
+) {
+    let idx = load64(bytemuck::bytes_of(&ROWS_TO_BLOCK));
+    for by in 0..4 {
+        let at = l + 4 * by * stride;
+        let blocks = transpose4([
+            load64(&lin[at..]),
+            load64(&lin[at + stride..]),
+            load64(&lin[at + 2 * stride..]),
+            load64(&lin[at + 3 * stride..]),
+        ]);
+        for (bx, v) in blocks.into_iter().enumerate() {
+            let v = _mm512_permutexvar_epi32(idx, v);
+            store64(how, &mut tw[64 * block_of(bx, by)..], v);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn index_tables_are_inverse_permutations() {
+        for n in [1usize, 2] {
+            let lanes = 64 / n;
+            let (fwd, inv) = (to_twiddled_index(n), to_linear_index(n));
+            let lane = |t: &[u8; 64], i: usize| t[i * n] as usize;
+            // Forward: every one of the pair's 2 * lanes sources is used once.
+            let mut seen = vec![false; 2 * lanes];
+            for t in &fwd {
+                for i in 0..lanes {
+                    assert!(!seen[lane(t, i)], "n {n}: source used twice");
+                    seen[lane(t, i)] = true;
+                }
+            }
+            // Inverse: band piece s, lane e came from line k lane i, and forward line k
+            // lane i names band piece s lane e.
+            for (s, t) in inv.iter().enumerate() {
+                for e in 0..lanes {
+                    let src = lane(t, e);
+                    let (k, i) = (src / lanes, src % lanes);
+                    assert_eq!(lane(&fwd[k], i), s * lanes + e, "n {n} s {s} e {e}");
+                }
+            }
+        }
+    }
+}
