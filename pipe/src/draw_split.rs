@@ -3,7 +3,7 @@
 //! fits a render's budget, so the batch logic submits them as separate renders that load and
 //! store the tiles between them: the same pixels, more renders.
 
-use crate::draw::PrimMode;
+use sgx_hwdocs::ta_stream::Topology as PrimMode;
 
 /// The (start, count) of each part of a draw of `count` vertices or indices from `start`,
 /// with at most `max_prims` primitives a part; None for topologies whose primitives are not

@@ -21,8 +21,8 @@ use std::time::Duration;
 use sgx_sim::{Gpu, JobDesc, JobStatus, Perm};
 use sgx_winsys::drm::uapi::*;
 use sgx_winsys::replay::Fixture;
-use sgx_winsys::{Faults, JobFault};
 use sgx_winsys::va::{VaAllocator, PAGE_B, VA_END, VA_START};
+use sgx_winsys::{Faults, JobFault};
 
 use crate::memfd::{file_ident, MemfdBacking};
 use crate::real::real;
@@ -946,7 +946,11 @@ impl State {
         let Some(j) = self.job(id) else {
             // A retired record ended and its status was read: signalled, with no error left
             // to report (sync files made before it retired kept theirs).
-            return if id != 0 && id < self.first_job { 1 } else { -libc::EINVAL };
+            return if id != 0 && id < self.first_job {
+                1
+            } else {
+                -libc::EINVAL
+            };
         };
         match j.info.state {
             DRM_SGX535_JOB_PENDING => 0,
