@@ -9,6 +9,7 @@
 //! (the same test binary, as in pipe/tests/shim.rs). `cargo test` runs a short version; the
 //! long one (10,000 submissions per thread) is
 //! `cargo test -p sgx-blitter --test soak -- --ignored --nocapture`.
+#![allow(non_snake_case)] // byte counts end in _B (CONTRIBUTING.md)
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -101,7 +102,7 @@ struct Census {
     /// Memory mappings (/proc/self/maps lines): a buffer mapped and never unmapped shows here.
     maps: usize,
     /// Bytes malloc has handed out and not had back (glibc's mallinfo2: uordblks + hblkhd).
-    heap_b: u64,
+    heap_B: u64,
     rss_kib: u64,
 }
 
@@ -124,7 +125,7 @@ extern "C" {
     fn mallinfo2() -> MallInfo2;
 }
 
-fn heap_in_use_b() -> u64 {
+fn heap_in_use_B() -> u64 {
     // SAFETY: mallinfo2 takes nothing and returns a struct by value.
     let m = unsafe { mallinfo2() };
     (m.uordblks + m.hblkhd) as u64
@@ -135,7 +136,7 @@ fn heap_in_use_b() -> u64 {
 #[derive(Default)]
 struct ShimLive {
     bos: u64,
-    va_b: u64,
+    va_B: u64,
     syncobjs: u64,
     job_records: u64,
     files: u64,
@@ -163,7 +164,7 @@ fn shim_live() -> [u64; 5] {
     let mut l = ShimLive::default();
     // SAFETY: `l` is a writable ShimLive.
     unsafe { f(&mut l) };
-    [l.bos, l.va_b, l.syncobjs, l.job_records, l.files]
+    [l.bos, l.va_B, l.syncobjs, l.job_records, l.files]
 }
 
 fn count_dir(p: &str) -> usize {
@@ -215,7 +216,7 @@ fn census(dev: &dyn Device) -> Census {
         kernel: shim_live(),
         fds: count_dir("/proc/self/fd"),
         threads: count_dir("/proc/self/task"),
-        heap_b: heap_in_use_b(),
+        heap_B: heap_in_use_B(),
         maps: std::fs::read_to_string("/proc/self/maps").map_or(0, |m| m.lines().count()),
         rss_kib: status_kib("VmRSS:"),
     }
@@ -484,7 +485,7 @@ struct Figures {
     before: [u64; 13],
     after: [u64; 13],
     peak_rss_kib: u64,
-    heap_b: [u64; 2],
+    heap_B: [u64; 2],
 }
 
 fn flat(c: &Census) -> [u64; 13] {
@@ -492,7 +493,7 @@ fn flat(c: &Census) -> [u64; 13] {
         c.live.bos,
         c.live.fences,
         c.live.jobs,
-        c.live.va_b,
+        c.live.va_B,
         c.kernel[0],
         c.kernel[1],
         c.kernel[2],
@@ -562,7 +563,7 @@ fn soak(dev: Arc<dyn Device>, per_thread: u64) -> Figures {
         before: flat(&before),
         after: flat(&after),
         peak_rss_kib: tally.peak_rss_kib.load(Ordering::Relaxed),
-        heap_b: [before.heap_b, after.heap_b],
+        heap_B: [before.heap_B, after.heap_B],
     }
 }
 
@@ -607,8 +608,8 @@ fn print(f: &Figures) {
     );
     println!(
         "  heap KiB      before {:>10} after {:>10} (malloc's bytes in use)",
-        f.heap_b[0] >> 10,
-        f.heap_b[1] >> 10
+        f.heap_B[0] >> 10,
+        f.heap_B[1] >> 10
     );
 }
 

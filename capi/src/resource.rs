@@ -172,10 +172,10 @@ pub unsafe extern "C" fn sgx535_resource_get_handle(
         let (fd, l) = s.screen.resource_get_handle(&r)?;
         let h = sgx535_winsys_handle {
             fd: -1,
-            stride: u32::try_from(l.stride_b).unwrap_or(0),
-            offset: u32::try_from(l.offset_b).unwrap_or(0),
+            stride: u32::try_from(l.stride_B).unwrap_or(0),
+            offset: u32::try_from(l.offset_B).unwrap_or(0),
             tiling: tiling_value(&l),
-            size: l.size_b,
+            size: l.size_B,
         };
         // Written only once nothing can fail, so the fd is never lost.
         // SAFETY: checked by check_out.
@@ -216,9 +216,9 @@ pub unsafe extern "C" fn sgx535_resource_from_handle(
             return invalid("bad fd");
         }
         let expect = (h.size != 0).then(|| HandleLayout {
-            offset_b: u64::from(h.offset),
-            stride_b: u64::from(h.stride),
-            size_b: h.size,
+            offset_B: u64::from(h.offset),
+            stride_B: u64::from(h.stride),
+            size_B: h.size,
             tiling: match h.tiling {
                 SGX535_TILING_LINEAR => Some(Tiling::Linear),
                 SGX535_TILING_TWIDDLED => Some(Tiling::Twiddled),

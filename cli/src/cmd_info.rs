@@ -38,14 +38,14 @@ pub fn run(a: &Args) -> anyhow::Result<()> {
         },
         info.core_revision
     );
-    let va_b = info.va_end - info.va_start;
+    let va_B = info.va_end - info.va_start;
     let live = dev.live();
     outln!(
         "memory:     GPU addresses {:#010x}..{:#010x} ({} MiB), {} KiB pages; {} buffers live",
         info.va_start,
         info.va_end,
-        va_b >> 20,
-        info.page_b >> 10,
+        va_B >> 20,
+        info.page_B >> 10,
         live.bos
     );
     let screen = Screen::with_shader_cache(dev.clone(), ShaderCache::in_memory());

@@ -136,12 +136,12 @@ mod tests {
         let dev = SimDevice::new().unwrap();
         let bo = dev.create_bo(&BoDesc::new(64)).unwrap();
         let cmd = dev
-            .create_bo(&BoDesc::new(sgx_winsys::twod::list_size_b(1)))
+            .create_bo(&BoDesc::new(sgx_winsys::twod::list_size_B(1)))
             .unwrap();
         let s = sgx_winsys::twod::Surface {
             bo: &bo,
-            offset_b: 0,
-            stride_b: 16,
+            offset_B: 0,
+            stride_B: 16,
             format: sgx_hwdocs::Format::B8G8R8A8_UNORM,
         };
         let fill = sgx_winsys::twod::fill(

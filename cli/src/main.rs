@@ -1,4 +1,5 @@
 //! `sgx535`: the command-line program of the sgx535 driver library.
+#![allow(non_snake_case)] // byte counts end in _B (CONTRIBUTING.md)
 
 mod cmd_bench;
 mod cmd_bench_draws;

@@ -23,7 +23,7 @@ unsafe impl Backing for Buf {
         // SAFETY: as above.
         unsafe { (*self.0.get()).as_mut_ptr() }
     }
-    fn len_b(&self) -> usize {
+    fn len_B(&self) -> usize {
         // SAFETY: as above; the length is read, not the contents.
         unsafe { (*self.0.get()).len() }
     }
@@ -76,7 +76,7 @@ fuzz_target!(|patches: Vec<Patch>| {
     }
     let mut gpu = Gpu::new();
     for b in &job.buffers {
-        let mut v = vec![0u8; (b.size_b as usize).max(b.bytes.len())];
+        let mut v = vec![0u8; (b.size_B as usize).max(b.bytes.len())];
         v[..b.bytes.len()].copy_from_slice(&b.bytes);
         let perm = Perm {
             read: true,

@@ -11,10 +11,10 @@ pub struct ExampleBuffer {
     pub name: &'static str,
     /// GPU virtual address (page aligned).
     pub gpu_va: u32,
-    /// Contents; the buffer is at least this long (and `size_b`).
+    /// Contents; the buffer is at least this long (and `size_B`).
     pub bytes: Vec<u8>,
     /// Size to map, in bytes.
-    pub size_b: u32,
+    pub size_B: u32,
     /// The GPU writes it.
     pub gpu_writes: bool,
 }
@@ -31,7 +31,7 @@ pub struct ExampleJob {
     /// Address of the 16x16 target.
     pub target_va: u32,
     /// Row stride of the target in bytes.
-    pub target_stride_b: u32,
+    pub target_stride_B: u32,
 }
 
 /// GPU addresses of the example's buffers.
@@ -196,13 +196,13 @@ pub fn textured_quad_job() -> Result<ExampleJob, PackError> {
     state_bytes.resize(0x100, 0);
     let pos = render::VertexAttr {
         addr: VERTEX_VA,
-        stride_b: 24,
+        stride_B: 24,
         ty: render::AttrType::FLOAT32,
         comps_m1: 3,
     };
     let uv = render::VertexAttr {
         addr: VERTEX_VA + 16,
-        stride_b: 24,
+        stride_B: 24,
         ty: render::AttrType::FLOAT32,
         comps_m1: 1,
     };
@@ -245,12 +245,12 @@ pub fn textured_quad_job() -> Result<ExampleJob, PackError> {
     code.resize(0x1000, 0);
     code.extend(dwords_to_bytes(&pixel_program()?));
 
-    let target_stride_b = 64;
+    let target_stride_B = 64;
     let pbe_words = pbe::PbeState {
         base_addr: TARGET_VA,
         format: Format::B8G8R8A8_UNORM,
         layout: pbe::MemLayout::LINEAR,
-        stride_b: target_stride_b,
+        stride_B: target_stride_B,
         extent_w_tl: 1,
         extent_h_tl: 1,
         clip_xmax: 15,
@@ -305,49 +305,49 @@ pub fn textured_quad_job() -> Result<ExampleJob, PackError> {
         ExampleBuffer {
             name: "control stream",
             gpu_va: STREAM_VA,
-            size_b: page(stream.len() as u32 * 4),
+            size_B: page(stream.len() as u32 * 4),
             bytes: dwords_to_bytes(&stream),
             gpu_writes: false,
         },
         ExampleBuffer {
             name: "draw state + tables",
             gpu_va: STATE_VA,
-            size_b: page(state_bytes.len() as u32),
+            size_B: page(state_bytes.len() as u32),
             bytes: state_bytes,
             gpu_writes: false,
         },
         ExampleBuffer {
             name: "programs",
             gpu_va: CODE_VA,
-            size_b: page(code.len() as u32),
+            size_B: page(code.len() as u32),
             bytes: code,
             gpu_writes: false,
         },
         ExampleBuffer {
             name: "vertices",
             gpu_va: VERTEX_VA,
-            size_b: page(vbytes.len() as u32),
+            size_B: page(vbytes.len() as u32),
             bytes: vbytes,
             gpu_writes: false,
         },
         ExampleBuffer {
             name: "texture",
             gpu_va: TEXTURE_VA,
-            size_b: page(tbytes.len() as u32),
+            size_B: page(tbytes.len() as u32),
             bytes: tbytes,
             gpu_writes: false,
         },
         ExampleBuffer {
             name: "target",
             gpu_va: TARGET_VA,
-            size_b: 4096,
+            size_B: 4096,
             bytes: vec![0; 16 * 64],
             gpu_writes: true,
         },
         ExampleBuffer {
             name: "parameter memory",
             gpu_va: PB_VA,
-            size_b: PB_SIZE_B,
+            size_B: PB_SIZE_B,
             bytes: Vec::new(),
             gpu_writes: true,
         },
@@ -357,7 +357,7 @@ pub fn textured_quad_job() -> Result<ExampleJob, PackError> {
         ta_regs,
         td_regs,
         target_va: TARGET_VA,
-        target_stride_b,
+        target_stride_B,
     })
 }
 
@@ -392,7 +392,7 @@ pub fn listing() -> Result<String, PackError> {
         writeln!(
             s,
             "{} at {:#010x} ({} bytes mapped):",
-            b.name, b.gpu_va, b.size_b
+            b.name, b.gpu_va, b.size_B
         )
         .unwrap();
         let n = b.bytes.len().min(0x240);

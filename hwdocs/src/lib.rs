@@ -5,6 +5,8 @@
 //! source. `build.rs` generates from them, in the manner of Mesa's csbgen, a struct per word
 //! with `pack()` / `unpack()`, enums with `name()`, register offsets and the evidence table
 //! [`ITEMS`]. The driver packs with these; the device model unpacks with them.
+#![allow(non_snake_case)]
+// byte counts end in _B (CONTRIBUTING.md)
 
 // Every unsafe block says why it is sound (RELIABILITY.md).
 #![warn(clippy::undocumented_unsafe_blocks)]

@@ -679,7 +679,7 @@ impl Layout {
             layout: l.tiling.mem_layout(),
             log2_w: l.log2_w,
             log2_h: l.log2_h,
-            stride_b: u32::try_from(l.stride_B)
+            stride_B: u32::try_from(l.stride_B)
                 .map_err(|_| LayoutError::AddressOverflow { addr: l.stride_B })?,
             extent_w_tl: l.target_extent_tl.w,
             extent_h_tl: l.target_extent_tl.h,

@@ -222,7 +222,7 @@ fn pbe_state_confines_a_tail_level() {
         layout: MemLayout::TWIDDLED,
         log2_w: 3,
         log2_h: 3,
-        stride_b: 0,
+        stride_B: 0,
         extent_w_tl: 1,
         extent_h_tl: 1,
         clip_xmin: 0,
@@ -241,7 +241,7 @@ fn pbe_state_confines_a_tail_level() {
     assert_eq!(
         (
             s.layout,
-            s.stride_b,
+            s.stride_B,
             s.extent_w_tl,
             s.extent_h_tl,
             s.clip_xmax

@@ -22,7 +22,7 @@ struct Chunk {
 pub(crate) struct Arena {
     chunks: Vec<Chunk>,
     /// Bytes allocated so far (all chunks).
-    pub used_b: u64,
+    pub used_B: u64,
 }
 
 impl Arena {
@@ -36,7 +36,7 @@ impl Arena {
         let need = len as u64;
         let fits = self.chunks.last().is_some_and(|c| {
             let off = c.data.len().div_ceil(align) * align;
-            (off + len) as u64 <= c.bo.size_b()
+            (off + len) as u64 <= c.bo.size_B()
         });
         if !fits {
             let size = CHUNK_B.max(need.div_ceil(limits::PAGE_B) * limits::PAGE_B);
@@ -50,7 +50,7 @@ impl Arena {
         let c = &mut self.chunks[idx];
         let off = c.data.len().div_ceil(align) * align;
         c.data.resize(off + len, 0);
-        self.used_b += need;
+        self.used_B += need;
         Ok((idx, off, c.bo.gpu_addr() + off as u32))
     }
 

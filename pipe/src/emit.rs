@@ -215,7 +215,7 @@ impl Context {
                     addr: base
                         .wrapping_add(vb.buffer_offset)
                         .wrapping_add(e.src_offset),
-                    stride_b: vb.stride,
+                    stride_B: vb.stride,
                     ty,
                     comps_m1: comps - 1,
                 }

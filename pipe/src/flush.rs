@@ -90,7 +90,7 @@ impl Context {
             addr: pb.gpu_addr(),
         }
         .pack()?[0];
-        let pb_size = u32::try_from(pb.size_b()).unwrap_or(u32::MAX);
+        let pb_size = u32::try_from(pb.size_B()).unwrap_or(u32::MAX);
         let ta_regs = vec![
             (
                 regs::VDM_CTRL_STREAM_BASE,
@@ -199,7 +199,7 @@ impl Context {
             td.push((
                 regs::ZLS_STRIDE,
                 regs::ZlsStride {
-                    stride_b: lvl.stride_B as u32,
+                    stride_B: lvl.stride_B as u32,
                 }
                 .pack()?[0],
             ));

@@ -50,9 +50,9 @@ impl Program {
         linked: Arc<LinkedProgram>,
         timeout: std::time::Duration,
     ) -> Result<Program> {
-        let vs_b = linked.vs.code.len() * 4;
+        let vs_B = linked.vs.code.len() * 4;
         let align = limits::USE_CODE_BASE_ALIGN_B as usize;
-        let fs_off = vs_b.div_ceil(align) * align;
+        let fs_off = vs_B.div_ceil(align) * align;
         let total = fs_off + linked.fs.code.len() * 4;
         let code = dev.create_bo(&BoDesc::new(total.max(8) as u64).flags(BoFlags {
             gpu_read_only: true,

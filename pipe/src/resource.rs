@@ -67,12 +67,12 @@ pub struct ResourceTemplate {
 }
 
 impl ResourceTemplate {
-    /// A buffer of `size_b` bytes.
-    pub fn buffer(size_b: u32, bind: u32) -> Self {
+    /// A buffer of `size_B` bytes.
+    pub fn buffer(size_B: u32, bind: u32) -> Self {
         ResourceTemplate {
             target: ResourceTarget::Buffer,
             format: Format::R32_FLOAT,
-            width: size_b,
+            width: size_B,
             height: 1,
             depth: 1,
             last_level: 0,
@@ -296,7 +296,7 @@ impl Resource {
                     && l.target == layout.target => {}
             _ => return invalid("adopted storage does not match the resource"),
         }
-        if bo.size_b() < layout.size_B {
+        if bo.size_B() < layout.size_B {
             return invalid("adopted buffer is smaller than its layout");
         }
         s.bo = bo;

@@ -21,21 +21,21 @@ pub type Target = ResourceTarget;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct HandleLayout {
     /// Offset of level 0 (face 0) in the buffer; always 0 here.
-    pub offset_b: u64,
+    pub offset_B: u64,
     /// Level 0's row pitch in bytes: 0 when twiddled (no rows), a buffer's size for a buffer.
-    pub stride_b: u64,
+    pub stride_B: u64,
     /// Bytes the resource occupies (the layout's size; a buffer's width).
-    pub size_b: u64,
+    pub size_B: u64,
     /// Texel order of level 0 (None for buffers).
     pub tiling: Option<Tiling>,
 }
 
 impl HandleLayout {
-    fn of(size_b: u64, layout: Option<&Layout>) -> HandleLayout {
+    fn of(size_B: u64, layout: Option<&Layout>) -> HandleLayout {
         HandleLayout {
-            offset_b: 0,
-            stride_b: layout.map_or(size_b, |l| l.levels[0].stride_B),
-            size_b,
+            offset_B: 0,
+            stride_B: layout.map_or(size_B, |l| l.levels[0].stride_B),
+            size_B,
             tiling: layout.map(|l| l.levels[0].tiling),
         }
     }
@@ -172,8 +172,8 @@ impl Screen {
 
     /// `resource_create`.
     pub fn resource_create(&self, t: &ResourceTemplate) -> Result<Arc<Resource>> {
-        let (size_b, layout) = self.plan(t)?;
-        let bo = self.0.dev.create_bo(&BoDesc::new(size_b))?;
+        let (size_B, layout) = self.plan(t)?;
+        let bo = self.0.dev.create_bo(&BoDesc::new(size_B))?;
         Ok(Screen::wrap(t, bo, layout))
     }
 
@@ -186,9 +186,9 @@ impl Screen {
             let s = r.storage();
             (s.bo.clone(), s.layout.clone())
         };
-        let size_b = layout.as_ref().map_or(u64::from(r.width()), |l| l.size_B);
+        let size_B = layout.as_ref().map_or(u64::from(r.width()), |l| l.size_B);
         let fd = self.0.dev.export_bo(&bo)?;
-        Ok((fd, HandleLayout::of(size_b, layout.as_ref())))
+        Ok((fd, HandleLayout::of(size_B, layout.as_ref())))
     }
 
     /// `resource_from_handle` (WINSYS_HANDLE_TYPE_FD): a resource of template `t` whose storage
@@ -201,8 +201,8 @@ impl Screen {
         fd: BorrowedFd<'_>,
         expect: Option<&HandleLayout>,
     ) -> Result<Arc<Resource>> {
-        let (size_b, layout) = self.plan(t)?;
-        let ours = HandleLayout::of(size_b, layout.as_ref());
+        let (size_B, layout) = self.plan(t)?;
+        let ours = HandleLayout::of(size_B, layout.as_ref());
         if let Some(e) = expect {
             if *e != ours {
                 return invalid(format!(
@@ -210,7 +210,7 @@ impl Screen {
                 ));
             }
         }
-        let bo = self.0.dev.import_bo(fd, size_b)?;
+        let bo = self.0.dev.import_bo(fd, size_B)?;
         Ok(Screen::wrap(t, bo, layout))
     }
 

@@ -43,8 +43,8 @@ fn a_texture_exported_from_one_screen_shows_the_same_pixels_in_another() {
     assert_eq!(&want[..4], &[0, 0, 255, 255]);
     assert_eq!(&want[8 * 4..8 * 4 + 2], &[0, 7]);
     let (fd, info) = a.screen.resource_get_handle(&tex).unwrap();
-    assert_eq!(info.offset_b, 0);
-    assert_eq!(info.size_b, tex.layout().unwrap().size_B);
+    assert_eq!(info.offset_B, 0);
+    assert_eq!(info.size_B, tex.layout().unwrap().size_B);
     let b = other_screen();
     let imported = b
         .resource_from_handle(tex.template(), fd.as_fd(), Some(&info))
@@ -72,7 +72,7 @@ fn buffers_round_trip_too() {
     let bytes: Vec<u8> = (0..100).collect();
     a.ctx.buffer_subdata(&buf, 0, &bytes).unwrap();
     let (fd, info) = a.screen.resource_get_handle(&buf).unwrap();
-    assert_eq!((info.stride_b, info.size_b, info.tiling), (100, 100, None));
+    assert_eq!((info.stride_B, info.size_B, info.tiling), (100, 100, None));
     let b = other_screen();
     let imported = b
         .resource_from_handle(buf.template(), fd.as_fd(), Some(&info))
@@ -99,9 +99,9 @@ fn bad_handles_are_errors() {
         Err(PipeError::Winsys(WinsysError::InvalidArgument(_)))
     ));
     // An exporter's layout this template does not produce (16x8 is twiddled: no rows).
-    assert_eq!((info.stride_b, info.size_b), (0, 512));
+    assert_eq!((info.stride_B, info.size_B), (0, 512));
     let other_stride = HandleLayout {
-        stride_b: 64,
+        stride_B: 64,
         ..info
     };
     assert!(matches!(

@@ -1,5 +1,6 @@
 //! Drawing through the pipe on the model: triangles, depth, blending, the tile-based batch
 //! (partial draws load and store only their tiles), redundant state not re-emitted.
+#![allow(non_snake_case)] // byte counts end in _B (CONTRIBUTING.md)
 
 mod common;
 
@@ -457,12 +458,12 @@ fn a_write_map_of_a_buffer_keeps_the_bytes_it_does_not_write() {
 
 /// A 64x64 target covered by 128 red triangles in ONE draw (a list, or a strip zig-zagging
 /// across), one-pixel columns, culling `cull`, with the default parameter memory budget or
-/// `budget_b`. Returns the pixels and the renders submitted.
-fn columns_in_one_draw(mode: PrimMode, cull: CullMode, budget_b: Option<u64>) -> (Vec<u8>, u64) {
+/// `budget_B`. Returns the pixels and the renders submitted.
+fn columns_in_one_draw(mode: PrimMode, cull: CullMode, budget_B: Option<u64>) -> (Vec<u8>, u64) {
     let mut r = rig();
     let t = target(&r, Format::B8G8R8A8_UNORM, 64, 64);
     bind_const(&mut r, &fb(&t, None));
-    if let Some(b) = budget_b {
+    if let Some(b) = budget_B {
         r.ctx.set_parameter_memory_budget(b);
     }
     let rs = r

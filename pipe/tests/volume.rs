@@ -1,5 +1,6 @@
 //! 3D textures through the pipe: creation, boxes in and out, copies, rendering into a
 //! slice and sampling (mip generation, the blitter's, is tested in blitter/tests/cpu_route.rs).
+#![allow(non_snake_case)] // byte counts end in _B (CONTRIBUTING.md)
 
 mod common;
 
@@ -208,8 +209,8 @@ fn drawing_into_a_slice_changes_that_slice_only() {
     set_colour(&mut r, [1.0, 0.0, 0.0, 1.0]);
     rect(&mut r, 0, 0, 16, 16, 0.0);
     let got = r.ctx.read_level(&tex, 0, 0).unwrap();
-    let slice_b = 16 * 16 * 4;
-    for (z, s) in got.chunks(slice_b).enumerate() {
+    let slice_B = 16 * 16 * 4;
+    for (z, s) in got.chunks(slice_B).enumerate() {
         let want: &[u8] = if z == 2 { &[0, 0, 255, 255] } else { &[0; 4] };
         assert!(s.chunks(4).all(|p| p == want), "slice {z}");
     }

@@ -128,8 +128,8 @@ fn quad_scene(size: u32, tex_side: u32) -> (Scene, Vec<JobDesc>, Arc<Mem>, Vec<u
 fn chain_scene(base: u32) -> (Scene, Vec<JobDesc>, Arc<Mem>, u64) {
     let levels = base.trailing_zeros() + 1;
     let mut s = Scene::new();
-    let chain_b: usize = (0..levels).map(|l| ((base >> l) as usize).pow(2) * 4).sum();
-    let mem = Mem::new(chain_b);
+    let chain_B: usize = (0..levels).map(|l| ((base >> l) as usize).pow(2) * 4).sum();
+    let mem = Mem::new(chain_B);
     mem.write(0, &pattern((base * base * 4) as usize));
     let addr = s.alloc_with(mem.clone(), Perm::RW);
     let mut jobs = Vec::new();

@@ -169,7 +169,7 @@ fn every_texture_format_layout_filter_and_wrap() {
                             st.swz_a = Swizzle::ZERO;
                         }
                         let m = Mem::new(level_bytes(&st));
-                        m.write(0, &rng.bytes(m.len_b()));
+                        m.write(0, &rng.bytes(m.len_B()));
                         st.base_addr = s.alloc_with(m.clone(), Perm::RO);
                         bufs.push(m);
                         // Six strips of the window, each its own texture and state.
@@ -237,7 +237,7 @@ fn mipmaps_lod_and_every_tex_opcode() {
                         ..TexState::default()
                     };
                     let m = Mem::new(level_bytes(&st));
-                    m.write(0, &rng.bytes(m.len_b()));
+                    m.write(0, &rng.bytes(m.len_B()));
                     st.base_addr = s.alloc_with(m.clone(), Perm::RO);
                     bufs.push(m);
                     let y0 = k as f32 * 14.0;
@@ -294,7 +294,7 @@ fn cube_maps() {
             ..TexState::default()
         };
         let m = Mem::new(level_bytes(&st));
-        m.write(0, &rng.bytes(m.len_b()));
+        m.write(0, &rng.bytes(m.len_B()));
         st.base_addr = s.alloc_with(m.clone(), Perm::RO);
         // Directions sweeping every face.
         let p =
@@ -341,7 +341,7 @@ fn every_target_format_and_layout_with_clips() {
                     layout,
                     log2_w: 6,
                     log2_h: 5,
-                    stride_b: (w * bpe).div_ceil(32) * 32 + 32,
+                    stride_B: (w * bpe).div_ceil(32) * 32 + 32,
                     extent_w_tl: 3,
                     extent_h_tl: 2,
                     clip_xmin: 3,
@@ -471,24 +471,24 @@ fn straight_and_branching_programs() {
 /// (its rows there are past the backing: the ZLS's row copies give way to the byte path).
 #[test]
 fn depth_stencil_blend_masks_loads() {
-    for (fmt, bpe, short_b) in [
+    for (fmt, bpe, short_B) in [
         (Format::Z24_UNORM_S8_UINT, 4u32, 0usize),
         (Format::Z16_UNORM, 2, 0),
         (Format::Z24_UNORM_S8_UINT, 4, 100),
     ] {
-        depth_stencil_blend_masks_loads_on(fmt, bpe, short_b);
+        depth_stencil_blend_masks_loads_on(fmt, bpe, short_B);
     }
 }
 
-fn depth_stencil_blend_masks_loads_on(fmt: Format, bpe: u32, short_b: usize) {
-    let name = format!("state {} short {short_b}", fmt.name());
+fn depth_stencil_blend_masks_loads_on(fmt: Format, bpe: u32, short_B: usize) {
+    let name = format!("state {} short {short_B}", fmt.name());
     let r = check(&name, |s| {
         let (w, h) = (40u32, 24u32);
         let (mut rd, fb) = target(s, w, h);
-        let zb = Mem::new((w * bpe * h) as usize - short_b);
+        let zb = Mem::new((w * bpe * h) as usize - short_B);
         // ZLS rows are w * bpe = 160 or 80 bytes, 16-byte aligned.
         let mut rng = Rng(5);
-        zb.write(0, &rng.bytes(zb.len_b()));
+        zb.write(0, &rng.bytes(zb.len_B()));
         let zva = s.alloc_with(zb.clone(), Perm::RW);
         rd.zls = Some((fmt, zva, w * bpe));
         rd.tile_ctrl = Some(vec![0b1111; 6]);

@@ -254,7 +254,7 @@ unsafe impl Backing for Mem {
     fn as_ptr(&self) -> *mut u8 {
         UnsafeCell::raw_get(self.buf.as_ptr())
     }
-    fn len_b(&self) -> usize {
+    fn len_B(&self) -> usize {
         self.buf.len()
     }
 }
@@ -287,7 +287,7 @@ impl Scene {
     }
     pub fn alloc_with(&mut self, m: Arc<Mem>, perm: Perm) -> u32 {
         let va = self.next;
-        let len = m.len_b() as u32;
+        let len = m.len_B() as u32;
         self.gpu.map(va, m, perm).unwrap();
         // Each mapping whole pages, with an unmapped page between (hwdocs limits::PAGE_B).
         let page = sgx_hwdocs::limits::PAGE_B as u32;
@@ -424,14 +424,14 @@ pub struct RenderDesc {
 }
 
 impl RenderDesc {
-    /// A linear B8G8R8A8 target of w x h pixels at `base` with `stride_b`.
-    pub fn linear(base: u32, w: u32, h: u32, stride_b: u32) -> RenderDesc {
+    /// A linear B8G8R8A8 target of w x h pixels at `base` with `stride_B`.
+    pub fn linear(base: u32, w: u32, h: u32, stride_B: u32) -> RenderDesc {
         RenderDesc {
             w_tl: w.div_ceil(16),
             h_tl: h.div_ceil(16),
             pbe: PbeState {
                 base_addr: base,
-                stride_b,
+                stride_B,
                 extent_w_tl: w.div_ceil(16),
                 extent_h_tl: h.div_ceil(16),
                 clip_xmax: w - 1,
@@ -466,7 +466,7 @@ pub fn build(scene: &mut Scene, rd: &RenderDesc, draws: &[DrawDesc]) -> JobDesc 
             let a = scene.put_bytes(data);
             let va = VertexAttr {
                 addr: a,
-                stride_b: *stride,
+                stride_B: *stride,
                 ty: *ty,
                 comps_m1: comps - 1,
             };

@@ -6,6 +6,8 @@
 //! depth/stencil, TSP texturing, pixel program, blend, PBE store, ZLS), the 2D core, events,
 //! counters and fault injection. It decodes with hwdocs' unpackers and its own address
 //! arithmetic only (never `layout` or `compiler`), so it cross-checks them.
+#![allow(non_snake_case)]
+// byte counts end in _B (CONTRIBUTING.md)
 
 // Every unsafe block says why it is sound (RELIABILITY.md).
 #![warn(clippy::undocumented_unsafe_blocks)]
@@ -44,7 +46,7 @@ pub use bench::{bench_sim, format_bench, BenchRow};
 /// The model reads and writes the storage through the raw pointer, from whichever thread
 /// runs the job, while other holders (the winsys' CPU maps) may touch it too. An
 /// implementation promises:
-/// - `as_ptr()` is non-null and valid for reads and writes of `len_b()` bytes for as long as
+/// - `as_ptr()` is non-null and valid for reads and writes of `len_B()` bytes for as long as
 ///   the Backing is alive; both values are the same on every call (the storage is never
 ///   moved, resized or freed while the Backing lives);
 /// - the implementation itself holds no Rust reference (`&[u8]`, `&mut [u8]`) to the storage
@@ -55,10 +57,10 @@ pub use bench::{bench_sim, format_bench, BenchRow};
 /// Ordering between the model's accesses and the CPU's is not the Backing's concern: the
 /// winsys orders them with fences and reservations.
 pub unsafe trait Backing: Send + Sync {
-    /// Start of the storage; valid for len_b() bytes for the Backing's lifetime.
+    /// Start of the storage; valid for len_B() bytes for the Backing's lifetime.
     fn as_ptr(&self) -> *mut u8;
     /// Storage length in bytes.
-    fn len_b(&self) -> usize;
+    fn len_B(&self) -> usize;
 }
 
 /// Page permission of a mapping.
@@ -99,12 +101,12 @@ pub enum SimError {
         va: u32,
     },
     /// The mapping would run past the 32-bit address space.
-    #[error("mapping of {len_b} bytes at {va:#x} runs past 4 GiB")]
+    #[error("mapping of {len_B} bytes at {va:#x} runs past 4 GiB")]
     OutOfRange {
         /// The address.
         va: u32,
         /// Backing length.
-        len_b: u64,
+        len_B: u64,
     },
     /// The range overlaps an existing mapping.
     #[error("mapping at {va:#x} overlaps the page at {at:#x}, already mapped")]

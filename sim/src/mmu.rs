@@ -18,9 +18,9 @@ const DIR: usize = 1 << (GPU_VA_BITS as u32 - MMU_DIR_SHIFT as u32);
 struct Mapping {
     va: u32,
     /// Mapped length, whole pages.
-    len_b: u64,
+    len_B: u64,
     /// Backing storage length; mapped bytes past it read 0 and drop writes.
-    store_b: usize,
+    store_B: usize,
     ptr: *mut u8,
     perm: Perm,
     _backing: Arc<dyn Backing>,
@@ -58,18 +58,18 @@ impl Mmu {
         if va & (PAGE - 1) != 0 {
             return Err(SimError::Unaligned { va });
         }
-        let store_b = backing.len_b();
-        if store_b == 0 {
+        let store_B = backing.len_B();
+        if store_B == 0 {
             return Err(SimError::EmptyBacking { va });
         }
-        let len_b = (store_b as u64).div_ceil(PAGE_B) * PAGE_B;
-        if u64::from(va) + len_b > 1u64 << 32 {
+        let len_B = (store_B as u64).div_ceil(PAGE_B) * PAGE_B;
+        if u64::from(va) + len_B > 1u64 << 32 {
             return Err(SimError::OutOfRange {
                 va,
-                len_b: store_b as u64,
+                len_B: store_B as u64,
             });
         }
-        let pages = (len_b / PAGE_B) as u32;
+        let pages = (len_B / PAGE_B) as u32;
         let first = va >> PAGE_SHIFT;
         for p in first..first + pages {
             if self.slot(p) != 0 {
@@ -82,8 +82,8 @@ impl Mmu {
         let ptr = backing.as_ptr();
         let m = Mapping {
             va,
-            len_b,
-            store_b,
+            len_B,
+            store_B,
             ptr,
             perm,
             _backing: backing,
@@ -114,7 +114,7 @@ impl Mmu {
             .ok_or(SimError::NotMapped { va })?;
         let m = self.maps[idx].take().expect("position found it");
         let first = va >> PAGE_SHIFT;
-        for p in first..first + (m.len_b / PAGE_B) as u32 {
+        for p in first..first + (m.len_B / PAGE_B) as u32 {
             if let Some(t) = self.dir[(p >> TABLE_SHIFT) as usize].as_mut() {
                 t[(p as usize) & (TABLE - 1)] = 0;
             }
@@ -148,10 +148,10 @@ impl Mmu {
         let m = self.mapping(addr)?;
         let ok = if write { m.perm.write } else { m.perm.read };
         let off = (addr - m.va) as usize;
-        if !ok || off.checked_add(len)? > m.store_b {
+        if !ok || off.checked_add(len)? > m.store_B {
             return None;
         }
-        // SAFETY: off + len <= store_b, inside the backing's storage.
+        // SAFETY: off + len <= store_B, inside the backing's storage.
         Some(unsafe { m.ptr.add(off) })
     }
 
@@ -173,8 +173,8 @@ impl Mmu {
             let in_page = (PAGE - (a % PAGE)) as usize;
             let n = in_page.min(buf.len() - done);
             for k in 0..n {
-                buf[done + k] = if off + k < m.store_b {
-                    // SAFETY: off + k < store_b.
+                buf[done + k] = if off + k < m.store_B {
+                    // SAFETY: off + k < store_B.
                     unsafe { *m.ptr.add(off + k) }
                 } else {
                     0
@@ -207,8 +207,8 @@ impl Mmu {
             let in_page = (PAGE - (a % PAGE)) as usize;
             let n = in_page.min(buf.len() - done);
             for k in 0..n {
-                if off + k < m.store_b {
-                    // SAFETY: off + k < store_b.
+                if off + k < m.store_B {
+                    // SAFETY: off + k < store_B.
                     unsafe { *m.ptr.add(off + k) = buf[done + k] };
                 }
             }

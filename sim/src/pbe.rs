@@ -276,7 +276,7 @@ impl Target {
 
     fn addr(&self, x: u32, y: u32) -> u32 {
         let off = match self.st.layout {
-            MemLayout::LINEAR => y.wrapping_mul(self.st.stride_b).wrapping_add(x * self.bpe),
+            MemLayout::LINEAR => y.wrapping_mul(self.st.stride_B).wrapping_add(x * self.bpe),
             MemLayout::TWIDDLED => twiddle(x, y, self.st.log2_w, self.st.log2_h) * self.bpe,
         };
         self.st.base_addr.wrapping_add(off)
@@ -360,16 +360,16 @@ impl Target {
             }
             MemLayout::TWIDDLED => {
                 let (lw, lh) = (self.st.log2_w, self.st.log2_h);
-                let surface_b = 1usize.checked_shl(lw + lh).and_then(|n| n.checked_mul(bpe));
-                let Some(p) = surface_b.and_then(|b| mmu.span(self.st.base_addr, b, true)) else {
+                let surface_B = 1usize.checked_shl(lw + lh).and_then(|n| n.checked_mul(bpe));
+                let Some(p) = surface_B.and_then(|b| mmu.span(self.st.base_addr, b, true)) else {
                     return self.store(mmu, tx, ty, colour);
                 };
                 for y in ys {
                     let line = &colour[((y - ty * T) * T) as usize..];
-                    let row_b = twiddle_row(y, lw, lh) as usize * bpe;
+                    let row_B = twiddle_row(y, lw, lh) as usize * bpe;
                     for x in xs.clone() {
                         let v = enc.encode(line[(x - tx * T) as usize]);
-                        let off = row_b + twiddle_col(x, lw, lh) as usize * bpe;
+                        let off = row_B + twiddle_col(x, lw, lh) as usize * bpe;
                         // SAFETY: x < 2^log2_w and y < 2^log2_h (the writable rectangle is
                         // clipped to the surface), so the element lies inside the surface's
                         // span, which `span` checked is writable host memory.

@@ -137,17 +137,17 @@ impl Binner {
 
     fn write(&self, mmu: &Mmu, base: u32) -> Result<(), JobErr> {
         mmu.write_dwords(Unit::Ta, base, &self.records)?;
-        let rec_b = (self.records.len() * 4) as u32;
+        let rec_B = (self.records.len() * 4) as u32;
         let ntiles = (self.w_tl * self.h_tl) as usize;
         let mut headers = Vec::with_capacity(2 * ntiles);
         let mut refs = Vec::with_capacity(self.refs as usize);
-        let refs_at = rec_b + ntiles as u32 * PB_TILE_HEADER_B as u32;
+        let refs_at = rec_B + ntiles as u32 * PB_TILE_HEADER_B as u32;
         for t in &self.tiles {
             headers.push(refs_at + refs.len() as u32 * PB_TILE_REF_B as u32);
             headers.push(t.len() as u32);
             refs.extend_from_slice(t);
         }
-        mmu.write_dwords(Unit::Ta, base.wrapping_add(rec_b), &headers)?;
+        mmu.write_dwords(Unit::Ta, base.wrapping_add(rec_B), &headers)?;
         mmu.write_dwords(Unit::Ta, base.wrapping_add(refs_at), &refs)?;
         Ok(())
     }
@@ -219,7 +219,7 @@ impl Ta<'_> {
         for (slot, a) in pa.iter_mut().zip(&d.attrs) {
             let n = a.comps_m1 + 1;
             let sz = attr_size(a.ty);
-            let addr = a.addr.wrapping_add(vtx.wrapping_mul(a.stride_b));
+            let addr = a.addr.wrapping_add(vtx.wrapping_mul(a.stride_B));
             let mut buf = [0u8; 16];
             self.mmu
                 .read(Unit::Ta, addr, &mut buf[..(n * sz) as usize])?;

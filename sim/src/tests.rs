@@ -667,7 +667,7 @@ fn twod_fill_and_copy() {
     let fill = TwodCmd {
         op: TwodOp::FILL,
         dst_addr: dst,
-        dst_stride_b: 64,
+        dst_stride_B: 64,
         dst_x: 1,
         dst_y: 1,
         width_m1: 2,
@@ -678,9 +678,9 @@ fn twod_fill_and_copy() {
     let copy = TwodCmd {
         op: TwodOp::COPY,
         dst_addr: dst,
-        dst_stride_b: 64,
+        dst_stride_B: 64,
         src_addr: src,
-        src_stride_b: 64,
+        src_stride_B: 64,
         dst_y: 4,
         width_m1: 3,
         src_x: 2,

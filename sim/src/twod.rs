@@ -30,7 +30,7 @@ fn exec(mmu: &Mmu, regs: &[(u32, u32)], c: &mut Counters) -> Result<(), JobErr> 
         for y in 0..hpx {
             let dst = cmd
                 .dst_addr
-                .wrapping_add((cmd.dst_y + y).wrapping_mul(cmd.dst_stride_b))
+                .wrapping_add((cmd.dst_y + y).wrapping_mul(cmd.dst_stride_B))
                 .wrapping_add(cmd.dst_x * bpe);
             match cmd.op {
                 TwodOp::FILL => {
@@ -42,7 +42,7 @@ fn exec(mmu: &Mmu, regs: &[(u32, u32)], c: &mut Counters) -> Result<(), JobErr> 
                 TwodOp::COPY => {
                     let src = cmd
                         .src_addr
-                        .wrapping_add((cmd.src_y + y).wrapping_mul(cmd.src_stride_b))
+                        .wrapping_add((cmd.src_y + y).wrapping_mul(cmd.src_stride_B))
                         .wrapping_add(cmd.src_x * bpe);
                     mmu.read(Unit::TwoD, src, &mut row)?;
                 }

@@ -36,7 +36,7 @@ impl Zls {
             .addr;
         let stride = r::ZlsStride::unpack(&[regs.get(r::ZLS_STRIDE)])
             .map_err(bad)?
-            .stride_b;
+            .stride_B;
         Ok(Some(Zls {
             fmt: ctl.format,
             base,

@@ -20,7 +20,7 @@ unsafe impl Backing for Buf {
         // SAFETY: the Vec is never resized after creation; its pointer stays valid.
         unsafe { (*self.0.get()).as_mut_ptr() }
     }
-    fn len_b(&self) -> usize {
+    fn len_B(&self) -> usize {
         // SAFETY: as above; reading the length does not race with the model's accesses.
         unsafe { (*self.0.get()).len() }
     }
@@ -32,7 +32,7 @@ fn the_guides_textured_quad_renders_as_described() {
     let mut gpu = Gpu::new();
     let mut target = None;
     for b in &job.buffers {
-        let mut v = vec![0u8; b.size_b as usize];
+        let mut v = vec![0u8; b.size_B as usize];
         v[..b.bytes.len()].copy_from_slice(&b.bytes);
         let buf = Arc::new(Buf(UnsafeCell::new(v)));
         let perm = Perm {
@@ -88,7 +88,7 @@ fn run_with_prim_count(count: u32) -> JobStatus {
     }
     let mut gpu = Gpu::new();
     for b in &job.buffers {
-        let mut v = vec![0u8; b.size_b as usize];
+        let mut v = vec![0u8; b.size_B as usize];
         v[..b.bytes.len()].copy_from_slice(&b.bytes);
         let perm = Perm {
             read: true,

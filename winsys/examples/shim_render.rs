@@ -53,12 +53,12 @@ fn main() -> sgx_winsys::Result<()> {
     let stripes = dev.create_bo(&BoDesc::new(u64::from(w * h * 4)))?;
     let surf = |bo| Surface {
         bo,
-        offset_b: 0,
-        stride_b: w * 4,
+        offset_B: 0,
+        stride_B: w * 4,
         format: Format::B8G8R8A8_UNORM,
     };
     let run = |cmds: &[sgx_hwdocs::twod::TwodCmd], bos: &[(&sgx_winsys::Bo, Access)]| {
-        let cmd = dev.create_bo(&BoDesc::new(twod::list_size_b(cmds.len())))?;
+        let cmd = dev.create_bo(&BoDesc::new(twod::list_size_B(cmds.len())))?;
         let mut job = twod::job(&cmd, cmds, LONG)?;
         for (b, a) in bos {
             job = job.with_bo(b, *a);

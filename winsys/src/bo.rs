@@ -35,27 +35,27 @@ pub struct BoFlags {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BoDesc {
     /// Size in bytes (the allocation is rounded up to pages).
-    pub size_b: u64,
+    pub size_B: u64,
     /// GPU address alignment in bytes: a power of two; 0 means one page. PDS programs need
     /// 1 MiB (hw-facts: PDS_EXEC_BASE is 1 MiB aligned).
-    pub align_b: u64,
+    pub align_B: u64,
     /// Flags.
     pub flags: BoFlags,
 }
 
 impl BoDesc {
-    /// A write-combined, GPU-writable buffer of `size_b` bytes, page aligned.
-    pub fn new(size_b: u64) -> BoDesc {
+    /// A write-combined, GPU-writable buffer of `size_B` bytes, page aligned.
+    pub fn new(size_B: u64) -> BoDesc {
         BoDesc {
-            size_b,
-            align_b: 0,
+            size_B,
+            align_B: 0,
             flags: BoFlags::default(),
         }
     }
 
     /// With a GPU address alignment.
-    pub fn align(mut self, align_b: u64) -> BoDesc {
-        self.align_b = align_b;
+    pub fn align(mut self, align_B: u64) -> BoDesc {
+        self.align_B = align_B;
         self
     }
 
@@ -67,18 +67,18 @@ impl BoDesc {
 
     /// Checks size and alignment against the 32-bit GPU address space.
     pub(crate) fn validate(&self) -> Result<()> {
-        if self.size_b == 0 {
+        if self.size_B == 0 {
             return Err(WinsysError::InvalidArgument("buffer size is 0".into()));
         }
-        if self.size_b > u32::MAX as u64 {
+        if self.size_B > u32::MAX as u64 {
             return Err(WinsysError::OutOfMemory {
-                size_b: self.size_b,
+                size_B: self.size_B,
             });
         }
-        if self.align_b != 0 && (!self.align_b.is_power_of_two() || self.align_b > 1 << 31) {
+        if self.align_B != 0 && (!self.align_B.is_power_of_two() || self.align_B > 1 << 31) {
             return Err(WinsysError::InvalidArgument(format!(
                 "buffer alignment {} is not a power of two up to 2 GiB",
-                self.align_b
+                self.align_B
             )));
         }
         Ok(())
@@ -104,7 +104,7 @@ pub(crate) trait BoStorage: Send + Sync {
 pub(crate) struct BoInner {
     id: u64,
     device: u64,
-    size_b: u64,
+    size_B: u64,
     gpu_addr: u32,
     flags: BoFlags,
     resv: Mutex<Reservation>,
@@ -120,7 +120,7 @@ impl std::fmt::Debug for Bo {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Bo")
             .field("id", &self.0.id)
-            .field("size_b", &self.0.size_b)
+            .field("size_B", &self.0.size_B)
             .field("gpu_addr", &format_args!("{:#010x}", self.0.gpu_addr))
             .finish()
     }
@@ -138,7 +138,7 @@ impl Bo {
         Bo(Arc::new(BoInner {
             id,
             device,
-            size_b: desc.size_b,
+            size_B: desc.size_B,
             gpu_addr,
             flags: desc.flags,
             resv: Mutex::new(Reservation::default()),
@@ -170,8 +170,8 @@ impl Bo {
     }
 
     /// Size in bytes, as requested.
-    pub fn size_b(&self) -> u64 {
-        self.0.size_b
+    pub fn size_B(&self) -> u64 {
+        self.0.size_B
     }
 
     /// GPU virtual address of byte 0.
@@ -242,9 +242,9 @@ impl Bo {
         })
     }
 
-    /// Writes `data` at `offset_b` through a synchronized write map.
-    pub fn write(&self, offset_b: u64, data: &[u8], timeout: Duration) -> Result<()> {
-        self.map(Access::Write, timeout)?.write_at(offset_b, data)
+    /// Writes `data` at `offset_B` through a synchronized write map.
+    pub fn write(&self, offset_B: u64, data: &[u8], timeout: Duration) -> Result<()> {
+        self.map(Access::Write, timeout)?.write_at(offset_B, data)
     }
 
     /// Reads the whole buffer through a synchronized read map.
@@ -286,8 +286,8 @@ impl Mapping {
     }
 
     /// Mapped length in bytes (the buffer's size).
-    pub fn len_b(&self) -> u64 {
-        self.bo.size_b()
+    pub fn len_B(&self) -> u64 {
+        self.bo.size_B()
     }
 
     /// CPU address of byte 0.
@@ -295,39 +295,39 @@ impl Mapping {
         self.ptr
     }
 
-    fn range(&self, offset_b: u64, len: usize) -> Result<usize> {
-        match offset_b.checked_add(len as u64) {
-            Some(end) if end <= self.len_b() => Ok(offset_b as usize),
+    fn range(&self, offset_B: u64, len: usize) -> Result<usize> {
+        match offset_B.checked_add(len as u64) {
+            Some(end) if end <= self.len_B() => Ok(offset_B as usize),
             _ => Err(WinsysError::InvalidArgument(format!(
-                "range {offset_b}+{len} outside buffer {} of {} bytes",
+                "range {offset_B}+{len} outside buffer {} of {} bytes",
                 self.bo.id(),
-                self.len_b()
+                self.len_B()
             ))),
         }
     }
 
-    /// Copies `out.len()` bytes from `offset_b`.
-    pub fn read_at(&self, offset_b: u64, out: &mut [u8]) -> Result<()> {
+    /// Copies `out.len()` bytes from `offset_B`.
+    pub fn read_at(&self, offset_B: u64, out: &mut [u8]) -> Result<()> {
         if !self.access.reads() {
             return Err(WinsysError::InvalidArgument(
                 "read through a write-only map".into(),
             ));
         }
-        let off = self.range(offset_b, out.len())?;
+        let off = self.range(offset_B, out.len())?;
         // SAFETY: off + out.len() is within the storage (checked above); `out` is a distinct
         // caller buffer, so the ranges do not overlap.
         unsafe { std::ptr::copy_nonoverlapping(self.ptr.add(off), out.as_mut_ptr(), out.len()) };
         Ok(())
     }
 
-    /// Copies `data` to `offset_b`.
-    pub fn write_at(&self, offset_b: u64, data: &[u8]) -> Result<()> {
+    /// Copies `data` to `offset_B`.
+    pub fn write_at(&self, offset_B: u64, data: &[u8]) -> Result<()> {
         if !self.access.writes() {
             return Err(WinsysError::InvalidArgument(
                 "write through a read-only map".into(),
             ));
         }
-        let off = self.range(offset_b, data.len())?;
+        let off = self.range(offset_B, data.len())?;
         // SAFETY: off + data.len() is within the storage (checked above); `data` is a distinct
         // caller buffer.
         unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), self.ptr.add(off), data.len()) };
@@ -336,9 +336,9 @@ impl Mapping {
 
     /// The whole buffer, copied.
     pub fn to_vec(&self) -> Vec<u8> {
-        let mut v = vec![0; self.len_b() as usize];
+        let mut v = vec![0; self.len_B() as usize];
         // A map without read access still yields the bytes here: the copy is what was asked for.
-        // SAFETY: the storage holds len_b() bytes.
+        // SAFETY: the storage holds len_B() bytes.
         unsafe { std::ptr::copy_nonoverlapping(self.ptr, v.as_mut_ptr(), v.len()) };
         v
     }
@@ -348,8 +348,8 @@ impl Mapping {
     /// # Safety
     /// No job may write the buffer, and no other mapping may write it, while the slice lives.
     pub unsafe fn as_slice(&self) -> &[u8] {
-        // SAFETY: the caller upholds the exclusivity; the storage holds len_b() bytes.
-        unsafe { std::slice::from_raw_parts(self.ptr, self.len_b() as usize) }
+        // SAFETY: the caller upholds the exclusivity; the storage holds len_B() bytes.
+        unsafe { std::slice::from_raw_parts(self.ptr, self.len_B() as usize) }
     }
 
     /// The bytes as a mutable slice.
@@ -358,7 +358,7 @@ impl Mapping {
     /// No job may use the buffer, and no other mapping may access it, while the slice lives.
     #[allow(clippy::mut_from_ref)]
     pub unsafe fn as_mut_slice(&self) -> &mut [u8] {
-        // SAFETY: the caller upholds the exclusivity; the storage holds len_b() bytes.
-        unsafe { std::slice::from_raw_parts_mut(self.ptr, self.len_b() as usize) }
+        // SAFETY: the caller upholds the exclusivity; the storage holds len_B() bytes.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr, self.len_B() as usize) }
     }
 }

@@ -46,7 +46,7 @@ pub struct DeviceInfo {
     /// One past the last.
     pub va_end: u64,
     /// GPU page size.
-    pub page_b: u64,
+    pub page_B: u64,
     /// True when the GPU is the device model (sim, replay, or the drm-shim).
     pub is_model: bool,
 }
@@ -124,13 +124,13 @@ pub trait Device: Send + Sync {
         })
     }
 
-    /// Imports a dma-buf (or memfd) as a buffer of `size_b` bytes mapped into this device's GPU
-    /// address space, as PRIME's FD_TO_HANDLE does. The file must hold `size_b` bytes rounded
+    /// Imports a dma-buf (or memfd) as a buffer of `size_B` bytes mapped into this device's GPU
+    /// address space, as PRIME's FD_TO_HANDLE does. The file must hold `size_B` bytes rounded
     /// up to whole pages; the fd is duplicated, so the caller may close it. The buffer is
     /// GPU-writable and write-combined.
     /// Err(Unsupported) on backends that cannot share buffers.
-    fn import_bo(&self, fd: BorrowedFd<'_>, size_b: u64) -> Result<Bo> {
-        let _ = (fd, size_b);
+    fn import_bo(&self, fd: BorrowedFd<'_>, size_B: u64) -> Result<Bo> {
+        let _ = (fd, size_B);
         Err(WinsysError::Unsupported {
             backend: self.info().backend.name(),
             what: "buffer import",

@@ -78,10 +78,10 @@ pub enum WinsysError {
     #[error("device lost")]
     DeviceLost,
     /// A buffer allocation failed (ENOMEM, or the GPU address space is full).
-    #[error("cannot allocate a buffer of {size_b} bytes: out of memory")]
+    #[error("cannot allocate a buffer of {size_B} bytes: out of memory")]
     OutOfMemory {
         /// Requested size.
-        size_b: u64,
+        size_B: u64,
     },
     /// The kernel (or a fixture standing in for it) refused a submission.
     #[error("submission refused: {errno}")]

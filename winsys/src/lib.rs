@@ -6,6 +6,8 @@
 //! rules: a job that reads a buffer runs after its writer, a job that writes it after everything;
 //! CPU maps wait the same way and time out rather than hang. Each submission returns a
 //! [`Fence`], signalled by the backend's worker thread, and is recorded in the [`Trace`].
+#![allow(non_snake_case)]
+// byte counts end in _B (CONTRIBUTING.md)
 
 // Every unsafe block says why it is sound (RELIABILITY.md).
 #![warn(clippy::undocumented_unsafe_blocks)]

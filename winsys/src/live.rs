@@ -14,7 +14,7 @@ pub struct LiveCounts {
     /// Jobs accepted and not yet finished (queued, running or hung).
     pub jobs: u64,
     /// Bytes of GPU address space allocated.
-    pub va_b: u64,
+    pub va_B: u64,
 }
 
 /// The counters behind [`LiveCounts`]; shared by a device and its objects.
@@ -73,13 +73,13 @@ impl LiveCounters {
         }
     }
 
-    /// Current counts (va_b is filled in by the backend).
+    /// Current counts (va_B is filled in by the backend).
     pub(crate) fn snapshot(&self) -> LiveCounts {
         LiveCounts {
             bos: self.bos.load(Ordering::Relaxed),
             fences: self.fences.load(Ordering::Relaxed),
             jobs: *self.jobs(),
-            va_b: 0,
+            va_B: 0,
         }
     }
 
@@ -111,7 +111,7 @@ impl LiveCounters {
 pub struct LiveWatch(pub(crate) Arc<LiveCounters>);
 
 impl LiveWatch {
-    /// Current counts of buffers, fences and jobs (va_b is 0: the address space goes with the
+    /// Current counts of buffers, fences and jobs (va_B is 0: the address space goes with the
     /// device).
     pub fn counts(&self) -> LiveCounts {
         self.0.snapshot()

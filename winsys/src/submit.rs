@@ -121,7 +121,7 @@ impl Core {
                 .map(|(b, a)| TraceBo {
                     bo: b.id(),
                     gpu_addr: b.gpu_addr(),
-                    size_b: b.size_b(),
+                    size_B: b.size_B(),
                     access: *a,
                 })
                 .collect(),
@@ -163,7 +163,7 @@ impl Core {
         Ok(fence)
     }
 
-    /// Live counts (va_b is the backend's).
+    /// Live counts (va_B is the backend's).
     pub(crate) fn live(&self) -> LiveCounts {
         self.live.snapshot()
     }

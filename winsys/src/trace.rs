@@ -115,7 +115,7 @@ pub struct TraceBo {
     /// Its GPU address.
     pub gpu_addr: u32,
     /// Its size.
-    pub size_b: u64,
+    pub size_B: u64,
     /// How the job used it.
     pub access: Access,
 }
@@ -346,7 +346,7 @@ mod tests {
             bos: vec![TraceBo {
                 bo: 1,
                 gpu_addr: 0x10_0000,
-                size_b: 64,
+                size_B: 64,
                 access: Access::Write,
             }],
             deps: vec![],

@@ -18,9 +18,9 @@ pub struct Surface<'a> {
     /// The buffer.
     pub bo: &'a Bo,
     /// Offset of pixel (0, 0) in the buffer.
-    pub offset_b: u32,
+    pub offset_B: u32,
     /// Row stride.
-    pub stride_b: u32,
+    pub stride_B: u32,
     /// Element format.
     pub format: Format,
 }
@@ -29,7 +29,7 @@ impl Surface<'_> {
     fn addr(&self) -> Result<u32> {
         self.bo
             .gpu_addr()
-            .checked_add(self.offset_b)
+            .checked_add(self.offset_B)
             .ok_or_else(|| WinsysError::InvalidArgument("surface offset overflows".into()))
     }
 }
@@ -63,7 +63,7 @@ pub fn fill(dst: &Surface, rect: Rect, value: u32) -> Result<TwodCmd> {
         op: TwodOp::FILL,
         format: dst.format,
         dst_addr: dst.addr()?,
-        dst_stride_b: dst.stride_b,
+        dst_stride_B: dst.stride_B,
         dst_x: rect.x,
         dst_y: rect.y,
         width_m1,
@@ -85,9 +85,9 @@ pub fn copy(src: &Surface, rect: Rect, dst: &Surface, dst_x: u32, dst_y: u32) ->
         op: TwodOp::COPY,
         format: dst.format,
         dst_addr: dst.addr()?,
-        dst_stride_b: dst.stride_b,
+        dst_stride_B: dst.stride_B,
         src_addr: src.addr()?,
-        src_stride_b: src.stride_b,
+        src_stride_B: src.stride_B,
         dst_x,
         dst_y,
         src_x: rect.x,
@@ -99,7 +99,7 @@ pub fn copy(src: &Surface, rect: Rect, dst: &Surface, dst_x: u32, dst_y: u32) ->
 }
 
 /// Bytes a command list of `n` commands takes.
-pub fn list_size_b(n: usize) -> u64 {
+pub fn list_size_B(n: usize) -> u64 {
     (n * TwodCmd::DWORDS * 4) as u64
 }
 
@@ -107,14 +107,14 @@ pub fn list_size_b(n: usize) -> u64 {
 /// waits up to `timeout` for jobs still reading it) and lists `cmd_bo` as read. The caller adds
 /// the surfaces' buffers with their access.
 pub fn job(cmd_bo: &Bo, cmds: &[TwodCmd], timeout: Duration) -> Result<Job> {
-    if list_size_b(cmds.len()) > cmd_bo.size_b() {
+    if list_size_B(cmds.len()) > cmd_bo.size_B() {
         return Err(WinsysError::InvalidArgument(format!(
             "{} 2D commands do not fit in {} bytes",
             cmds.len(),
-            cmd_bo.size_b()
+            cmd_bo.size_B()
         )));
     }
-    let mut bytes = Vec::with_capacity(list_size_b(cmds.len()) as usize);
+    let mut bytes = Vec::with_capacity(list_size_B(cmds.len()) as usize);
     for c in cmds {
         let words = c
             .pack()

@@ -19,7 +19,7 @@ pub const VA_END: u64 = 0xE000_0000;
 pub struct VaAllocator {
     /// Free ranges: start -> length, non-overlapping, non-adjacent.
     free: BTreeMap<u64, u64>,
-    allocated_b: u64,
+    allocated_B: u64,
     start: u64,
     end: u64,
 }
@@ -35,25 +35,25 @@ impl VaAllocator {
         }
         VaAllocator {
             free,
-            allocated_b: 0,
+            allocated_B: 0,
             start,
             end,
         }
     }
 
-    /// Size `size_b` rounded up to whole pages, as allocations take it.
-    pub fn rounded_b(size_b: u64) -> u64 {
-        size_b.div_ceil(PAGE_B).max(1) * PAGE_B
+    /// Size `size_B` rounded up to whole pages, as allocations take it.
+    pub fn rounded_B(size_B: u64) -> u64 {
+        size_B.div_ceil(PAGE_B).max(1) * PAGE_B
     }
 
-    /// Allocates `size_b` bytes (rounded up to pages) aligned to `align_b` (a power of two; values
+    /// Allocates `size_B` bytes (rounded up to pages) aligned to `align_B` (a power of two; values
     /// below a page mean a page). None when no free range fits.
-    pub fn alloc(&mut self, size_b: u64, align_b: u64) -> Option<u32> {
-        if size_b == 0 || !align_b.is_power_of_two() && align_b != 0 {
+    pub fn alloc(&mut self, size_B: u64, align_B: u64) -> Option<u32> {
+        if size_B == 0 || !align_B.is_power_of_two() && align_B != 0 {
             return None;
         }
-        let size = Self::rounded_b(size_b);
-        let align = align_b.max(PAGE_B);
+        let size = Self::rounded_B(size_B);
+        let align = align_B.max(PAGE_B);
         let (start, len, at) = self.free.iter().find_map(|(&s, &l)| {
             let at = s.div_ceil(align) * align;
             (at + size <= s + l).then_some((s, l, at))
@@ -65,15 +65,15 @@ impl VaAllocator {
         if at + size < start + len {
             self.free.insert(at + size, start + len - (at + size));
         }
-        self.allocated_b += size;
+        self.allocated_B += size;
         Some(at as u32)
     }
 
-    /// Returns the range at `va` of `size_b` bytes (as passed to alloc). Freeing a range that is
+    /// Returns the range at `va` of `size_B` bytes (as passed to alloc). Freeing a range that is
     /// not allocated is a broken invariant of the caller and panics.
-    pub fn free(&mut self, va: u32, size_b: u64) {
+    pub fn free(&mut self, va: u32, size_B: u64) {
         let mut start = va as u64;
-        let mut len = Self::rounded_b(size_b);
+        let mut len = Self::rounded_B(size_B);
         assert!(
             start >= self.start && start + len <= self.end,
             "freeing {start:#x}+{len:#x} outside the address space"
@@ -94,12 +94,12 @@ impl VaAllocator {
             }
         }
         self.free.insert(start, len);
-        self.allocated_b -= Self::rounded_b(size_b);
+        self.allocated_B -= Self::rounded_B(size_B);
     }
 
     /// Bytes currently allocated.
-    pub fn allocated_b(&self) -> u64 {
-        self.allocated_b
+    pub fn allocated_B(&self) -> u64 {
+        self.allocated_B
     }
 
     /// Number of free ranges (1 when nothing is allocated: frees coalesce).
@@ -126,7 +126,7 @@ mod tests {
         assert_eq!(a, 0x1000);
         let b = va.alloc(5000, 1 << 20).unwrap();
         assert_eq!(b, 0x10_0000);
-        assert_eq!(va.allocated_b(), 0x1000 + 0x2000);
+        assert_eq!(va.allocated_B(), 0x1000 + 0x2000);
         let c = va.alloc(0x1000, 0).unwrap();
         assert_eq!(
             c, 0x2000,
@@ -147,7 +147,7 @@ mod tests {
         va.free(b, 0x2000);
         va.free(a, 0x1000);
         assert_eq!(va.free_ranges(), 1);
-        assert_eq!(va.allocated_b(), 0);
+        assert_eq!(va.allocated_B(), 0);
     }
 
     proptest! {
@@ -167,20 +167,20 @@ mod tests {
                 if let Some(a) = va.alloc(size, align) {
                     prop_assert!(a != 0);
                     prop_assert_eq!(a as u64 % align, 0);
-                    let end = a as u64 + VaAllocator::rounded_b(size);
+                    let end = a as u64 + VaAllocator::rounded_B(size);
                     for &(b, s) in &live {
-                        let bend = b as u64 + VaAllocator::rounded_b(s);
+                        let bend = b as u64 + VaAllocator::rounded_B(s);
                         prop_assert!(end <= b as u64 || bend <= a as u64, "overlap");
                     }
                     live.push((a, size));
                 }
             }
-            let total: u64 = live.iter().map(|&(_, s)| VaAllocator::rounded_b(s)).sum();
-            prop_assert_eq!(va.allocated_b(), total);
+            let total: u64 = live.iter().map(|&(_, s)| VaAllocator::rounded_B(s)).sum();
+            prop_assert_eq!(va.allocated_B(), total);
             for (a, s) in live.drain(..) {
                 va.free(a, s);
             }
-            prop_assert_eq!(va.allocated_b(), 0);
+            prop_assert_eq!(va.allocated_B(), 0);
             prop_assert_eq!(va.free_ranges(), 1);
         }
     }

@@ -23,7 +23,7 @@ fn share(a: &dyn Device, b: &dyn Device) -> Vec<u32> {
             .unwrap();
     }
     let fd = a.export_bo(&src).unwrap();
-    let imported = b.import_bo(fd.as_fd(), src.size_b()).unwrap();
+    let imported = b.import_bo(fd.as_fd(), src.size_B()).unwrap();
     drop(fd);
     assert_ne!(imported.id(), 0);
     assert_eq!(pixels(&imported), pixels(&src));

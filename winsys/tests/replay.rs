@@ -1,6 +1,7 @@
 //! The replay backend: every failure a host fixture injects comes back as the right error.
 //! Runs each fixture of fixtures/host/ through the same scenario: per step, allocate a target
 //! and a command buffer, submit a 2D fill, and check the outcome the fixture dictates.
+#![allow(non_snake_case)] // byte counts end in _B (CONTRIBUTING.md)
 
 mod common;
 
@@ -27,14 +28,14 @@ struct Run<'a> {
 
 impl Run<'_> {
     /// Allocates, stepping over (and checking) the allocations the fixture fails.
-    fn alloc(&mut self, size_b: u64) -> Bo {
+    fn alloc(&mut self, size_B: u64) -> Bo {
         loop {
             let n = self.allocations;
             self.allocations += 1;
-            let r = self.dev.create_bo(&BoDesc::new(size_b));
+            let r = self.dev.create_bo(&BoDesc::new(size_B));
             if self.fx.fails_allocation(n) {
                 assert!(
-                    matches!(r, Err(WinsysError::OutOfMemory { size_b: s }) if s == size_b),
+                    matches!(r, Err(WinsysError::OutOfMemory { size_B: s }) if s == size_B),
                     "allocation {n}: {r:?}"
                 );
                 self.checked.insert("fail_allocation".into());
@@ -45,11 +46,11 @@ impl Run<'_> {
     }
 
     fn job(&mut self, target: &Bo, value: u32) -> sgx_winsys::Job {
-        let cmd = self.alloc(twod::list_size_b(1));
+        let cmd = self.alloc(twod::list_size_B(1));
         let s = Surface {
             bo: target,
-            offset_b: 0,
-            stride_b: 4,
+            offset_B: 0,
+            stride_B: 4,
             format: Format::B8G8R8A8_UNORM,
         };
         let c = twod::fill(

@@ -18,8 +18,8 @@ const MARK: &str = "SHIM-OUTCOME ";
 fn surface(bo: &Bo) -> Surface<'_> {
     Surface {
         bo,
-        offset_b: 0,
-        stride_b: 64,
+        offset_B: 0,
+        stride_B: 64,
         format: Format::B8G8R8A8_UNORM,
     }
 }
@@ -33,7 +33,7 @@ fn submit(
     bos: &[(&Bo, Access)],
 ) -> sgx_winsys::Fence {
     let cmd = dev
-        .create_bo(&BoDesc::new(twod::list_size_b(cmds.len())))
+        .create_bo(&BoDesc::new(twod::list_size_B(cmds.len())))
         .unwrap();
     let mut job = twod::job(&cmd, cmds, LONG).unwrap();
     for (b, a) in bos {
@@ -96,7 +96,7 @@ fn scenario(dev: &dyn Device) -> serde_json::Value {
         &[(&dst, Access::Write)],
     );
     let far = Surface {
-        offset_b: 0x4000_0000,
+        offset_B: 0x4000_0000,
         ..surface(&dst)
     };
     let bad = submit(
@@ -281,7 +281,7 @@ fn child_fixture() {
         "fail_allocation_enomem.json" => {
             assert!(matches!(
                 dev.create_bo(&BoDesc::new(4)),
-                Err(WinsysError::OutOfMemory { size_b: 4 })
+                Err(WinsysError::OutOfMemory { size_B: 4 })
             ));
             assert!(dev.create_bo(&BoDesc::new(4)).is_ok());
         }

@@ -222,8 +222,8 @@ fn a_faulting_job_reports_unit_and_address() {
     // A fill whose target lies 1 GiB past the buffer: nothing is mapped there.
     let bad = Surface {
         bo: &dst,
-        offset_b: 0x4000_0000,
-        stride_b: 4,
+        offset_B: 0x4000_0000,
+        stride_B: 4,
         format: Format::B8G8R8A8_UNORM,
     };
     let c = twod::fill(
@@ -315,13 +315,13 @@ fn eight_threads_ten_thousand_jobs_leave_nothing_behind() {
                 let mine = row(dev, 2);
                 let s = |bo| Surface {
                     bo,
-                    offset_b: 0,
-                    stride_b: 8,
+                    offset_B: 0,
+                    stride_B: 8,
                     format: Format::B8G8R8A8_UNORM,
                 };
                 let mut last = None;
                 for i in 0..JOBS {
-                    let cmd = dev.create_bo(&BoDesc::new(twod::list_size_b(2))).unwrap();
+                    let cmd = dev.create_bo(&BoDesc::new(twod::list_size_B(2))).unwrap();
                     let copy = twod::copy(
                         &s(&shared),
                         Rect {

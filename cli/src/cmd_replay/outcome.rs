@@ -305,7 +305,7 @@ mod tests {
         })
         .context("frame 1");
         assert_eq!(classify(&e), ErrorKind::DeviceLost);
-        let e = anyhow::Error::new(PipeError::Winsys(WinsysError::OutOfMemory { size_b: 64 }));
+        let e = anyhow::Error::new(PipeError::Winsys(WinsysError::OutOfMemory { size_B: 64 }));
         assert_eq!(classify(&e), ErrorKind::OutOfMemory);
         assert_eq!(
             classify(&anyhow::anyhow!("something else")),
@@ -315,7 +315,7 @@ mod tests {
 
     #[test]
     fn messages_name_each_cause_once() {
-        let e = anyhow::Error::new(PipeError::Winsys(WinsysError::OutOfMemory { size_b: 64 }))
+        let e = anyhow::Error::new(PipeError::Winsys(WinsysError::OutOfMemory { size_B: 64 }))
             .context("creating the texture");
         let m = message(&e);
         assert_eq!(

@@ -285,13 +285,19 @@ pub(super) fn check_ident_lower(cx: &Ctx, what: &str, s: &str) -> Result<(), Gen
     if KEYWORDS.contains(&s) {
         return Err(cx.err(what, format!("{s:?} is a Rust keyword")));
     }
-    let ok = s.chars().next().is_some_and(|c| c.is_ascii_lowercase())
-        && s.chars()
+    // A byte count keeps the project's unit suffix `_B` (CONTRIBUTING.md).
+    let stem = s.strip_suffix("_B").unwrap_or(s);
+    let ok = stem.chars().next().is_some_and(|c| c.is_ascii_lowercase())
+        && stem
+            .chars()
             .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
     if ok {
         Ok(())
     } else {
-        Err(cx.err(what, "field names are lower_case identifiers"))
+        Err(cx.err(
+            what,
+            "field names are lower_case identifiers (a byte count may end in _B)",
+        ))
     }
 }
 

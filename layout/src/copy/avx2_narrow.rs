@@ -14,7 +14,7 @@ use core::arch::x86_64::{
 };
 
 use super::sse2::{load, Stores};
-use super::sse2_narrow::{group_of, tile16_b};
+use super::sse2_narrow::{group_of, tile16_B};
 use crate::morton::block_of;
 
 /// `lo` in lane 0, `hi` in lane 1.
@@ -130,7 +130,7 @@ pub(super) unsafe fn group_to_linear<const N: usize>(
     for by in 0..4 {
         for p in 0..group_of(N) * N / 2 {
             let [(ta, ha), (tb, hb)] = lanes(p);
-            let (a, b) = (&tw[ta..][..tile16_b(N)], &tw[tb..][..tile16_b(N)]);
+            let (a, b) = (&tw[ta..][..tile16_B(N)], &tw[tb..][..tile16_B(N)]);
             let at = |i: usize| {
                 let off = |h: usize| {
                     let (bx, half) = if N == 1 {

@@ -125,7 +125,7 @@ fn blocks_to_band16(w: [__m128i; 4]) -> [__m128i; 4] {
 }
 
 /// Bytes of one 16x16 tile of `N`-byte texels.
-pub(super) const fn tile16_b(n: usize) -> usize {
+pub(super) const fn tile16_B(n: usize) -> usize {
     256 * n
 }
 
@@ -140,7 +140,7 @@ fn band_to_twiddled<const N: usize>(
     by: usize,
     how: Stores,
 ) {
-    let tw = &mut tw[..tile16_b(N)];
+    let tw = &mut tw[..tile16_B(N)];
     let row = |r: usize| &lin[l + (4 * by + r) * stride..][..16 * N];
     let rows = [row(0), row(1), row(2), row(3)];
     // One vector column (16 bytes of each row) at a time: 4 blocks (1-byte) or 2.
@@ -173,7 +173,7 @@ fn band_to_linear<const N: usize>(
     by: usize,
     how: Stores,
 ) {
-    let tw = &tw[..tile16_b(N)];
+    let tw = &tw[..tile16_B(N)];
     for h in 0..N {
         let at = |i: usize| {
             let (bx, half) = if N == 1 {
@@ -259,7 +259,7 @@ pub(super) fn group_to_twiddled<const N: usize>(
         };
         let rows = [row(0), row(1), row(2), row(3)];
         for (k, &t) in ts.iter().enumerate().take(group_of(N)) {
-            let tw = &mut tw[t..][..tile16_b(N)];
+            let tw = &mut tw[t..][..tile16_B(N)];
             for h in 0..N {
                 let c = N * k + h;
                 let v = [rows[0][c], rows[1][c], rows[2][c], rows[3][c]];

@@ -70,7 +70,7 @@ fn strips(
         for (k, st) in states.iter().enumerate() {
             let mut st = *st;
             let m = Mem::new(chain_bytes(&st));
-            m.write(0, &rng.bytes(m.len_b()));
+            m.write(0, &rng.bytes(m.len_B()));
             st.base_addr = s.alloc_with(m.clone(), Perm::RO);
             bufs.push(m);
             let y0 = k as f32 * 31.0 / n;
@@ -283,7 +283,7 @@ fn shadow_compare_on_a_cube() {
             ..TexState::default()
         };
         let m = Mem::new(chain_bytes(&st));
-        m.write(0, &rng.bytes(m.len_b()));
+        m.write(0, &rng.bytes(m.len_B()));
         st.base_addr = s.alloc_with(m.clone(), Perm::RO);
         let p = |x: f32, y: f32, d: [f32; 4]| (clip_xy(x, y, 33.0, 17.0, 0.5), d);
         let verts = [

@@ -142,9 +142,9 @@ pub(crate) struct FastUnit {
     swz: [usize; 4],
     swz_identity: bool,
     /// For the quad path (LOD-free units with a held base level): the byte offset of each
-    /// column and each row of the base level (`col_b`, `row_b` as tables).
-    cols_b: Vec<u32>,
-    rows_b: Vec<u32>,
+    /// column and each row of the base level (`col_B`, `row_B` as tables).
+    cols_B: Vec<u32>,
+    rows_B: Vec<u32>,
 }
 
 impl FastUnit {
@@ -175,8 +175,8 @@ impl FastUnit {
             kind,
             swz,
             swz_identity: swz == [0, 1, 2, 3],
-            cols_b: Vec::new(),
-            rows_b: Vec::new(),
+            cols_B: Vec::new(),
+            rows_B: Vec::new(),
         }
     }
 
@@ -186,8 +186,8 @@ impl FastUnit {
     pub(crate) fn plan(u: &mut TexUnit) {
         let l = u.st.base_level as usize;
         if u.lod_free && !u.ext && u.ptr.get(l).is_some_and(Option::is_some) {
-            u.fast.cols_b = (0..u.w[l]).map(|x| u.col_b(l, x)).collect();
-            u.fast.rows_b = (0..u.h[l]).map(|y| u.row_b(l, y)).collect();
+            u.fast.cols_B = (0..u.w[l]).map(|x| u.col_B(l, x)).collect();
+            u.fast.rows_B = (0..u.h[l]).map(|y| u.row_B(l, y)).collect();
         }
     }
 
@@ -392,9 +392,9 @@ impl Texel for AnyTexel {
 }
 
 impl TexUnit {
-    /// Byte offset of column `x` of level `l`; an element's offset is `col_b + row_b`.
+    /// Byte offset of column `x` of level `l`; an element's offset is `col_B + row_B`.
     #[inline(always)]
-    fn col_b(&self, l: usize, x: u32) -> u32 {
+    fn col_B(&self, l: usize, x: u32) -> u32 {
         if self.twiddled {
             twiddle_col(x, self.lw[l], self.lh[l]) * self.bpe
         } else {
@@ -404,7 +404,7 @@ impl TexUnit {
 
     /// Byte offset of row `y` of level `l`.
     #[inline(always)]
-    fn row_b(&self, l: usize, y: u32) -> u32 {
+    fn row_B(&self, l: usize, y: u32) -> u32 {
         if self.twiddled {
             twiddle_row(y, self.lw[l], self.lh[l]) * self.bpe
         } else {
@@ -451,7 +451,7 @@ fn filter_at<X: Texel>(
             let y = wrap(floor_fast(t * h as f32) as i32, h, wt);
             *texels += 1;
             // SAFETY: wrap keeps x < w and y < h, so the offset is an element of level l.
-            unsafe { X::at(u, p, u.col_b(l, x) + u.row_b(l, y)) }
+            unsafe { X::at(u, p, u.col_B(l, x) + u.row_B(l, y)) }
         }
         Filter::LINEAR => {
             let fx = s * w as f32 - 0.5;
@@ -461,8 +461,8 @@ fn filter_at<X: Texel>(
             let (x0, y0) = (x0f as i32, y0f as i32);
             let (xa, xb) = (wrap(x0, w, ws), wrap(x0.saturating_add(1), w, ws));
             let (ya, yb) = (wrap(y0, h, wt), wrap(y0.saturating_add(1), h, wt));
-            let (ca, cb) = (u.col_b(l, xa), u.col_b(l, xb));
-            let (ra, rb) = (u.row_b(l, ya), u.row_b(l, yb));
+            let (ca, cb) = (u.col_B(l, xa), u.col_B(l, xb));
+            let (ra, rb) = (u.row_B(l, ya), u.row_B(l, yb));
             *texels += 4;
             // SAFETY: wrap keeps every coordinate inside level l.
             let (t00, t10, t01, t11) = unsafe {
@@ -486,7 +486,7 @@ fn filter_at<X: Texel>(
 
 /// The reference `filter_ref` of any unit (volumes, border-addressed axes, shadow compare)
 /// on level `l` held at host pointer `p`: the same arithmetic and tap order, with slices at
-/// byte offsets `z * slice_b` and elements read through `X`.
+/// byte offsets `z * slice_B` and elements read through `X`.
 #[inline(always)]
 fn filter_ext_at<X: Texel>(
     u: &TexUnit,
@@ -498,14 +498,14 @@ fn filter_ext_at<X: Texel>(
 ) -> [f32; 4] {
     let (w, h, d) = (u.w[l], u.h[l], u.d[l]);
     let [ws, wt, wr] = u.wraps;
-    let slice_b = u.slice_b[l];
+    let slice_B = u.slice_B[l];
     let tap = |x: u32, y: u32, z: u32| {
         let t = if x == BORDER || y == BORDER || z == BORDER {
             u.border
         } else {
             // SAFETY: wrap keeps x < w, y < h and z < d (else BORDER, handled above), so the
             // offset is an element of level l, whose span covers every slice.
-            unsafe { X::at(u, p, z * slice_b + u.col_b(l, x) + u.row_b(l, y)) }
+            unsafe { X::at(u, p, z * slice_B + u.col_B(l, x) + u.row_B(l, y)) }
         };
         match u.cmp {
             Some(func) => shadow(func, at.refz, t[0]),
@@ -598,7 +598,7 @@ impl Sampler<'_> {
     ) -> bool {
         let l = u.st.base_level as usize;
         let p = match u.ptr.get(l) {
-            Some(Some(p)) if u.lod_free && !u.fast.cols_b.is_empty() => *p,
+            Some(Some(p)) if u.lod_free && !u.fast.cols_B.is_empty() => *p,
             _ => return false,
         };
         let lv = Level {
@@ -607,8 +607,8 @@ impl Sampler<'_> {
             h: u.h[l],
             ws: u.st.wrap_s,
             wt: u.st.wrap_t,
-            cols_b: &u.fast.cols_b,
-            rows_b: &u.fast.rows_b,
+            cols_B: &u.fast.cols_B,
+            rows_B: &u.fast.rows_B,
         };
         let f = u.st.mag_filter;
         let n = ex.iter().filter(|&&e| e).count() as u64;
@@ -631,8 +631,8 @@ struct Level<'a> {
     h: u32,
     ws: AddrMode,
     wt: AddrMode,
-    cols_b: &'a [u32],
-    rows_b: &'a [u32],
+    cols_B: &'a [u32],
+    rows_B: &'a [u32],
 }
 
 /// A quad's bilinear footprints: per pixel the wrapped columns (xa, xb) and rows (ya, yb)
@@ -769,8 +769,8 @@ fn quad_linear<X: Texel>(
         if !ex[i] {
             continue;
         }
-        let (ca, cb) = (lv.cols_b[f.xa[i] as usize], lv.cols_b[f.xb[i] as usize]);
-        let (ra, rb) = (lv.rows_b[f.ya[i] as usize], lv.rows_b[f.yb[i] as usize]);
+        let (ca, cb) = (lv.cols_B[f.xa[i] as usize], lv.cols_B[f.xb[i] as usize]);
+        let (ra, rb) = (lv.rows_B[f.ya[i] as usize], lv.rows_B[f.yb[i] as usize]);
         let off = [ca + ra, cb + ra, ca + rb, cb + rb];
         // SAFETY: the tables hold offsets of elements of the held level.
         let o = unsafe { X::bilinear(u, lv.p, off, f.ax[i], f.ay[i]) };
@@ -791,7 +791,7 @@ fn quad_nearest(
         if ex[i] {
             let x = wrap(floor_fast(coord[i][0] * wf) as i32, lv.w, lv.ws);
             let y = wrap(floor_fast(coord[i][1] * hf) as i32, lv.h, lv.wt);
-            let off = lv.cols_b[x as usize] + lv.rows_b[y as usize];
+            let off = lv.cols_B[x as usize] + lv.rows_B[y as usize];
             // SAFETY: the tables hold offsets of elements of the held level.
             out[i] = u.fast.swizzle(unsafe { AnyTexel::at(u, lv.p, off) });
         }
@@ -1009,8 +1009,8 @@ mod tests {
                 h,
                 ws: modes[k % 3],
                 wt: modes[(k / 3) % 3],
-                cols_b: &tables,
-                rows_b: &tables,
+                cols_B: &tables,
+                rows_B: &tables,
             };
             let mut pick = || {
                 if next() % 4 == 0 {

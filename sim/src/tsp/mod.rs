@@ -63,7 +63,7 @@ pub(crate) struct TexUnit {
     lh: [u32; LEVELS],
     stride: [u32; LEVELS],
     /// Bytes from one slice of a level to the next: the size of that 2D level.
-    slice_b: [u32; LEVELS],
+    slice_B: [u32; LEVELS],
     off: [u32; LEVELS],
     /// Bytes of each level, all its slices.
     size: [u32; LEVELS],
@@ -114,7 +114,7 @@ impl TexUnit {
             lw: [0; LEVELS],
             lh: [0; LEVELS],
             stride: [0; LEVELS],
-            slice_b: [0; LEVELS],
+            slice_B: [0; LEVELS],
             off: [0; LEVELS],
             size: [0; LEVELS],
             face_stride: 0,
@@ -213,7 +213,7 @@ impl TexUnit {
             };
             // At most 512 x 512 x 4 B x 512 slices = 2^29 B for a volume's level 0.
             let size = slice * u64::from(d);
-            u.slice_b[l] = slice as u32;
+            u.slice_B[l] = slice as u32;
             u.off[l] = at as u32;
             u.size[l] = size as u32;
             at += size;
@@ -296,7 +296,7 @@ impl TexUnit {
         } else {
             y * self.stride[l] + x * self.bpe
         };
-        let off = z * self.slice_b[l] + in_slice;
+        let off = z * self.slice_B[l] + in_slice;
         let bpe = self.bpe as usize;
         let v = match self.ptr[face as usize * LEVELS + l] {
             // SAFETY: the (face, level) span was checked to lie in a readable mapping at setup
@@ -425,8 +425,8 @@ impl TexTable {
         let mut units = Vec::with_capacity(ps.tex_count as usize);
         for i in 0..ps.tex_count {
             let mut w = [0u32; TexState::DWORDS];
-            let entry_b = 4 * TexState::DWORDS as u32;
-            mmu.read_dwords(unit, ps.tex_table_addr.wrapping_add(entry_b * i), &mut w)?;
+            let entry_B = 4 * TexState::DWORDS as u32;
+            mmu.read_dwords(unit, ps.tex_table_addr.wrapping_add(entry_B * i), &mut w)?;
             let st = TexState::unpack(&w)
                 .map_err(|e| JobErr::bad(unit, format!("TexState {i}: {e}")))?;
             units.push(TexUnit::new(mmu, st, unit)?);

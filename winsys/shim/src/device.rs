@@ -57,7 +57,7 @@ struct FileState {
 
 struct BoObj {
     va: u32,
-    size_b: u64,
+    size_B: u64,
     gpu_read_only: bool,
     backing: Arc<MemfdBacking>,
     /// GEM handles and queued jobs referring to it.
@@ -193,7 +193,7 @@ impl Shim {
         let st = self.lock();
         crate::Sgx535ShimLive {
             bos: st.bos.len() as u64,
-            va_b: st.va.allocated_b(),
+            va_B: st.va.allocated_B(),
             syncobjs: st.files.values().map(|f| f.syncobjs.len() as u64).sum(),
             job_records: st.jobs.len() as u64,
             files: st.files.len() as u64,
@@ -274,7 +274,7 @@ impl Shim {
             return Err(libc::EINVAL);
         }
         let bo = st.bos.get(&id).ok_or(libc::EINVAL)?;
-        if len as u64 > VaAllocator::rounded_b(bo.size_b) {
+        if len as u64 > VaAllocator::rounded_B(bo.size_B) {
             return Err(libc::EINVAL);
         }
         Ok(bo.backing.fd())
@@ -435,13 +435,13 @@ impl Shim {
         if st.fixture.as_ref().is_some_and(|f| f.fails_allocation(n)) {
             return Err(libc::ENOMEM);
         }
-        let size_b = u64::from(c.size);
+        let size_B = u64::from(c.size);
         let va = st
             .va
-            .alloc(size_b, u64::from(c.va_align))
+            .alloc(size_B, u64::from(c.va_align))
             .ok_or(libc::ENOMEM)?;
-        let Some(backing) = MemfdBacking::new(VaAllocator::rounded_b(size_b) as usize) else {
-            st.va.free(va, size_b);
+        let Some(backing) = MemfdBacking::new(VaAllocator::rounded_B(size_B) as usize) else {
+            st.va.free(va, size_B);
             return Err(libc::ENOMEM);
         };
         let backing = Arc::new(backing);
@@ -451,7 +451,7 @@ impl Shim {
             write: !gpu_read_only,
         };
         if st.gpu.map(va, backing.clone(), perm).is_err() {
-            st.va.free(va, size_b);
+            st.va.free(va, size_B);
             return Err(libc::EINVAL);
         }
         let id = st.next_bo;
@@ -460,7 +460,7 @@ impl Shim {
             id,
             BoObj {
                 va,
-                size_b,
+                size_B,
                 gpu_read_only,
                 backing,
                 refs: 1,
@@ -541,14 +541,14 @@ impl Shim {
             }
             None => {
                 let backing = Arc::new(MemfdBacking::import(p.fd).ok_or(libc::EINVAL)?);
-                let size_b = sgx_sim::Backing::len_b(&*backing) as u64;
-                let va = st.va.alloc(size_b, 0).ok_or(libc::ENOMEM)?;
+                let size_B = sgx_sim::Backing::len_B(&*backing) as u64;
+                let va = st.va.alloc(size_B, 0).ok_or(libc::ENOMEM)?;
                 let perm = Perm {
                     read: true,
                     write: true,
                 };
                 if st.gpu.map(va, backing.clone(), perm).is_err() {
-                    st.va.free(va, size_b);
+                    st.va.free(va, size_B);
                     return Err(libc::EINVAL);
                 }
                 let id = st.next_bo;
@@ -557,7 +557,7 @@ impl Shim {
                     id,
                     BoObj {
                         va,
-                        size_b,
+                        size_B,
                         gpu_read_only: false,
                         backing,
                         refs: 1,
@@ -992,7 +992,7 @@ impl State {
         if bo.refs == 0 {
             let bo = self.bos.remove(&id).expect("present");
             let _ = self.gpu.unmap(bo.va);
-            self.va.free(bo.va, bo.size_b);
+            self.va.free(bo.va, bo.size_B);
         }
     }
 

@@ -8,6 +8,8 @@
 //! The wrappers are defined with fixed arguments although libc declares open and ioctl
 //! variadic: on the x86-64 and AArch64 Linux ABIs the optional argument arrives where a fixed
 //! one would.
+#![allow(non_snake_case)]
+// byte counts end in _B (CONTRIBUTING.md)
 
 // Every unsafe block says why it is sound (RELIABILITY.md).
 #![warn(clippy::undocumented_unsafe_blocks)]
@@ -74,7 +76,7 @@ pub struct Sgx535ShimLive {
     /// GEM buffers (held by a handle or a queued job).
     pub bos: u64,
     /// Bytes of GPU address space allocated.
-    pub va_b: u64,
+    pub va_B: u64,
     /// Syncobjs of every open file.
     pub syncobjs: u64,
     /// Job records kept (pending, or ended and not yet retired).

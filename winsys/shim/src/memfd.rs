@@ -114,7 +114,7 @@ unsafe impl sgx_sim::Backing for MemfdBacking {
         self.ptr
     }
 
-    fn len_b(&self) -> usize {
+    fn len_B(&self) -> usize {
         self.len
     }
 }

@@ -351,7 +351,7 @@ impl Engine for DrmShared {
 struct DrmStorage {
     shared: Weak<DrmShared>,
     handle: u32,
-    size_b: u64,
+    size_B: u64,
     offset: u64,
     map: OnceLock<usize>,
 }
@@ -362,7 +362,7 @@ impl BoStorage for DrmStorage {
             return Ok(p as *mut u8);
         }
         let shared = self.shared.upgrade().ok_or(WinsysError::DeviceLost)?;
-        let len = std::num::NonZeroUsize::new(self.size_b as usize)
+        let len = std::num::NonZeroUsize::new(self.size_B as usize)
             .ok_or_else(|| WinsysError::InvalidArgument("empty buffer".into()))?;
         let offset = i64::try_from(self.offset)
             .map_err(|_| WinsysError::InvalidArgument("mmap offset out of range".into()))?;
@@ -405,12 +405,12 @@ impl BoStorage for DrmStorage {
 impl Drop for DrmStorage {
     fn drop(&mut self) {
         if let Some(&p) = self.map.get() {
-            // SAFETY: `p` is this storage's own mapping of size_b bytes; no Mapping outlives
+            // SAFETY: `p` is this storage's own mapping of size_B bytes; no Mapping outlives
             // the storage (each holds the buffer).
             let r = unsafe {
                 nix::sys::mman::munmap(
                     std::ptr::NonNull::new_unchecked(p as *mut _),
-                    self.size_b as usize,
+                    self.size_B as usize,
                 )
             };
             if let Err(e) = r {
@@ -522,7 +522,7 @@ impl DrmDevice {
             core_revision: card.get_param(DRM_SGX535_PARAM_CORE_REVISION)? as u32,
             va_start: card.get_param(DRM_SGX535_PARAM_VA_START)?,
             va_end: card.get_param(DRM_SGX535_PARAM_VA_END)?,
-            page_b: card.get_param(DRM_SGX535_PARAM_PAGE_SIZE)?,
+            page_B: card.get_param(DRM_SGX535_PARAM_PAGE_SIZE)?,
             is_model: card.get_param(DRM_SGX535_PARAM_IS_MODEL)? != 0,
         };
         let hang_budget_ms = match card.get_param(DRM_SGX535_PARAM_HANG_BUDGET_MS) {
@@ -619,7 +619,7 @@ impl Device for DrmDevice {
         s.core.check_alive()?;
         desc.validate()?;
         let mut c = drm_sgx535_gem_create {
-            size: desc.size_b as u32,
+            size: desc.size_B as u32,
             flags: if desc.flags.caching == Caching::Cached {
                 SGX535_BO_CACHED
             } else {
@@ -629,14 +629,14 @@ impl Device for DrmDevice {
             } else {
                 0
             },
-            va_align: desc.align_b as u32,
+            va_align: desc.align_B as u32,
             handle: 0,
         };
         // SAFETY: `c` is a live drm_sgx535_gem_create, the struct this request carries.
         if let Err(errno) = unsafe { ioctl_gem_create(s.card.fd(), &mut c) } {
             return Err(match s.check_lost(errno) {
                 Errno::ENOMEM | Errno::ENOSPC => WinsysError::OutOfMemory {
-                    size_b: desc.size_b,
+                    size_B: desc.size_B,
                 },
                 Errno::ENODEV | Errno::EIO => WinsysError::DeviceLost,
                 errno => WinsysError::Os {
@@ -649,7 +649,7 @@ impl Device for DrmDevice {
         let storage = DrmStorage {
             shared: Arc::downgrade(s),
             handle: c.handle,
-            size_b: desc.size_b,
+            size_B: desc.size_B,
             offset: 0,
             map: OnceLock::new(),
         };
@@ -676,16 +676,16 @@ impl Device for DrmDevice {
         })
     }
 
-    fn import_bo(&self, fd: BorrowedFd<'_>, size_b: u64) -> Result<Bo> {
+    fn import_bo(&self, fd: BorrowedFd<'_>, size_B: u64) -> Result<Bo> {
         let s = &self.shared;
         s.core.check_alive()?;
-        let desc = BoDesc::new(size_b);
+        let desc = BoDesc::new(size_B);
         desc.validate()?;
-        let have = crate::sim::fd_size_b(fd)?;
-        let need = crate::va::VaAllocator::rounded_b(size_b);
+        let have = crate::sim::fd_size_B(fd)?;
+        let need = crate::va::VaAllocator::rounded_B(size_B);
         if have < need {
             return Err(WinsysError::InvalidArgument(format!(
-                "imported buffer holds {have} bytes; {size_b} bytes ({need} in whole pages) asked"
+                "imported buffer holds {have} bytes; {size_B} bytes ({need} in whole pages) asked"
             )));
         }
         let handles = lock(&s.handles);
@@ -700,11 +700,11 @@ impl Device for DrmDevice {
             // Dropping a buffer takes the table lock.
             drop(handles);
             // Already ours (exported here, or imported before): the same buffer.
-            if bo.size_b() < size_b {
+            if bo.size_B() < size_B {
                 return Err(WinsysError::InvalidArgument(format!(
-                    "buffer {} has {} bytes; {size_b} asked",
+                    "buffer {} has {} bytes; {size_B} asked",
                     bo.id(),
-                    bo.size_b()
+                    bo.size_B()
                 )));
             }
             return Ok(bo);
@@ -712,7 +712,7 @@ impl Device for DrmDevice {
         let storage = DrmStorage {
             shared: Arc::downgrade(s),
             handle,
-            size_b,
+            size_B,
             offset: 0,
             map: OnceLock::new(),
         };

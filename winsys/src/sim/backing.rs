@@ -28,7 +28,7 @@ fn os(op: &'static str) -> impl Fn(Errno) -> WinsysError {
 }
 
 /// The size of the file behind `fd` (a memfd or a dma-buf: both report it to SEEK_END).
-pub(crate) fn fd_size_b(fd: BorrowedFd<'_>) -> Result<u64> {
+pub(crate) fn fd_size_B(fd: BorrowedFd<'_>) -> Result<u64> {
     rustix::fs::seek(fd, rustix::fs::SeekFrom::End(0)).map_err(|e| WinsysError::Os {
         op: "lseek(SEEK_END) of an imported buffer",
         errno: Errno::from_raw(e.raw_os_error()),
@@ -36,26 +36,26 @@ pub(crate) fn fd_size_b(fd: BorrowedFd<'_>) -> Result<u64> {
 }
 
 impl MemfdBacking {
-    /// `len_b` bytes rounded up to pages, zeroed.
-    pub(crate) fn new(len_b: u64) -> Result<MemfdBacking> {
-        let len = VaAllocator::rounded_b(len_b);
+    /// `len_B` bytes rounded up to pages, zeroed.
+    pub(crate) fn new(len_B: u64) -> Result<MemfdBacking> {
+        let len = VaAllocator::rounded_B(len_B);
         let fd = rustix::fs::memfd_create(c"sgx535-sim-bo", rustix::fs::MemfdFlags::CLOEXEC)
             .map_err(|e| WinsysError::Os {
                 op: "memfd_create",
                 errno: Errno::from_raw(e.raw_os_error()),
             })?;
-        rustix::fs::ftruncate(&fd, len).map_err(|_| WinsysError::OutOfMemory { size_b: len_b })?;
+        rustix::fs::ftruncate(&fd, len).map_err(|_| WinsysError::OutOfMemory { size_B: len_B })?;
         MemfdBacking::map(fd, len)
     }
 
-    /// Maps a caller's memfd or dma-buf: `len_b` bytes rounded up to pages, which the file must
+    /// Maps a caller's memfd or dma-buf: `len_B` bytes rounded up to pages, which the file must
     /// hold in full (a GPU access past its end would fault the process, not the GPU).
-    pub(crate) fn import(fd: BorrowedFd<'_>, len_b: u64) -> Result<MemfdBacking> {
-        let len = VaAllocator::rounded_b(len_b);
-        let have = fd_size_b(fd)?;
+    pub(crate) fn import(fd: BorrowedFd<'_>, len_B: u64) -> Result<MemfdBacking> {
+        let len = VaAllocator::rounded_B(len_B);
+        let have = fd_size_B(fd)?;
         if have < len {
             return Err(WinsysError::InvalidArgument(format!(
-                "imported buffer holds {have} bytes; {len_b} bytes ({len} in whole pages) asked"
+                "imported buffer holds {have} bytes; {len_B} bytes ({len} in whole pages) asked"
             )));
         }
         let own = fd.try_clone_to_owned().map_err(|e| WinsysError::Os {
@@ -69,7 +69,7 @@ impl MemfdBacking {
         let n = usize::try_from(len)
             .ok()
             .and_then(NonZeroUsize::new)
-            .ok_or(WinsysError::OutOfMemory { size_b: len })?;
+            .ok_or(WinsysError::OutOfMemory { size_B: len })?;
         // SAFETY: a fresh shared mapping of the file's first `n` bytes (the file holds them);
         // it overlaps no Rust object and is unmapped in Drop.
         let p = unsafe {
@@ -103,7 +103,7 @@ unsafe impl sgx_sim::Backing for MemfdBacking {
         self.ptr.as_ptr()
     }
 
-    fn len_b(&self) -> usize {
+    fn len_B(&self) -> usize {
         self.len
     }
 }

@@ -34,7 +34,7 @@ use crate::reset::{ResetRecord, DEFAULT_HANG_BUDGET};
 use crate::submit::{Accepted, Core, Engine};
 use crate::trace::{Trace, TraceResult};
 use crate::va::{VaAllocator, PAGE_B, VA_END, VA_START};
-pub(crate) use backing::fd_size_b;
+pub(crate) use backing::fd_size_B;
 use backing::MemfdBacking;
 
 /// CORE_REVISION the model reports: the value a Mini 12 read (hw-facts, CONFIRMED).
@@ -165,7 +165,7 @@ impl Engine for SimShared {
 struct SimStorage {
     shared: Weak<SimShared>,
     va: u32,
-    size_b: u64,
+    size_B: u64,
     backing: Arc<MemfdBacking>,
 }
 
@@ -189,7 +189,7 @@ impl Drop for SimStorage {
             if let Err(e) = lock(&s.gpu).unmap(self.va) {
                 log::error!("sim: unmapping buffer at {:#x}: {e}", self.va);
             }
-            lock(&s.va).free(self.va, self.size_b);
+            lock(&s.va).free(self.va, self.size_B);
         }
     }
 }
@@ -266,14 +266,14 @@ impl SimDevice {
     ) -> Result<Bo> {
         let s = &self.shared;
         let va = lock(&s.va)
-            .alloc(desc.size_b, desc.align_b)
+            .alloc(desc.size_B, desc.align_B)
             .ok_or(WinsysError::OutOfMemory {
-                size_b: desc.size_b,
+                size_B: desc.size_B,
             })?;
-        let backing = match make(desc.size_b) {
+        let backing = match make(desc.size_B) {
             Ok(b) => Arc::new(b),
             Err(e) => {
-                lock(&s.va).free(va, desc.size_b);
+                lock(&s.va).free(va, desc.size_B);
                 return Err(e);
             }
         };
@@ -282,7 +282,7 @@ impl SimDevice {
             write: !desc.flags.gpu_read_only,
         };
         if let Err(e) = lock(&s.gpu).map(va, backing.clone(), perm) {
-            lock(&s.va).free(va, desc.size_b);
+            lock(&s.va).free(va, desc.size_B);
             return Err(WinsysError::InvalidArgument(format!(
                 "the model refused the mapping: {e}"
             )));
@@ -290,7 +290,7 @@ impl SimDevice {
         let storage = SimStorage {
             shared: Arc::downgrade(s),
             va,
-            size_b: desc.size_b,
+            size_B: desc.size_B,
             backing,
         };
         Ok(Bo::new(
@@ -328,7 +328,7 @@ impl Device for SimDevice {
             core_revision: MODEL_CORE_REVISION,
             va_start: VA_START,
             va_end: VA_END,
-            page_b: PAGE_B,
+            page_B: PAGE_B,
             is_model: true,
         }
     }
@@ -341,7 +341,7 @@ impl Device for SimDevice {
         if s.faults.as_ref().is_some_and(|f| f.fails_allocation(n)) {
             log::info!("replay: failing allocation {n} with ENOMEM");
             return Err(WinsysError::OutOfMemory {
-                size_b: desc.size_b,
+                size_B: desc.size_B,
             });
         }
         self.map_backing(desc, MemfdBacking::new)
@@ -362,11 +362,11 @@ impl Device for SimDevice {
         })
     }
 
-    fn import_bo(&self, fd: BorrowedFd<'_>, size_b: u64) -> Result<Bo> {
+    fn import_bo(&self, fd: BorrowedFd<'_>, size_B: u64) -> Result<Bo> {
         self.shared.core.check_alive()?;
-        let desc = BoDesc::new(size_b);
+        let desc = BoDesc::new(size_B);
         desc.validate()?;
-        self.map_backing(&desc, |len_b| MemfdBacking::import(fd, len_b))
+        self.map_backing(&desc, |len_B| MemfdBacking::import(fd, len_B))
     }
 
     fn submit(&self, job: Job) -> Result<Fence> {
@@ -393,7 +393,7 @@ impl Device for SimDevice {
 
     fn live(&self) -> LiveCounts {
         LiveCounts {
-            va_b: lock(&self.shared.va).allocated_b(),
+            va_B: lock(&self.shared.va).allocated_B(),
             ..self.shared.core.live()
         }
     }

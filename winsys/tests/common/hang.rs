@@ -91,8 +91,8 @@ pub fn hung_job_scenario(dev: &dyn Device, budget: Duration) {
 pub fn faulting_job(dev: &dyn Device, dst: &sgx_winsys::Bo) -> sgx_winsys::Job {
     let far = Surface {
         bo: dst,
-        offset_b: 0x4000_0000,
-        stride_b: dst.size_b() as u32,
+        offset_B: 0x4000_0000,
+        stride_B: dst.size_B() as u32,
         format: Format::B8G8R8A8_UNORM,
     };
     let cmd = twod::fill(

@@ -21,15 +21,15 @@ pub fn row(dev: &dyn Device, n: u32) -> Bo {
 fn surface(bo: &Bo) -> Surface<'_> {
     Surface {
         bo,
-        offset_b: 0,
-        stride_b: bo.size_b() as u32,
+        offset_B: 0,
+        stride_B: bo.size_B() as u32,
         format: Format::B8G8R8A8_UNORM,
     }
 }
 
 /// A command buffer for one 2D command.
 pub fn cmd_bo(dev: &dyn Device) -> Bo {
-    dev.create_bo(&BoDesc::new(twod::list_size_b(1))).unwrap()
+    dev.create_bo(&BoDesc::new(twod::list_size_B(1))).unwrap()
 }
 
 /// A job filling pixel `x` of `dst` with `value` (its own command buffer).

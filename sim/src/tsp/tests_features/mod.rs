@@ -124,13 +124,13 @@ impl Image {
         let mut out = Vec::new();
         for (l, &(w, h, d)) in self.levels.iter().enumerate() {
             let stride = (w * self.bpe).div_ceil(32) * 32;
-            let slice_b = if self.layout == MemLayout::TWIDDLED {
+            let slice_B = if self.layout == MemLayout::TWIDDLED {
                 w * h * self.bpe
             } else {
                 stride * h
             };
             let base = out.len();
-            out.resize(base + (slice_b * d) as usize, 0);
+            out.resize(base + (slice_B * d) as usize, 0);
             for z in 0..d {
                 for y in 0..h {
                     for x in 0..w {
@@ -139,7 +139,7 @@ impl Image {
                         } else {
                             y * stride + x * self.bpe
                         };
-                        let at = base + (z * slice_b + o) as usize;
+                        let at = base + (z * slice_B + o) as usize;
                         let v = (self.el)(l, x, y, z).to_le_bytes();
                         out[at..at + self.bpe as usize].copy_from_slice(&v[..self.bpe as usize]);
                     }

@@ -163,12 +163,12 @@ fn compare_result_goes_through_the_swizzle_and_equal_ignores_stencil() {
 #[test]
 fn a_cube_compares_against_c_w() {
     // Z16 cube, every face 2x2 at depth 0.5: c.z is the direction, c.w the reference.
-    let face_b = 4096;
-    let mut mem = vec![0u8; 6 * face_b];
+    let face_B = 4096;
+    let mut mem = vec![0u8; 6 * face_B];
     for f in 0..6 {
         // Linear rows of 32 B: two rows cover the level.
         for k in 0..32 {
-            mem[f * face_b + 2 * k..][..2].copy_from_slice(&0x8000u16.to_le_bytes());
+            mem[f * face_B + 2 * k..][..2].copy_from_slice(&0x8000u16.to_le_bytes());
         }
     }
     let st = TexState {
