@@ -18,12 +18,7 @@ const JOB_ENV: &str = "SGX535_BLITTER_SHIM_HANG_JOB";
 const BUDGET_MS: u64 = 20;
 
 fn shim_library() -> std::path::PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let deps = exe.parent().unwrap();
-    [deps.to_path_buf(), deps.parent().unwrap().to_path_buf()]
-        .iter()
-        .map(|d| d.join("libsgx535_drm_shim.so"))
-        .find(|p| p.exists())
+    sgx_winsys::built_shim_library()
         .expect("libsgx535_drm_shim.so is built next to the test (a dev-dependency)")
 }
 

@@ -11,7 +11,6 @@
 //! `cargo test -p sgx-blitter --test soak -- --ignored --nocapture`.
 #![allow(non_snake_case)] // byte counts end in _B (CONTRIBUTING.md)
 
-use std::path::PathBuf;
 use std::process::Command;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -680,13 +679,8 @@ fn soak_long_on_the_model() {
     judge(&f, LONG_PER_THREAD, 64 << 10);
 }
 
-fn shim_library() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let deps = exe.parent().unwrap();
-    [deps.to_path_buf(), deps.parent().unwrap().to_path_buf()]
-        .iter()
-        .map(|d| d.join("libsgx535_drm_shim.so"))
-        .find(|p| p.exists())
+fn shim_library() -> std::path::PathBuf {
+    sgx_winsys::built_shim_library()
         .expect("libsgx535_drm_shim.so is built next to the test (a dev-dependency)")
 }
 

@@ -192,15 +192,9 @@ fn a_recorded_run_replays_to_the_same_outcome() {
     assert!(!o.status.success());
 }
 
-/// The drm-shim library, built next to the tests by the dev-dependency.
-fn shim_library() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let deps = exe.parent().unwrap();
-    [deps.to_path_buf(), deps.parent().unwrap().to_path_buf()]
-        .iter()
-        .map(|d| d.join("libsgx535_drm_shim.so"))
-        .find(|p| p.exists())
-        .expect("libsgx535_drm_shim.so not built (cargo test -p sgx-cli builds it)")
+fn shim_library() -> std::path::PathBuf {
+    sgx_winsys::built_shim_library()
+        .expect("libsgx535_drm_shim.so is built next to the test (a dev-dependency)")
 }
 
 #[test]

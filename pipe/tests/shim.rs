@@ -20,12 +20,7 @@ fn hex(b: &[u8]) -> String {
 }
 
 fn shim_library() -> std::path::PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let deps = exe.parent().unwrap();
-    [deps.to_path_buf(), deps.parent().unwrap().to_path_buf()]
-        .iter()
-        .map(|d| d.join("libsgx535_drm_shim.so"))
-        .find(|p| p.exists())
+    sgx_winsys::built_shim_library()
         .expect("libsgx535_drm_shim.so is built next to the test (a dev-dependency)")
 }
 

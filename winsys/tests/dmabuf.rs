@@ -4,7 +4,6 @@
 mod common;
 
 use std::os::fd::AsFd;
-use std::path::PathBuf;
 use std::process::Command;
 
 use common::{fill, pixels, row, LONG};
@@ -100,14 +99,9 @@ fn imported_buffers_are_released() {
     assert_eq!(b.live(), before);
 }
 
-fn shim_library() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let deps = exe.parent().unwrap();
-    [deps.to_path_buf(), deps.parent().unwrap().to_path_buf()]
-        .iter()
-        .map(|d| d.join("libsgx535_drm_shim.so"))
-        .find(|p| p.exists())
-        .expect("libsgx535_drm_shim.so not built next to the test (cargo test -p sgx-winsys)")
+fn shim_library() -> std::path::PathBuf {
+    sgx_winsys::built_shim_library()
+        .expect("libsgx535_drm_shim.so is built next to the test (a dev-dependency)")
 }
 
 #[test]

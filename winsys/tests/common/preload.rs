@@ -5,12 +5,7 @@ use std::process::Command;
 
 /// The shim library cargo built next to this test (a dev-dependency of the crate).
 pub fn shim_library() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let deps = exe.parent().unwrap();
-    [deps.to_path_buf(), deps.parent().unwrap().to_path_buf()]
-        .iter()
-        .map(|d| d.join("libsgx535_drm_shim.so"))
-        .find(|p| p.exists())
+    sgx_winsys::built_shim_library()
         .expect("libsgx535_drm_shim.so not built next to the test (cargo test -p sgx-winsys)")
 }
 
