@@ -124,8 +124,10 @@ pub enum SimError {
     },
 }
 
-/// A requester of memory accesses, in BIF_INT_STAT bit order (bit 1 + index).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// A requester of memory accesses, in BIF_INT_STAT bit order (bit 1 + index). Fixtures and
+/// traces spell it in lower case (`twod`, `usse_pds`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Unit {
     /// Cache.
     Cache,
@@ -134,6 +136,7 @@ pub enum Unit {
     /// Vertex data master (control stream).
     Vdm,
     /// 2D core.
+    #[serde(rename = "twod")]
     TwoD,
     /// Pixel backend.
     Pbe,
@@ -148,6 +151,49 @@ pub enum Unit {
 }
 
 impl Unit {
+    /// Every unit, in BIF_INT_STAT order.
+    pub const ALL: [Unit; 9] = [
+        Unit::Cache,
+        Unit::Ta,
+        Unit::Vdm,
+        Unit::TwoD,
+        Unit::Pbe,
+        Unit::Tsp,
+        Unit::Isp,
+        Unit::UssePds,
+        Unit::Host,
+    ];
+
+    /// Position in BIF_INT_STAT order (0 = cache); the uapi's `unit` field.
+    pub fn index(self) -> u32 {
+        Unit::ALL.iter().position(|&u| u == self).unwrap_or(0) as u32
+    }
+
+    /// The unit at `index` in BIF_INT_STAT order.
+    pub fn from_index(index: u32) -> Option<Unit> {
+        Unit::ALL.get(index as usize).copied()
+    }
+
+    /// Lower-case name, as fixtures and traces spell it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Unit::Cache => "cache",
+            Unit::Ta => "ta",
+            Unit::Vdm => "vdm",
+            Unit::TwoD => "twod",
+            Unit::Pbe => "pbe",
+            Unit::Tsp => "tsp",
+            Unit::Isp => "isp",
+            Unit::UssePds => "usse_pds",
+            Unit::Host => "host",
+        }
+    }
+
+    /// The unit named `name` (see [`Unit::name`]).
+    pub fn from_name(name: &str) -> Option<Unit> {
+        Unit::ALL.iter().copied().find(|u| u.name() == name)
+    }
+
     /// The BIF_INT_STAT requester bit of this unit (hwdocs regs::BifIntStat).
     pub fn bif_bit(self) -> u32 {
         use sgx_hwdocs::regs::BifIntStat as B;
@@ -162,6 +208,12 @@ impl Unit {
             Unit::UssePds => B::FAULT_USSE_PDS_MASK,
             Unit::Host => B::FAULT_HOST_MASK,
         }
+    }
+}
+
+impl std::fmt::Display for Unit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
     }
 }
 

@@ -36,7 +36,7 @@ impl JobFault {
         match self {
             JobFault::Fault { unit, addr } => Some(sgx_sim::Injection::Fault {
                 job: 0,
-                unit: unit.to_model(),
+                unit: *unit,
                 addr: *addr,
             }),
             JobFault::Hang => Some(sgx_sim::Injection::Hang { job: 0 }),

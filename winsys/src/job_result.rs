@@ -2,113 +2,10 @@
 //! The winsys has its own copies of these (rather than the model's) because the drm backend
 //! gets them from the kernel, not from the model.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
-/// A GPU requester, in BIF_INT_STAT bit order (hw-facts: bits 1-9 name the faulting unit).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Unit {
-    /// Cache.
-    Cache,
-    /// Tile accelerator.
-    Ta,
-    /// Vertex data master.
-    Vdm,
-    /// 2D core.
-    #[serde(rename = "twod")]
-    TwoD,
-    /// Pixel back end.
-    Pbe,
-    /// Texture and shading processor.
-    Tsp,
-    /// Image synthesis processor.
-    Isp,
-    /// USSE / PDS.
-    UssePds,
-    /// Host.
-    Host,
-}
-
-impl Unit {
-    /// Every unit, in BIF_INT_STAT order.
-    pub const ALL: [Unit; 9] = [
-        Unit::Cache,
-        Unit::Ta,
-        Unit::Vdm,
-        Unit::TwoD,
-        Unit::Pbe,
-        Unit::Tsp,
-        Unit::Isp,
-        Unit::UssePds,
-        Unit::Host,
-    ];
-
-    /// Position in BIF_INT_STAT order (0 = cache); the uapi's `unit` field.
-    pub fn index(self) -> u32 {
-        Unit::ALL.iter().position(|&u| u == self).unwrap_or(0) as u32
-    }
-
-    /// The unit at `index` in BIF_INT_STAT order.
-    pub fn from_index(index: u32) -> Option<Unit> {
-        Unit::ALL.get(index as usize).copied()
-    }
-
-    /// The device model's name for the unit.
-    pub fn to_model(self) -> sgx_sim::Unit {
-        match self {
-            Unit::Cache => sgx_sim::Unit::Cache,
-            Unit::Ta => sgx_sim::Unit::Ta,
-            Unit::Vdm => sgx_sim::Unit::Vdm,
-            Unit::TwoD => sgx_sim::Unit::TwoD,
-            Unit::Pbe => sgx_sim::Unit::Pbe,
-            Unit::Tsp => sgx_sim::Unit::Tsp,
-            Unit::Isp => sgx_sim::Unit::Isp,
-            Unit::UssePds => sgx_sim::Unit::UssePds,
-            Unit::Host => sgx_sim::Unit::Host,
-        }
-    }
-
-    /// The unit the device model names `u`.
-    pub fn from_model(u: sgx_sim::Unit) -> Unit {
-        match u {
-            sgx_sim::Unit::Cache => Unit::Cache,
-            sgx_sim::Unit::Ta => Unit::Ta,
-            sgx_sim::Unit::Vdm => Unit::Vdm,
-            sgx_sim::Unit::TwoD => Unit::TwoD,
-            sgx_sim::Unit::Pbe => Unit::Pbe,
-            sgx_sim::Unit::Tsp => Unit::Tsp,
-            sgx_sim::Unit::Isp => Unit::Isp,
-            sgx_sim::Unit::UssePds => Unit::UssePds,
-            sgx_sim::Unit::Host => Unit::Host,
-        }
-    }
-
-    /// Lower-case name, as fixtures and traces spell it.
-    pub fn name(self) -> &'static str {
-        match self {
-            Unit::Cache => "cache",
-            Unit::Ta => "ta",
-            Unit::Vdm => "vdm",
-            Unit::TwoD => "twod",
-            Unit::Pbe => "pbe",
-            Unit::Tsp => "tsp",
-            Unit::Isp => "isp",
-            Unit::UssePds => "usse_pds",
-            Unit::Host => "host",
-        }
-    }
-
-    /// The unit named `name` (see [`Unit::name`]).
-    pub fn from_name(name: &str) -> Option<Unit> {
-        Unit::ALL.iter().copied().find(|u| u.name() == name)
-    }
-}
-
-impl std::fmt::Display for Unit {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
+/// A GPU requester: the device model's, one type for the model, the backends and fixtures.
+pub use sgx_sim::Unit;
 
 /// Per-job counters of the GPU (the model's, or the kernel's report of them).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
@@ -198,11 +95,10 @@ mod tests {
     }
 
     #[test]
-    fn model_units_round_trip_in_bif_order() {
+    fn units_are_in_bif_order() {
         for u in Unit::ALL {
-            assert_eq!(Unit::from_model(u.to_model()), u);
             // BIF_INT_STAT bits 1-9 name the faulting unit, in index order.
-            assert_eq!(u.to_model().bif_bit(), 2 << u.index());
+            assert_eq!(u.bif_bit(), 2 << u.index());
         }
     }
 

@@ -149,10 +149,6 @@ unsafe fn user_slice<'a, T>(ptr: u64, n: u32) -> Result<&'a [T], Errno> {
     Ok(unsafe { std::slice::from_raw_parts(ptr as *const T, n as usize) })
 }
 
-fn unit_index(u: sgx_sim::Unit) -> u32 {
-    sgx_winsys::Unit::from_model(u).index()
-}
-
 fn set_reason(info: &mut drm_sgx535_job_info, text: &str) {
     let n = text.len().min(info.reason.len() - 1);
     info.reason[..n].copy_from_slice(&text.as_bytes()[..n]);
@@ -1102,20 +1098,20 @@ impl State {
             info.state = match r.status {
                 JobStatus::Done => DRM_SGX535_JOB_DONE,
                 JobStatus::Fault(f) => {
-                    info.unit = unit_index(f.unit);
+                    info.unit = f.unit.index();
                     info.addr = f.addr;
                     info.write = f.write as u32;
                     DRM_SGX535_JOB_FAULT
                 }
                 JobStatus::OutOfMemory => DRM_SGX535_JOB_OUT_OF_MEMORY,
                 JobStatus::IllegalInstruction { unit, pc, reason } => {
-                    info.unit = unit_index(unit);
+                    info.unit = unit.index();
                     info.addr = pc;
                     set_reason(info, &reason);
                     DRM_SGX535_JOB_ILLEGAL_INSTRUCTION
                 }
                 JobStatus::BadState { unit, reason } => {
-                    info.unit = unit_index(unit);
+                    info.unit = unit.index();
                     set_reason(info, &reason);
                     DRM_SGX535_JOB_BAD_STATE
                 }

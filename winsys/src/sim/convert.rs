@@ -2,11 +2,7 @@
 
 use crate::error::JobError;
 use crate::job::JobKind;
-use crate::job_result::{Counters, JobReport, Unit};
-
-pub(crate) fn unit(u: sgx_sim::Unit) -> Unit {
-    Unit::from_model(u)
-}
+use crate::job_result::{Counters, JobReport};
 
 /// The model's description of a job.
 pub(crate) fn job_desc(kind: &JobKind) -> sgx_sim::JobDesc {
@@ -25,7 +21,7 @@ pub(crate) fn outcome(status: &sgx_sim::JobStatus) -> Option<Result<(), JobError
     Some(match status {
         S::Done => Ok(()),
         S::Fault(f) => Err(JobError::Fault {
-            unit: unit(f.unit),
+            unit: f.unit,
             addr: f.addr,
             write: f.write,
         }),
@@ -35,12 +31,12 @@ pub(crate) fn outcome(status: &sgx_sim::JobStatus) -> Option<Result<(), JobError
             pc,
             reason,
         } => Err(JobError::IllegalInstruction {
-            unit: unit(*u),
+            unit: *u,
             pc: *pc,
             reason: reason.clone(),
         }),
         S::BadState { unit: u, reason } => Err(JobError::BadState {
-            unit: unit(*u),
+            unit: *u,
             reason: reason.clone(),
         }),
         S::Failed(reason) => Err(JobError::Failed(reason.clone())),
