@@ -241,6 +241,82 @@ mod tests {
         }
     }
 
+    const SHIM_CHILD_ENV: &str = "SGX535_DEMO_SHIM_HANG_JOB";
+
+    /// In a child with the drm-shim preloaded (started by the test below): the frame with a
+    /// hang at the job the fixture names, then a new context's frame, printed as a checksum.
+    #[test]
+    fn child_gears_frame_after_a_hang_through_the_shim() {
+        let Ok(job) = std::env::var(SHIM_CHILD_ENV) else {
+            return; // only meaningful under the shim
+        };
+        let dev: Arc<dyn Device> =
+            Arc::new(sgx_winsys::drm::DrmDevice::open_default().expect("the shim's node"));
+        let hung = gears_frame_on(dev.clone());
+        let e = hung
+            .err()
+            .unwrap_or_else(|| panic!("job {job}: the frame hid its hang"));
+        assert!(format!("{e:#}").contains("GPU hang"), "job {job}: {e:#}");
+        let (got, mut ctx) = gears_frame_on(dev).expect("a frame after the reset");
+        assert_eq!(
+            ctx.get_device_reset_status(),
+            sgx_pipe::ResetStatus::NoReset
+        );
+        let out = std::env::var("SGX535_DEMO_SHIM_OUT").expect("where the frame goes");
+        std::fs::write(out, &got).unwrap();
+    }
+
+    #[test]
+    fn after_a_hang_at_any_job_of_a_gears_frame_through_the_shim_a_new_context_renders_it_exactly()
+    {
+        use sgx_winsys::replay::{Fixture, Inject};
+        if std::env::var_os(SHIM_CHILD_ENV).is_some() {
+            return;
+        }
+        let clean: Arc<dyn Device> = Arc::new(sgx_winsys::SimDevice::new().expect("model"));
+        let (want, _) = gears_frame_on(clean.clone()).expect("a clean frame");
+        let jobs = clean.trace().entries.len() as u64;
+        assert!(jobs >= 1);
+        let shim = sgx_winsys::built_shim_library().expect("the drm-shim (a dev-dependency)");
+        for job in 0..jobs {
+            let fixture = Fixture {
+                description: format!("hang at job {job}"),
+                inject: vec![Inject::HangJob { job }],
+                ..Default::default()
+            };
+            let path = std::env::temp_dir().join(format!(
+                "sgx535-demo-shim-hang-{}-{job}.json",
+                std::process::id()
+            ));
+            std::fs::write(&path, serde_json::to_string(&fixture).unwrap()).unwrap();
+            let frame = path.with_extension("rgba");
+            let out = std::process::Command::new(std::env::current_exe().unwrap())
+                .args([
+                    "child_gears_frame_after_a_hang_through_the_shim",
+                    "--nocapture",
+                    "--test-threads=1",
+                ])
+                .env("LD_PRELOAD", &shim)
+                .env(SHIM_CHILD_ENV, job.to_string())
+                .env("SGX535_SHIM_FIXTURE", &path)
+                .env("SGX535_SHIM_HANG_BUDGET_MS", "20")
+                .env("SGX535_DEMO_SHIM_OUT", &frame)
+                .env_remove("SGX_DRM_NODE")
+                .output()
+                .unwrap();
+            let _ = std::fs::remove_file(&path);
+            let got = std::fs::read(&frame).unwrap_or_default();
+            let _ = std::fs::remove_file(&frame);
+            let stdout = String::from_utf8_lossy(&out.stdout);
+            assert!(
+                out.status.success(),
+                "job {job}: {stdout}\n{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            assert!(got == want, "job {job}: the frame after the reset differs");
+        }
+    }
+
     #[test]
     fn gears_frame_shows_red_green_and_blue_gears_where_glxgears_puts_them() {
         let (_dev, mut ctx, screen) = setup();
