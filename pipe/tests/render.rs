@@ -15,27 +15,10 @@ const BLACK: [u8; 4] = [0, 0, 0, 255];
 #[test]
 fn a_triangle_covers_the_pixels_of_the_top_left_rule() {
     let mut r = rig();
-    let t = target(&r, Format::B8G8R8A8_UNORM, 32, 32);
-    bind_const(&mut r, &fb(&t, None));
-    r.ctx
-        .clear(clear_flags::COLOR0, [0.0, 0.0, 0.0, 1.0], 1.0, 0)
-        .unwrap();
-    set_colour(&mut r, [1.0, 0.0, 0.0, 1.0]);
-    let data = verts_px(
+    let t = red_on_black_32(
+        &mut r,
         &[(8.0, 8.0, 0.0), (24.0, 8.0, 0.0), (8.0, 24.0, 0.0)],
-        32,
-        32,
     );
-    r.ctx
-        .set_vertex_buffers(
-            0,
-            &[Some(VertexBuffer {
-                stride: 16,
-                buffer_offset: 0,
-                buffer: BufferSource::User(data.into()),
-            })],
-        )
-        .unwrap();
     r.ctx
         .draw_vbo(&DrawInfo::arrays(PrimMode::TRIANGLES, 0, 3))
         .unwrap();
@@ -241,27 +224,10 @@ fn rebinding_equal_state_emits_no_new_state() {
 #[test]
 fn only_dirty_state_groups_are_repacked_and_emitted() {
     let mut r = rig();
-    let t = target(&r, Format::B8G8R8A8_UNORM, 32, 32);
-    bind_const(&mut r, &fb(&t, None));
-    r.ctx
-        .clear(clear_flags::COLOR0, [0.0, 0.0, 0.0, 1.0], 1.0, 0)
-        .unwrap();
-    set_colour(&mut r, [1.0, 0.0, 0.0, 1.0]);
-    let data = verts_px(
+    let t = red_on_black_32(
+        &mut r,
         &[(0.0, 0.0, 0.0), (16.0, 0.0, 0.0), (0.0, 16.0, 0.0)],
-        32,
-        32,
     );
-    r.ctx
-        .set_vertex_buffers(
-            0,
-            &[Some(VertexBuffer {
-                stride: 16,
-                buffer_offset: 0,
-                buffer: BufferSource::User(data.into()),
-            })],
-        )
-        .unwrap();
     let tri = DrawInfo::arrays(PrimMode::TRIANGLES, 0, 3);
     r.ctx.draw_vbo(&tri).unwrap();
     let first = r.ctx.stats();
@@ -674,4 +640,26 @@ fn a_depth_only_framebuffer_keeps_every_depth_texel() {
             assert_eq!(v, want, "({x},{y})");
         }
     }
+}
+
+/// A 32x32 B8G8R8A8 target cleared to black and bound, a red constant colour, and `pts` (in
+/// pixels) as the user vertex buffer: the set-up of the single-triangle tests.
+fn red_on_black_32(r: &mut Rig, pts: &[(f32, f32, f32)]) -> std::sync::Arc<Resource> {
+    let t = target(r, Format::B8G8R8A8_UNORM, 32, 32);
+    bind_const(r, &fb(&t, None));
+    r.ctx
+        .clear(clear_flags::COLOR0, [0.0, 0.0, 0.0, 1.0], 1.0, 0)
+        .unwrap();
+    set_colour(r, [1.0, 0.0, 0.0, 1.0]);
+    r.ctx
+        .set_vertex_buffers(
+            0,
+            &[Some(VertexBuffer {
+                stride: 16,
+                buffer_offset: 0,
+                buffer: BufferSource::User(verts_px(pts, 32, 32).into()),
+            })],
+        )
+        .unwrap();
+    t
 }
