@@ -22,6 +22,7 @@ mod fence;
 mod job;
 mod job_result;
 mod live;
+pub mod memfd;
 mod open;
 pub mod replay;
 mod reservation;

@@ -15,6 +15,7 @@
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::ffi::c_int;
+use std::os::fd::{AsRawFd, BorrowedFd};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::Duration;
 
@@ -27,7 +28,7 @@ use sgx_winsys::{Faults, JobFault};
 mod jobs;
 mod sync;
 
-use crate::memfd::{file_ident, MemfdBacking};
+use crate::memfd::{file_ident, import_backing, new_backing, MemfdBacking};
 use crate::real::real;
 
 /// A kernel error number.
@@ -276,7 +277,7 @@ impl Shim {
         if len as u64 > VaAllocator::rounded_B(bo.size_B) {
             return Err(libc::EINVAL);
         }
-        Ok(bo.backing.fd())
+        Ok(bo.backing.fd().as_raw_fd())
     }
 
     /// Serves one ioctl on file `fd`.
@@ -439,7 +440,7 @@ impl Shim {
             .va
             .alloc(size_B, u64::from(c.va_align))
             .ok_or(libc::ENOMEM)?;
-        let Some(backing) = MemfdBacking::new(VaAllocator::rounded_B(size_B) as usize) else {
+        let Ok(backing) = new_backing(size_B) else {
             st.va.free(va, size_B);
             return Err(libc::ENOMEM);
         };
@@ -506,7 +507,7 @@ impl Shim {
             libc::F_DUPFD
         };
         // SAFETY: duplicates the buffer's own memfd; the copy goes to the caller.
-        let out = unsafe { (real().fcntl)(st.bos[&id].backing.fd(), cmd, 0) };
+        let out = unsafe { (real().fcntl)(st.bos[&id].backing.fd().as_raw_fd(), cmd, 0) };
         if out < 0 {
             return Err(std::io::Error::last_os_error()
                 .raw_os_error()
@@ -523,7 +524,13 @@ impl Shim {
         let mut st = self.lock();
         st.alive()?;
         st.file(fd)?;
-        let ident = file_ident(p.fd).ok_or(libc::EBADF)?;
+        if p.fd < 0 {
+            return Err(libc::EBADF);
+        }
+        // SAFETY: a descriptor the caller passed for the duration of this ioctl; a closed one
+        // fails fstat with EBADF below.
+        let caller_fd = unsafe { BorrowedFd::borrow_raw(p.fd) };
+        let ident = file_ident(caller_fd).map_err(|_| libc::EBADF)?;
         let known = st
             .bos
             .iter()
@@ -539,7 +546,7 @@ impl Shim {
                 id
             }
             None => {
-                let backing = Arc::new(MemfdBacking::import(p.fd).ok_or(libc::EINVAL)?);
+                let backing = Arc::new(import_backing(caller_fd).map_err(|_| libc::EINVAL)?);
                 let size_B = sgx_sim::Backing::len_B(&*backing) as u64;
                 let va = st.va.alloc(size_B, 0).ok_or(libc::ENOMEM)?;
                 let perm = Perm {

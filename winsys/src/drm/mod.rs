@@ -292,7 +292,7 @@ impl Device for DrmDevice {
         s.core.check_alive()?;
         let desc = BoDesc::new(size_B);
         desc.validate()?;
-        let have = crate::sim::fd_size_B(fd)?;
+        let have = crate::memfd::fd_size_B(fd)?;
         let need = crate::va::VaAllocator::rounded_B(size_B);
         if have < need {
             return Err(WinsysError::InvalidArgument(format!(

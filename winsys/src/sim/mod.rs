@@ -9,7 +9,6 @@
 //! and every other queued job runs as it would have. The model runs one job at a time and a
 //! queued job has not started, so no innocent job has partial work to re-run.
 
-mod backing;
 pub(crate) mod convert;
 pub use convert::report as model_report;
 mod worker;
@@ -30,12 +29,11 @@ use crate::faults::Faults;
 use crate::fence::{Fence, Notify, UserFence};
 use crate::job::Job;
 use crate::live::LiveCounts;
+use crate::memfd::{Libc, MemfdBacking};
 use crate::reset::{ResetRecord, DEFAULT_HANG_BUDGET};
 use crate::submit::{Accepted, Core, Engine};
 use crate::trace::{Trace, TraceResult};
 use crate::va::{VaAllocator, PAGE_B, VA_END, VA_START};
-pub(crate) use backing::fd_size_B;
-use backing::MemfdBacking;
 
 /// CORE_REVISION the model reports: the value a Mini 12 read (hw-facts, CONFIRMED).
 pub const MODEL_CORE_REVISION: u32 = 0x0001_0201;
@@ -344,7 +342,7 @@ impl Device for SimDevice {
                 size_B: desc.size_B,
             });
         }
-        self.map_backing(desc, MemfdBacking::new)
+        self.map_backing(desc, |len_B| MemfdBacking::new(len_B, &Libc))
     }
 
     fn export_bo(&self, bo: &Bo) -> Result<OwnedFd> {
@@ -366,7 +364,7 @@ impl Device for SimDevice {
         self.shared.core.check_alive()?;
         let desc = BoDesc::new(size_B);
         desc.validate()?;
-        self.map_backing(&desc, |len_B| MemfdBacking::import(fd, len_B))
+        self.map_backing(&desc, |len_B| MemfdBacking::import(fd, len_B, &Libc))
     }
 
     fn submit(&self, job: Job) -> Result<Fence> {
