@@ -301,6 +301,38 @@ pub struct Counters {
     pub pb_bytes_used: u64,
 }
 
+impl Counters {
+    /// The counters as an array in the uapi's `drm_sgx535_counter` order.
+    pub fn to_array(&self) -> [u64; 9] {
+        [
+            self.tiles_rendered,
+            self.tiles_loaded,
+            self.tiles_stored,
+            self.pixels_shaded,
+            self.texels_fetched,
+            self.usse_instructions,
+            self.pbe_bytes_written,
+            self.prims_binned,
+            self.pb_bytes_used,
+        ]
+    }
+
+    /// Counters from an array in the uapi's `drm_sgx535_counter` order.
+    pub fn from_array(a: [u64; 9]) -> Counters {
+        Counters {
+            tiles_rendered: a[0],
+            tiles_loaded: a[1],
+            tiles_stored: a[2],
+            pixels_shaded: a[3],
+            texels_fetched: a[4],
+            usse_instructions: a[5],
+            pbe_bytes_written: a[6],
+            prims_binned: a[7],
+            pb_bytes_used: a[8],
+        }
+    }
+}
+
 /// The outcome of one job.
 #[derive(Clone, Debug, PartialEq)]
 pub struct JobResult {

@@ -1,66 +1,11 @@
-//! What a finished job reports: the unit names of faults and the model's per-job counters.
-//! The winsys has its own copies of these (rather than the model's) because the drm backend
-//! gets them from the kernel, not from the model.
-
-use serde::Serialize;
+//! What a finished job reports: the unit names of faults and the per-job counters. Both are
+//! the device model's types; the drm backend fills them from the kernel's JOB_INFO.
 
 /// A GPU requester: the device model's, one type for the model, the backends and fixtures.
 pub use sgx_sim::Unit;
 
-/// Per-job counters of the GPU (the model's, or the kernel's report of them).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct Counters {
-    /// Tiles the 3D phase rendered.
-    pub tiles_rendered: u64,
-    /// Tiles loaded from memory before rendering.
-    pub tiles_loaded: u64,
-    /// Tiles stored by the PBE.
-    pub tiles_stored: u64,
-    /// Pixels a pixel program ran for.
-    pub pixels_shaded: u64,
-    /// Texels fetched.
-    pub texels_fetched: u64,
-    /// USSE instructions executed.
-    pub usse_instructions: u64,
-    /// Bytes the PBE wrote.
-    pub pbe_bytes_written: u64,
-    /// Primitives the TA binned.
-    pub prims_binned: u64,
-    /// Parameter buffer bytes used.
-    pub pb_bytes_used: u64,
-}
-
-impl Counters {
-    /// The counters as an array in the uapi's `drm_sgx535_counter` order.
-    pub fn to_array(&self) -> [u64; 9] {
-        [
-            self.tiles_rendered,
-            self.tiles_loaded,
-            self.tiles_stored,
-            self.pixels_shaded,
-            self.texels_fetched,
-            self.usse_instructions,
-            self.pbe_bytes_written,
-            self.prims_binned,
-            self.pb_bytes_used,
-        ]
-    }
-
-    /// Counters from an array in the uapi's `drm_sgx535_counter` order.
-    pub fn from_array(a: [u64; 9]) -> Counters {
-        Counters {
-            tiles_rendered: a[0],
-            tiles_loaded: a[1],
-            tiles_stored: a[2],
-            pixels_shaded: a[3],
-            texels_fetched: a[4],
-            usse_instructions: a[5],
-            pbe_bytes_written: a[6],
-            prims_binned: a[7],
-            pb_bytes_used: a[8],
-        }
-    }
-}
+/// Per-job counters of the GPU: the model's type, which the kernel's JOB_INFO reports too.
+pub use sgx_sim::Counters;
 
 /// Everything a backend learns when a job finishes (for the fence and the trace).
 #[derive(Clone, Debug, Default, PartialEq)]

@@ -444,35 +444,9 @@ impl Shim {
             st.va.free(va, size_B);
             return Err(libc::ENOMEM);
         };
-        let backing = Arc::new(backing);
         let gpu_read_only = c.flags & SGX535_BO_GPU_READ_ONLY != 0;
-        let perm = Perm {
-            read: true,
-            write: !gpu_read_only,
-        };
-        if st.gpu.map(va, backing.clone(), perm).is_err() {
-            st.va.free(va, size_B);
-            return Err(libc::EINVAL);
-        }
-        let id = st.next_bo;
-        st.next_bo += 1;
-        st.bos.insert(
-            id,
-            BoObj {
-                va,
-                size_B,
-                gpu_read_only,
-                backing,
-                refs: 1,
-                last_write: 0,
-                last_use: 0,
-            },
-        );
-        let f = st.file(fd)?;
-        let h = f.next_handle;
-        f.next_handle += 1;
-        f.handles.insert(h, id);
-        c.handle = h;
+        let id = st.add_bo(va, size_B, backing, gpu_read_only)?;
+        c.handle = st.file(fd)?.new_handle(id);
         Ok(())
     }
 
@@ -546,39 +520,13 @@ impl Shim {
                 id
             }
             None => {
-                let backing = Arc::new(import_backing(caller_fd).map_err(|_| libc::EINVAL)?);
-                let size_B = sgx_sim::Backing::len_B(&*backing) as u64;
+                let backing = import_backing(caller_fd).map_err(|_| libc::EINVAL)?;
+                let size_B = sgx_sim::Backing::len_B(&backing) as u64;
                 let va = st.va.alloc(size_B, 0).ok_or(libc::ENOMEM)?;
-                let perm = Perm {
-                    read: true,
-                    write: true,
-                };
-                if st.gpu.map(va, backing.clone(), perm).is_err() {
-                    st.va.free(va, size_B);
-                    return Err(libc::EINVAL);
-                }
-                let id = st.next_bo;
-                st.next_bo += 1;
-                st.bos.insert(
-                    id,
-                    BoObj {
-                        va,
-                        size_B,
-                        gpu_read_only: false,
-                        backing,
-                        refs: 1,
-                        last_write: 0,
-                        last_use: 0,
-                    },
-                );
-                id
+                st.add_bo(va, size_B, backing, false)?
             }
         };
-        let f = st.file(fd)?;
-        let h = f.next_handle;
-        f.next_handle += 1;
-        f.handles.insert(h, id);
-        p.handle = h;
+        p.handle = st.file(fd)?.new_handle(id);
         Ok(())
     }
 
@@ -726,7 +674,52 @@ impl Shim {
     }
 }
 
+impl FileState {
+    /// A new handle of this file for buffer `id`.
+    fn new_handle(&mut self, id: u64) -> u32 {
+        let h = self.next_handle;
+        self.next_handle += 1;
+        self.handles.insert(h, id);
+        h
+    }
+}
+
 impl State {
+    /// Maps `backing` at `va` (allocated for `size_B`) into the model and registers it as a
+    /// buffer with one reference; on failure `va` is freed.
+    fn add_bo(
+        &mut self,
+        va: u32,
+        size_B: u64,
+        backing: MemfdBacking,
+        gpu_read_only: bool,
+    ) -> Result<u64, Errno> {
+        let backing = Arc::new(backing);
+        let perm = Perm {
+            read: true,
+            write: !gpu_read_only,
+        };
+        if self.gpu.map(va, backing.clone(), perm).is_err() {
+            self.va.free(va, size_B);
+            return Err(libc::EINVAL);
+        }
+        let id = self.next_bo;
+        self.next_bo += 1;
+        self.bos.insert(
+            id,
+            BoObj {
+                va,
+                size_B,
+                gpu_read_only,
+                backing,
+                refs: 1,
+                last_write: 0,
+                last_use: 0,
+            },
+        );
+        Ok(id)
+    }
+
     fn alive(&self) -> IoResult {
         if self.lost {
             Err(libc::ENODEV)

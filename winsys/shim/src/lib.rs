@@ -340,17 +340,22 @@ fn note_dup(fd: c_int, out: c_int) -> c_int {
     out
 }
 
+/// fcntl's result `out`, after noting a duplicate it made.
+fn note_fcntl(fd: c_int, cmd: c_int, out: c_int) -> c_int {
+    if cmd == libc::F_DUPFD || cmd == libc::F_DUPFD_CLOEXEC {
+        note_dup(fd, out)
+    } else {
+        out
+    }
+}
+
 /// # Safety
 /// As libc's fcntl. Every command's optional argument is an int or a pointer, which the x86-64
 /// and AArch64 Linux ABIs pass where a fixed `c_ulong` arrives.
 #[no_mangle]
 pub unsafe extern "C" fn fcntl(fd: c_int, cmd: c_int, arg: c_ulong) -> c_int {
     // SAFETY: forwarded.
-    let out = unsafe { (real().fcntl)(fd, cmd, arg) };
-    if cmd == libc::F_DUPFD || cmd == libc::F_DUPFD_CLOEXEC {
-        return note_dup(fd, out);
-    }
-    out
+    note_fcntl(fd, cmd, unsafe { (real().fcntl)(fd, cmd, arg) })
 }
 
 /// # Safety
@@ -358,11 +363,7 @@ pub unsafe extern "C" fn fcntl(fd: c_int, cmd: c_int, arg: c_ulong) -> c_int {
 #[no_mangle]
 pub unsafe extern "C" fn fcntl64(fd: c_int, cmd: c_int, arg: c_ulong) -> c_int {
     // SAFETY: forwarded.
-    let out = unsafe { (real().fcntl64)(fd, cmd, arg) };
-    if cmd == libc::F_DUPFD || cmd == libc::F_DUPFD_CLOEXEC {
-        return note_dup(fd, out);
-    }
-    out
+    note_fcntl(fd, cmd, unsafe { (real().fcntl64)(fd, cmd, arg) })
 }
 
 /// # Safety

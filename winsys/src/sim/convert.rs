@@ -2,7 +2,7 @@
 
 use crate::error::JobError;
 use crate::job::JobKind;
-use crate::job_result::{Counters, JobReport};
+use crate::job_result::JobReport;
 
 /// The model's description of a job.
 pub(crate) fn job_desc(kind: &JobKind) -> sgx_sim::JobDesc {
@@ -47,22 +47,11 @@ pub(crate) fn outcome(status: &sgx_sim::JobStatus) -> Option<Result<(), JobError
 /// What the model reports of a finished job, in winsys terms (the drm-shim fills JOB_INFO
 /// from it).
 pub fn report(r: &sgx_sim::JobResult) -> JobReport {
-    let c = &r.counters;
     JobReport {
         events: r.events,
         events2: r.events2,
         bif_int_stat: r.bif_int_stat,
-        counters: Counters {
-            tiles_rendered: c.tiles_rendered,
-            tiles_loaded: c.tiles_loaded,
-            tiles_stored: c.tiles_stored,
-            pixels_shaded: c.pixels_shaded,
-            texels_fetched: c.texels_fetched,
-            usse_instructions: c.usse_instructions,
-            pbe_bytes_written: c.pbe_bytes_written,
-            prims_binned: c.prims_binned,
-            pb_bytes_used: c.pb_bytes_used,
-        },
+        counters: r.counters,
         start_cycles: r.start_cycles,
         end_cycles: r.end_cycles,
     }
