@@ -58,18 +58,10 @@ impl Blitter {
     pub fn with_admission(ctx: &Context, admission: Admission) -> Result<Blitter> {
         let vs = ctx.create_vs_state(shaders::VS_PASSTHROUGH)?;
         let fs = ctx.create_fs_state(shaders::FS_TEXTURE)?;
-        let velems = ctx.create_vertex_elements_state(&[
-            VertexElement {
-                src_offset: 0,
-                vertex_buffer_index: 0,
-                src_format: VertexFormat::R32G32B32A32_FLOAT,
-            },
-            VertexElement {
-                src_offset: 16,
-                vertex_buffer_index: 0,
-                src_format: VertexFormat::R32G32_FLOAT,
-            },
-        ])?;
+        let velems = ctx.create_vertex_elements_state(&VertexElement::packed(&[
+            VertexFormat::R32G32B32A32_FLOAT,
+            VertexFormat::R32G32_FLOAT,
+        ]))?;
         let clamp = |f: Filter| SamplerState {
             wrap_s: AddrMode::CLAMP_TO_EDGE,
             wrap_t: AddrMode::CLAMP_TO_EDGE,

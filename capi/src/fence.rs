@@ -32,6 +32,18 @@ fn get(f: sgx535_fence) -> Result<(Arc<FenceObj>, Owner)> {
     handles::get::<FenceObj>(f.id, Kind::Fence, "fence")
 }
 
+/// A fence of `screen`: a fence of another screen is an invalid handle here.
+fn get_on(screen: sgx535_screen, f: sgx535_fence) -> Result<Arc<FenceObj>> {
+    let (f, owner) = get(f)?;
+    if owner.screen != screen.id {
+        return Err(crate::status::Error::new(
+            crate::status::SGX535_ERROR_INVALID_HANDLE,
+            "fence belongs to another screen",
+        ));
+    }
+    Ok(f)
+}
+
 /// `fence_reference`: a second handle to the same fence (destroy each).
 #[no_mangle]
 pub unsafe extern "C" fn sgx535_fence_reference(
@@ -68,13 +80,7 @@ pub unsafe extern "C" fn sgx535_fence_finish(
 ) -> sgx535_status {
     guard(|| {
         let s = screen::get(screen)?;
-        let (f, owner) = get(fence)?;
-        if owner.screen != screen.id {
-            return Err(crate::status::Error::new(
-                crate::status::SGX535_ERROR_INVALID_HANDLE,
-                "fence belongs to another screen",
-            ));
-        }
+        let f = get_on(screen, fence)?;
         check_out(signalled, "signalled")?;
         let Some(fence) = &f.fence else {
             // SAFETY: checked by check_out.
@@ -110,13 +116,7 @@ pub unsafe extern "C" fn sgx535_fence_get_fd(
 ) -> sgx535_status {
     guard(|| {
         let s = screen::get(screen)?;
-        let (f, owner) = get(fence)?;
-        if owner.screen != screen.id {
-            return Err(crate::status::Error::new(
-                crate::status::SGX535_ERROR_INVALID_HANDLE,
-                "fence belongs to another screen",
-            ));
-        }
+        let f = get_on(screen, fence)?;
         check_out(fd, "fd")?;
         let out = match &f.fence {
             Some(fence) => s.screen.device().export_fence(fence)?,

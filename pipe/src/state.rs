@@ -303,6 +303,26 @@ pub struct VertexElement {
     pub src_format: VertexFormat,
 }
 
+impl VertexElement {
+    /// The elements of one interleaved vertex buffer (index 0) whose attributes follow each
+    /// other with no gaps, in `formats`' order: offsets are the running sum of their sizes.
+    pub fn packed(formats: &[VertexFormat]) -> Vec<VertexElement> {
+        let mut offset_B = 0;
+        formats
+            .iter()
+            .map(|&f| {
+                let e = VertexElement {
+                    src_offset: offset_B,
+                    vertex_buffer_index: 0,
+                    src_format: f,
+                };
+                offset_B += f.hw().2;
+                e
+            })
+            .collect()
+    }
+}
+
 /// A vertex or index buffer binding: a buffer resource, or data the application owns.
 #[derive(Debug, Clone)]
 pub enum BufferSource {
@@ -420,4 +440,23 @@ pub struct StencilRef {
 pub struct BlendColor {
     /// RGBA.
     pub color: [f32; 4],
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn packed_elements_follow_each_other() {
+        let e = VertexElement::packed(&[
+            VertexFormat::R32G32B32_FLOAT,
+            VertexFormat::R8G8B8A8_UNORM,
+            VertexFormat::R32G32_FLOAT,
+        ]);
+        let offsets: Vec<u32> = e.iter().map(|e| e.src_offset).collect();
+        assert_eq!(offsets, [0, 12, 16]);
+        assert!(e.iter().all(|e| e.vertex_buffer_index == 0));
+        assert_eq!(e[1].src_format, VertexFormat::R8G8B8A8_UNORM);
+        assert!(VertexElement::packed(&[]).is_empty());
+    }
 }

@@ -15,7 +15,10 @@ use sgx_pipe::{
 
 use super::math::Mat4;
 use super::shaders;
-use super::target::{f32_bytes, upload_buffer, vs_constants, Lighting, Target};
+use super::target::{
+    cull_back_faces, depth_less, f32_bytes, u16_bytes, upload_buffer, vs_constants, Lighting,
+    Target,
+};
 
 /// Side of the square target, in pixels.
 pub const SIZE_PX: u32 = 256;
@@ -131,14 +134,8 @@ impl Cube {
 
         let (verts, idx) = geometry();
         let vbuf = upload_buffer(screen, ctx, &f32_bytes(&verts), bind::VERTEX_BUFFER)?;
-        let ibytes: Vec<u8> = idx.iter().flat_map(|i| i.to_le_bytes()).collect();
-        let ibuf = upload_buffer(screen, ctx, &ibytes, bind::INDEX_BUFFER)?;
+        let ibuf = upload_buffer(screen, ctx, &u16_bytes(&idx), bind::INDEX_BUFFER)?;
 
-        let el = |off: u32, f: VertexFormat| VertexElement {
-            src_offset: off,
-            vertex_buffer_index: 0,
-            src_format: f,
-        };
         Ok(Cube {
             target,
             texture,
@@ -146,25 +143,13 @@ impl Cube {
             ibuf,
             vs: ctx.create_vs_state(shaders::VS_LIT_TEXTURED)?,
             fs: ctx.create_fs_state(shaders::FS_TEXTURED)?,
-            velems: ctx.create_vertex_elements_state(&[
-                el(0, VertexFormat::R32G32B32_FLOAT),
-                el(12, VertexFormat::R32G32B32_FLOAT),
-                el(24, VertexFormat::R32G32_FLOAT),
-            ])?,
-            dsa: ctx.create_depth_stencil_alpha_state(&DepthStencilAlphaState {
-                depth_enabled: true,
-                depth_writemask: true,
-                depth_func: CompareFunc::LESS,
-                ..Default::default()
-            }),
-            rast: ctx.create_rasterizer_state(&RasterizerState {
-                cull_face: CullMode::BACK,
-                // GL's counter-clockwise fronts. This viewport flips y as a GL window's does,
-                // so GL's front_ccw carries over; an unflipped one (the shadow demo's depth
-                // pass) needs it inverted.
-                front_ccw: true,
-                ..Default::default()
-            })?,
+            velems: ctx.create_vertex_elements_state(&VertexElement::packed(&[
+                VertexFormat::R32G32B32_FLOAT,
+                VertexFormat::R32G32B32_FLOAT,
+                VertexFormat::R32G32_FLOAT,
+            ]))?,
+            dsa: ctx.create_depth_stencil_alpha_state(&depth_less()),
+            rast: ctx.create_rasterizer_state(&cull_back_faces())?,
             sampler: ctx.create_sampler_state(&SamplerState {
                 wrap_s: AddrMode::REPEAT,
                 wrap_t: AddrMode::REPEAT,

@@ -9,7 +9,9 @@ use sgx_pipe::{bind, clear_flags, Context, DrawInfo, PrimMode, Resource, Screen,
 
 use super::math::Mat4;
 use super::shaders;
-use super::target::{f32_bytes, upload_buffer, vs_constants, Lighting, Target};
+use super::target::{
+    cull_back_faces, depth_less, f32_bytes, upload_buffer, vs_constants, Lighting, Target,
+};
 
 /// Side of the square target, in pixels (glxgears' default window is 300x300).
 pub const SIZE_PX: u32 = 300;
@@ -250,31 +252,17 @@ impl Gears {
                 phase,
             });
         }
-        let el = |off: u32| VertexElement {
-            src_offset: off,
-            vertex_buffer_index: 0,
-            src_format: VertexFormat::R32G32B32_FLOAT,
-        };
         Ok(Gears {
             target,
             gears,
             vs: ctx.create_vs_state(shaders::VS_LIT)?,
             fs: ctx.create_fs_state(shaders::FS_COLOR)?,
-            velems: ctx.create_vertex_elements_state(&[el(0), el(12)])?,
-            dsa: ctx.create_depth_stencil_alpha_state(&DepthStencilAlphaState {
-                depth_enabled: true,
-                depth_writemask: true,
-                depth_func: CompareFunc::LESS,
-                ..Default::default()
-            }),
-            rast: ctx.create_rasterizer_state(&RasterizerState {
-                cull_face: CullMode::BACK,
-                // GL's counter-clockwise fronts. This viewport flips y as a GL window's does,
-                // so GL's front_ccw carries over; an unflipped one (the shadow demo's depth
-                // pass) needs it inverted.
-                front_ccw: true,
-                ..Default::default()
-            })?,
+            velems: ctx.create_vertex_elements_state(&VertexElement::packed(&[
+                VertexFormat::R32G32B32_FLOAT,
+                VertexFormat::R32G32B32_FLOAT,
+            ]))?,
+            dsa: ctx.create_depth_stencil_alpha_state(&depth_less()),
+            rast: ctx.create_rasterizer_state(&cull_back_faces())?,
             blend: ctx.create_blend_state(&BlendState::default()),
         })
     }

@@ -16,7 +16,7 @@ use sgx_pipe::{
 use super::math::{normalize, Mat4};
 use super::shaders;
 use super::shadow_scene::*;
-use super::target::{f32_bytes, upload_buffer, Target};
+use super::target::{depth_less, f32_bytes, u16_bytes, upload_buffer, Target};
 
 /// Bytes between vertices: position xyz, normal xyz, colour rgba.
 const STRIDE_B: u32 = 40;
@@ -160,13 +160,7 @@ impl Shadow {
             .context("shadow map")?;
         let (verts, idx) = geometry();
         let vbuf = upload_buffer(screen, ctx, &f32_bytes(&verts), bind::VERTEX_BUFFER)?;
-        let ibytes: Vec<u8> = idx.iter().flat_map(|i| i.to_le_bytes()).collect();
-        let ibuf = upload_buffer(screen, ctx, &ibytes, bind::INDEX_BUFFER)?;
-        let el = |off: u32, f: VertexFormat| VertexElement {
-            src_offset: off,
-            vertex_buffer_index: 0,
-            src_format: f,
-        };
+        let ibuf = upload_buffer(screen, ctx, &u16_bytes(&idx), bind::INDEX_BUFFER)?;
         let raster = |cull_face, front_ccw| {
             ctx.create_rasterizer_state(&RasterizerState {
                 cull_face,
@@ -183,19 +177,15 @@ impl Shadow {
             fs_depth: ctx.create_fs_state(shaders::FS_DEPTH)?,
             vs: ctx.create_vs_state(shaders::VS_SHADOW)?,
             fs: ctx.create_fs_state(shaders::FS_SHADOW)?,
-            velems_depth: ctx
-                .create_vertex_elements_state(&[el(0, VertexFormat::R32G32B32_FLOAT)])?,
-            velems: ctx.create_vertex_elements_state(&[
-                el(0, VertexFormat::R32G32B32_FLOAT),
-                el(12, VertexFormat::R32G32B32_FLOAT),
-                el(24, VertexFormat::R32G32B32A32_FLOAT),
-            ])?,
-            dsa: ctx.create_depth_stencil_alpha_state(&DepthStencilAlphaState {
-                depth_enabled: true,
-                depth_writemask: true,
-                depth_func: CompareFunc::LESS,
-                ..Default::default()
-            }),
+            velems_depth: ctx.create_vertex_elements_state(&VertexElement::packed(&[
+                VertexFormat::R32G32B32_FLOAT,
+            ]))?,
+            velems: ctx.create_vertex_elements_state(&VertexElement::packed(&[
+                VertexFormat::R32G32B32_FLOAT,
+                VertexFormat::R32G32B32_FLOAT,
+                VertexFormat::R32G32B32A32_FLOAT,
+            ]))?,
+            dsa: ctx.create_depth_stencil_alpha_state(&depth_less()),
             blend: ctx.create_blend_state(&BlendState::default()),
             // The light's pass keeps the faces turned away from it: the lit faces then compare
             // against the box's far side, well behind them, and cannot shadow themselves; the

@@ -6,7 +6,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::Context as _;
-use sgx_pipe::state::{ConstantBuffer, FramebufferState, Surface, ViewportState};
+use sgx_pipe::state::{
+    CompareFunc, ConstantBuffer, CullMode, DepthStencilAlphaState, FramebufferState,
+    RasterizerState, Surface, ViewportState,
+};
 use sgx_pipe::{bind, Context, Format, Resource, ResourceTemplate, Screen};
 
 use super::math::Mat4;
@@ -199,6 +202,32 @@ pub fn upload_buffer(
 /// f32s as little-endian bytes.
 pub fn f32_bytes(v: &[f32]) -> Vec<u8> {
     v.iter().flat_map(|f| f.to_le_bytes()).collect()
+}
+
+/// Indices as the bytes of a 16-bit index buffer.
+pub fn u16_bytes(v: &[u16]) -> Vec<u8> {
+    v.iter().flat_map(|i| i.to_le_bytes()).collect()
+}
+
+/// The depth test of every demo: nearer fragments pass and write their depth.
+pub fn depth_less() -> DepthStencilAlphaState {
+    DepthStencilAlphaState {
+        depth_enabled: true,
+        depth_writemask: true,
+        depth_func: CompareFunc::LESS,
+        ..Default::default()
+    }
+}
+
+/// Back faces culled, fronts counter-clockwise as GL's. The target's viewport flips y as a GL
+/// window's does, so GL's `front_ccw` carries over; an unflipped viewport (the shadow demo's
+/// depth pass) needs it inverted.
+pub fn cull_back_faces() -> RasterizerState {
+    RasterizerState {
+        cull_face: CullMode::BACK,
+        front_ccw: true,
+        ..Default::default()
+    }
 }
 
 #[cfg(test)]
