@@ -235,10 +235,11 @@ if [ $status -lt 128 ] && [ $status -ne 124 ] && [ "${failed_jobs:-0}" -ge 1 ]; 
 else
   fail "injected fault: status $status, failed jobs '${failed_jobs:-none}' (see $OUT/egl-drm-fault.log)"
 fi
-if grep -q '^egl_drm: FAULT-OK' "$OUT/egl-drm-fault.log"; then
-  pass "the fault's reset reaches GL: glGetGraphicsResetStatusEXT $(grep '^egl_drm: reset status' "$OUT/egl-drm-fault.log" | sed 's/^egl_drm: reset status //')"
+reset_status=$(sed -n 's/^egl_drm: reset status //p' "$OUT/egl-drm-fault.log")
+if grep -q '^egl_drm: FAULT-OK' "$OUT/egl-drm-fault.log" && [ "$reset_status" = 0x8253 ]; then
+  pass "the fault's reset reaches GL: glGetGraphicsResetStatusEXT $reset_status (guilty)"
 else
-  fail "a robust context does not see the fault's reset (see $OUT/egl-drm-fault.log)"
+  fail "a robust context does not read its own fault as a guilty reset: status '${reset_status:-none}' (see $OUT/egl-drm-fault.log)"
 fi
 
 echo "mesa/test.sh: $FAILS failure(s); artifacts in $OUT"
