@@ -261,6 +261,7 @@ pub(crate) fn blend_func(v: u8) -> Result<BlendFunc> {
 /// `PIPE_BLENDFACTOR_*`: ONE = 1 .. CONST_ALPHA = 7, ZERO = 0x11, the inverses from 0x12.
 pub(crate) fn blend_factor(v: u8) -> Result<BlendFactor> {
     use BlendFactor as B;
+    // Gallium's numbering (p_defines.h), not the hardware's.
     Ok(match v {
         0x01 => B::ONE,
         0x02 => B::SRC_COLOR,

@@ -9,6 +9,7 @@
 //! (viewport of the level's size, sampling the previous level with base = max level), not into
 //! the texture: the same texels read and pixels written, without a framebuffer object.
 
+use sgx_sim::bench_pattern as pattern;
 use std::ffi::c_void;
 use std::process::Command;
 use std::time::Instant;
@@ -108,15 +109,11 @@ impl Gl {
     }
 }
 
-/// The benchmark's texel pattern (as sgx-sim's).
-fn pattern(len: usize) -> Vec<u8> {
-    (0..len).map(|i| (i * 7 + i / 64) as u8).collect()
-}
-
 /// In the child: renders both workloads on the current OSMesa driver and prints
 /// `quad <Mpix/s>` and `chain <Mpix/s>`.
 pub fn child() -> anyhow::Result<()> {
     let gl = Gl::load()?;
+    // The bench's target: 512x512 BGRA8, as sgx-sim's bench renders into.
     let mut buf = vec![0u8; 512 * 512 * 4];
     // SAFETY: OSMesa calls with a live buffer of 512x512 BGRA8 pixels that outlives the
     // context (destroyed below before `buf` drops); texture data pointers are live slices of

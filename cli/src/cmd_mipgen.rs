@@ -55,8 +55,9 @@ fn window(a: &Args, levels: u32) -> anyhow::Result<u32> {
 }
 
 pub fn run(a: &Args) -> anyhow::Result<()> {
-    if !a.size.is_power_of_two() || a.size > 2048 {
-        bail!("--size {} is not a power of two from 1 to 2048", a.size);
+    let max_px = sgx_hwdocs::limits::MAX_TEXTURE_PX as u32;
+    if !a.size.is_power_of_two() || a.size > max_px {
+        bail!("--size {} is not a power of two from 1 to {max_px}", a.size);
     }
     let levels = 32 - a.size.leading_zeros();
     let last = window(a, levels)?;

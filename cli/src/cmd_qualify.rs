@@ -57,7 +57,10 @@ pub struct Args {
     images_max_px: u32,
 }
 
-const DEFAULT_SIZES: [u32; 6] = [32, 64, 128, 256, 512, 2048];
+/// The largest side the hardware samples (hwdocs).
+const MAX_PX: u32 = sgx_hwdocs::limits::MAX_TEXTURE_PX as u32;
+// Sizes a qualification runs by default: small to large, and the hardware's largest.
+const DEFAULT_SIZES: [u32; 6] = [32, 64, 128, 256, 512, MAX_PX];
 
 fn parse_format(name: &str) -> anyhow::Result<Format> {
     Format::from_name(name)
@@ -108,8 +111,8 @@ fn specs(a: &Args) -> anyhow::Result<Vec<Spec>> {
         a.sizes.clone()
     };
     for s in &sizes {
-        if !s.is_power_of_two() || *s < 2 || *s > 2048 {
-            anyhow::bail!("--size {s}: a power of two in 2..=2048");
+        if !s.is_power_of_two() || *s < 2 || *s > MAX_PX {
+            anyhow::bail!("--size {s}: a power of two in 2..={MAX_PX}");
         }
     }
     let windows: Vec<(u32, Option<u32>)> = a
@@ -140,7 +143,8 @@ fn specs(a: &Args) -> anyhow::Result<Vec<Spec>> {
             let top = size_px.trailing_zeros();
             let ws: Vec<(u32, Option<u32>)> = if windows.is_empty() {
                 let mut v = vec![(0, None)];
-                if size_px == 2048 {
+                // The largest texture also runs the windows of its last levels alone.
+                if size_px == MAX_PX {
                     v.extend([(2, None), (4, None)]);
                 }
                 v

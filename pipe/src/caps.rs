@@ -114,7 +114,7 @@ impl Cap {
 }
 
 fn level_count(size_px: u64) -> i64 {
-    64 - i64::from(size_px.leading_zeros())
+    i64::from(u64::BITS - size_px.leading_zeros())
 }
 
 /// The value of a screen capability.

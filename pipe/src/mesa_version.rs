@@ -87,9 +87,10 @@ fn extensions(c: &dyn CapsSource) -> Ext {
 
 /// Each GL 2.1 minimum limit the screen falls short of.
 fn limit_shortfalls(c: &dyn CapsSource) -> Vec<String> {
-    let levels_for = |px: i64| 64 - i64::from((px as u64).leading_zeros());
+    let levels_for = |px: i64| i64::from(u64::BITS - (px as u64).leading_zeros());
     let fs = |cap| c.shader_param(ShaderStage::Fragment, cap);
     let vs = |cap| c.shader_param(ShaderStage::Vertex, cap);
+    // GL 2.1's minimum values (its specification's table 6.36 ff.), not the hardware's.
     let checks: [(&str, i64, i64); 8] = [
         ("MAX_TEXTURE_SIZE", c.param(Cap::MaxTexture2dSize), 64),
         (

@@ -74,8 +74,8 @@ impl Default for StencilState {
             fail_op: StencilOp::KEEP,
             zfail_op: StencilOp::KEEP,
             zpass_op: StencilOp::KEEP,
-            valuemask: 0xFF,
-            writemask: 0xFF,
+            valuemask: u8::MAX,
+            writemask: u8::MAX,
         }
     }
 }

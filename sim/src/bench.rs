@@ -72,7 +72,9 @@ fn textured_quad(size: f32, st: TexState) -> DrawDesc {
     d
 }
 
-fn pattern(len: usize) -> Vec<u8> {
+/// The benchmarks' texel pattern: bytes that vary along a row and between rows (not
+/// hardware: any non-constant content serves), shared with the peers' run of the same work.
+pub fn pattern(len: usize) -> Vec<u8> {
     (0..len).map(|i| (i * 7 + i / 64) as u8).collect()
 }
 

@@ -37,7 +37,7 @@ mod kit;
 #[cfg(test)]
 mod tests;
 
-pub use bench::{bench_sim, format_bench, BenchRow};
+pub use bench::{bench_sim, format_bench, pattern as bench_pattern, BenchRow};
 
 /// Memory shared with the winsys: a BO's storage, mapped into the GPU address space.
 ///

@@ -182,7 +182,7 @@ fn mipgen(dev: &Arc<dyn Device>, size_px: u32, p: &mut Parts) -> anyhow::Result<
 /// Every level of a 64x64 BGRA8 chain uploaded with texture_subdata, then read back. Parts:
 /// the levels.
 fn upload(dev: &Arc<dyn Device>, p: &mut Parts) -> anyhow::Result<()> {
-    const SIZE_PX: u32 = 64;
+    const SIZE_PX: u32 = 64; // a scenario size, not a limit
     let last = levels_of(SIZE_PX) - 1;
     let (screen, mut ctx) = screen_on(dev);
     let res = screen

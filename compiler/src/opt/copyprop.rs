@@ -67,6 +67,7 @@ fn small_whole(bits: u32) -> Option<u32> {
 fn apply_mod(bits: u32, m: SrcMod) -> u32 {
     match m {
         SrcMod::NONE => bits,
+        // IEEE 754 single precision: the sign is bit 31.
         SrcMod::NEG => bits ^ 0x8000_0000,
         SrcMod::ABS => bits & 0x7FFF_FFFF,
         SrcMod::NEG_ABS => bits | 0x8000_0000,
@@ -94,6 +95,7 @@ fn rewrite_src(st: &State, m: &MInst, j: usize) -> Option<Src> {
                 if let Some(k) = small_whole(v) {
                     return Some(Src::of(Reg::imm(k)));
                 }
+                // -v (IEEE 754's sign bit) is a small whole number under NEG.
                 if let Some(k) = small_whole(v ^ 0x8000_0000) {
                     if mod_ok(m, SrcMod::NEG) {
                         return Some(Src::of(Reg::imm(k)).neg());

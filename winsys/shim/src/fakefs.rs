@@ -66,7 +66,7 @@ pub fn minor() -> u32 {
         .rev()
         .collect::<String>()
         .parse()
-        .unwrap_or(128)
+        .unwrap_or(128) // the first render node's minor: a Linux convention
 }
 
 fn sys_prefix() -> String {

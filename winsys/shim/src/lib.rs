@@ -252,6 +252,7 @@ struct SyncFenceInfo {
 }
 
 /// SYNC_IOC_FILE_INFO: _IOWR('>', 4, struct sync_file_info).
+// Linux uapi (linux/sync_file.h), not the GPU.
 const SYNC_IOC_FILE_INFO: u64 =
     (3 << 30) | ((std::mem::size_of::<SyncFileInfo>() as u64) << 16) | (0x3e << 8) | 4;
 

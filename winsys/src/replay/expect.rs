@@ -120,6 +120,7 @@ pub struct Setup {
 }
 
 fn default_mipgen_size() -> u32 {
+    // A small chain (seven levels), not a limit.
     64
 }
 
