@@ -142,11 +142,10 @@ impl Blitter {
         let [s0, t0, s1, t1] = q.st;
         ctx.set_vertex_buffers(
             0,
-            &[Some(VertexBuffer {
-                stride: shaders::QUAD_STRIDE_B,
-                buffer_offset: 0,
-                buffer: BufferSource::User(shaders::quad(s0, t0, s1, t1).into()),
-            })],
+            &[Some(VertexBuffer::user(
+                shaders::QUAD_STRIDE_B,
+                shaders::quad(s0, t0, s1, t1),
+            ))],
         )?;
         ctx.set_constant_buffer(sgx_pipe::ShaderStage::Vertex, 0, None)?;
         ctx.set_constant_buffer(sgx_pipe::ShaderStage::Fragment, 0, None)?;

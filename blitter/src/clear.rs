@@ -229,14 +229,7 @@ impl Blitter {
         for k in 0..4 {
             v[k * 24 + 8..k * 24 + 12].copy_from_slice(&zn.to_le_bytes());
         }
-        ctx.set_vertex_buffers(
-            0,
-            &[Some(VertexBuffer {
-                stride: shaders::QUAD_STRIDE_B,
-                buffer_offset: 0,
-                buffer: BufferSource::User(v.into()),
-            })],
-        )?;
+        ctx.set_vertex_buffers(0, &[Some(VertexBuffer::user(shaders::QUAD_STRIDE_B, v))])?;
         ctx.set_sample_mask(!0);
         ctx.draw_vbo(&DrawInfo::arrays(PrimMode::TRIANGLE_STRIP, 0, 4))?;
         Ok(())

@@ -86,18 +86,10 @@ fn six_fenced_passes_exact_pixels_state_and_query_intact() {
     ctx.bind_vs_state(Some(&vs)).unwrap();
     ctx.bind_fs_state(Some(&fs)).unwrap();
     let ve = ctx
-        .create_vertex_elements_state(&[
-            VertexElement {
-                src_offset: 0,
-                vertex_buffer_index: 0,
-                src_format: VertexFormat::R32G32B32A32_FLOAT,
-            },
-            VertexElement {
-                src_offset: 16,
-                vertex_buffer_index: 0,
-                src_format: VertexFormat::R32G32B32A32_FLOAT,
-            },
-        ])
+        .create_vertex_elements_state(&VertexElement::packed(&[
+            VertexFormat::R32G32B32A32_FLOAT,
+            VertexFormat::R32G32B32A32_FLOAT,
+        ]))
         .unwrap();
     ctx.bind_vertex_elements_state(Some(&ve));
     let app_view = SamplerView::new(&tex).levels(0, 0);
@@ -107,11 +99,7 @@ fn six_fenced_passes_exact_pixels_state_and_query_intact() {
 
     let q = ctx.create_query(QueryType::OcclusionCounter);
     ctx.begin_query(&q).unwrap();
-    let vb1 = VertexBuffer {
-        stride: 32,
-        buffer_offset: 0,
-        buffer: BufferSource::User(square(0, 0, [1.0, 0.0, 0.0, 1.0]).into()),
-    };
+    let vb1 = VertexBuffer::user(32, square(0, 0, [1.0, 0.0, 0.0, 1.0]));
     ctx.set_vertex_buffers(0, &[Some(vb1.clone())]).unwrap();
     ctx.draw_vbo(&DrawInfo::arrays(PrimMode::TRIANGLE_STRIP, 0, 4))
         .unwrap();
@@ -151,11 +139,7 @@ fn six_fenced_passes_exact_pixels_state_and_query_intact() {
     );
     assert!(ctx.active_query_state(), "queries resumed");
 
-    let vb2 = VertexBuffer {
-        stride: 32,
-        buffer_offset: 0,
-        buffer: BufferSource::User(square(16, 16, [0.0, 1.0, 0.0, 1.0]).into()),
-    };
+    let vb2 = VertexBuffer::user(32, square(16, 16, [0.0, 1.0, 0.0, 1.0]));
     ctx.set_vertex_buffers(0, &[Some(vb2)]).unwrap();
     ctx.draw_vbo(&DrawInfo::arrays(PrimMode::TRIANGLE_STRIP, 0, 4))
         .unwrap();

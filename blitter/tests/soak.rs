@@ -305,18 +305,10 @@ impl Worker {
         ))?;
         let vs = ctx.create_vs_state(VS_PASSTHROUGH)?;
         let fs = ctx.create_fs_state(FS_TEXTURE)?;
-        let ve = ctx.create_vertex_elements_state(&[
-            VertexElement {
-                src_offset: 0,
-                vertex_buffer_index: 0,
-                src_format: VertexFormat::R32G32B32A32_FLOAT,
-            },
-            VertexElement {
-                src_offset: 16,
-                vertex_buffer_index: 0,
-                src_format: VertexFormat::R32G32_FLOAT,
-            },
-        ])?;
+        let ve = ctx.create_vertex_elements_state(&VertexElement::packed(&[
+            VertexFormat::R32G32B32A32_FLOAT,
+            VertexFormat::R32G32_FLOAT,
+        ]))?;
         ctx.bind_vertex_elements_state(Some(&ve));
         let samp = ctx.create_sampler_state(&SamplerState::default())?;
         ctx.bind_sampler_states(0, &[Some(samp)])?;
@@ -365,17 +357,10 @@ impl Worker {
             (1.0, 1.0, 1.0, 1.0),
         ] {
             for q in [x, y, 0.0, 1.0, s, t] {
-                v.extend_from_slice(&q.to_le_bytes());
+                v.push(q);
             }
         }
-        c.set_vertex_buffers(
-            0,
-            &[Some(VertexBuffer {
-                stride: 24,
-                buffer_offset: 0,
-                buffer: BufferSource::User(v.into()),
-            })],
-        )?;
+        c.set_vertex_buffers(0, &[Some(VertexBuffer::user_f32(6, &v))])?;
         c.draw_vbo(&DrawInfo::arrays(PrimMode::TRIANGLE_STRIP, 0, 4))?;
         if let Some(f) = c.flush()? {
             f.wait(WAIT)?;

@@ -135,11 +135,9 @@ impl Bench {
         let fs = ctx.create_fs_state(FS)?;
         ctx.bind_vs_state(Some(&vs))?;
         ctx.bind_fs_state(Some(&fs))?;
-        let velems = ctx.create_vertex_elements_state(&[VertexElement {
-            src_offset: 0,
-            vertex_buffer_index: 0,
-            src_format: VertexFormat::R32G32B32A32_FLOAT,
-        }])?;
+        let velems = ctx.create_vertex_elements_state(&VertexElement::packed(&[
+            VertexFormat::R32G32B32A32_FLOAT,
+        ]))?;
         ctx.bind_vertex_elements_state(Some(&velems));
         let data = triangles();
         let vb = screen.resource_create(&ResourceTemplate::buffer(

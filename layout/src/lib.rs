@@ -13,7 +13,7 @@
 //! - [`level_table`] and [`mod@bench`] for the `sgx535 layout` and `sgx535 bench twiddle` commands.
 //!
 //! Naming: sizes and offsets carry their unit as a suffix, `_px`, `_el`, `_tl` and `_B` for
-//! bytes, upper case as in the issue and DESIGN.md (hence `non_snake_case`); serialised field
+//! bytes, upper case as CONTRIBUTING.md says (hence `non_snake_case`); serialised field
 //! names keep the same spelling (`offset_B`).
 
 // Every unsafe block says why it is sound (RELIABILITY.md).

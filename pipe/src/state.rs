@@ -353,6 +353,23 @@ pub struct VertexBuffer {
     pub buffer: BufferSource,
 }
 
+impl VertexBuffer {
+    /// Vertices in the caller's memory (a user buffer), `stride_B` bytes apart from byte 0.
+    pub fn user(stride_B: u32, bytes: Vec<u8>) -> VertexBuffer {
+        VertexBuffer {
+            stride: stride_B,
+            buffer_offset: 0,
+            buffer: BufferSource::User(bytes.into()),
+        }
+    }
+
+    /// A user buffer of vertices made of `per_vertex` f32 values each, from `values` in order.
+    pub fn user_f32(per_vertex: u32, values: &[f32]) -> VertexBuffer {
+        let bytes = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+        VertexBuffer::user(per_vertex * 4, bytes)
+    }
+}
+
 /// `pipe_constant_buffer`: constants as f32/u32 bits, four per vec4.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ConstantBuffer {
@@ -458,5 +475,17 @@ mod tests {
         assert!(e.iter().all(|e| e.vertex_buffer_index == 0));
         assert_eq!(e[1].src_format, VertexFormat::R8G8B8A8_UNORM);
         assert!(VertexElement::packed(&[]).is_empty());
+    }
+
+    #[test]
+    fn user_f32_vertices_are_little_endian_floats_a_vertex_apart() {
+        let vb = VertexBuffer::user_f32(3, &[1.0, -2.0, 0.5, 4.0, 5.0, 6.0]);
+        assert_eq!((vb.stride, vb.buffer_offset), (12, 0));
+        let BufferSource::User(bytes) = &vb.buffer else {
+            panic!("not a user buffer: {vb:?}");
+        };
+        assert_eq!(bytes.len(), 24);
+        assert_eq!(bytes[4..8], (-2.0f32).to_le_bytes());
+        assert_eq!(bytes[20..24], 6.0f32.to_le_bytes());
     }
 }

@@ -74,11 +74,7 @@ pub fn bind_const(r: &mut Rig, f: &FramebufferState) {
     ctx.bind_vs_state(Some(&vs)).unwrap();
     ctx.bind_fs_state(Some(&fs)).unwrap();
     let ve = ctx
-        .create_vertex_elements_state(&[VertexElement {
-            src_offset: 0,
-            vertex_buffer_index: 0,
-            src_format: VertexFormat::R32G32B32A32_FLOAT,
-        }])
+        .create_vertex_elements_state(&VertexElement::packed(&[VertexFormat::R32G32B32A32_FLOAT]))
         .unwrap();
     ctx.bind_vertex_elements_state(Some(&ve));
 }
@@ -113,14 +109,7 @@ pub fn draw_px(r: &mut Rig, mode: PrimMode, pts: &[(f32, f32, f32)]) {
     );
     let data = verts_px(pts, w, h);
     r.ctx
-        .set_vertex_buffers(
-            0,
-            &[Some(VertexBuffer {
-                stride: 16,
-                buffer_offset: 0,
-                buffer: BufferSource::User(data.into()),
-            })],
-        )
+        .set_vertex_buffers(0, &[Some(VertexBuffer::user(16, data))])
         .unwrap();
     r.ctx
         .draw_vbo(&DrawInfo::arrays(mode, 0, pts.len() as u32))
@@ -168,18 +157,10 @@ pub fn draw_sampled(
     let fs = ctx.create_fs_state(fs)?;
     ctx.bind_vs_state(Some(&vs))?;
     ctx.bind_fs_state(Some(&fs))?;
-    let ve = ctx.create_vertex_elements_state(&[
-        VertexElement {
-            src_offset: 0,
-            vertex_buffer_index: 0,
-            src_format: VertexFormat::R32G32B32A32_FLOAT,
-        },
-        VertexElement {
-            src_offset: 16,
-            vertex_buffer_index: 0,
-            src_format: VertexFormat::R32G32B32A32_FLOAT,
-        },
-    ])?;
+    let ve = ctx.create_vertex_elements_state(&VertexElement::packed(&[
+        VertexFormat::R32G32B32A32_FLOAT,
+        VertexFormat::R32G32B32A32_FLOAT,
+    ]))?;
     ctx.bind_vertex_elements_state(Some(&ve));
     let s = ctx.create_sampler_state(&sampler)?;
     ctx.bind_sampler_states(0, &[Some(s)])?;
@@ -190,17 +171,10 @@ pub fn draw_sampled(
         .enumerate()
     {
         for q in [x, y, 0.0, 1.0].into_iter().chain(tc[i]) {
-            v.extend_from_slice(&q.to_le_bytes());
+            v.push(q);
         }
     }
-    ctx.set_vertex_buffers(
-        0,
-        &[Some(VertexBuffer {
-            stride: 32,
-            buffer_offset: 0,
-            buffer: BufferSource::User(v.into()),
-        })],
-    )?;
+    ctx.set_vertex_buffers(0, &[Some(VertexBuffer::user_f32(8, &v))])?;
     ctx.draw_vbo(&DrawInfo::arrays(PrimMode::TRIANGLE_STRIP, 0, 4))?;
     ctx.read_level(&t, 0, 0)
 }

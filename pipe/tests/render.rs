@@ -133,14 +133,7 @@ fn a_partial_draw_loads_and_stores_only_its_tile_and_leaves_other_bytes() {
         16,
     );
     r.ctx
-        .set_vertex_buffers(
-            0,
-            &[Some(VertexBuffer {
-                stride: 16,
-                buffer_offset: 0,
-                buffer: BufferSource::User(data.into()),
-            })],
-        )
+        .set_vertex_buffers(0, &[Some(VertexBuffer::user(16, data))])
         .unwrap();
     r.ctx
         .draw_vbo(&DrawInfo::arrays(PrimMode::TRIANGLE_STRIP, 0, 4))
@@ -187,11 +180,7 @@ fn rebinding_equal_state_emits_no_new_state() {
     bind_const(&mut r, &fb(&t, None));
     set_colour(&mut r, [1.0, 0.0, 0.0, 1.0]);
     let data = verts_px(&[(0.0, 0.0, 0.0), (8.0, 0.0, 0.0), (0.0, 8.0, 0.0)], 32, 32);
-    let vb = VertexBuffer {
-        stride: 16,
-        buffer_offset: 0,
-        buffer: BufferSource::User(data.into()),
-    };
+    let vb = VertexBuffer::user(16, data);
     r.ctx.set_vertex_buffers(0, &[Some(vb.clone())]).unwrap();
     for _ in 0..10 {
         // New objects with the same contents.
@@ -254,11 +243,7 @@ fn only_dirty_state_groups_are_repacked_and_emitted() {
         32,
         32,
     );
-    let vb = VertexBuffer {
-        stride: 16,
-        buffer_offset: 0,
-        buffer: BufferSource::User(data.into()),
-    };
+    let vb = VertexBuffer::user(16, data);
     r.ctx.set_vertex_buffers(0, &[Some(vb)]).unwrap();
     r.ctx.draw_vbo(&tri).unwrap();
     let blue = r.ctx.stats();
@@ -652,14 +637,7 @@ fn red_on_black_32(r: &mut Rig, pts: &[(f32, f32, f32)]) -> std::sync::Arc<Resou
         .unwrap();
     set_colour(r, [1.0, 0.0, 0.0, 1.0]);
     r.ctx
-        .set_vertex_buffers(
-            0,
-            &[Some(VertexBuffer {
-                stride: 16,
-                buffer_offset: 0,
-                buffer: BufferSource::User(verts_px(pts, 32, 32).into()),
-            })],
-        )
+        .set_vertex_buffers(0, &[Some(VertexBuffer::user(16, verts_px(pts, 32, 32)))])
         .unwrap();
     t
 }

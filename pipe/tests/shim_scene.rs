@@ -67,18 +67,10 @@ pub fn scene_sized(dev: Arc<dyn Device>, side_px: u32) -> Vec<u8> {
     ctx.bind_vs_state(Some(&vs)).unwrap();
     ctx.bind_fs_state(Some(&fs)).unwrap();
     let ve = ctx
-        .create_vertex_elements_state(&[
-            VertexElement {
-                src_offset: 0,
-                vertex_buffer_index: 0,
-                src_format: VertexFormat::R32G32B32A32_FLOAT,
-            },
-            VertexElement {
-                src_offset: 16,
-                vertex_buffer_index: 0,
-                src_format: VertexFormat::R32G32_FLOAT,
-            },
-        ])
+        .create_vertex_elements_state(&VertexElement::packed(&[
+            VertexFormat::R32G32B32A32_FLOAT,
+            VertexFormat::R32G32_FLOAT,
+        ]))
         .unwrap();
     ctx.bind_vertex_elements_state(Some(&ve));
     let samp = ctx
@@ -99,18 +91,11 @@ pub fn scene_sized(dev: Arc<dyn Device>, side_px: u32) -> Vec<u8> {
         (0.75, 0.75, 1.0, 1.0),
     ] {
         for q in [x, y, 0.0, 1.0, s, tt] {
-            v.extend_from_slice(&q.to_le_bytes());
+            v.push(q);
         }
     }
-    ctx.set_vertex_buffers(
-        0,
-        &[Some(VertexBuffer {
-            stride: 24,
-            buffer_offset: 0,
-            buffer: BufferSource::User(v.into()),
-        })],
-    )
-    .unwrap();
+    ctx.set_vertex_buffers(0, &[Some(VertexBuffer::user_f32(6, &v))])
+        .unwrap();
     ctx.draw_vbo(&DrawInfo::arrays(PrimMode::TRIANGLE_STRIP, 0, 4))
         .unwrap();
     let mut out = ctx.read_level(&t, 0, 0).unwrap();

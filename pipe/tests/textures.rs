@@ -225,18 +225,10 @@ DCL OUT[1], GENERIC[0]
     ctx.bind_vs_state(Some(&vs)).unwrap();
     ctx.bind_fs_state(Some(&fs)).unwrap();
     let ve = ctx
-        .create_vertex_elements_state(&[
-            VertexElement {
-                src_offset: 0,
-                vertex_buffer_index: 0,
-                src_format: VertexFormat::R32G32B32A32_FLOAT,
-            },
-            VertexElement {
-                src_offset: 16,
-                vertex_buffer_index: 0,
-                src_format: VertexFormat::R32G32B32_FLOAT,
-            },
-        ])
+        .create_vertex_elements_state(&VertexElement::packed(&[
+            VertexFormat::R32G32B32A32_FLOAT,
+            VertexFormat::R32G32B32_FLOAT,
+        ]))
         .unwrap();
     ctx.bind_vertex_elements_state(Some(&ve));
     let s = ctx
@@ -262,18 +254,11 @@ DCL OUT[1], GENERIC[0]
         let mut v = Vec::new();
         for (x, y) in [(x0, -1.0f32), (x1, -1.0), (x0, 1.0), (x1, 1.0)] {
             for q in [x, y, 0.0, 1.0, d[0], d[1], d[2]] {
-                v.extend_from_slice(&q.to_le_bytes());
+                v.push(q);
             }
         }
-        ctx.set_vertex_buffers(
-            0,
-            &[Some(VertexBuffer {
-                stride: 28,
-                buffer_offset: 0,
-                buffer: BufferSource::User(v.into()),
-            })],
-        )
-        .unwrap();
+        ctx.set_vertex_buffers(0, &[Some(VertexBuffer::user_f32(7, &v))])
+            .unwrap();
         ctx.draw_vbo(&DrawInfo::arrays(PrimMode::TRIANGLE_STRIP, 0, 4))
             .unwrap();
     }

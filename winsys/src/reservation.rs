@@ -1,4 +1,4 @@
-//! Per-buffer reservations with dma-resv rules (DESIGN.md): one write fence and a set of read
+//! Per-buffer reservations with dma-resv rules (ARCHITECTURE.md, "Reservations"): one write fence and a set of read
 //! fences. A reader waits for the writer; a writer waits for the writer and every reader. CPU
 //! maps follow the same rules.
 
