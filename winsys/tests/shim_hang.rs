@@ -136,23 +136,10 @@ fn fences_leave_the_process_as_sync_files_through_the_shim() {
     }
 }
 
-/// linux/sync_file.h's struct sync_file_info.
-#[repr(C)]
-#[derive(Default)]
-struct SyncFileInfo {
-    name: [u8; 32],
-    status: i32,
-    flags: u32,
-    num_fences: u32,
-    pad: u32,
-    sync_fence_info: u64,
-}
-
 /// SYNC_IOC_FILE_INFO's status: 1 signalled, 0 pending, a negative errno for an error.
 fn sync_file_status(fd: &impl std::os::fd::AsRawFd) -> i32 {
+    use sgx_winsys::drm::sync_file::{SyncFileInfo, SYNC_IOC_FILE_INFO as request};
     let mut info = SyncFileInfo::default();
-    let request =
-        (3u64 << 30) | ((std::mem::size_of::<SyncFileInfo>() as u64) << 16) | (0x3e << 8) | 4;
     // SAFETY: the argument is the struct the request encodes, asking for no fence array.
     let r = unsafe { libc::ioctl(fd.as_raw_fd(), request as _, &mut info) };
     assert_eq!(

@@ -19,6 +19,7 @@ mod fakefs;
 mod memfd;
 mod real;
 
+use sgx_winsys::drm::sync_file::{SyncFenceInfo, SyncFileInfo, SYNC_IOC_FILE_INFO};
 use std::ffi::{c_char, c_int, c_uint, c_ulong, c_void, CStr, CString};
 use std::sync::OnceLock;
 
@@ -229,32 +230,6 @@ pub unsafe extern "C" fn close(fd: c_int) -> c_int {
     // SAFETY: forwarded; for a node file this closes its stand-in memfd.
     unsafe { (real().close)(fd) }
 }
-
-/// linux/sync_file.h's struct sync_file_info.
-#[repr(C)]
-struct SyncFileInfo {
-    name: [u8; 32],
-    status: i32,
-    flags: u32,
-    num_fences: u32,
-    pad: u32,
-    sync_fence_info: u64,
-}
-
-/// linux/sync_file.h's struct sync_fence_info.
-#[repr(C)]
-struct SyncFenceInfo {
-    obj_name: [u8; 32],
-    driver_name: [u8; 32],
-    status: i32,
-    flags: u32,
-    timestamp_ns: u64,
-}
-
-/// SYNC_IOC_FILE_INFO: _IOWR('>', 4, struct sync_file_info).
-// Linux uapi (linux/sync_file.h), not the GPU.
-const SYNC_IOC_FILE_INFO: u64 =
-    (3 << 30) | ((std::mem::size_of::<SyncFileInfo>() as u64) << 16) | (0x3e << 8) | 4;
 
 fn name32(text: &str) -> [u8; 32] {
     let mut out = [0u8; 32];

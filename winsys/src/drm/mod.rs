@@ -17,7 +17,7 @@ mod card;
 mod reaper;
 mod shared;
 mod storage;
-mod sync_file;
+pub mod sync_file;
 pub mod uapi;
 
 use std::collections::HashMap;

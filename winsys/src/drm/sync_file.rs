@@ -6,17 +6,31 @@ use std::os::fd::{AsRawFd, BorrowedFd};
 
 use crate::error::Errno;
 
-/// linux/sync_file.h's struct sync_file_info.
+/// linux/sync_file.h's struct sync_file_info (the drm-shim serves it for its sync files).
 #[repr(C)]
 #[derive(Default)]
-struct SyncFileInfo {
-    name: [u8; 32],
-    status: i32,
-    flags: u32,
-    num_fences: u32,
-    pad: u32,
-    sync_fence_info: u64,
+pub struct SyncFileInfo {
+    pub name: [u8; 32],
+    pub status: i32,
+    pub flags: u32,
+    pub num_fences: u32,
+    pub pad: u32,
+    pub sync_fence_info: u64,
 }
+
+/// linux/sync_file.h's struct sync_fence_info.
+#[repr(C)]
+pub struct SyncFenceInfo {
+    pub obj_name: [u8; 32],
+    pub driver_name: [u8; 32],
+    pub status: i32,
+    pub flags: u32,
+    pub timestamp_ns: u64,
+}
+
+/// SYNC_IOC_FILE_INFO: `_IOWR('>', 4, struct sync_file_info)` (Linux uapi, not the GPU).
+pub const SYNC_IOC_FILE_INFO: u64 =
+    nix::request_code_readwrite!(b'>', 4, std::mem::size_of::<SyncFileInfo>()) as u64;
 
 /// drm.h's struct drm_syncobj_handle.
 #[repr(C)]
@@ -36,7 +50,7 @@ nix::ioctl_readwrite!(sync_ioc_file_info, b'>', 4, SyncFileInfo);
 nix::ioctl_readwrite!(syncobj_fd_to_handle, b'd', 0xC2, SyncobjHandle);
 
 /// SYNC_IOC_FILE_INFO's status: 1 signalled, 0 active, a negative errno for an error.
-pub(crate) fn status(fd: BorrowedFd<'_>) -> Result<i32, Errno> {
+pub fn status(fd: BorrowedFd<'_>) -> Result<i32, Errno> {
     let mut info = SyncFileInfo::default();
     // SAFETY: `info` is a live sync_file_info asking for no fence array.
     unsafe { sync_ioc_file_info(fd.as_raw_fd(), &mut info) }?;
@@ -69,10 +83,8 @@ mod tests {
     fn request_numbers_match_the_kernel_headers() {
         assert_eq!(std::mem::size_of::<SyncFileInfo>(), 56);
         assert_eq!(std::mem::size_of::<SyncobjHandle>(), 24);
-        assert_eq!(
-            nix::request_code_readwrite!(b'>', 4, std::mem::size_of::<SyncFileInfo>()),
-            0xC038_3E04
-        );
+        assert_eq!(SYNC_IOC_FILE_INFO, 0xC038_3E04);
+        assert_eq!(std::mem::size_of::<SyncFenceInfo>(), 80);
         assert_eq!(
             nix::request_code_readwrite!(b'd', 0xC2, std::mem::size_of::<SyncobjHandle>()),
             0xC018_64C2
