@@ -122,12 +122,31 @@ impl Machine {
                     }
                 }
                 let mut r = [[0; 4]; 4];
-                for i in 0..4 {
-                    r[i] = if op == Opcode::LDC {
-                        ldc(a[i], sa)
-                    } else {
-                        alu(op, a[i], c[i], d[i])
-                    };
+                // The commonest operations with the opcode dispatched once for the quad's 16
+                // lanes (each lane as `alu` computes it), the others instance by instance.
+                match op {
+                    Opcode::FMUL | Opcode::FADD | Opcode::FMAD => {
+                        for i in 0..4 {
+                            for l in 0..4 {
+                                let (x, y) = (f32::from_bits(a[i][l]), f32::from_bits(c[i][l]));
+                                r[i][l] = match op {
+                                    Opcode::FMUL => (x * y).to_bits(),
+                                    Opcode::FADD => (x + y).to_bits(),
+                                    _ => (x * y + f32::from_bits(d[i][l])).to_bits(),
+                                };
+                            }
+                        }
+                    }
+                    Opcode::LDC => {
+                        for i in 0..4 {
+                            r[i] = ldc(a[i], sa);
+                        }
+                    }
+                    _ => {
+                        for i in 0..4 {
+                            r[i] = alu(op, a[i], c[i], d[i]);
+                        }
+                    }
                 }
                 self.write4(ins, r);
             }
@@ -146,7 +165,9 @@ impl Machine {
             }
             SrcReg::Output(n) => self.outs[usize::from(n)],
             SrcReg::Imm(bits) => [[bits; 4]; 4],
-            SrcReg::Secondary(_) | SrcReg::SecIndexed(_) => {
+            // A plain secondary is the same vec4 for every instance (`read`'s lookup, once).
+            SrcReg::Secondary(n) => [sa.get(usize::from(n)).copied().unwrap_or([0; 4]); 4],
+            SrcReg::SecIndexed(_) => {
                 let mut r = [[0; 4]; 4];
                 for (i, ri) in r.iter_mut().enumerate() {
                     let raw = Src {
