@@ -348,11 +348,34 @@ impl Target {
         let mut n = 0u64;
         match self.st.layout {
             MemLayout::LINEAR => {
+                let k = xs.len() * bpe;
+                let x0 = (xs.start - tx * T) as usize;
+                // When the rectangle's rows lie in one writable mapping, each row is encoded
+                // straight into memory, without a translation and a copy per row; otherwise
+                // row by row through the MMU, which faults at the exact address. Inside one
+                // mapping no address wraps, so row y starts `(y - first) * stride` on.
+                let (first, stride) = (ys.start, self.st.stride_B as usize);
+                let span_B = (ys.end - 1 - first) as usize * stride + k;
+                let start = self.addr(xs.start, first);
+                if let Some(p) = (stride >= k)
+                    .then(|| mmu.span(start, span_B, true))
+                    .flatten()
+                {
+                    for y in ys {
+                        let line = &colour[((y - ty * T) * T) as usize..];
+                        // SAFETY: row y's k bytes lie inside the span `span` checked is
+                        // writable host memory, and rows do not overlap (stride >= k).
+                        let dst = unsafe {
+                            std::slice::from_raw_parts_mut(p.add((y - first) as usize * stride), k)
+                        };
+                        enc.encode_run(&line[x0..x0 + xs.len()], dst, bpe);
+                        n += k as u64;
+                    }
+                    return Ok(n);
+                }
                 let mut row = [0u8; 4 * T as usize];
                 for y in ys {
                     let line = &colour[((y - ty * T) * T) as usize..];
-                    let x0 = (xs.start - tx * T) as usize;
-                    let k = xs.len() * bpe;
                     enc.encode_run(&line[x0..x0 + xs.len()], &mut row[..k], bpe);
                     mmu.write(Unit::Pbe, self.addr(xs.start, y), &row[..k])?;
                     n += k as u64;

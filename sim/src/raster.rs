@@ -21,7 +21,7 @@ use crate::mmu::Mmu;
 use crate::pbe::Target;
 use crate::regs::RegFile;
 use crate::tsp::{Sampler, TexTable};
-use crate::usse::{Machine, Program, QuadOut, Stage};
+use crate::usse::{Machine, Program, QuadOut, Stage, TexEmit};
 use crate::zls::Zls;
 use crate::{Counters, Unit};
 
@@ -45,6 +45,8 @@ struct DrawCtx {
     tex: TexTable,
     interp: [Interp; MAX_VAR],
     blend_const: [f32; 4],
+    /// The pixel program's precompiled form, when it has one.
+    tex_emit: Option<TexEmit>,
 }
 
 fn load_ctx(mmu: &Mmu, addr: u32, progs: &mut ProgramCache) -> Result<DrawCtx, JobErr> {
@@ -84,8 +86,10 @@ fn load_ctx(mmu: &Mmu, addr: u32, progs: &mut ProgramCache) -> Result<DrawCtx, J
         t.v9_interp,
     ];
     let blend_const = [t.blend_r, t.blend_g, t.blend_b, t.blend_a].map(|v| v as f32 / 255.0);
+    let tex_emit = TexEmit::of(&fs);
     Ok(DrawCtx {
         ds,
+        tex_emit,
         fs,
         consts,
         tex,
@@ -275,6 +279,7 @@ impl Raster<'_> {
         let need_z = !self.fast || isp.depth_test || t.pos_enable;
         let fast = self.fast;
         let mut sampler = Sampler::new(self.mmu, &ctx.tex, fast);
+        let direct = ctx.tex_emit.filter(|te| fast && te.lod_free(&sampler));
         let mut passed = 0u32;
         let qx0 = px0 & !1;
         let qy0 = py0 & !1;
@@ -464,16 +469,18 @@ impl Raster<'_> {
                             pa[i][t.pcoord_slot as usize] = [s, tt, 0.0, 1.0].map(f32::to_bits);
                         }
                     }
-                    self.machine
-                        .run_quad(
+                    match direct {
+                        Some(te) => te.run(&self.pa, &mut sampler, &mut self.qout),
+                        None => self.machine.run_quad(
                             &ctx.fs,
                             &self.pa,
                             live,
                             &ctx.consts,
                             &mut sampler,
                             &mut self.qout,
-                        )
-                        .map_err(JobErr::usse)?;
+                        ),
+                    }
+                    .map_err(JobErr::usse)?;
                     self.c.usse_instructions += self.qout.instructions;
                     for i in 0..4 {
                         if !(late_z && live[i]) {

@@ -204,6 +204,9 @@ impl FastUnit {
 
 /// Reads and decodes one element of a level held in host memory.
 trait Texel {
+    /// For the 8-bit RGBA kinds, the (`SWAP_RB`, `OPAQUE`) of their SIMD blends.
+    const RGBA8: Option<(bool, bool)> = None;
+
     /// The element at `p + off`, decoded.
     ///
     /// # Safety
@@ -252,66 +255,12 @@ unsafe fn bilinear_scalar<X: Texel + ?Sized>(
     o
 }
 
-/// SSE2 (part of every x86_64) forms of the 8-bit RGBA kinds' bilinear blend: a texel's four
-/// bytes become four f32 lanes divided by 255 (the IEEE quotient the UNORM table holds), and
-/// the blend runs lane-wise with the same operations in the same order, so every lane is
-/// bit-identical to the scalar code.
+mod simd;
+use simd::avx2_available;
 #[cfg(target_arch = "x86_64")]
-mod sse {
-    use std::arch::x86_64::*;
-
-    /// Bytes 0..4 at `p + off` as f32 lanes k / 255, lane 3 forced to 1.0 with `opaque`.
-    ///
-    /// # Safety
-    /// `p + off .. p + off + 4` is readable.
-    #[inline(always)]
-    unsafe fn texel(p: *const u8, off: u32, opaque: bool) -> __m128 {
-        // SAFETY: readable per the contract; SSE2 is in the x86_64 baseline.
-        unsafe {
-            let v = _mm_cvtsi32_si128(std::ptr::read_unaligned(p.add(off as usize) as *const i32));
-            let z = _mm_setzero_si128();
-            let w = _mm_unpacklo_epi16(_mm_unpacklo_epi8(v, z), z);
-            let f = _mm_div_ps(_mm_cvtepi32_ps(w), _mm_set1_ps(255.0));
-            if opaque {
-                let rgb = _mm_castsi128_ps(_mm_set_epi32(0, -1, -1, -1));
-                _mm_or_ps(_mm_and_ps(f, rgb), _mm_set_ps(1.0, 0.0, 0.0, 0.0))
-            } else {
-                f
-            }
-        }
-    }
-
-    /// The bilinear blend of four 32-bit texels in byte order; `SWAP_RB` returns lanes
-    /// (2, 1, 0, 3) (B G R A bytes to R G B A), `OPAQUE` blends 1.0 in lane 3.
-    ///
-    /// # Safety
-    /// Every `p + off[k] .. + 4` is readable.
-    #[inline(always)]
-    pub(super) unsafe fn bilinear<const SWAP_RB: bool, const OPAQUE: bool>(
-        p: *const u8,
-        off: [u32; 4],
-        ax: f32,
-        ay: f32,
-    ) -> [f32; 4] {
-        // SAFETY: readable per the contract; SSE2 is in the x86_64 baseline.
-        unsafe {
-            let t00 = texel(p, off[0], OPAQUE);
-            let t10 = texel(p, off[1], OPAQUE);
-            let t01 = texel(p, off[2], OPAQUE);
-            let t11 = texel(p, off[3], OPAQUE);
-            let (ax, ay) = (_mm_set1_ps(ax), _mm_set1_ps(ay));
-            let top = _mm_add_ps(t00, _mm_mul_ps(_mm_sub_ps(t10, t00), ax));
-            let bot = _mm_add_ps(t01, _mm_mul_ps(_mm_sub_ps(t11, t01), ax));
-            let mut o = _mm_add_ps(top, _mm_mul_ps(_mm_sub_ps(bot, top), ay));
-            if SWAP_RB {
-                o = _mm_shuffle_ps::<0b11_00_01_10>(o, o);
-            }
-            let mut out = [0f32; 4];
-            _mm_storeu_ps(out.as_mut_ptr(), o);
-            out
-        }
-    }
-}
+use simd::sse;
+#[cfg(test)]
+use simd::{INV255_HI, INV255_LO};
 
 /// # Safety
 /// `p + off .. p + off + 4` is readable.
@@ -328,6 +277,8 @@ fn byte(v: u32, sh: u32) -> f32 {
 
 struct Bgra8;
 impl Texel for Bgra8 {
+    const RGBA8: Option<(bool, bool)> = Some((true, false));
+
     #[inline(always)]
     unsafe fn at(_: &TexUnit, p: *const u8, off: u32) -> [f32; 4] {
         // SAFETY: a Bgra8 unit has 4-byte elements.
@@ -345,6 +296,8 @@ impl Texel for Bgra8 {
 
 struct Rgba8;
 impl Texel for Rgba8 {
+    const RGBA8: Option<(bool, bool)> = Some((false, false));
+
     #[inline(always)]
     unsafe fn at(_: &TexUnit, p: *const u8, off: u32) -> [f32; 4] {
         // SAFETY: an Rgba8 unit has 4-byte elements.
@@ -362,6 +315,8 @@ impl Texel for Rgba8 {
 
 struct Bgrx8;
 impl Texel for Bgrx8 {
+    const RGBA8: Option<(bool, bool)> = Some((true, true));
+
     #[inline(always)]
     unsafe fn at(_: &TexUnit, p: *const u8, off: u32) -> [f32; 4] {
         // SAFETY: a Bgrx8 unit has 4-byte elements.
@@ -609,6 +564,7 @@ impl Sampler<'_> {
             wt: u.st.wrap_t,
             cols_B: &u.fast.cols_B,
             rows_B: &u.fast.rows_B,
+            avx2: avx2_available(),
         };
         let f = u.st.mag_filter;
         let n = ex.iter().filter(|&&e| e).count() as u64;
@@ -633,6 +589,8 @@ struct Level<'a> {
     wt: AddrMode,
     cols_B: &'a [u32],
     rows_B: &'a [u32],
+    /// Whether the quad's blends may run in AVX2.
+    avx2: bool,
 }
 
 /// A quad's bilinear footprints: per pixel the wrapped columns (xa, xb) and rows (ya, yb)
@@ -734,6 +692,12 @@ fn footprints_sse2(lv: &Level, coord: &[[f32; 4]; 4], ex: [bool; 4]) -> Option<F
                     };
                     store(clamp(v), a);
                     store(clamp(v1), b);
+                } else if m == AddrMode::REPEAT && n.is_power_of_two() {
+                    // `rem_euclid` by a power of two is a mask in two's complement (GL's
+                    // default wrap: the divides were 9% of a textured fill's cycles).
+                    let mask = _mm_set1_epi32(n as i32 - 1);
+                    store(_mm_and_si128(v, mask), a);
+                    store(_mm_and_si128(v1, mask), b);
                 } else {
                     let mut raw = [0u32; 4];
                     store(v, &mut raw);
@@ -765,6 +729,28 @@ fn quad_linear<X: Texel>(
     let f = footprints_sse2(lv, coord, ex).unwrap_or_else(|| footprints_scalar(lv, coord, ex));
     #[cfg(not(target_arch = "x86_64"))]
     let f = footprints_scalar(lv, coord, ex);
+    #[cfg(target_arch = "x86_64")]
+    if let (Some((swap_rb, opaque)), true, true, true) =
+        (X::RGBA8, lv.avx2, ex == [true; 4], u.fast.swz_identity)
+    {
+        let mut off = [[0u32; 4]; 4];
+        for (i, o) in off.iter_mut().enumerate() {
+            let (ca, cb) = (lv.cols_B[f.xa[i] as usize], lv.cols_B[f.xb[i] as usize]);
+            let (ra, rb) = (lv.rows_B[f.ya[i] as usize], lv.rows_B[f.yb[i] as usize]);
+            *o = [ca + ra, cb + ra, ca + rb, cb + rb];
+        }
+        // SAFETY: AVX2 was detected; the tables hold offsets of elements of the held level,
+        // whose elements are 4 bytes for these kinds.
+        unsafe {
+            match (swap_rb, opaque) {
+                (true, true) => simd::avx2::quad::<true, true>(lv.p, &off, f.ax, f.ay, out),
+                (true, false) => simd::avx2::quad::<true, false>(lv.p, &off, f.ax, f.ay, out),
+                (false, true) => simd::avx2::quad::<false, true>(lv.p, &off, f.ax, f.ay, out),
+                (false, false) => simd::avx2::quad::<false, false>(lv.p, &off, f.ax, f.ay, out),
+            }
+        }
+        return;
+    }
     for i in 0..4 {
         if !ex[i] {
             continue;

@@ -5,12 +5,14 @@
 //! per the `semantics` strings of `hwdocs/defs/usse.json`.
 
 mod decode;
+mod direct;
 mod exec;
 #[cfg(test)]
 mod tests;
 
 pub(crate) use decode::program_extent;
 pub use decode::Program;
+pub(crate) use direct::TexEmit;
 pub(crate) use exec::Machine;
 
 use crate::{Fault, Unit};

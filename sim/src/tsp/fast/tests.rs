@@ -202,7 +202,12 @@ fn packed_footprints_equal_the_scalar_ones() {
     let tables: Vec<u32> = (0..2048).collect();
     let (mut packed, mut total) = (0, 0);
     for k in 0..30_000usize {
-        let (w, h) = (1 + next() % 600, 1 + next() % 600);
+        let (w, h) = if k % 4 == 0 {
+            // Powers of two, which REPEAT wraps with a mask.
+            (1 << (next() % 11), 1 << (next() % 11))
+        } else {
+            (1 + next() % 600, 1 + next() % 600)
+        };
         let lv = Level {
             p: std::ptr::null(),
             w,
@@ -211,6 +216,7 @@ fn packed_footprints_equal_the_scalar_ones() {
             wt: modes[(k / 3) % 3],
             cols_B: &tables,
             rows_B: &tables,
+            avx2: false,
         };
         let mut pick = || {
             if next() % 4 == 0 {
@@ -274,5 +280,101 @@ fn swizzle_picks_like_the_reference() {
             pick(st.swz_a),
         ];
         assert_eq!(fu.swizzle(o), want);
+    }
+}
+
+#[test]
+fn split_reciprocal_divides_every_byte() {
+    for k in 0..=255u32 {
+        let (kf, want) = (k as f32, UNORM[8][k as usize]);
+        // The high product is exact, so only the add rounds.
+        assert_eq!(
+            f64::from(kf * INV255_HI),
+            f64::from(kf) * f64::from(INV255_HI)
+        );
+        assert_eq!(
+            (kf * INV255_HI + kf * INV255_LO).to_bits(),
+            want.to_bits(),
+            "{k}"
+        );
+    }
+    // The SSE2 texel reader, every byte in every lane.
+    #[cfg(target_arch = "x86_64")]
+    for k in 0..=255u32 {
+        let bytes = [k as u8, (k + 1) as u8, (k + 2) as u8, (k + 3) as u8];
+        let mut got = [0f32; 4];
+        // SAFETY: `bytes` holds the 4 bytes read; SSE2 is in the x86_64 baseline.
+        unsafe {
+            let v = sse::texel(bytes.as_ptr(), 0, false);
+            std::arch::x86_64::_mm_storeu_ps(got.as_mut_ptr(), v);
+        }
+        let want = bytes.map(|b| UNORM[8][usize::from(b)]);
+        assert_eq!(got.map(f32::to_bits), want.map(f32::to_bits), "{k}");
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[test]
+fn avx2_quads_equal_the_scalar_blend() {
+    if !avx2_available() {
+        eprintln!("no AVX2 on this CPU: its quad blend is not taken, nothing to compare");
+        return;
+    }
+    let mut rng = crate::kit::Rng(0x9e37_79b9);
+    let mut next = move || rng.next();
+    let texels: Vec<u8> = (0..4096).map(|_| next() as u8).collect();
+    let p = texels.as_ptr();
+    let u = TexUnit::blank(TexState::default());
+    let special = [
+        0.0,
+        -0.0,
+        0.5,
+        0.999_999_94,
+        1.0,
+        -0.25,
+        1.5,
+        f32::INFINITY,
+        1e-30,
+    ];
+    let same = |a: [f32; 4], b: [f32; 4]| {
+        a.iter()
+            .zip(&b)
+            .all(|(x, y)| x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan()))
+    };
+    for k in 0..3000usize {
+        let off = [0; 4].map(|_: u32| [0; 4].map(|_: u32| (next() % 1023) * 4));
+        let w = |n: usize, r: u32| {
+            if k < 200 {
+                special[n % special.len()]
+            } else {
+                (r >> 8) as f32 / 16_777_216.0
+            }
+        };
+        let ax = [0, 1, 2, 3].map(|i| w(k + i, next()));
+        let ay = [0, 1, 2, 3].map(|i| w(k / 3 + 2 * i, next()));
+        macro_rules! check {
+            ($kind:ty, $swap:literal, $opaque:literal) => {{
+                let mut got = [[0f32; 4]; 4];
+                // SAFETY: AVX2 was detected; every offset + 4 lies inside `texels`.
+                unsafe { simd::avx2::quad::<$swap, $opaque>(p, &off, ax, ay, &mut got) };
+                for i in 0..4 {
+                    // SAFETY: as above.
+                    let want = unsafe { bilinear_scalar::<$kind>(&u, p, off[i], ax[i], ay[i]) };
+                    assert!(
+                        same(got[i], want),
+                        "{} pixel {i} {:?} {} {}: {:?} vs {:?}",
+                        stringify!($kind),
+                        off[i],
+                        ax[i],
+                        ay[i],
+                        got[i],
+                        want
+                    );
+                }
+            }};
+        }
+        check!(Bgra8, true, false);
+        check!(Rgba8, false, false);
+        check!(Bgrx8, true, true);
     }
 }
