@@ -75,6 +75,7 @@ fn textured_quad(size: f32, st: TexState) -> DrawDesc {
 /// The benchmarks' texel pattern: bytes that vary along a row and between rows (not
 /// hardware: any non-constant content serves), shared with the peers' run of the same work.
 pub fn pattern(len: usize) -> Vec<u8> {
+    // A row-dependent offset every 64 bytes: any non-constant content serves.
     (0..len).map(|i| (i * 7 + i / 64) as u8).collect()
 }
 
@@ -155,7 +156,8 @@ fn chain_scene(base: u32) -> (Scene, Vec<JobDesc>, Arc<Mem>, u64) {
             wrap_t: AddrMode::CLAMP_TO_EDGE,
             ..TexState::default()
         };
-        let tl = size.div_ceil(16);
+        let tile_px = sgx_hwdocs::limits::TILE_W_PX as u32;
+        let tl = size.div_ceil(tile_px);
         let pbe = PbeState {
             base_addr: addr + off,
             layout: MemLayout::TWIDDLED,
@@ -169,7 +171,8 @@ fn chain_scene(base: u32) -> (Scene, Vec<JobDesc>, Arc<Mem>, u64) {
         };
         let rd = RenderDesc {
             pbe,
-            ..RenderDesc::linear(0, tl * 16, tl * 16, 64)
+            // The PBE writes the twiddled level; the linear stride is unused.
+            ..RenderDesc::linear(0, tl * tile_px, tl * tile_px, 64)
         };
         jobs.push(build(&mut s, &rd, &[textured_quad(size as f32, st)]));
     }

@@ -21,7 +21,7 @@ use crate::{Fault, JobStatus, Unit};
 
 /// Varyings a primitive record can carry (hwdocs MAX_VARYINGS): the TA writes records, the
 /// 3D phase reads them.
-pub(crate) const MAX_VAR: usize = 10;
+pub(crate) const MAX_VAR: usize = sgx_hwdocs::limits::MAX_VARYINGS as usize;
 
 /// Primitive kinds in a record's dw1 bits 6:5.
 pub(crate) const KIND_TRI: u32 = 0;

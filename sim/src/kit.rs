@@ -26,7 +26,7 @@ fn s(bank: SrcBank, num: u32) -> S {
     S {
         bank,
         num,
-        swz: 0xE4,
+        swz: sgx_hwdocs::usse::SWIZZLE_IDENTITY as u32,
         m: SrcMod::NONE,
     }
 }
@@ -260,6 +260,7 @@ unsafe impl Backing for Mem {
 }
 
 use sgx_hwdocs::isp::{IspState, Scissor};
+use sgx_hwdocs::limits::{TILE_H_PX, TILE_W_PX};
 use sgx_hwdocs::pbe::PbeState;
 use sgx_hwdocs::regs as rg;
 use sgx_hwdocs::render::{
@@ -282,6 +283,7 @@ impl Scene {
     pub fn new() -> Scene {
         Scene {
             gpu: Gpu::new(),
+            // The kit's first buffer address: any page-aligned address above 0 serves.
             next: 0x0010_0000,
         }
     }
@@ -427,13 +429,13 @@ impl RenderDesc {
     /// A linear B8G8R8A8 target of w x h pixels at `base` with `stride_B`.
     pub fn linear(base: u32, w: u32, h: u32, stride_B: u32) -> RenderDesc {
         RenderDesc {
-            w_tl: w.div_ceil(16),
-            h_tl: h.div_ceil(16),
+            w_tl: w.div_ceil(TILE_W_PX as u32),
+            h_tl: h.div_ceil(TILE_H_PX as u32),
             pbe: PbeState {
                 base_addr: base,
                 stride_B,
-                extent_w_tl: w.div_ceil(16),
-                extent_h_tl: h.div_ceil(16),
+                extent_w_tl: w.div_ceil(TILE_W_PX as u32),
+                extent_h_tl: h.div_ceil(TILE_H_PX as u32),
                 clip_xmax: w - 1,
                 clip_ymax: h - 1,
                 ..PbeState::default()
@@ -479,13 +481,13 @@ pub fn build(scene: &mut Scene, rd: &RenderDesc, draws: &[DrawDesc]) -> JobDesc 
             vs_code_addr: vs,
             vs_const_addr: vsc,
             vs_const_count: d.vs_consts.len() as u32,
-            vs_temps: 64,
+            vs_temps: sgx_hwdocs::usse::TEMP_REGS as u32,
             attr_count: d.attrs.len() as u32,
             vs_outputs: 3,
             fs_code_addr: fs,
             fs_const_addr: fsc,
             fs_const_count: d.fs_consts.len() as u32,
-            fs_temps: 64,
+            fs_temps: sgx_hwdocs::usse::TEMP_REGS as u32,
             tex_count: d.textures.len() as u32,
             attr_table_addr: attrs,
             tex_table_addr: texs,

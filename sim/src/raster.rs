@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::rc::Rc;
 use std::sync::Arc;
 
-use sgx_hwdocs::limits::TILE_W_PX;
+use sgx_hwdocs::limits::{TILE_H_PX, TILE_W_PX};
 use sgx_hwdocs::pbe::PbeState;
 use sgx_hwdocs::regs as r;
 use sgx_hwdocs::render::TileCtrl;
@@ -34,6 +34,10 @@ use edges::{lam_packed, lam_scalar, lerp3, step3, window_accepted, window_reject
 use fragment::{blend, clamp01, compare, stencil_op};
 
 const T: u32 = TILE_W_PX as u32;
+// The tile walk below indexes a tile as T x T: square tiles.
+const _: () = assert!(TILE_W_PX == TILE_H_PX);
+/// Pixels in a tile.
+const TILE_PX2: usize = (TILE_W_PX * TILE_H_PX) as usize;
 /// Sub-pixel precision of the rasteriser: 1/256 pixel.
 const SUB: f32 = 256.0;
 
@@ -100,9 +104,9 @@ fn load_ctx(mmu: &Mmu, addr: u32, progs: &mut ProgramCache) -> Result<DrawCtx, J
 
 /// One tile's on-chip buffers.
 struct Tile {
-    colour: [[f32; 4]; 256],
-    depth: [f32; 256],
-    stencil: [u8; 256],
+    colour: [[f32; 4]; TILE_PX2],
+    depth: [f32; TILE_PX2],
+    stencil: [u8; TILE_PX2],
 }
 
 /// A primitive read back from parameter memory, set up for one tile.
@@ -582,9 +586,9 @@ impl<'a> Raster<'a> {
 impl Tile {
     fn boxed() -> Box<Tile> {
         Box::new(Tile {
-            colour: [[0.0; 4]; 256],
-            depth: [0.0; 256],
-            stencil: [0; 256],
+            colour: [[0.0; 4]; TILE_PX2],
+            depth: [0.0; TILE_PX2],
+            stencil: [0; TILE_PX2],
         })
     }
 }

@@ -152,6 +152,8 @@ impl Zls {
 
 /// A depth/stencil element's depth (and stencil, for Z24S8).
 #[inline(always)]
+// The depth formats' own numbers (Z16: 65535; Z24S8: 24 bits of depth under 8 of stencil),
+// as hwdocs's formats define them.
 fn decode(bpe: usize, v: u32, depth: &mut f32, stencil: &mut u8) {
     if bpe == 2 {
         *depth = v as f32 / 65535.0;
@@ -166,6 +168,7 @@ fn decode(bpe: usize, v: u32, depth: &mut f32, stencil: &mut u8) {
 /// truncation of that is `round()` (half away from zero) for these non-negative values, and
 /// NaN goes to 0 in both.
 #[inline(always)]
+// The same depth format numbers as `decode`.
 fn encode_fast(bpe: usize, depth: f32, stencil: u8) -> u32 {
     let d = f64::from(depth.clamp(0.0, 1.0));
     if bpe == 2 {

@@ -7,13 +7,7 @@
 /// The element index of (x, y) in a square twiddled level (Y in bit 0).
 #[inline(always)]
 fn twiddle(x: u32, y: u32) -> usize {
-    fn spread(v: u32) -> u32 {
-        let mut v = v & 0xffff;
-        v = (v | (v << 8)) & 0x00ff_00ff;
-        v = (v | (v << 4)) & 0x0f0f_0f0f;
-        v = (v | (v << 2)) & 0x3333_3333;
-        (v | (v << 1)) & 0x5555_5555
-    }
+    use crate::tsp::spread_even as spread;
     (spread(y) | (spread(x) << 1)) as usize
 }
 

@@ -7,6 +7,7 @@ use sgx_hwdocs::{Format, FormatKind};
 
 /// k / 255 for every byte k (the same values a division gives, without dividing per texel).
 pub(crate) static UNORM8: [f32; 256] = {
+    // One entry per byte value: a property of bytes, not of the hardware.
     let mut t = [0.0f32; 256];
     let mut k = 0;
     while k < 256 {
@@ -136,6 +137,7 @@ impl Decoder {
 /// IEEE half to f32.
 pub(crate) fn half_to_f32(h: u16) -> f32 {
     let s = u32::from(h >> 15) << 31;
+    // IEEE 754 binary16: sign, 5 exponent bits, 10 mantissa bits.
     let e = u32::from((h >> 10) & 0x1f);
     let m = u32::from(h & 0x3ff);
     let bits = match (e, m) {

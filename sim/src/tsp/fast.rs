@@ -11,15 +11,7 @@ use super::{shadow, wrap, At, Decoder, Sampler, TexUnit, BORDER, LEVELS};
 use crate::num::{floor_fast, floor_i};
 use crate::Fault;
 
-/// Bit-spread of the low 16 bits of `v` into the even bits.
-#[inline(always)]
-fn spread(v: u32) -> u32 {
-    let mut v = v & 0xffff;
-    v = (v | (v << 8)) & 0x00ff_00ff;
-    v = (v | (v << 4)) & 0x0f0f_0f0f;
-    v = (v | (v << 2)) & 0x3333_3333;
-    (v | (v << 1)) & 0x5555_5555
-}
+use super::spread_even as spread;
 
 /// The X part of [`super::twiddle`]: its bits are disjoint from [`twiddle_row`]'s, so
 /// `twiddle(x, y) == twiddle_col(x) | twiddle_row(y)` for x, y inside the level.
@@ -43,6 +35,7 @@ pub(crate) fn twiddle_row(y: u32, log2_w: u32, log2_h: u32) -> u32 {
 /// raw / (2^bits - 1) for every unorm channel width 1..=8 and raw value (row 0 unused): the
 /// values the reference decoder's division gives.
 static UNORM: [[f32; 256]; 9] = {
+    // One row per channel width, one entry per raw value up to a byte's.
     let mut t = [[0.0f32; 256]; 9];
     let mut bits = 1;
     while bits <= 8 {
@@ -67,6 +60,7 @@ static ONES: [f32; 256] = [1.0; 256];
 pub(crate) struct Lut {
     shift: [u32; 4],
     mask: [u32; 4],
+    // Each channel's row of UNORM: one entry per raw value.
     table: [&'static [f32; 256]; 4],
 }
 
@@ -272,7 +266,7 @@ unsafe fn read32(p: *const u8, off: u32) -> u32 {
 
 #[inline(always)]
 fn byte(v: u32, sh: u32) -> f32 {
-    UNORM[8][((v >> sh) & 0xff) as usize]
+    UNORM[8][usize::from((v >> sh) as u8)]
 }
 
 struct Bgra8;

@@ -29,16 +29,22 @@ pub(crate) use fast::{twiddle_col, twiddle_row};
 
 const LEVELS: usize = MAX_TEXTURE_LEVELS as usize;
 
+/// The low 16 bits of `v` spread into its even bits (bit i to bit 2i): a coordinate's part of a
+/// square Morton index. The model keeps its own copy of this rather than using the driver's
+/// (layout's): the model is the independent reference the driver's twiddling is tested against.
+#[inline(always)]
+pub(crate) fn spread_even(v: u32) -> u32 {
+    let mut v = v & 0xffff;
+    v = (v | (v << 8)) & 0x00ff_00ff;
+    v = (v | (v << 4)) & 0x0f0f_0f0f;
+    v = (v | (v << 2)) & 0x3333_3333;
+    (v | (v << 1)) & 0x5555_5555
+}
+
 /// Twiddled (Morton) offset in elements: Y in bit 0, X in bit 1; on a non-square level the
 /// longer side's remaining bits sit above the interleaved ones.
 pub(crate) fn twiddle(x: u32, y: u32, log2_w: u32, log2_h: u32) -> u32 {
-    fn spread(v: u32) -> u32 {
-        let mut v = v & 0xffff;
-        v = (v | (v << 8)) & 0x00ff_00ff;
-        v = (v | (v << 4)) & 0x0f0f_0f0f;
-        v = (v | (v << 2)) & 0x3333_3333;
-        (v | (v << 1)) & 0x5555_5555
-    }
+    let spread = spread_even;
     let m = log2_w.min(log2_h);
     let lo = (1u32 << m) - 1;
     let inter = spread(y & lo) | (spread(x & lo) << 1);

@@ -205,7 +205,7 @@ impl Program {
         let mut writes_depth = false;
         for pc in 0..n {
             let w = &words[2 * pc..2 * pc + 2];
-            let raw = w[0] & 0x7f;
+            let raw = w[0] & UsseFlow::OPCODE_MASK;
             let op = Opcode::from_raw(raw)
                 .ok_or_else(|| illegal(pc, format!("unknown opcode {raw}")))?;
             let dec = |e: sgx_hwdocs::DecodeError| illegal(pc, e.to_string());
@@ -447,11 +447,16 @@ pub(crate) fn program_extent(mut peek: impl FnMut(usize) -> Option<[u32; 2]>) ->
     let mut reach = 0usize;
     for k in 0..MAX_INSTRUCTIONS as usize {
         let w = peek(k)?;
-        let op = Opcode::from_raw(w[0] & 0x7f);
-        let pred = (w[0] >> 7) & 7;
+        // Every format keeps the opcode and the predicate where FLOW does.
+        let op = Opcode::from_raw(w[0] & UsseFlow::OPCODE_MASK);
+        let pred = w[0] & UsseFlow::PRED_MASK;
         match op {
-            Some(Opcode::BR) | Some(Opcode::CALL) => reach = reach.max((w[1] & 0xffff) as usize),
-            Some(Opcode::END) | Some(Opcode::RET) if pred == 0 && reach <= k => return Some(k + 1),
+            Some(Opcode::BR) | Some(Opcode::CALL) => {
+                reach = reach.max((w[1] & UsseFlow::TARGET_MASK) as usize)
+            }
+            Some(Opcode::END) | Some(Opcode::RET) if pred == 0 /* ALWAYS */ && reach <= k => {
+                return Some(k + 1)
+            }
             // An undecodable word: stop here so decode reports it.
             None => return Some(k + 1),
             _ => {}

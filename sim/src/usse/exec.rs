@@ -81,7 +81,7 @@ fn lanes2(a: [u32; 4], c: [u32; 4], g: impl Fn(u32, u32) -> u32) -> [u32; 4] {
 #[inline(always)]
 fn mask_of(t: bool) -> u32 {
     if t {
-        0xffff_ffff
+        u32::MAX
     } else {
         0
     }
@@ -154,15 +154,16 @@ fn alu(op: Opcode, a: [u32; 4], c: [u32; 4], d: [u32; 4]) -> [u32; 4] {
         ICNE => lanes2(a, c, |x, y| mask_of(x != y)),
         IADD => lanes2(a, c, |x, y| x.wrapping_add(y)),
         IMUL => lanes2(a, c, |x, y| x.wrapping_mul(y)),
+        // Division by zero gives all ones, as hwdocs's IDIV/UDIV/UMOD semantics say.
         IDIV => lanes2(a, c, |x, y| {
             if y == 0 {
-                0xffff_ffff
+                u32::MAX
             } else {
                 (x as i32).wrapping_div(y as i32) as u32
             }
         }),
-        UDIV => lanes2(a, c, |x, y| x.checked_div(y).unwrap_or(0xffff_ffff)),
-        UMOD => lanes2(a, c, |x, y| x.checked_rem(y).unwrap_or(0xffff_ffff)),
+        UDIV => lanes2(a, c, |x, y| x.checked_div(y).unwrap_or(u32::MAX)),
+        UMOD => lanes2(a, c, |x, y| x.checked_rem(y).unwrap_or(u32::MAX)),
         AND => lanes2(a, c, |x, y| x & y),
         OR => lanes2(a, c, |x, y| x | y),
         XOR => lanes2(a, c, |x, y| x ^ y),
