@@ -23,8 +23,11 @@ pub(crate) struct Batch {
     pub arena: Arena,
     /// Control stream dwords (without the final TERMINATE).
     pub stream: Vec<u32>,
-    /// Buffers the render uses besides the arena's and the targets.
+    /// Buffers the render reads besides the arena's and the targets, each once
+    /// (`Batch::read_bo`).
     pub bos: Vec<(Bo, Access)>,
+    /// The ids of the buffers in `bos`.
+    bo_ids: HashSet<u64>,
     /// Tiles a draw may touch, row-major.
     pub touched: Vec<bool>,
     /// The whole framebuffer was cleared at the start: tiles start from the background.
@@ -45,6 +48,10 @@ pub(crate) struct Batch {
     pub pb_need_B: u64,
     /// The address of the DrawState block draws use now, once one is written.
     pub state_va: Option<u32>,
+    /// The block whose buffers `bos` and `reads` hold (`Context::take_state_uses`).
+    pub uses_va: Option<u32>,
+    /// The index buffer `bos` got last (by buffer id).
+    pub index_bo: Option<u64>,
     /// Query slots this render counts into: (query, GPU address of its u32).
     pub query_slots: Vec<(Arc<Query>, u32)>,
     /// Resources the render reads and writes (ids).
@@ -59,16 +66,18 @@ pub(crate) struct Batch {
 pub const DEFAULT_PB_BUDGET_B: u64 = 16 << 20;
 
 impl Batch {
-    pub fn new(fb: &FramebufferState) -> Batch {
+    /// A batch for `fb` whose arena fills `spare` (idle arena chunks) first.
+    pub fn new(fb: &FramebufferState, spare: Vec<Bo>) -> Batch {
         let w_tl = fb.width.div_ceil(TILE_PX).max(1);
         let h_tl = fb.height.div_ceil(TILE_PX).max(1);
         let mut b = Batch {
             fb: fb.clone(),
             w_tl,
             h_tl,
-            arena: Arena::default(),
+            arena: Arena::with_spare(spare),
             stream: Vec::new(),
             bos: Vec::new(),
+            bo_ids: HashSet::new(),
             touched: vec![false; (w_tl * h_tl) as usize],
             colour_cleared: false,
             colour_invalidated: false,
@@ -81,6 +90,8 @@ impl Batch {
             draws: 0,
             pb_need_B: 0,
             state_va: None,
+            uses_va: None,
+            index_bo: None,
             query_slots: Vec::new(),
             reads: HashSet::new(),
             writes: HashSet::new(),
@@ -111,6 +122,17 @@ impl Batch {
             }
         }
         n
+    }
+
+    /// Lists a buffer the render reads (and its resource's id), once: a job's buffer list
+    /// grows with the distinct buffers, not with the draws.
+    pub fn read_bo(&mut self, bo: &Bo, res: Option<u64>) {
+        if let Some(id) = res {
+            self.reads.insert(id);
+        }
+        if self.bo_ids.insert(bo.id()) {
+            self.bos.push((bo.clone(), Access::Read));
+        }
     }
 
     pub fn is_empty(&self) -> bool {

@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use sgx_winsys::{Device, Fence};
 
+use crate::arena::ChunkPool;
 use crate::batch::{Batch, DEFAULT_PB_BUDGET_B};
 use crate::caps::ShaderStage;
 use crate::dirty::Dirty;
@@ -83,6 +84,8 @@ pub struct Context {
     pub(crate) batch: Option<Batch>,
     /// Linked programs by (vertex shader, fragment shader, replaced sprite inputs).
     pub(crate) programs: HashMap<(u64, u64, u16), Arc<Program>>,
+    /// The entry of `programs` the last draw used.
+    pub(crate) last_program: Option<((u64, u64, u16), Arc<Program>)>,
     pub(crate) last_fence: Option<Fence>,
     pub(crate) stats: ContextStats,
     pub(crate) timeout: Duration,
@@ -92,6 +95,8 @@ pub struct Context {
     pub(crate) dirty: Dirty,
     /// The DrawState parts as last packed.
     pub(crate) emit: EmitCache,
+    /// Arena chunks of submitted batches, reused once idle.
+    pub(crate) chunk_pool: ChunkPool,
 }
 
 impl std::fmt::Debug for Context {
@@ -128,6 +133,7 @@ impl Context {
             active_queries: Vec::new(),
             batch: None,
             programs: HashMap::new(),
+            last_program: None,
             last_fence: None,
             stats: ContextStats::default(),
             timeout: DEFAULT_TIMEOUT,
@@ -135,6 +141,7 @@ impl Context {
             reset: ResetWatch::new(screen_resets),
             dirty: Dirty::all(),
             emit: EmitCache::default(),
+            chunk_pool: ChunkPool::default(),
         }
     }
 
@@ -174,8 +181,12 @@ impl Context {
             // Addresses packed for the previous batch point into its memory.
             self.dirty |= Dirty::NEW_BATCH;
         }
-        let fb = &self.fb;
-        self.batch.get_or_insert_with(|| Batch::new(fb))
+        if self.batch.is_none() {
+            // Two chunks hold a typical frame's state and user data.
+            let spare = self.chunk_pool.take_idle(2);
+            self.batch = Some(Batch::new(&self.fb, spare));
+        }
+        self.batch.as_mut().expect("just made")
     }
 
     /// The id the winsys knows this context's jobs by.

@@ -28,7 +28,7 @@ impl Use {
     pub fn moved(&self) -> bool {
         self.res
             .as_ref()
-            .is_some_and(|r| r.bo().gpu_addr() != self.bo.gpu_addr())
+            .is_some_and(|r| r.storage().bo.gpu_addr() != self.bo.gpu_addr())
     }
 }
 
