@@ -182,8 +182,8 @@ impl Context {
             self.dirty |= Dirty::NEW_BATCH;
         }
         if self.batch.is_none() {
-            // Two chunks hold a typical frame's state and user data.
-            let spare = self.chunk_pool.take_idle(2);
+            // A few chunks hold a typical frame's state and user data.
+            let spare = self.chunk_pool.take_idle(8);
             self.batch = Some(Batch::new(&self.fb, spare));
         }
         self.batch.as_mut().expect("just made")

@@ -81,7 +81,8 @@ impl EmitCache {
     /// Writes tables and constants, patches their addresses into the block, writes the block.
     pub fn upload(&self, dev: &dyn Device, b: &mut Batch) -> Result<u32> {
         let align = limits::STATE_ALIGN_B as usize;
-        let mut block = self.block.clone();
+        let mut block = [0u32; render::DRAW_STATE_DWORDS as usize];
+        block.copy_from_slice(&self.block);
         let mut program =
             render::ProgramState::unpack(&block[render::DRAW_STATE_PROGRAM_DW as usize..])
                 .map_err(|e| PipeError::InvalidArgument(format!("internal: {e}")))?;
