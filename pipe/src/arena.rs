@@ -23,53 +23,9 @@ pub(crate) struct Arena {
     chunks: Vec<Chunk>,
     /// Bytes allocated so far (all chunks).
     pub used_B: u64,
-    /// Idle chunk-sized buffers of earlier batches, used before new ones are made.
-    spare: Vec<Bo>,
-}
-
-/// Chunks of submitted batches, kept for reuse once no job uses them: a batch then writes
-/// into memory that is already mapped and faulted in, instead of a fresh buffer per flush
-/// (a tenth of a small draw's CPU time in piglit's drawoverhead went to page faults there).
-#[derive(Default)]
-pub(crate) struct ChunkPool {
-    bos: Vec<Bo>,
-}
-
-impl ChunkPool {
-    /// Buffers kept at most: a driver choice (4 MiB of chunks).
-    const MAX: usize = 64;
-
-    /// Up to `n` buffers no job uses any more.
-    pub fn take_idle(&mut self, n: usize) -> Vec<Bo> {
-        let mut out = Vec::new();
-        let mut i = 0;
-        while i < self.bos.len() && out.len() < n {
-            if self.bos[i].reservation().is_idle() {
-                out.push(self.bos.swap_remove(i));
-            } else {
-                i += 1;
-            }
-        }
-        out
-    }
-
-    /// Keeps a chunk-sized buffer for a later batch.
-    pub fn give(&mut self, bo: Bo) {
-        if bo.size_B() == CHUNK_B && self.bos.len() < Self::MAX {
-            self.bos.push(bo);
-        }
-    }
 }
 
 impl Arena {
-    /// An arena that fills `spare` (idle buffers of `CHUNK_B` bytes) before making buffers.
-    pub fn with_spare(spare: Vec<Bo>) -> Arena {
-        Arena {
-            spare,
-            ..Default::default()
-        }
-    }
-
     /// Reserves `len` bytes at `align` (a power of two) and returns (chunk, offset, GPU address).
     fn reserve(
         &mut self,
@@ -84,13 +40,7 @@ impl Arena {
         });
         if !fits {
             let size = CHUNK_B.max(need.div_ceil(limits::PAGE_B) * limits::PAGE_B);
-            let bo = match self.spare.pop() {
-                Some(bo) if size == CHUNK_B => bo,
-                other => {
-                    self.spare.extend(other);
-                    dev.create_bo(&BoDesc::new(size))?
-                }
-            };
+            let bo = dev.create_bo(&BoDesc::new(size))?;
             self.chunks.push(Chunk {
                 bo,
                 data: Vec::with_capacity(size as usize),
@@ -121,19 +71,11 @@ impl Arena {
         Ok(va)
     }
 
-    /// Writes every chunk into its buffer object and lists them for the job (GPU reads);
-    /// spares left unused go back to `pool`.
-    pub fn finish(
-        self,
-        timeout: std::time::Duration,
-        pool: &mut ChunkPool,
-    ) -> Result<Vec<(Bo, Access)>> {
-        for bo in self.spare {
-            pool.give(bo);
-        }
+    /// Writes every chunk into its buffer object and lists them for the job (GPU reads).
+    pub fn finish(self, timeout: std::time::Duration) -> Result<Vec<(Bo, Access)>> {
         let mut out = Vec::with_capacity(self.chunks.len());
         for c in self.chunks {
-            // A fresh buffer, or a spare no job uses: the write map does not wait.
+            // A fresh buffer: no job has used it, so the write map does not wait.
             c.bo.write(0, &c.data, timeout)?;
             out.push((c.bo, Access::Read));
         }

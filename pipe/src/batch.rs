@@ -68,15 +68,14 @@ pub(crate) struct Batch {
 pub const DEFAULT_PB_BUDGET_B: u64 = 16 << 20;
 
 impl Batch {
-    /// A batch for `fb` whose arena fills `spare` (idle arena chunks) first.
-    pub fn new(fb: &FramebufferState, spare: Vec<Bo>) -> Batch {
+    pub fn new(fb: &FramebufferState) -> Batch {
         let w_tl = fb.width.div_ceil(TILE_PX).max(1);
         let h_tl = fb.height.div_ceil(TILE_PX).max(1);
         let mut b = Batch {
             fb: fb.clone(),
             w_tl,
             h_tl,
-            arena: Arena::with_spare(spare),
+            arena: Arena::default(),
             stream: Vec::new(),
             bos: Vec::new(),
             bo_ids: HashSet::new(),

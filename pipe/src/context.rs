@@ -9,7 +9,6 @@ use std::time::Duration;
 
 use sgx_winsys::{Device, Fence};
 
-use crate::arena::ChunkPool;
 use crate::batch::{Batch, DEFAULT_PB_BUDGET_B};
 use crate::caps::ShaderStage;
 use crate::dirty::Dirty;
@@ -95,8 +94,6 @@ pub struct Context {
     pub(crate) dirty: Dirty,
     /// The DrawState parts as last packed.
     pub(crate) emit: EmitCache,
-    /// Arena chunks of submitted batches, reused once idle.
-    pub(crate) chunk_pool: ChunkPool,
 }
 
 impl std::fmt::Debug for Context {
@@ -141,7 +138,6 @@ impl Context {
             reset: ResetWatch::new(screen_resets),
             dirty: Dirty::all(),
             emit: EmitCache::default(),
-            chunk_pool: ChunkPool::default(),
         }
     }
 
@@ -181,12 +177,8 @@ impl Context {
             // Addresses packed for the previous batch point into its memory.
             self.dirty |= Dirty::NEW_BATCH;
         }
-        if self.batch.is_none() {
-            // A few chunks hold a typical frame's state and user data.
-            let spare = self.chunk_pool.take_idle(8);
-            self.batch = Some(Batch::new(&self.fb, spare));
-        }
-        self.batch.as_mut().expect("just made")
+        let fb = &self.fb;
+        self.batch.get_or_insert_with(|| Batch::new(fb))
     }
 
     /// The id the winsys knows this context's jobs by.

@@ -49,6 +49,8 @@ pub(crate) struct EmitCache {
     pub tex_uses: Vec<Use>,
     /// A part's words changed since the batch's current block was written.
     pub changed: bool,
+    /// `resource::storage_moves()` when the uses were last checked for a move.
+    pub moves_seen: u64,
 }
 
 impl EmitCache {

@@ -31,11 +31,14 @@ impl Context {
         if c.query != query {
             self.dirty |= Dirty::QUERY;
         }
-        if c.attr_uses.iter().any(Use::moved) {
-            self.dirty |= Dirty::VBUF;
-        }
-        if c.tex_uses.iter().any(Use::moved) {
-            self.dirty |= Dirty::VIEWS;
+        let moves = crate::resource::storage_moves();
+        if c.moves_seen != moves {
+            if c.attr_uses.iter().any(Use::moved) {
+                self.dirty |= Dirty::VBUF;
+            }
+            if c.tex_uses.iter().any(Use::moved) {
+                self.dirty |= Dirty::VIEWS;
+            }
         }
         let d = self.dirty;
         if self.emit.block.is_empty() {
@@ -144,6 +147,7 @@ impl Context {
         self.dirty = Dirty::empty();
         self.emit.program = Some(p.clone());
         self.emit.query = query;
+        self.emit.moves_seen = moves;
         self.stats.state_parts_packed += packed;
 
         let dev = self.dev();

@@ -218,9 +218,7 @@ impl Context {
         ));
 
         let mut job = Job::render(ta_regs, td).in_context(self.reset.id);
-        let chunks = b.arena.finish(timeout, &mut self.chunk_pool)?;
-        let chunk_bos: Vec<Bo> = chunks.iter().map(|(bo, _)| bo.clone()).collect();
-        job.bos.extend(chunks);
+        job.bos.extend(b.arena.finish(timeout)?);
         job.bos.push((pb, Access::Write));
         job.bos.append(&mut job_bos);
         job.bos.append(&mut b.bos);
@@ -230,10 +228,6 @@ impl Context {
             }
         }
         let fence = dev.submit(job)?;
-        // The job's fence is on the chunks now: the pool hands them out once it signals.
-        for bo in chunk_bos {
-            self.chunk_pool.give(bo);
-        }
         for (q, _) in &b.query_slots {
             q.st().end_fence = Some(fence.clone());
         }

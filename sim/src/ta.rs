@@ -299,34 +299,32 @@ impl Ta<'_> {
             return self.fan(d, &w);
         }
         let mut poly: Vec<CVert> = v.iter().map(|x| **x).collect();
-        {
-            for (k, &m) in out.iter().enumerate() {
-                if m == 0 {
-                    continue;
+        for (k, &m) in out.iter().enumerate() {
+            if m == 0 {
+                continue;
+            }
+            let mut next = Vec::with_capacity(poly.len() + 1);
+            for i in 0..poly.len() {
+                let a = &poly[i];
+                let b = &poly[(i + 1) % poly.len()];
+                let (da, db) = (plane(a, k), plane(b, k));
+                if da >= 0.0 {
+                    next.push(*a);
                 }
-                let mut next = Vec::with_capacity(poly.len() + 1);
-                for i in 0..poly.len() {
-                    let a = &poly[i];
-                    let b = &poly[(i + 1) % poly.len()];
-                    let (da, db) = (plane(a, k), plane(b, k));
-                    if da >= 0.0 {
-                        next.push(*a);
-                    }
-                    if (da >= 0.0) != (db >= 0.0) {
-                        next.push(lerp(a, b, da / (da - db), d.nvar));
-                    }
-                }
-                poly = next;
-                if poly.len() < 3 {
-                    return Ok(());
+                if (da >= 0.0) != (db >= 0.0) {
+                    next.push(lerp(a, b, da / (da - db), d.nvar));
                 }
             }
-            // Flat varyings keep the provoking (last) vertex's value.
-            for k in 0..d.nvar {
-                if d.flat[k] {
-                    for p in poly.iter_mut() {
-                        p.var[k] = v[2].var[k];
-                    }
+            poly = next;
+            if poly.len() < 3 {
+                return Ok(());
+            }
+        }
+        // Flat varyings keep the provoking (last) vertex's value.
+        for k in 0..d.nvar {
+            if d.flat[k] {
+                for p in poly.iter_mut() {
+                    p.var[k] = v[2].var[k];
                 }
             }
         }
@@ -461,8 +459,8 @@ impl Ta<'_> {
         // `count` is a 32-bit field: nothing is reserved for it up front. Indices are read a
         // chunk at a time and vertices fetched as they are met, so a count past the index or
         // vertex buffer faults at the buffer's end instead of asking the host for memory for
-        // 2^32 of them. The buffers live in `Ta` and are reused by every PRIM of the job: a draw of a few
-        // vertices allocates nothing.
+        // 2^32 of them. The buffers live in `Ta` and are reused by every PRIM of the job: a
+        // draw of a few vertices allocates nothing.
         let mut b = std::mem::take(&mut self.bufs);
         if b.cache.capacity() > 4 * CHUNK {
             // Clearing costs the table's capacity: a large PRIM's table is not kept.
