@@ -9,7 +9,8 @@
 #   mesa/build.sh && mesa/bench.sh [gears-frames] [texfill-frames]
 #
 # SGX535_BENCH_DRAWOVERHEAD=0 skips drawoverhead (about a minute per driver);
-# SGX535_BENCH_DRAWOVERHEAD_TESTS="2 3" runs only those of its tests.
+# SGX535_BENCH_DRAWOVERHEAD_TESTS="2 3" runs only those of its tests;
+# SGX535_BENCH_DRAWOVERHEAD_UBO=0 runs it without announcing GL_ARB_uniform_buffer_object.
 set -uo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
