@@ -9,7 +9,8 @@
 #   mesa/build.sh && mesa/bench.sh [gears-frames] [texfill-frames]
 #
 # SGX535_BENCH_DRAWOVERHEAD=0 skips drawoverhead (about a minute per driver);
-# SGX535_BENCH_DRAWOVERHEAD_TESTS="2 3" runs only those of its tests.
+# SGX535_BENCH_DRAWOVERHEAD_TESTS="2 3" runs only those of its tests;
+# SGX535_BENCH_DRAWOVERHEAD_UBO=0 runs it without announcing GL_ARB_uniform_buffer_object.
 set -uo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -58,14 +59,22 @@ texfill_mpix() {
 # drawoverhead's rows as "N<tab>name<tab>kdraws", each test in a process of its own (a test
 # that fails stops a whole run). drawoverhead refuses to start below GL 3.0, and sgx535 exposes
 # GL 2.1: MESA_GL_VERSION_OVERRIDE=3.0COMPAT only lets it start (on every driver alike, with
-# -compat); tests whose shaders need GL 3 features (GLSL 1.30 integers, UBOs) then fail to
-# compile on sgx535 and show "-". The fixed-function glCallList tests run.
+# -compat; it has no flag for a lower version). Every shader it builds says `#extension
+# GL_ARB_uniform_buffer_object : require`, uniform blocks used or not, so the extension is
+# announced by override too (MESA_EXTENSION_OVERRIDE, every driver alike): sgx535 still has no
+# uniform blocks (its limit stays 0), so the tests that declare some fail to link there and show
+# "-"; the tests that declare none (draws with no state change, a program change) and the
+# fixed-function glCallList tests run. SGX535_BENCH_DRAWOVERHEAD_UBO=0 leaves the extension alone.
 DRAWOVERHEAD_TESTS=${SGX535_BENCH_DRAWOVERHEAD_TESTS:-$(seq 1 45)}
+UBO_ENV=()
+if [ "${SGX535_BENCH_DRAWOVERHEAD_UBO:-1}" = 1 ]; then
+  UBO_ENV=(MESA_EXTENSION_OVERRIDE=+GL_ARB_uniform_buffer_object)
+fi
 drawoverhead() {
   local t
   : >"$OUT/drawoverhead-$1.txt"
   for t in $DRAWOVERHEAD_TESTS; do
-    run "$1" env MESA_GL_VERSION_OVERRIDE=3.0COMPAT MESA_GLSL_VERSION_OVERRIDE=130 \
+    run "$1" env MESA_GL_VERSION_OVERRIDE=3.0COMPAT MESA_GLSL_VERSION_OVERRIDE=130 "${UBO_ENV[@]}" \
       timeout 120 "$PIGLIT_BIN/drawoverhead" -compat -nocolor -test "$t" 2>&1 |
       sed -n 's/^ *\([0-9][0-9]*\), \(.*[^ ]\) *, *\([0-9][0-9]*\),.*/\1\t\2\t\3/p' >>"$OUT/drawoverhead-$1.txt"
   done
@@ -93,6 +102,8 @@ if [ "${SGX535_BENCH_DRAWOVERHEAD:-1}" = 1 ]; then
   fi
   for d in "${DRIVERS[@]}"; do drawoverhead "$d"; done
   echo
+  echo "drawoverhead runs under MESA_GL_VERSION_OVERRIDE=3.0COMPAT${UBO_ENV:+ and ${UBO_ENV[*]}}" \
+    "on every driver (it refuses GL 2.1); sgx535 has no uniform blocks: tests using them show -"
   row "drawoverhead -compat (thousands of draws/s)" sgx535 softpipe llvmpipe sgx/soft sgx/llvm
   # Every row any driver ran, in drawoverhead's order; a test a driver failed shows "-".
   cut -f1,2 "$OUT"/drawoverhead-*.txt | sort -k1,1n -u | while IFS=$'\t' read -r n name; do

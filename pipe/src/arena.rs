@@ -64,8 +64,9 @@ impl Arena {
     /// Copies dwords in; returns their GPU address.
     pub fn push_dwords(&mut self, dev: &dyn Device, dw: &[u32], align: usize) -> Result<u32> {
         let (i, off, va) = self.reserve(dev, dw.len() * 4, align)?;
-        for (k, d) in dw.iter().enumerate() {
-            self.chunks[i].data[off + 4 * k..off + 4 * k + 4].copy_from_slice(&d.to_le_bytes());
+        let dst = &mut self.chunks[i].data[off..off + dw.len() * 4];
+        for (b, d) in dst.chunks_exact_mut(4).zip(dw) {
+            b.copy_from_slice(&d.to_le_bytes());
         }
         Ok(va)
     }

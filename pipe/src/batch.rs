@@ -23,10 +23,15 @@ pub(crate) struct Batch {
     pub arena: Arena,
     /// Control stream dwords (without the final TERMINATE).
     pub stream: Vec<u32>,
-    /// Buffers the render uses besides the arena's and the targets.
+    /// Buffers the render reads besides the arena's and the targets, each once
+    /// (`Batch::read_bo`).
     pub bos: Vec<(Bo, Access)>,
+    /// The ids of the buffers in `bos`.
+    bo_ids: HashSet<u64>,
     /// Tiles a draw may touch, row-major.
     pub touched: Vec<bool>,
+    /// The rectangle `touch` marked last.
+    last_touch: (u32, u32, u32, u32),
     /// The whole framebuffer was cleared at the start: tiles start from the background.
     pub colour_cleared: bool,
     /// The colour buffer's contents were declared unneeded: touched tiles load nothing. Unlike
@@ -45,6 +50,10 @@ pub(crate) struct Batch {
     pub pb_need_B: u64,
     /// The address of the DrawState block draws use now, once one is written.
     pub state_va: Option<u32>,
+    /// The block whose buffers `bos` and `reads` hold (`Context::take_state_uses`).
+    pub uses_va: Option<u32>,
+    /// The index buffer `bos` got last (by buffer id).
+    pub index_bo: Option<u64>,
     /// Query slots this render counts into: (query, GPU address of its u32).
     pub query_slots: Vec<(Arc<Query>, u32)>,
     /// Resources the render reads and writes (ids).
@@ -69,7 +78,9 @@ impl Batch {
             arena: Arena::default(),
             stream: Vec::new(),
             bos: Vec::new(),
+            bo_ids: HashSet::new(),
             touched: vec![false; (w_tl * h_tl) as usize],
+            last_touch: (0, 0, 0, 0),
             colour_cleared: false,
             colour_invalidated: false,
             clear_colour: [0.0; 4],
@@ -81,6 +92,8 @@ impl Batch {
             draws: 0,
             pb_need_B: 0,
             state_va: None,
+            uses_va: None,
+            index_bo: None,
             query_slots: Vec::new(),
             reads: HashSet::new(),
             writes: HashSet::new(),
@@ -95,22 +108,31 @@ impl Batch {
         b
     }
 
-    /// Marks the tiles a pixel rectangle [x0, x1) x [y0, y1) covers; returns how many.
-    pub fn touch(&mut self, x0: u32, y0: u32, x1: u32, y1: u32) -> u64 {
-        if x1 <= x0 || y1 <= y0 {
-            return 0;
+    /// Marks the tiles a pixel rectangle [x0, x1) x [y0, y1) covers.
+    pub fn touch(&mut self, x0: u32, y0: u32, x1: u32, y1: u32) {
+        // Draws in a row mostly share one viewport: its tiles are marked already.
+        if x1 <= x0 || y1 <= y0 || self.last_touch == (x0, y0, x1, y1) {
+            return;
         }
+        self.last_touch = (x0, y0, x1, y1);
         let (tx0, ty0) = (x0 / TILE_PX, y0 / TILE_PX);
         let tx1 = x1.div_ceil(TILE_PX).min(self.w_tl);
         let ty1 = y1.div_ceil(TILE_PX).min(self.h_tl);
-        let mut n = 0;
         for ty in ty0..ty1 {
-            for tx in tx0..tx1 {
-                self.touched[(ty * self.w_tl + tx) as usize] = true;
-                n += 1;
-            }
+            let row = (ty * self.w_tl) as usize;
+            self.touched[row + tx0 as usize..row + tx1 as usize].fill(true);
         }
-        n
+    }
+
+    /// Lists a buffer the render reads (and its resource's id), once: a job's buffer list
+    /// grows with the distinct buffers, not with the draws.
+    pub fn read_bo(&mut self, bo: &Bo, res: Option<u64>) {
+        if let Some(id) = res {
+            self.reads.insert(id);
+        }
+        if self.bo_ids.insert(bo.id()) {
+            self.bos.push((bo.clone(), Access::Read));
+        }
     }
 
     pub fn is_empty(&self) -> bool {

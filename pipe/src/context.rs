@@ -83,6 +83,8 @@ pub struct Context {
     pub(crate) batch: Option<Batch>,
     /// Linked programs by (vertex shader, fragment shader, replaced sprite inputs).
     pub(crate) programs: HashMap<(u64, u64, u16), Arc<Program>>,
+    /// The entry of `programs` the last draw used.
+    pub(crate) last_program: Option<((u64, u64, u16), Arc<Program>)>,
     pub(crate) last_fence: Option<Fence>,
     pub(crate) stats: ContextStats,
     pub(crate) timeout: Duration,
@@ -128,6 +130,7 @@ impl Context {
             active_queries: Vec::new(),
             batch: None,
             programs: HashMap::new(),
+            last_program: None,
             last_fence: None,
             stats: ContextStats::default(),
             timeout: DEFAULT_TIMEOUT,

@@ -4,7 +4,6 @@
 use std::sync::Arc;
 
 use sgx_hwdocs::{limits, ta_stream};
-use sgx_winsys::Access;
 
 use crate::batch::{prim_count, DEFAULT_PB_BUDGET_B};
 use crate::context::Context;
@@ -58,15 +57,25 @@ impl Context {
     pub(crate) fn program(&mut self, sprite_mask: u16) -> Result<Arc<Program>> {
         let vs = self
             .vs
-            .clone()
+            .as_ref()
             .ok_or(PipeError::NotBound("vertex shader"))?;
         let fs = self
             .fs
-            .clone()
+            .as_ref()
             .ok_or(PipeError::NotBound("fragment shader"))?;
-        if let Some(p) = self.programs.get(&(vs.id, fs.id, sprite_mask)) {
-            return Ok(p.clone());
+        let key = (vs.id, fs.id, sprite_mask);
+        // Most draws use the program of the draw before: no hashing, no shader clones.
+        if let Some((k, p)) = &self.last_program {
+            if *k == key {
+                return Ok(p.clone());
+            }
         }
+        if let Some(p) = self.programs.get(&key) {
+            let p = p.clone();
+            self.last_program = Some((key, p.clone()));
+            return Ok(p);
+        }
+        let (vs, fs) = (vs.clone(), fs.clone());
         let fs_text: Arc<str> = if sprite_mask == 0 {
             fs.tgsi.clone()
         } else {
@@ -74,7 +83,8 @@ impl Context {
         };
         let linked = self.screen.shader_cache().get_or_link(&vs.tgsi, &fs_text)?;
         let p = Arc::new(Program::upload(&*self.dev(), linked, self.timeout)?);
-        self.programs.insert((vs.id, fs.id, sprite_mask), p.clone());
+        self.programs.insert(key, p.clone());
+        self.last_program = Some((key, p.clone()));
         Ok(p)
     }
 
@@ -239,13 +249,15 @@ impl Context {
         };
         let base_vertex = i32::try_from(base_vertex)
             .map_err(|_| PipeError::InvalidArgument("first vertex out of range".into()))?;
-        let uses = self.emit_state(&program, &velems)?;
+        self.emit_state(&program, &velems)?;
+        self.take_state_uses(&program);
         let b = self.batch.as_mut().expect("batch exists");
-        for (bo, id) in uses.into_iter().chain(index_use) {
-            if let Some(id) = id {
-                b.reads.insert(id);
+        if let Some((bo, id)) = index_use {
+            // Consecutive draws from one index buffer list it once.
+            if b.index_bo != Some(bo.id()) {
+                b.index_bo = Some(bo.id());
+                b.read_bo(&bo, id);
             }
-            b.bos.push((bo, Access::Read));
         }
 
         b.stream.extend(

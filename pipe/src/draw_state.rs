@@ -28,7 +28,7 @@ impl Use {
     pub fn moved(&self) -> bool {
         self.res
             .as_ref()
-            .is_some_and(|r| r.bo().gpu_addr() != self.bo.gpu_addr())
+            .is_some_and(|r| r.storage().bo.gpu_addr() != self.bo.gpu_addr())
     }
 }
 
@@ -49,6 +49,8 @@ pub(crate) struct EmitCache {
     pub tex_uses: Vec<Use>,
     /// A part's words changed since the batch's current block was written.
     pub changed: bool,
+    /// `resource::storage_moves()` when the uses were last checked for a move.
+    pub moves_seen: u64,
 }
 
 impl EmitCache {
@@ -81,7 +83,8 @@ impl EmitCache {
     /// Writes tables and constants, patches their addresses into the block, writes the block.
     pub fn upload(&self, dev: &dyn Device, b: &mut Batch) -> Result<u32> {
         let align = limits::STATE_ALIGN_B as usize;
-        let mut block = self.block.clone();
+        let mut block = [0u32; render::DRAW_STATE_DWORDS as usize];
+        block.copy_from_slice(&self.block);
         let mut program =
             render::ProgramState::unpack(&block[render::DRAW_STATE_PROGRAM_DW as usize..])
                 .map_err(|e| PipeError::InvalidArgument(format!("internal: {e}")))?;

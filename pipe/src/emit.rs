@@ -6,7 +6,6 @@
 use std::sync::Arc;
 
 use sgx_hwdocs::{isp, render, ta_stream, tsp};
-use sgx_winsys::Bo;
 
 use crate::caps::ShaderStage;
 use crate::context::{stage_index, Context};
@@ -18,15 +17,10 @@ use crate::state::*;
 
 impl Context {
     /// Brings the batch's DrawState up to date with the bound state for a draw of program `p`
-    /// with vertex elements `velems`, and returns the buffers the draw reads (with their
-    /// resource ids; taken into the batch by the caller once the whole draw is accepted, so a
-    /// refused draw leaves no references behind). On an error the dirty bits stay set, so a
-    /// retry repacks what failed.
-    pub(crate) fn emit_state(
-        &mut self,
-        p: &Arc<Program>,
-        velems: &[VertexElement],
-    ) -> Result<Vec<(Bo, Option<u64>)>> {
+    /// with vertex elements `velems`. The buffers the block reads are taken into the batch by
+    /// `take_state_uses` once the whole draw is accepted, so a refused draw leaves no
+    /// references behind. On an error the dirty bits stay set, so a retry repacks what failed.
+    pub(crate) fn emit_state(&mut self, p: &Arc<Program>, velems: &[VertexElement]) -> Result<()> {
         // The batch must exist for query slots and user uploads.
         self.batch();
         let query = self.query_slot()?;
@@ -37,11 +31,14 @@ impl Context {
         if c.query != query {
             self.dirty |= Dirty::QUERY;
         }
-        if c.attr_uses.iter().any(Use::moved) {
-            self.dirty |= Dirty::VBUF;
-        }
-        if c.tex_uses.iter().any(Use::moved) {
-            self.dirty |= Dirty::VIEWS;
+        let moves = crate::resource::storage_moves();
+        if c.moves_seen != moves {
+            if c.attr_uses.iter().any(Use::moved) {
+                self.dirty |= Dirty::VBUF;
+            }
+            if c.tex_uses.iter().any(Use::moved) {
+                self.dirty |= Dirty::VIEWS;
+            }
         }
         let d = self.dirty;
         if self.emit.block.is_empty() {
@@ -150,6 +147,7 @@ impl Context {
         self.dirty = Dirty::empty();
         self.emit.program = Some(p.clone());
         self.emit.query = query;
+        self.emit.moves_seen = moves;
         self.stats.state_parts_packed += packed;
 
         let dev = self.dev();
@@ -168,14 +166,22 @@ impl Context {
             self.stats.state_blocks_emitted += 1;
             self.stats.state_words_emitted += self.emit.words() as u64;
         }
-        let c = &self.emit;
-        let uses = std::iter::once((p.code.clone(), None))
-            .chain(c.attr_uses.iter().chain(&c.tex_uses).map(|u| {
-                let id = u.res.as_ref().map(|r| r.id());
-                (u.bo.clone(), id)
-            }))
-            .collect();
-        Ok(uses)
+        Ok(())
+    }
+
+    /// Lists the buffers the batch's current DrawState block reads (program code, vertex
+    /// buffers, textures) in the batch, once per block: draws that reuse a block add nothing,
+    /// so the job's buffer list grows with state changes, not with draws.
+    pub(crate) fn take_state_uses(&mut self, p: &Program) {
+        let b = self.batch.as_mut().expect("batch exists");
+        if b.uses_va == b.state_va {
+            return;
+        }
+        b.uses_va = b.state_va;
+        b.read_bo(&p.code, None);
+        for u in self.emit.attr_uses.iter().chain(&self.emit.tex_uses) {
+            b.read_bo(&u.bo, u.res.as_ref().map(|r| r.id()));
+        }
     }
 
     /// The vertex attribute table, and the buffers it points into.

@@ -191,6 +191,16 @@ pub struct Resource {
 
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
+/// How many times any resource's buffer was replaced (`Resource::adopt_storage`): a draw
+/// checks its packed buffers for a move only when this changed since it last looked, instead
+/// of locking every buffer's storage per draw.
+static STORAGE_MOVES: AtomicU64 = AtomicU64::new(0);
+
+/// The count of storage replacements so far (see `STORAGE_MOVES`).
+pub(crate) fn storage_moves() -> u64 {
+    STORAGE_MOVES.load(Ordering::Acquire)
+}
+
 impl Resource {
     pub(crate) fn new(template: ResourceTemplate, storage: Storage) -> Arc<Resource> {
         Arc::new(Resource {
@@ -301,6 +311,9 @@ impl Resource {
         }
         s.bo = bo;
         s.layout = Some(layout);
+        // Counted while the lock is held: whoever reads the new count then locks this storage
+        // sees the new buffer.
+        STORAGE_MOVES.fetch_add(1, Ordering::Release);
         Ok(())
     }
 

@@ -175,6 +175,20 @@ fn convert(t: AttrType, b: &[u8]) -> f32 {
     }
 }
 
+/// `CHUNK` indices are read at a time.
+const CHUNK: usize = 4096;
+
+/// The vertex buffers of one PRIM, kept across the PRIMs of a job.
+#[derive(Default)]
+struct PrimBufs {
+    /// Index -> position in `verts`.
+    cache: HashMap<u32, usize>,
+    verts: Vec<CVert>,
+    slot: Vec<usize>,
+    raw: Vec<u8>,
+    ids: Vec<u32>,
+}
+
 struct Ta<'a> {
     mmu: &'a Mmu,
     machine: Box<Machine>,
@@ -183,6 +197,7 @@ struct Ta<'a> {
     bin: Binner,
     line_w: f32,
     c: &'a mut Counters,
+    bufs: PrimBufs,
 }
 
 fn lerp(a: &CVert, b: &CVert, t: f32, nvar: usize) -> CVert {
@@ -278,39 +293,47 @@ impl Ta<'_> {
         if out.contains(&7) {
             return Ok(());
         }
+        if out.iter().all(|&m| m == 0) {
+            // Nothing to clip (most triangles): no polygon to build.
+            let w = v.map(|x| self.project(d, x));
+            return self.fan(d, &w);
+        }
         let mut poly: Vec<CVert> = v.iter().map(|x| **x).collect();
-        if out.iter().any(|&m| m != 0) {
-            for (k, &m) in out.iter().enumerate() {
-                if m == 0 {
-                    continue;
+        for (k, &m) in out.iter().enumerate() {
+            if m == 0 {
+                continue;
+            }
+            let mut next = Vec::with_capacity(poly.len() + 1);
+            for i in 0..poly.len() {
+                let a = &poly[i];
+                let b = &poly[(i + 1) % poly.len()];
+                let (da, db) = (plane(a, k), plane(b, k));
+                if da >= 0.0 {
+                    next.push(*a);
                 }
-                let mut next = Vec::with_capacity(poly.len() + 1);
-                for i in 0..poly.len() {
-                    let a = &poly[i];
-                    let b = &poly[(i + 1) % poly.len()];
-                    let (da, db) = (plane(a, k), plane(b, k));
-                    if da >= 0.0 {
-                        next.push(*a);
-                    }
-                    if (da >= 0.0) != (db >= 0.0) {
-                        next.push(lerp(a, b, da / (da - db), d.nvar));
-                    }
-                }
-                poly = next;
-                if poly.len() < 3 {
-                    return Ok(());
+                if (da >= 0.0) != (db >= 0.0) {
+                    next.push(lerp(a, b, da / (da - db), d.nvar));
                 }
             }
-            // Flat varyings keep the provoking (last) vertex's value.
-            for k in 0..d.nvar {
-                if d.flat[k] {
-                    for p in poly.iter_mut() {
-                        p.var[k] = v[2].var[k];
-                    }
+            poly = next;
+            if poly.len() < 3 {
+                return Ok(());
+            }
+        }
+        // Flat varyings keep the provoking (last) vertex's value.
+        for k in 0..d.nvar {
+            if d.flat[k] {
+                for p in poly.iter_mut() {
+                    p.var[k] = v[2].var[k];
                 }
             }
         }
         let w: Vec<WVert> = poly.iter().map(|p| self.project(d, p)).collect();
+        self.fan(d, &w)
+    }
+
+    /// Culls and bins the triangle fan of a convex polygon of window-space vertices.
+    fn fan(&mut self, d: &Draw, w: &[WVert]) -> Result<(), JobErr> {
         for i in 1..w.len() - 1 {
             let (a, b, c) = (&w[0], &w[i], &w[i + 1]);
             let area =
@@ -436,34 +459,66 @@ impl Ta<'_> {
         // `count` is a 32-bit field: nothing is reserved for it up front. Indices are read a
         // chunk at a time and vertices fetched as they are met, so a count past the index or
         // vertex buffer faults at the buffer's end instead of asking the host for memory for
-        // 2^32 of them.
-        const CHUNK: usize = 4096;
-        let mut cache: HashMap<u32, usize> = HashMap::new();
-        let mut verts: Vec<CVert> = Vec::new();
-        let mut slot = Vec::with_capacity(n.min(CHUNK));
-        let mut raw = vec![0u8; CHUNK * isz as usize];
-        let mut ids: Vec<u32> = Vec::with_capacity(CHUNK);
+        // 2^32 of them. The buffers live in `Ta` and are reused by every PRIM of the job: a
+        // draw of a few vertices allocates nothing.
+        let mut b = std::mem::take(&mut self.bufs);
+        if b.cache.capacity() > 4 * CHUNK {
+            // Clearing costs the table's capacity: a large PRIM's table is not kept.
+            b.cache = HashMap::new();
+        }
+        b.cache.clear();
+        b.verts.clear();
+        b.slot.clear();
+        let r = self.fetch(d, p, n, isz, &mut b);
+        let r = r.and_then(|()| self.assemble(d, p, n, &b));
+        self.bufs = b;
+        r
+    }
+
+    /// Fetches and shades the PRIM's vertices: each distinct index once, in order of first
+    /// use; `b.slot[k]` is the shaded vertex of the PRIM's k-th vertex.
+    fn fetch(
+        &mut self,
+        d: &Draw,
+        p: &CtrlPrim,
+        n: usize,
+        isz: u32,
+        b: &mut PrimBufs,
+    ) -> Result<(), JobErr> {
+        let PrimBufs {
+            cache,
+            verts,
+            slot,
+            raw,
+            ids,
+        } = b;
+        if isz == 0 {
+            // Not indexed: every vertex is distinct (count is far below 2^32), no lookup.
+            for i in 0..n {
+                let v = self.vertex(d, (p.base_vertex as u32).wrapping_add(i as u32))?;
+                verts.push(v);
+                slot.push(i);
+            }
+            return Ok(());
+        }
+        raw.resize(n.min(CHUNK) * isz as usize, 0);
         let mut k = 0usize;
         while k < n {
             let m = (n - k).min(CHUNK);
             ids.clear();
-            if isz == 0 {
-                ids.extend((k..k + m).map(|i| (p.base_vertex as u32).wrapping_add(i as u32)));
-            } else {
-                // GPU addresses are 32-bit: the index pointer wraps as the hardware's would.
-                let addr = p.index_addr.wrapping_add((k * isz as usize) as u32);
-                let bytes = &mut raw[..m * isz as usize];
-                self.mmu.read(Unit::Ta, addr, bytes)?;
-                for c in bytes.chunks(isz as usize) {
-                    let v = match isz {
-                        1 => u32::from(c[0]),
-                        2 => u32::from(u16::from_le_bytes([c[0], c[1]])),
-                        _ => u32::from_le_bytes([c[0], c[1], c[2], c[3]]),
-                    };
-                    ids.push(v.wrapping_add(p.base_vertex as u32));
-                }
+            // GPU addresses are 32-bit: the index pointer wraps as the hardware's would.
+            let addr = p.index_addr.wrapping_add((k * isz as usize) as u32);
+            let bytes = &mut raw[..m * isz as usize];
+            self.mmu.read(Unit::Ta, addr, bytes)?;
+            for c in bytes.chunks(isz as usize) {
+                let v = match isz {
+                    1 => u32::from(c[0]),
+                    2 => u32::from(u16::from_le_bytes([c[0], c[1]])),
+                    _ => u32::from_le_bytes([c[0], c[1], c[2], c[3]]),
+                };
+                ids.push(v.wrapping_add(p.base_vertex as u32));
             }
-            for &i in &ids {
+            for &i in ids.iter() {
                 let s = match cache.get(&i) {
                     Some(&s) => s,
                     None => {
@@ -477,7 +532,12 @@ impl Ta<'_> {
             }
             k += m;
         }
-        let v = |k: usize| &verts[slot[k]];
+        Ok(())
+    }
+
+    /// Cuts the PRIM's shaded vertices into primitives.
+    fn assemble(&mut self, d: &Draw, p: &CtrlPrim, n: usize, b: &PrimBufs) -> Result<(), JobErr> {
+        let v = |k: usize| &b.verts[b.slot[k]];
         match p.topology {
             Topology::TRIANGLES => {
                 for t in 0..n / 3 {
@@ -599,6 +659,7 @@ pub(crate) fn run(
         },
         line_w: 1.0,
         c,
+        bufs: PrimBufs::default(),
     };
     if ta.bin.bytes() > pb_size {
         return Err(JobErr::Oom);

@@ -1,0 +1,224 @@
+//! The draw path's caches (the emitted DrawState, the last linked program, the buffers a
+//! batch lists once) must never let a draw use stale state: a context that draws, changes one
+//! state and draws again writes the same bytes as a fresh context given the second state from
+//! scratch.
+
+mod common;
+
+use std::sync::Arc;
+
+use common::*;
+use sgx_pipe::state::*;
+use sgx_pipe::*;
+
+const W: u32 = 32;
+/// Two overlapping triangles: the first drawn with the base state, the second after a change.
+const TRI1: [(f32, f32, f32); 3] = [(0.0, 0.0, 0.0), (24.0, 0.0, 0.0), (0.0, 24.0, 0.0)];
+const TRI2: [(f32, f32, f32); 3] = [(8.0, 8.0, 0.0), (32.0, 8.0, 0.0), (8.0, 32.0, 0.0)];
+
+/// A constant-colour pipeline (red) on a cleared 32x32 target.
+fn base(r: &mut Rig, t: &Arc<Resource>) {
+    bind_const(r, &fb(t, None));
+    set_colour(r, [1.0, 0.0, 0.0, 1.0]);
+}
+
+/// A change of one state group, applied to a context.
+type Change = fn(&mut Rig);
+
+fn changes() -> Vec<(&'static str, Change)> {
+    vec![
+        ("fragment constants", |r| {
+            set_colour(r, [0.0, 0.0, 1.0, 1.0])
+        }),
+        ("blend colour mask", |r| {
+            let b = r.ctx.create_blend_state(&BlendState {
+                // Red (bit 0) not written: the second triangle leaves black where it alone covers.
+                colormask: 0b1110,
+                ..Default::default()
+            });
+            r.ctx.bind_blend_state(Some(&b));
+        }),
+        ("scissor", |r| {
+            let ras = r
+                .ctx
+                .create_rasterizer_state(&RasterizerState {
+                    scissor: true,
+                    ..Default::default()
+                })
+                .unwrap();
+            r.ctx.bind_rasterizer_state(Some(&ras));
+            r.ctx
+                .set_scissor_state(&ScissorState {
+                    minx: 12,
+                    miny: 4,
+                    maxx: 28,
+                    maxy: 20,
+                })
+                .unwrap();
+        }),
+        ("viewport", |r| {
+            r.ctx
+                .set_viewport_state(&ViewportState::rect(0.0, 0.0, 16.0, 16.0))
+                .unwrap();
+        }),
+        ("fragment shader", |r| {
+            let fs = r.ctx.create_fs_state(FS_GREEN).unwrap();
+            r.ctx.bind_fs_state(Some(&fs)).unwrap();
+        }),
+    ]
+}
+
+/// Writes green whatever the constants say.
+const FS_GREEN: &str = "FRAG
+DCL OUT[0], COLOR
+IMM[0] FLT32 {    0.0000,     1.0000,     0.0000,     1.0000}
+  0: MOV OUT[0], IMM[0]
+  1: END
+";
+
+fn cleared_target(r: &mut Rig) -> Arc<Resource> {
+    let t = target(r, Format::B8G8R8A8_UNORM, W, W);
+    bind_const(r, &fb(&t, None));
+    r.ctx
+        .clear(clear_flags::COLOR0, [0.0, 0.0, 0.0, 1.0], 1.0, 0)
+        .unwrap();
+    t
+}
+
+/// One context: base state, TRI1, `change` (if any), TRI2, in one batch.
+fn one_context(change: Option<Change>) -> Vec<u8> {
+    let mut r = rig();
+    let t = cleared_target(&mut r);
+    base(&mut r, &t);
+    draw_px(&mut r, PrimMode::TRIANGLES, &TRI1);
+    if let Some(c) = change {
+        c(&mut r);
+    }
+    draw_px(&mut r, PrimMode::TRIANGLES, &TRI2);
+    r.ctx.flush().unwrap();
+    r.ctx.read_level(&t, 0, 0).unwrap()
+}
+
+/// TRI1 with the base state; then a new context given the base state and the change from
+/// scratch draws TRI2.
+fn fresh_contexts(change: Change) -> Vec<u8> {
+    let mut r = rig();
+    let t = cleared_target(&mut r);
+    base(&mut r, &t);
+    draw_px(&mut r, PrimMode::TRIANGLES, &TRI1);
+    r.ctx.flush().unwrap();
+    r.ctx = r.screen.context_create();
+    base(&mut r, &t);
+    change(&mut r);
+    draw_px(&mut r, PrimMode::TRIANGLES, &TRI2);
+    r.ctx.flush().unwrap();
+    r.ctx.read_level(&t, 0, 0).unwrap()
+}
+
+#[test]
+fn a_state_change_between_draws_draws_as_a_fresh_context_would() {
+    let unchanged = one_context(None);
+    for (name, change) in changes() {
+        let cached = one_context(Some(change));
+        let fresh = fresh_contexts(change);
+        assert!(cached == fresh, "{name}: the second draw used stale state");
+        // The change shows, so the comparison above could fail.
+        assert!(cached != unchanged, "{name}: the change is not visible");
+    }
+}
+
+#[test]
+fn a_batch_lists_each_buffer_it_reads_once_and_every_one_it_reads() {
+    let mut r = rig();
+    let t = cleared_target(&mut r);
+    base(&mut r, &t);
+    let vbuf = |r: &mut Rig, pts: &[(f32, f32, f32)]| {
+        let data = verts_px(pts, W, W);
+        let b = r
+            .screen
+            .resource_create(&ResourceTemplate::buffer(
+                data.len() as u32,
+                bind::VERTEX_BUFFER,
+            ))
+            .unwrap();
+        r.ctx.buffer_subdata(&b, 0, &data).unwrap();
+        b
+    };
+    let (b1, b2) = (vbuf(&mut r, &TRI1), vbuf(&mut r, &TRI2));
+    let bind = |r: &mut Rig, b: &Arc<Resource>| {
+        r.ctx
+            .set_vertex_buffers(
+                0,
+                &[Some(VertexBuffer {
+                    stride: 16,
+                    buffer_offset: 0,
+                    buffer: BufferSource::Resource(b.clone()),
+                })],
+            )
+            .unwrap();
+    };
+    let tri = DrawInfo::arrays(PrimMode::TRIANGLES, 0, 3);
+    // Many draws from b1 with one state, then b2 after a state change, then b1 again.
+    bind(&mut r, &b1);
+    for _ in 0..20 {
+        r.ctx.draw_vbo(&tri).unwrap();
+    }
+    set_colour(&mut r, [0.0, 0.0, 1.0, 1.0]);
+    bind(&mut r, &b2);
+    r.ctx.draw_vbo(&tri).unwrap();
+    set_colour(&mut r, [1.0, 0.0, 0.0, 1.0]);
+    bind(&mut r, &b1);
+    r.ctx.draw_vbo(&tri).unwrap();
+    let fence = r.ctx.flush().unwrap().unwrap();
+    let e = r
+        .dev
+        .trace()
+        .entries
+        .into_iter()
+        .find(|e| e.fence == Some(fence.id()))
+        .unwrap();
+    let ids: Vec<u64> = e.bos.iter().map(|b| b.bo).collect();
+    for b in [&b1, &b2] {
+        let n = ids.iter().filter(|&&i| i == b.bo().id()).count();
+        assert_eq!(n, 1, "buffer {} listed {n} times: {ids:?}", b.bo().id());
+    }
+    let mut uniq = ids.clone();
+    uniq.sort_unstable();
+    uniq.dedup();
+    assert_eq!(uniq.len(), ids.len(), "a buffer listed twice: {ids:?}");
+    // And each draw read what was bound when it was made: TRI2 blue, TRI1 red drawn last.
+    let px = r.ctx.read_level(&t, 0, 0).unwrap();
+    assert_eq!(pixel(&px, W, 2, 2), [0, 0, 255, 255], "TRI1 alone: red");
+    assert_eq!(pixel(&px, W, 28, 10), [255, 0, 0, 255], "TRI2 alone: blue");
+    assert_eq!(
+        pixel(&px, W, 10, 10),
+        [0, 0, 255, 255],
+        "TRI1 drawn last: red"
+    );
+}
+
+#[test]
+fn switching_programs_back_and_forth_draws_with_each() {
+    let mut r = rig();
+    let t = cleared_target(&mut r);
+    base(&mut r, &t);
+    let red = r.ctx.create_fs_state(FS_CONST).unwrap();
+    let green = r.ctx.create_fs_state(FS_GREEN).unwrap();
+    r.ctx.bind_fs_state(Some(&red)).unwrap();
+    draw_px(&mut r, PrimMode::TRIANGLES, &TRI1);
+    r.ctx.bind_fs_state(Some(&green)).unwrap();
+    draw_px(&mut r, PrimMode::TRIANGLES, &TRI2);
+    // Back to a program linked before: found again, not the last one used.
+    r.ctx.bind_fs_state(Some(&red)).unwrap();
+    draw_px(
+        &mut r,
+        PrimMode::TRIANGLES,
+        &[(30.0, 28.0, 0.0), (32.0, 28.0, 0.0), (30.0, 32.0, 0.0)],
+    );
+    r.ctx.flush().unwrap();
+    let px = r.ctx.read_level(&t, 0, 0).unwrap();
+    assert_eq!(pixel(&px, W, 2, 2), [0, 0, 255, 255], "TRI1: red");
+    assert_eq!(pixel(&px, W, 10, 10), [0, 255, 0, 255], "TRI2: green");
+    assert_eq!(pixel(&px, W, 30, 28), [0, 0, 255, 255], "third: red again");
+    assert_eq!(pixel(&px, W, 30, 2), [0, 0, 0, 255], "untouched: black");
+}
