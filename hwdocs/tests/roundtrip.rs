@@ -186,3 +186,32 @@ fn enums_serialize_by_name() {
     let f: sgx_hwdocs::Format = serde_json::from_str("\"B5G6R5_UNORM\"").unwrap();
     assert_eq!(f, sgx_hwdocs::Format::B5G6R5_UNORM);
 }
+
+/// The primitive record agrees with the limits that size parameter memory: its header is
+/// PB_PRIM_RECORD_B, and its varying count reaches MAX_VARYINGS and no further.
+#[test]
+fn the_primitive_record_matches_the_parameter_memory_limits() {
+    use sgx_hwdocs::limits::{MAX_VARYINGS, PB_PRIM_RECORD_B};
+    use sgx_hwdocs::render::{PrimKind, PrimRecord};
+    assert_eq!((PrimRecord::DWORDS * 4) as u64, PB_PRIM_RECORD_B);
+    let full = PrimRecord {
+        state_addr: 0xdead_beef,
+        var_count: MAX_VARYINGS as u32,
+        back_facing: true,
+        kind: PrimKind::LINE,
+        index: 7,
+    };
+    let w = full.pack().unwrap();
+    assert_eq!(PrimRecord::unpack(&w).unwrap(), full);
+    let over = PrimRecord {
+        var_count: MAX_VARYINGS as u32 + 1,
+        ..full
+    };
+    assert!(matches!(
+        over.pack(),
+        Err(PackError::OutOfRange {
+            field: "var_count",
+            ..
+        })
+    ));
+}

@@ -23,11 +23,6 @@ use crate::{Fault, JobStatus, Unit};
 /// 3D phase reads them.
 pub(crate) const MAX_VAR: usize = sgx_hwdocs::limits::MAX_VARYINGS as usize;
 
-/// Primitive kinds in a record's dw1 bits 6:5.
-pub(crate) const KIND_TRI: u32 = 0;
-pub(crate) const KIND_POINT: u32 = 1;
-pub(crate) const KIND_LINE: u32 = 2;
-
 /// Why a job phase stopped.
 #[derive(Debug)]
 pub(crate) enum JobErr {

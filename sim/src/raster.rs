@@ -7,16 +7,14 @@ use std::collections::HashMap;
 use std::rc::Rc;
 use std::sync::Arc;
 
-use sgx_hwdocs::limits::{TILE_H_PX, TILE_W_PX};
+use sgx_hwdocs::limits::{PB_PRIM_RECORD_B, TILE_H_PX, TILE_W_PX};
 use sgx_hwdocs::pbe::PbeState;
 use sgx_hwdocs::regs as r;
-use sgx_hwdocs::render::TileCtrl;
+use sgx_hwdocs::render::{PrimKind, PrimRecord, TileCtrl};
 use sgx_hwdocs::tsp::Interp;
 use sgx_hwdocs::usse::Opcode;
 
-use crate::job::{
-    load_consts, load_draw_state, DrawState, JobErr, ProgramCache, KIND_POINT, MAX_VAR,
-};
+use crate::job::{load_consts, load_draw_state, DrawState, JobErr, ProgramCache, MAX_VAR};
 use crate::mmu::Mmu;
 use crate::pbe::Target;
 use crate::regs::RegFile;
@@ -112,7 +110,7 @@ struct Tile {
 /// A primitive read back from parameter memory, set up for one tile.
 struct Prim {
     state: u32,
-    kind: u32,
+    kind: PrimKind,
     back: bool,
     nvar: usize,
     /// (x, y, z, 1/w) of each vertex.
@@ -136,23 +134,26 @@ struct Raster<'a> {
 
 impl Raster<'_> {
     fn read_prim(&mut self, addr: u32) -> Result<Prim, JobErr> {
-        let mut h = [0u32; 4];
+        let mut h = [0u32; PrimRecord::DWORDS];
         self.mmu.read_dwords(Unit::Isp, addr, &mut h)?;
-        let nvar = (h[1] & 15) as usize;
-        if nvar > MAX_VAR || h[1] >> 7 != 0 {
-            return Err(JobErr::bad(
-                Unit::Isp,
-                format!("primitive record at {addr:#x}: bad flags {:#x}", h[1]),
-            ));
+        let bad =
+            |why: String| JobErr::bad(Unit::Isp, format!("primitive record at {addr:#x}: {why}"));
+        let h = PrimRecord::unpack(&h).map_err(|e| bad(e.to_string()))?;
+        let nvar = h.var_count as usize;
+        if nvar > MAX_VAR {
+            return Err(bad(format!("{nvar} varyings")));
         }
         let per = 4 + 4 * nvar;
         self.rec.resize(3 * per, 0);
-        self.mmu
-            .read_dwords(Unit::Isp, addr.wrapping_add(16), &mut self.rec)?;
+        self.mmu.read_dwords(
+            Unit::Isp,
+            addr.wrapping_add(PB_PRIM_RECORD_B as u32),
+            &mut self.rec,
+        )?;
         let mut p = Prim {
-            state: h[0],
-            kind: (h[1] >> 5) & 3,
-            back: h[1] & 16 != 0,
+            state: h.state_addr,
+            kind: h.kind,
+            back: h.back_facing,
             nvar,
             p: [[0.0; 4]; 3],
             var: [[[0.0; 4]; MAX_VAR]; 3],
@@ -236,7 +237,7 @@ impl Raster<'_> {
         let prov = &pr.var[2];
         let t = &ds.tsp;
         let nvar = (t.varying_count as usize).min(pr.nvar);
-        let sprite = if pr.kind == KIND_POINT {
+        let sprite = if pr.kind == PrimKind::POINT {
             let (mx, my) = (
                 pr.p.iter().map(|v| v[0]).fold(f32::MAX, f32::min),
                 pr.p.iter().map(|v| v[1]).fold(f32::MAX, f32::min),

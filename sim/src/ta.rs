@@ -17,14 +17,11 @@ use sgx_hwdocs::limits::{
     PB_VARYING_B, PB_VERTEX_B, TILE_W_PX,
 };
 use sgx_hwdocs::regs as r;
-use sgx_hwdocs::render::{AttrType, VertexAttr};
+use sgx_hwdocs::render::{AttrType, PrimKind, PrimRecord, VertexAttr};
 use sgx_hwdocs::ta_stream::{CtrlObjType, CtrlPrim, CtrlState, CtrlTerminate, IndexType, Topology};
 use sgx_hwdocs::tsp::Interp;
 
-use crate::job::{
-    load_consts, load_draw_state, DrawState, JobErr, ProgramCache, KIND_LINE, KIND_POINT, KIND_TRI,
-    MAX_VAR,
-};
+use crate::job::{load_consts, load_draw_state, DrawState, JobErr, ProgramCache, MAX_VAR};
 use crate::mmu::Mmu;
 use crate::regs::RegFile;
 use crate::tsp::{Sampler, TexTable};
@@ -78,7 +75,7 @@ impl Binner {
     }
 
     /// Bins one triangle of window-space vertices into the tiles its bounding box covers.
-    fn add(&mut self, d: &Draw, kind: u32, back: bool, v: [&WVert; 3]) -> Result<(), JobErr> {
+    fn add(&mut self, d: &Draw, kind: PrimKind, back: bool, v: [&WVert; 3]) -> Result<(), JobErr> {
         let (mut x0, mut y0, mut x1, mut y1) = (f32::MAX, f32::MAX, f32::MIN, f32::MIN);
         for w in &v {
             x0 = x0.min(w.p[0]);
@@ -109,9 +106,16 @@ impl Binner {
             return Err(JobErr::Oom);
         }
         let off = (self.records.len() * 4) as u32;
-        let flags = d.nvar as u32 | (u32::from(back) << 4) | (kind << 5);
-        self.records
-            .extend_from_slice(&[d.state_addr, flags, self.prims as u32, 0]);
+        let header = PrimRecord {
+            state_addr: d.state_addr,
+            var_count: d.nvar as u32,
+            back_facing: back,
+            kind,
+            index: self.prims as u32,
+        }
+        .pack()
+        .map_err(|e| JobErr::bad(Unit::Ta, format!("primitive record: {e}")))?;
+        self.records.extend_from_slice(&header);
         for w in &v {
             self.records.extend(w.p.iter().map(|f| f.to_bits()));
             for var in &w.var[..d.nvar] {
@@ -355,7 +359,7 @@ impl Ta<'_> {
                 CullMode::FRONT_AND_BACK => true,
             };
             if !culled {
-                self.bin.add(d, KIND_TRI, back, [a, b, c])?;
+                self.bin.add(d, PrimKind::TRIANGLE, back, [a, b, c])?;
             }
         }
         Ok(())
@@ -379,8 +383,8 @@ impl Ta<'_> {
             w
         };
         let (tl, tr, bl, br) = (corner(-h, -h), corner(h, -h), corner(-h, h), corner(h, h));
-        self.bin.add(d, KIND_POINT, false, [&tl, &tr, &bl])?;
-        self.bin.add(d, KIND_POINT, false, [&tr, &br, &bl])
+        self.bin.add(d, PrimKind::POINT, false, [&tl, &tr, &bl])?;
+        self.bin.add(d, PrimKind::POINT, false, [&tr, &br, &bl])
     }
 
     fn line(&mut self, d: &Draw, a: &CVert, b: &CVert) -> Result<(), JobErr> {
@@ -429,8 +433,9 @@ impl Ta<'_> {
                 }
             }
         }
-        self.bin.add(d, KIND_LINE, false, [&pf[0], &pf[1], &q0])?;
-        self.bin.add(d, KIND_LINE, false, [&pf[1], &q1, &q0])
+        self.bin
+            .add(d, PrimKind::LINE, false, [&pf[0], &pf[1], &q0])?;
+        self.bin.add(d, PrimKind::LINE, false, [&pf[1], &q1, &q0])
     }
 
     fn prim(&mut self, d: &Draw, p: &CtrlPrim) -> Result<(), JobErr> {
