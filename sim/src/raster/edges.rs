@@ -278,7 +278,7 @@ mod tests {
             let q = [0; 3].map(|_| (rng.next() % 1_000_000 + 1) as f32 / 997.0);
             let inv = 1.0 / (q[0] + q[1] + q[2]);
             let w = q.map(|x| x * inv);
-            let v = f32::from_bits(rng.next() as u32 & 0x7f7f_ffff);
+            let v = f32::from_bits(rng.next() & 0x7f7f_ffff);
             let v = if k % 2 == 0 { v } else { -(k as f32) * 0.1 };
             let a = [v, 3.0, 4.0, 1.0 / 3.0];
             for out in [lerp3(w, &a, &a, &a), lerp3_scalar(w, &a, &a, &a)] {
