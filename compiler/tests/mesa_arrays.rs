@@ -121,3 +121,38 @@ fn piglit_matrix_arrays_without_integers_draw_green() {
         assert!(probes > 0, "{name}: no probes");
     }
 }
+
+/// piglit's `glsl-1.20/execution/fs-function-inout-array-of-structs` as st/mesa compiles it
+/// for this screen: an `ivec4` array multiplied by the loop counter in a function, with
+/// `2 * i` sent as `SHL i, 1.0` on float-held integers (lower/ops.rs `float_held_shift`).
+/// The shader checks every element itself and draws green only when all are right.
+#[test]
+fn a_float_held_shift_doubles_in_an_array_of_structs_and_draws_green() {
+    let name = "fs-function-inout-array-of-structs";
+    let text = mesa_file(&format!("{name}.nointeger.frag.tgsi"));
+    assert!(text.contains("SHL"), "the capture has the float-held shift");
+    let sh = sgx_compiler::parse(&text).unwrap();
+    let cs = sgx_compiler::compile(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let out = common::run_fs_compiled(&sh, &cs, &FsInputs::default(), &BTreeMap::new());
+    let green = [0.0f32, 1.0, 0.0, 1.0].map(f32::to_bits);
+    for px in 0..4 {
+        assert_eq!(out.colour[px].map(f32::to_bits), green, "pixel {px}");
+    }
+}
+
+/// A `SHL` with an integer (`UINT32`) count stays an integer shift.
+#[test]
+fn a_shift_by_an_integer_immediate_stays_an_integer_shift() {
+    let text = "FRAG
+DCL OUT[0], COLOR
+DCL CONST[0][0]
+DCL TEMP[0]
+IMM[0] UINT32 {1, 2, 3, 31}
+  0: SHL TEMP[0], CONST[0][0], IMM[0]
+  1: MOV OUT[0], TEMP[0]
+  2: END
+";
+    let consts: BTreeMap<(u32, u32), V> = [((0, 0), [3, 0x3f80_0000, 7, 1])].into();
+    let out = check_fs(text, &Default::default(), &consts);
+    assert_eq!(out.colour[0], [6, 0xfe00_0000, 56, 0x8000_0000]);
+}

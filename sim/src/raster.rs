@@ -28,7 +28,7 @@ mod fragment;
 mod tiles;
 pub(crate) use tiles::Threads;
 
-use edges::{lam_packed, lam_scalar, lerp3, step3, window_accepted, window_rejected};
+use edges::{lam_packed, lam_scalar, lerp3, lerp3_scalar, step3, window_accepted, window_rejected};
 use fragment::{blend, clamp01, compare, stencil_op};
 
 const T: u32 = TILE_W_PX as u32;
@@ -431,18 +431,8 @@ impl Raster<'_> {
                             match ctx.interp[k] {
                                 Interp::PERSPECTIVE if fast => *dst = lerp3(w, a, b, c),
                                 Interp::LINEAR if fast => *dst = lerp3(l, a, b, c),
-                                Interp::PERSPECTIVE => {
-                                    for j in 0..4 {
-                                        dst[j] =
-                                            (w[0] * a[j] + w[1] * b[j] + w[2] * c[j]).to_bits();
-                                    }
-                                }
-                                Interp::LINEAR => {
-                                    for j in 0..4 {
-                                        dst[j] =
-                                            (l[0] * a[j] + l[1] * b[j] + l[2] * c[j]).to_bits();
-                                    }
-                                }
+                                Interp::PERSPECTIVE => *dst = lerp3_scalar(w, a, b, c),
+                                Interp::LINEAR => *dst = lerp3_scalar(l, a, b, c),
                                 Interp::FLAT => {
                                     for j in 0..4 {
                                         dst[j] = prov[k][j].to_bits();

@@ -122,6 +122,34 @@ impl Lower<'_> {
         Ok(())
     }
 
+    /// `SHL x, IMM` whose count is a `FLT32` immediate: integers held in floats. Mesa 22.3's
+    /// nir_opt_algebraic turns `i * 2` into `ishl i, 1` before nir_lower_int_to_float, which
+    /// has no case for ishl, so a screen without native integers is sent
+    /// `SHL TEMP[7].x, TEMP[0].xxxx, IMM[0].zzzz` with IMM[0].z = 1.0 (piglit
+    /// `fs-function-inout-array-of-structs`). An integer shift by a float's bits means
+    /// nothing (1.0 shifts by 0), so this is `x * 2^count`: the lanes' factors, as read
+    /// through the source's swizzle and modifiers.
+    fn float_held_shift(&self, ins: &Instruction) -> Option<[u32; 4]> {
+        let s = ins.src.get(1)?;
+        if s.reg.file != crate::tgsi::File::Imm || s.reg.indirect.is_some() {
+            return None;
+        }
+        let imm = self.sh.imms.get(usize::try_from(s.reg.index).ok()?)?;
+        if imm.ty != crate::tgsi::ImmType::Flt32 {
+            return None;
+        }
+        Some(s.swz.map(|c| {
+            let mut n = f32::from_bits(imm.bits[usize::from(c)]);
+            if s.abs {
+                n = n.abs();
+            }
+            if s.neg {
+                n = -n;
+            }
+            n.exp2().to_bits()
+        }))
+    }
+
     /// Emits `op dst, a, b`, saturating through an extra FMUL when the opcode cannot.
     fn emit(&mut self, op: Opcode, dst: Dst, a: Src, b: Src, sat: bool) {
         let mut i = MInst::alu(op, dst, a, b);
@@ -175,6 +203,17 @@ impl Lower<'_> {
             let (a, b) = if swap { (s[1], s[0]) } else { (s[0], s[1]) };
             self.emit(bop, d, a, b, sat);
             return Ok(());
+        }
+        if op == "SHL" {
+            if let Some(scale) = self.float_held_shift(ins) {
+                self.counts(ins, 1, 2)?;
+                self.no_sat(ins)?;
+                let d = self.dst(&ins.dst[0], false)?;
+                let a = self.src(&ins.src[0], false)?;
+                let k = self.materialize(scale, [0, 1, 2, 3]);
+                self.push(MInst::alu(Opcode::FMUL, d, a, k));
+                return Ok(());
+            }
         }
         if let Some(iop) = int_binary(op) {
             self.counts(ins, 1, 2)?;

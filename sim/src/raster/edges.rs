@@ -69,9 +69,15 @@ pub(super) fn lam_packed(here: [i64; 3], off: &[[i64; 3]; 4], inv_area: f32) -> 
     }
 }
 
-/// `(w[0] * a[j] + w[1] * b[j] + w[2] * c[j]).to_bits()` for every lane j, as the reference
-/// interpolates a varying, four lanes at once: the same IEEE products and sums in the same
+/// `(a[j] + w[1] * (b[j] - a[j]) + w[2] * (c[j] - a[j])).to_bits()` for every lane j, as the
+/// reference interpolates a varying, four lanes at once: the same IEEE operations in the same
 /// order, so each lane is bit-identical to the scalar form.
+///
+/// Relative to vertex 0, as a plane equation is (the model's choice, hwdocs tsp.json `Interp`):
+/// a varying equal at the three vertices comes out exactly equal at every pixel. The weighted
+/// sum `w0 a + w1 b + w2 c` does not, as the weights' sum is 1 only to rounding, and GLSL
+/// programs compare such varyings with `==` (piglit's matrix varyings, `literal-varyings`).
+/// `w[0]` is implied (1 - w1 - w2) and not read.
 #[inline(always)]
 pub(super) fn lerp3(w: [f32; 3], a: &[f32; 4], b: &[f32; 4], c: &[f32; 4]) -> [u32; 4] {
     #[cfg(target_arch = "x86_64")]
@@ -79,8 +85,11 @@ pub(super) fn lerp3(w: [f32; 3], a: &[f32; 4], b: &[f32; 4], c: &[f32; 4]) -> [u
         use std::arch::x86_64::*;
         // SAFETY: SSE2 is in the x86_64 baseline; the loads read the four floats of a, b, c.
         unsafe {
-            let m = |k: f32, v: &[f32; 4]| _mm_mul_ps(_mm_set1_ps(k), _mm_loadu_ps(v.as_ptr()));
-            let o = _mm_add_ps(_mm_add_ps(m(w[0], a), m(w[1], b)), m(w[2], c));
+            let a = _mm_loadu_ps(a.as_ptr());
+            let d = |k: f32, v: &[f32; 4]| {
+                _mm_mul_ps(_mm_set1_ps(k), _mm_sub_ps(_mm_loadu_ps(v.as_ptr()), a))
+            };
+            let o = _mm_add_ps(_mm_add_ps(a, d(w[1], b)), d(w[2], c));
             let mut out = [0u32; 4];
             _mm_storeu_si128(out.as_mut_ptr() as *mut __m128i, _mm_castps_si128(o));
             out
@@ -93,9 +102,8 @@ pub(super) fn lerp3(w: [f32; 3], a: &[f32; 4], b: &[f32; 4], c: &[f32; 4]) -> [u
 }
 
 /// The reference's scalar form of [`lerp3`].
-#[cfg(any(test, not(target_arch = "x86_64")))]
 pub(super) fn lerp3_scalar(w: [f32; 3], a: &[f32; 4], b: &[f32; 4], c: &[f32; 4]) -> [u32; 4] {
-    [0, 1, 2, 3].map(|j| (w[0] * a[j] + w[1] * b[j] + w[2] * c[j]).to_bits())
+    [0, 1, 2, 3].map(|j| (a[j] + w[1] * (b[j] - a[j]) + w[2] * (c[j] - a[j])).to_bits())
 }
 
 /// Whether one edge (dx, dy, ax, ay, threshold) of `ea` is below its threshold at all four
@@ -259,6 +267,23 @@ mod tests {
                 r.map(|a| a.map(f32::to_bits)),
                 "{ev:?} * {inv}"
             );
+        }
+    }
+
+    #[test]
+    fn a_varying_equal_at_the_three_vertices_interpolates_to_itself() {
+        let mut rng = crate::kit::Rng(0x5eed_1234);
+        for k in 0..20_000u32 {
+            // Weights as the rasteriser makes them: positive, summing to 1 only to rounding.
+            let q = [0; 3].map(|_| (rng.next() % 1_000_000 + 1) as f32 / 997.0);
+            let inv = 1.0 / (q[0] + q[1] + q[2]);
+            let w = q.map(|x| x * inv);
+            let v = f32::from_bits(rng.next() & 0x7f7f_ffff);
+            let v = if k % 2 == 0 { v } else { -(k as f32) * 0.1 };
+            let a = [v, 3.0, 4.0, 1.0 / 3.0];
+            for out in [lerp3(w, &a, &a, &a), lerp3_scalar(w, &a, &a, &a)] {
+                assert_eq!(out, a.map(f32::to_bits), "{w:?} {a:?}");
+            }
         }
     }
 
