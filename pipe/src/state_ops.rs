@@ -65,6 +65,9 @@ impl Context {
         if !s.lod_bias.is_finite() {
             return invalid("LOD bias must be finite");
         }
+        if s.min_lod.is_nan() || s.max_lod.is_nan() {
+            return invalid("LOD clamp must not be NaN");
+        }
         if !s.border_color.iter().all(|c| c.is_finite()) {
             return invalid("border colour must be finite");
         }

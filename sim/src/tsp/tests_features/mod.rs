@@ -6,6 +6,7 @@
 
 mod border;
 mod decode;
+mod lod_clamp;
 mod shadow;
 mod volume;
 
