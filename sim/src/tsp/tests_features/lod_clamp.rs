@@ -11,7 +11,13 @@ use super::*;
 
 /// Level l of the chain: one flat colour per level, none alike.
 fn level_colour(l: usize) -> u32 {
-    [0xff20_40c0u32, 0xff40_c020, 0xffc0_2040, 0xff80_8080, 0xff10_f0f0][l]
+    [
+        0xff20_40c0u32,
+        0xff40_c020,
+        0xffc0_2040,
+        0xff80_8080,
+        0xff10_f0f0,
+    ][l]
 }
 
 fn bytes_of_el(v: u32) -> [u8; 4] {
@@ -137,7 +143,12 @@ fn max_lod_zero_selects_the_magnification_filter() {
             coords: coords.clone(),
             grads: None,
         };
-        let got = render(TexState { max_lod, ..st }, &img.memory(), Opcode::TEXL, &[group]);
+        let got = render(
+            TexState { max_lod, ..st },
+            &img.memory(),
+            Opcode::TEXL,
+            &[group],
+        );
         assert_pixels(&format!("max_lod {max_lod}"), &got, &[want], &coords);
     }
 }
