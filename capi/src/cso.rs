@@ -595,13 +595,9 @@ pub unsafe extern "C" fn sgx535_bind_sampler_states(
             .iter()
             .map(|&id| bound::<Arc<SamplerState>>(&c, id, Kind::Sampler, "sampler state"))
             .collect::<Result<Vec<_>>>()?;
-        if stage == ShaderStage::Vertex {
-            if list.iter().all(Option::is_none) {
-                return Ok(());
-            }
-            return unsupported("vertex shader texturing: the vertex stage has no samplers");
-        }
-        c.lock().ctx.bind_sampler_states(start as usize, &list)?;
+        c.lock()
+            .ctx
+            .bind_stage_sampler_states(stage, start as usize, &list)?;
         Ok(())
     })
 }

@@ -454,6 +454,9 @@ pub(crate) struct Sampler<'a> {
     pub texels: u64,
     /// Take the fast paths (else only the reference ones; results are identical).
     fast: bool,
+    /// The table entry of the program's unit 0 (ProgramState.vs_tex_base for a vertex
+    /// program, 0 for a pixel one).
+    base: u32,
 }
 
 impl<'a> Sampler<'a> {
@@ -463,7 +466,13 @@ impl<'a> Sampler<'a> {
             table,
             texels: 0,
             fast,
+            base: 0,
         }
+    }
+
+    /// The sampler of a vertex program, whose unit u reads table entry `base` + u.
+    pub(crate) fn with_base(self, base: u32) -> Sampler<'a> {
+        Sampler { base, ..self }
     }
 
     /// One filter tap at wrapped (x, y, z) of level `l`: the border colour when any of them
@@ -692,6 +701,7 @@ impl Sampler<'_> {
 
 impl Textures for Sampler<'_> {
     fn needs_lod(&self, unit: u32) -> bool {
+        let unit = unit.wrapping_add(self.base);
         // LOD-free units ignore it on the fast path (`sample_with::<true>`, `quad_fast`).
         !(self.fast
             && self
@@ -702,6 +712,7 @@ impl Textures for Sampler<'_> {
     }
 
     fn sample(&mut self, unit: u32, coord: [f32; 4], lod: Lod) -> Result<[f32; 4], Fault> {
+        let unit = unit.wrapping_add(self.base);
         if self.fast {
             self.sample_with::<true>(unit, coord, lod)
         } else {
@@ -717,6 +728,7 @@ impl Textures for Sampler<'_> {
         ex: [bool; 4],
         out: &mut [[f32; 4]; 4],
     ) -> Result<(), Fault> {
+        let unit = unit.wrapping_add(self.base);
         if self.fast && ex != [false; 4] {
             if let Some(u) = self.table.units.get(unit as usize) {
                 if self.quad_fast(u, coord, ex, out) {
