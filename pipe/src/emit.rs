@@ -232,8 +232,10 @@ impl Context {
     fn tex_table(&self, p: &Program, units: u32, vs_units: u32) -> Result<(Vec<u32>, Vec<Use>)> {
         let mut uses = Vec::new();
         let mut texs = Vec::new();
-        let fs = (0..units as usize).map(|u| (u, &p.linked.fs, &self.views[..], &self.samplers[..]));
-        let vs = (0..vs_units as usize).map(|u| (u, &p.linked.vs, &self.vs_views[..], &self.vs_samplers[..]));
+        let fs =
+            (0..units as usize).map(|u| (u, &p.linked.fs, &self.views[..], &self.samplers[..]));
+        let vs = (0..vs_units as usize)
+            .map(|u| (u, &p.linked.vs, &self.vs_views[..], &self.vs_samplers[..]));
         for (u, sh, views, samplers) in fs.chain(vs) {
             let stage = sh.stage;
             let view = views

@@ -230,7 +230,8 @@ impl Ta<'_> {
             }
             *slot = v.map(f32::to_bits);
         }
-        let mut sampler = Sampler::new(self.mmu, &d.tex, self.fast).with_base(d.ds.prog.vs_tex_base);
+        let mut sampler =
+            Sampler::new(self.mmu, &d.tex, self.fast).with_base(d.ds.prog.vs_tex_base);
         let out = self
             .machine
             .run_vertex(&d.vs, &pa[..d.attrs.len()], &d.consts, &mut sampler)

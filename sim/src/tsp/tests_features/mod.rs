@@ -7,8 +7,8 @@
 mod border;
 mod decode;
 mod lod_clamp;
-mod vertex;
 mod shadow;
+mod vertex;
 mod volume;
 
 use sgx_hwdocs::pbe::MemLayout;

@@ -9,7 +9,11 @@ use sgx_hwdocs::usse::Opcode;
 use super::*;
 
 /// BGRA bytes of the one texel of each table entry.
-const TEXELS: [[u8; 4]; 3] = [[0x10, 0x20, 0x30, 0xff], [0xc0, 0x80, 0x40, 0xff], [1, 2, 3, 4]];
+const TEXELS: [[u8; 4]; 3] = [
+    [0x10, 0x20, 0x30, 0xff],
+    [0xc0, 0x80, 0x40, 0xff],
+    [1, 2, 3, 4],
+];
 
 /// An 8x4 target covered by one quad whose vertex program samples its unit 0 with TEXL (LOD 0)
 /// into varying 0, which the pixel program writes: the framebuffer bytes, on both paths.
