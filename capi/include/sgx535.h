@@ -274,9 +274,9 @@ typedef struct {
   uint8_t pad;
   // LOD bias.
   float lod_bias;
-  // Ignored: the level range comes from the sampler view.
+  // Lower clamp of the biased LOD, in levels above the view's first level (not NaN).
   float min_lod;
-  // Ignored: the level range comes from the sampler view.
+  // Upper clamp of the biased LOD, in levels above the view's first level (not NaN).
   float max_lod;
   // RGBA border colour.
   float border_color[4];

@@ -220,9 +220,9 @@ pub struct sgx535_sampler_state {
     pub pad: u8,
     /// LOD bias.
     pub lod_bias: f32,
-    /// Ignored: the level range comes from the sampler view.
+    /// Lower clamp of the biased LOD, in levels above the view's first level (not NaN).
     pub min_lod: f32,
-    /// Ignored: the level range comes from the sampler view.
+    /// Upper clamp of the biased LOD, in levels above the view's first level (not NaN).
     pub max_lod: f32,
     /// RGBA border colour.
     pub border_color: [f32; 4],
@@ -390,6 +390,9 @@ fn sampler(s: &sgx535_sampler_state) -> Result<SamplerState> {
     if !s.lod_bias.is_finite() {
         return invalid("sampler.lod_bias must be finite");
     }
+    if s.min_lod.is_nan() || s.max_lod.is_nan() {
+        return invalid("sampler.min_lod and max_lod must not be NaN");
+    }
     Ok(SamplerState {
         wrap_s: gallium::wrap(s.wrap_s)?,
         wrap_t: gallium::wrap(s.wrap_t)?,
@@ -398,6 +401,8 @@ fn sampler(s: &sgx535_sampler_state) -> Result<SamplerState> {
         mag_img_filter: gallium::filter(s.mag_img_filter)?,
         min_mip_filter: gallium::mip_filter(s.min_mip_filter)?,
         lod_bias: s.lod_bias,
+        min_lod: s.min_lod,
+        max_lod: s.max_lod,
         border_color: s.border_color,
         compare_mode: s.compare_mode == 1,
         compare_func: gallium::func(s.compare_func)?,
@@ -590,13 +595,9 @@ pub unsafe extern "C" fn sgx535_bind_sampler_states(
             .iter()
             .map(|&id| bound::<Arc<SamplerState>>(&c, id, Kind::Sampler, "sampler state"))
             .collect::<Result<Vec<_>>>()?;
-        if stage == ShaderStage::Vertex {
-            if list.iter().all(Option::is_none) {
-                return Ok(());
-            }
-            return unsupported("vertex shader texturing: the vertex stage has no samplers");
-        }
-        c.lock().ctx.bind_sampler_states(start as usize, &list)?;
+        c.lock()
+            .ctx
+            .bind_stage_sampler_states(stage, start as usize, &list)?;
         Ok(())
     })
 }

@@ -2,7 +2,7 @@
 //! of it as a render target.
 
 use sgx_pipe::state::{SamplerView, Surface};
-use sgx_pipe::{ResourceTarget, ShaderStage};
+use sgx_pipe::ResourceTarget;
 
 use crate::context::{self, check_owner, sgx535_context, Locked};
 use crate::ffi::{check_out, guard, read, slice, write};
@@ -162,13 +162,9 @@ pub unsafe extern "C" fn sgx535_set_sampler_views(
                 .map(|v| view(&c, *v))
                 .collect::<Result<_>>()?
         };
-        if stage == ShaderStage::Vertex {
-            if list.iter().all(Option::is_none) {
-                return Ok(());
-            }
-            return unsupported("vertex shader texturing: the vertex stage has no samplers");
-        }
-        c.lock().ctx.set_sampler_views(start as usize, &list)?;
+        c.lock()
+            .ctx
+            .set_stage_sampler_views(stage, start as usize, &list)?;
         Ok(())
     })
 }

@@ -36,7 +36,31 @@ pub fn allocate(code: &mut Code) -> Result<u32> {
             }
         }
     }
-    let mut order: Vec<usize> = (0..nv).filter(|v| range[*v].is_some()).collect();
+    // TEXD reads d/dx and d/dy from two consecutive physical temporaries: its vreg pair
+    // (grad, grad + 1) is allocated as one unit over the hull of both ranges.
+    let mut pair_tail = vec![false; nv];
+    for it in &code.items {
+        if let Item::I(m) = it {
+            if m.op == Opcode::TEXD {
+                let (h, t) = (m.grad as usize, m.grad as usize + 1);
+                // The lowering takes each pair fresh (texture.rs): a broken invariant.
+                assert!(
+                    t < nv && !pair_tail[h],
+                    "TEXD gradient pair {h}, {t} is not a fresh pair of temporaries"
+                );
+                pair_tail[t] = true;
+                let hull = match (range[h], range[t]) {
+                    (Some(a), Some(b)) => Some((a.0.min(b.0), a.1.max(b.1))),
+                    (a, b) => a.or(b),
+                };
+                range[h] = hull;
+                range[t] = hull;
+            }
+        }
+    }
+    let mut order: Vec<usize> = (0..nv)
+        .filter(|v| range[*v].is_some() && !pair_tail[*v])
+        .collect();
     order.sort_by_key(|v| range[*v].map(|r| r.0));
     let mut phys: Vec<u32> = vec![u32::MAX; nv];
     // Each vreg takes the lowest-numbered physical register free at its start: `free` holds
@@ -53,6 +77,23 @@ pub fn allocate(code: &mut Code) -> Result<u32> {
             }
             busy.pop();
             free.insert(p);
+        }
+        if v + 1 < nv && pair_tail[v + 1] {
+            // The lowest free p with p + 1 free too (or p the last register in use), else
+            // two new ones.
+            let p = free
+                .iter()
+                .copied()
+                .find(|&p| free.contains(&(p + 1)) || p + 1 == used)
+                .unwrap_or(used);
+            free.remove(&p);
+            free.remove(&(p + 1));
+            used = used.max(p + 2);
+            for (k, q) in [(v, p), (v + 1, p + 1)] {
+                busy.push(Reverse((end + 1, q)));
+                phys[k] = q;
+            }
+            continue;
         }
         let p = match free.pop_first() {
             Some(p) => p,
@@ -74,6 +115,9 @@ pub fn allocate(code: &mut Code) -> Result<u32> {
                 if m.src[j].reg.file == RegFile::Temp {
                     m.src[j].reg.num = phys.get(m.src[j].reg.num as usize).copied().unwrap_or(0);
                 }
+            }
+            if m.op == Opcode::TEXD {
+                m.grad = phys.get(m.grad as usize).copied().unwrap_or(0);
             }
         }
     }

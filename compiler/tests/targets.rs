@@ -250,6 +250,10 @@ fn glsl120_shader_set_matches_the_reference() {
         ("tex1dbias.frag", 1),
         ("shadow1d.frag", 1),
         ("texmix.frag", 2),
+        // TXD: st/mesa's GL_CLAMP emulation (saturated coordinate, derivatives of the
+        // unsaturated one), and four targets whose gradient pairs are live at once.
+        ("txd_glclamp.frag", 1),
+        ("txd_mix.frag", 2),
     ];
     let mut r = Rng(0x7a7a_0005);
     for (name, inputs) in set {

@@ -297,7 +297,9 @@ pub fn get_shader_param(stage: ShaderStage, cap: ShaderCap) -> i64 {
         Subroutines => 1,
         Integers => 0,
         MaxTextureSamplers | MaxSamplerViews => match stage {
-            ShaderStage::Vertex => 0,
+            // Vertex texture fetch: table entries after the fragment stage's (hwdocs
+            // ProgramState.vs_tex_base).
+            ShaderStage::Vertex => limits::MAX_VERTEX_TEXTURE_UNITS as i64,
             ShaderStage::Fragment => limits::MAX_TEXTURE_UNITS as i64,
         },
         PreferredIr => PIPE_SHADER_IR_TGSI,
@@ -404,7 +406,7 @@ mod tests {
         );
         assert_eq!(
             get_shader_param(ShaderStage::Vertex, ShaderCap::MaxTextureSamplers),
-            0
+            limits::MAX_VERTEX_TEXTURE_UNITS as i64
         );
     }
 }

@@ -24,6 +24,8 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Texture units.
 pub const MAX_SAMPLERS: usize = sgx_hwdocs::limits::MAX_TEXTURE_UNITS as usize;
+/// Sampler slots of the vertex stage (their table entries follow the fragment stage's).
+pub const MAX_VERTEX_SAMPLERS: usize = sgx_hwdocs::limits::MAX_VERTEX_TEXTURE_UNITS as usize;
 /// Vertex buffer slots.
 pub const MAX_VERTEX_BUFFERS: usize = sgx_hwdocs::limits::MAX_VERTEX_ATTRIBS as usize;
 
@@ -66,6 +68,8 @@ pub struct Context {
     pub(crate) rast: Option<Arc<RasterizerState>>,
     pub(crate) samplers: [Option<Arc<SamplerState>>; MAX_SAMPLERS],
     pub(crate) views: [Option<SamplerView>; MAX_SAMPLERS],
+    pub(crate) vs_samplers: [Option<Arc<SamplerState>>; MAX_VERTEX_SAMPLERS],
+    pub(crate) vs_views: [Option<SamplerView>; MAX_VERTEX_SAMPLERS],
     pub(crate) vs: Option<Arc<ShaderState>>,
     pub(crate) fs: Option<Arc<ShaderState>>,
     pub(crate) velems: Option<Arc<Vec<VertexElement>>>,
@@ -114,6 +118,8 @@ impl Context {
             rast: None,
             samplers: Default::default(),
             views: Default::default(),
+            vs_samplers: Default::default(),
+            vs_views: Default::default(),
             vs: None,
             fs: None,
             velems: None,

@@ -161,6 +161,10 @@ pub(crate) fn tex_state(view: &SamplerView, s: &SamplerState) -> Result<texture:
         wrap_t: s.wrap_t,
         wrap_r: if volume { s.wrap_r } else { AddrMode::REPEAT },
         lod_bias: lod_bias_steps(s.lod_bias),
+        min_lod: lod_clamp_steps(s.min_lod),
+        // A MAX_LOD below MIN_LOD (GL leaves it undefined; st/mesa swaps them before this
+        // call) collapses the clamp to MIN_LOD.
+        max_lod: lod_clamp_steps(s.max_lod.max(s.min_lod)),
         swz_r: view.swizzle[0],
         swz_g: view.swizzle[1],
         swz_b: view.swizzle[2],
@@ -186,6 +190,15 @@ pub(crate) fn target_fits(use_target: TexTarget, target: ResourceTarget) -> bool
         TexTarget::Cube => target == R::TextureCube,
         _ => false,
     }
+}
+
+/// A sampler's LOD clamp in TexState.min_lod / max_lod's unsigned steps. A clamp at or below 0
+/// is 0: a LOD at or below 0 magnifies, clamped to 0 or not; the top step is above every chain.
+fn lod_clamp_steps(lod: f32) -> u32 {
+    let top = texture::TexState::MAX_LOD_MASK.count_ones();
+    (lod * texture::LOD_BIAS_STEPS as f32)
+        .round()
+        .clamp(0.0, ((1u32 << top) - 1) as f32) as u32
 }
 
 /// A sampler's LOD bias in TexState.lod_bias's signed steps (hwdocs texture::LOD_BIAS_STEPS

@@ -47,6 +47,7 @@ impl Context {
         let lvs = &p.linked.vs;
         let lfs = &p.linked.fs;
         let units = lfs.samplers.iter().map(|s| s.unit + 1).max().unwrap_or(0);
+        let vs_units = lvs.samplers.iter().map(|s| s.unit + 1).max().unwrap_or(0);
         let rast = self.rast.as_deref().copied().unwrap_or_default();
         let mut packed = 0;
 
@@ -58,7 +59,7 @@ impl Context {
             packed += 1;
         }
         if d.intersects(Dirty::TEXS) {
-            let (words, uses) = self.tex_table(p, units)?;
+            let (words, uses) = self.tex_table(p, units, vs_units)?;
             let c = &mut self.emit;
             EmitCache::set(&mut c.texs, words, &mut c.changed);
             c.tex_uses = uses;
@@ -88,7 +89,8 @@ impl Context {
                 fs_const_addr: 0,
                 fs_const_count: lfs.const_regs,
                 fs_temps: lfs.temps,
-                tex_count: units,
+                tex_count: units + vs_units,
+                vs_tex_base: units,
                 attr_table_addr: 0,
                 tex_table_addr: 0,
             }
@@ -231,26 +233,35 @@ impl Context {
         Ok((attrs, uses))
     }
 
-    /// The texture table of units `0..units`, and the textures it points into.
-    fn tex_table(&self, p: &Program, units: u32) -> Result<(Vec<u32>, Vec<Use>)> {
-        let lfs = &p.linked.fs;
+    /// The texture table: fragment units `0..units`, then vertex units `0..vs_units`; and the
+    /// textures it points into.
+    fn tex_table(&self, p: &Program, units: u32, vs_units: u32) -> Result<(Vec<u32>, Vec<Use>)> {
         let mut uses = Vec::new();
         let mut texs = Vec::new();
-        for u in 0..units as usize {
-            let view = self.views[u]
-                .clone()
+        let fs =
+            (0..units as usize).map(|u| (u, &p.linked.fs, &self.views[..], &self.samplers[..]));
+        let vs = (0..vs_units as usize)
+            .map(|u| (u, &p.linked.vs, &self.vs_views[..], &self.vs_samplers[..]));
+        for (u, sh, views, samplers) in fs.chain(vs) {
+            let stage = sh.stage;
+            let view = views
+                .get(u)
+                .cloned()
+                .flatten()
                 .ok_or(PipeError::NotBound("sampler view"))?;
-            for used in lfs.samplers.iter().filter(|s| s.unit as usize == u) {
+            for used in sh.samplers.iter().filter(|s| s.unit as usize == u) {
                 if !target_fits(used.target, view.resource.target()) {
                     return invalid(format!(
-                        "unit {u}: the shader samples {:?}, the view is of a {:?}",
+                        "{stage:?} unit {u}: the shader samples {:?}, the view is of a {:?}",
                         used.target,
                         view.resource.target()
                     ));
                 }
             }
-            let samp = self.samplers[u]
-                .clone()
+            let samp = samplers
+                .get(u)
+                .cloned()
+                .flatten()
                 .ok_or(PipeError::NotBound("sampler state"))?;
             texs.extend(tex_state(&view, &samp)?.pack()?);
             uses.push(Use {

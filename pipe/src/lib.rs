@@ -39,6 +39,7 @@ pub use caps::{Cap, CapF, ShaderCap, ShaderStage};
 pub use clear::clear_flags;
 pub use context::{
     Context, ContextStats, RenderCondition, DEFAULT_TIMEOUT, MAX_SAMPLERS, MAX_VERTEX_BUFFERS,
+    MAX_VERTEX_SAMPLERS,
 };
 pub use draw::{DrawInfo, PrimMode};
 pub use error::{PipeError, Result};

@@ -67,7 +67,12 @@ pub(crate) fn format_supported(
     if bind_flags & bind::RENDER_TARGET != 0 && (!info.renderable || depth) {
         return false;
     }
-    if bind_flags & bind::DEPTH_STENCIL != 0 && (!depth || target != Target::Texture2D) {
+    // A 1D texture is laid out as a 2D one of height 1, so a 1D depth texture is one ZLS
+    // surface too: st/mesa asks for DEPTH_STENCIL on 2D and then creates the 1D shadow
+    // textures (sampler1DShadow) with that binding.
+    if bind_flags & bind::DEPTH_STENCIL != 0
+        && (!depth || !matches!(target, Target::Texture1D | Target::Texture2D))
+    {
         return false;
     }
     // Depth formats are ZLS buffers: one linear surface, so no faces and no slices.

@@ -162,6 +162,12 @@ pub struct SamplerState {
     pub min_mip_filter: MipFilter,
     /// LOD bias.
     pub lod_bias: f32,
+    /// Lower clamp of the biased LOD, in levels above the view's first level
+    /// (GL_TEXTURE_MIN_LOD).
+    pub min_lod: f32,
+    /// Upper clamp of the biased LOD, in levels above the view's first level
+    /// (GL_TEXTURE_MAX_LOD); 0 magnifies every sample.
+    pub max_lod: f32,
     /// The colour a CLAMP_TO_BORDER fetch outside the texture reads (RGBA, as a decoded
     /// texel; the model keeps 8 bits per channel).
     pub border_color: [f32; 4],
@@ -180,6 +186,9 @@ impl Default for SamplerState {
             mag_img_filter: Filter::NEAREST,
             min_mip_filter: MipFilter::NONE,
             lod_bias: 0.0,
+            // GL's defaults: no clamp.
+            min_lod: -1000.0,
+            max_lod: 1000.0,
             wrap_r: AddrMode::REPEAT,
             border_color: [0.0; 4],
             compare_mode: false,

@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use crate::caps::ShaderStage;
-use crate::context::{stage_index, Context, RenderCondition, MAX_SAMPLERS, MAX_VERTEX_BUFFERS};
+use crate::context::{stage_index, Context, RenderCondition, MAX_VERTEX_BUFFERS};
 use crate::dirty::Dirty;
 use crate::error::{invalid, Result};
 use crate::program::ShaderState;
@@ -65,6 +65,9 @@ impl Context {
         if !s.lod_bias.is_finite() {
             return invalid("LOD bias must be finite");
         }
+        if s.min_lod.is_nan() || s.max_lod.is_nan() {
+            return invalid("LOD clamp must not be NaN");
+        }
         if !s.border_color.iter().all(|c| c.is_finite()) {
             return invalid("border colour must be finite");
         }
@@ -76,31 +79,59 @@ impl Context {
         start: usize,
         s: &[Option<Arc<SamplerState>>],
     ) -> Result<()> {
-        if start + s.len() > MAX_SAMPLERS {
+        self.bind_stage_sampler_states(ShaderStage::Fragment, start, s)
+    }
+    /// `set_sampler_views` for the fragment stage, from `start`.
+    pub fn set_sampler_views(&mut self, start: usize, v: &[Option<SamplerView>]) -> Result<()> {
+        self.set_stage_sampler_views(ShaderStage::Fragment, start, v)
+    }
+    /// `bind_sampler_states` for `stage`, from `start`.
+    pub fn bind_stage_sampler_states(
+        &mut self,
+        stage: ShaderStage,
+        start: usize,
+        s: &[Option<Arc<SamplerState>>],
+    ) -> Result<()> {
+        let slots = match stage {
+            ShaderStage::Fragment => &mut self.samplers[..],
+            ShaderStage::Vertex => &mut self.vs_samplers[..],
+        };
+        if start + s.len() > slots.len() {
             return invalid(format!(
-                "samplers {start}..{} of {MAX_SAMPLERS}",
-                start + s.len()
+                "{stage:?} samplers {start}..{} of {}",
+                start + s.len(),
+                slots.len()
             ));
         }
         for (i, v) in s.iter().enumerate() {
-            self.samplers[start + i] = v.clone();
+            slots[start + i] = v.clone();
         }
         self.dirty |= Dirty::SAMPLERS;
         Ok(())
     }
-    /// `set_sampler_views` for the fragment stage, from `start`.
-    pub fn set_sampler_views(&mut self, start: usize, v: &[Option<SamplerView>]) -> Result<()> {
-        if start + v.len() > MAX_SAMPLERS {
-            return invalid(format!(
-                "sampler views {start}..{} of {MAX_SAMPLERS}",
-                start + v.len()
-            ));
-        }
+    /// `set_sampler_views` for `stage`, from `start`.
+    pub fn set_stage_sampler_views(
+        &mut self,
+        stage: ShaderStage,
+        start: usize,
+        v: &[Option<SamplerView>],
+    ) -> Result<()> {
         for view in v.iter().flatten() {
             check_view(view)?;
         }
+        let slots = match stage {
+            ShaderStage::Fragment => &mut self.views[..],
+            ShaderStage::Vertex => &mut self.vs_views[..],
+        };
+        if start + v.len() > slots.len() {
+            return invalid(format!(
+                "{stage:?} sampler views {start}..{} of {}",
+                start + v.len(),
+                slots.len()
+            ));
+        }
         for (i, view) in v.iter().enumerate() {
-            self.views[start + i] = view.clone();
+            slots[start + i] = view.clone();
         }
         self.dirty |= Dirty::VIEWS;
         Ok(())

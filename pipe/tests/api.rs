@@ -214,8 +214,16 @@ fn caps_and_formats_for_a_gl21_gles2_class_driver() {
         bind::SAMPLER_VIEW | bind::DEPTH_STENCIL,
         1
     ));
+    // A 1D depth texture (sampler1DShadow) is a 2D one of height 1.
+    assert!(s.is_format_supported(
+        Format::Z24_UNORM_S8_UINT,
+        ResourceTarget::Texture1D,
+        bind::SAMPLER_VIEW | bind::DEPTH_STENCIL,
+        1
+    ));
     for t in [ResourceTarget::TextureCube, ResourceTarget::Texture3D] {
         assert!(!s.is_format_supported(Format::Z16_UNORM, t, bind::SAMPLER_VIEW, 1));
+        assert!(!s.is_format_supported(Format::Z16_UNORM, t, bind::DEPTH_STENCIL, 1));
     }
     // sRGB is sampled, never rendered.
     assert!(s.is_format_supported(

@@ -333,6 +333,8 @@ pub struct DrawDesc {
     /// Vertex attributes: (ty, comps, stride, data); their addresses are filled in.
     pub attrs: Vec<(AttrType, u32, u32, Vec<u8>)>,
     pub textures: Vec<TexState>,
+    /// The table entry of the vertex program's texture unit 0 (ProgramState.vs_tex_base).
+    pub vs_tex_base: u32,
     pub isp: IspState,
     pub scissor: Scissor,
     pub tsp: TspState,
@@ -399,6 +401,7 @@ impl DrawDesc {
                 (AttrType::FLOAT32, 4, 32, data[16..].to_vec()),
             ],
             textures: Vec::new(),
+            vs_tex_base: 0,
             isp: IspState::default(),
             scissor: Scissor::default(),
             tsp,
@@ -489,6 +492,7 @@ pub fn build(scene: &mut Scene, rd: &RenderDesc, draws: &[DrawDesc]) -> JobDesc 
             fs_const_count: d.fs_consts.len() as u32,
             fs_temps: sgx_hwdocs::usse::TEMP_REGS as u32,
             tex_count: d.textures.len() as u32,
+            vs_tex_base: d.vs_tex_base,
             attr_table_addr: attrs,
             tex_table_addr: texs,
         };

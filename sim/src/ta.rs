@@ -20,6 +20,7 @@ use sgx_hwdocs::regs as r;
 use sgx_hwdocs::render::{AttrType, PrimKind, PrimRecord, VertexAttr};
 use sgx_hwdocs::ta_stream::{CtrlObjType, CtrlPrim, CtrlState, CtrlTerminate, IndexType, Topology};
 use sgx_hwdocs::tsp::Interp;
+use sgx_hwdocs::usse::Opcode;
 
 use crate::job::{load_consts, load_draw_state, DrawState, JobErr, ProgramCache, MAX_VAR};
 use crate::mmu::Mmu;
@@ -248,7 +249,8 @@ impl Ta<'_> {
             }
             *slot = v.map(f32::to_bits);
         }
-        let mut sampler = Sampler::new(self.mmu, &d.tex, self.fast);
+        let mut sampler =
+            Sampler::new(self.mmu, &d.tex, self.fast).with_base(d.ds.prog.vs_tex_base);
         let out = self
             .machine
             .run_vertex(&d.vs, &pa[..d.attrs.len()], &d.consts, &mut sampler)
@@ -603,6 +605,24 @@ fn load_draw(mmu: &Mmu, state_addr: u32, progs: &mut ProgramCache) -> Result<Dra
         );
     }
     let tex = TexTable::load(mmu, ps, Unit::Ta)?;
+    for (pc, i) in vs.ins.iter().enumerate() {
+        let unit = u32::from(i.sampler) + ps.vs_tex_base;
+        if matches!(
+            i.op,
+            Opcode::TEX | Opcode::TEXB | Opcode::TEXL | Opcode::TEXD
+        ) && unit as usize >= tex.len()
+        {
+            return Err(JobErr::Illegal {
+                unit: Unit::UssePds,
+                pc: pc as u32,
+                reason: format!(
+                    "vertex sampler {} (table entry {unit}) past the draw's {} textures",
+                    i.sampler,
+                    tex.len()
+                ),
+            });
+        }
+    }
     let nvar = ds.tsp.varying_count as usize;
     let t = &ds.tsp;
     let interp = [

@@ -532,7 +532,7 @@ impl Lower<'_> {
                 }
                 self.push(k);
             }
-            "TEX" | "TXB" | "TXL" | "TXP" => self.texture(ins)?,
+            "TEX" | "TXB" | "TXL" | "TXP" | "TXD" => self.texture(ins)?,
             "IF" | "UIF" => {
                 self.counts(ins, 0, 1)?;
                 let int = op == "UIF";

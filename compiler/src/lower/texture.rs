@@ -1,4 +1,4 @@
-//! TGSI texture instructions (TEX, TXP, TXB, TXL) -> USSE TEX / TEXB / TEXL.
+//! TGSI texture instructions (TEX, TXP, TXB, TXL, TXD) -> USSE TEX / TEXB / TEXL / TEXD.
 //!
 //! The USSE's TEX takes a vec4 coordinate and the unit's TexState decides how the TSP reads
 //! it (2D: c.xy, cube and volume: c.xyz; with compare, the reference in c.z for 2D), so a
@@ -10,6 +10,7 @@ use sgx_hwdocs::usse::{Opcode, SrcMod};
 use super::Lower;
 use crate::error::{CompileError, Result};
 use crate::ir::{Dst, MInst, Src};
+use crate::opt::live::GRAD_LANES;
 use crate::tgsi::{File, Instruction, ShaderStage, TexTarget};
 
 /// How the coordinate of a supported target reaches the TSP.
@@ -69,11 +70,14 @@ impl Lower<'_> {
 
     pub(super) fn texture(&mut self, ins: &Instruction) -> Result<()> {
         let op = ins.opcode.as_str();
-        self.counts(ins, 1, 2)?;
+        let txd = op == "TXD";
+        // TXD: coordinate, d/dx, d/dy, sampler.
+        let samp_at = if txd { 3 } else { 1 };
+        self.counts(ins, 1, samp_at + 1)?;
         let d = self.dst(&ins.dst[0], false)?;
-        let samp = ins.src[1].reg;
+        let samp = ins.src[samp_at].reg;
         if samp.file != File::Sampler || samp.indirect.is_some() {
-            return Err(self.semantic(format!("{op}: the second source must be SAMP[n]")));
+            return Err(self.semantic(format!("{op}: source {} must be SAMP[n]", samp_at + 1)));
         }
         let unit = u32::try_from(samp.index).unwrap_or(u32::MAX);
         crate::io::check_limit(
@@ -145,9 +149,11 @@ impl Lower<'_> {
         let top = match op {
             "TXB" => Opcode::TEXB,
             "TXL" => Opcode::TEXL,
+            "TXD" => Opcode::TEXD,
             _ => Opcode::TEX,
         };
-        if top != Opcode::TEXL && self.sh.stage == ShaderStage::Fragment {
+        let grad = if txd { self.gradients(ins, target)? } else { 0 };
+        if matches!(top, Opcode::TEX | Opcode::TEXB) && self.sh.stage == ShaderStage::Fragment {
             self.info.derivatives = true;
         }
         self.info.samplers.insert(unit, target);
@@ -155,10 +161,45 @@ impl Lower<'_> {
         i.dst = d;
         i.src[0] = c;
         i.sampler = unit;
+        i.grad = grad;
         i.sat = ins.sat;
         i.coord_lanes = plan.tsp_lanes | lod_lane;
         self.push(i);
         Ok(())
+    }
+}
+
+impl Lower<'_> {
+    /// TXD's d/dx and d/dy in a fresh pair of consecutive temporaries (TEXD reads `grad` and
+    /// `grad` + 1): the lanes the target has derivatives in, the rest of xyz 0 (a height-1
+    /// texture has none in y; a shadow reference none at all). Returns the first.
+    fn gradients(&mut self, ins: &Instruction, target: TexTarget) -> Result<u32> {
+        let lanes = match target {
+            TexTarget::D1 | TexTarget::Shadow1D => 0b0001,
+            TexTarget::D3 | TexTarget::Cube => 0b0111,
+            _ => 0b0011,
+        };
+        let dx = self.src(&ins.src[1], false)?;
+        let dy = self.src(&ins.src[2], false)?;
+        let g = self.scratch();
+        let g1 = self.scratch();
+        debug_assert_eq!(g1.num, g.num + 1, "vregs are numbered in order");
+        for (reg, from) in [(g, dx), (g1, dy)] {
+            self.push(MInst::alu(
+                Opcode::MOV,
+                Dst { reg, mask: lanes },
+                from,
+                from,
+            ));
+            let zero = GRAD_LANES & !lanes;
+            if zero != 0 {
+                let mut i = MInst::new(Opcode::LIMM);
+                i.dst = Dst { reg, mask: zero };
+                i.imm = 0f32.to_bits();
+                self.push(i);
+            }
+        }
+        Ok(g.num)
     }
 }
 

@@ -152,8 +152,17 @@ pub fn uses(m: &MInst) -> impl Iterator<Item = (u32, u8)> + '_ {
     });
     let d =
         (m.reads_dst() && m.dst.reg.file == RegFile::Temp).then_some((m.dst.reg.num, m.dst.mask));
-    srcs.chain(d)
+    // TEXD's gradients: temporaries `grad` (d/dx) and `grad` + 1 (d/dy), lanes xyz.
+    let grads = (m.op == Opcode::TEXD)
+        .then(|| [(m.grad, GRAD_LANES), (m.grad + 1, GRAD_LANES)])
+        .into_iter()
+        .flatten();
+    srcs.chain(d).chain(grads)
 }
+
+/// The lanes of TEXD's gradient temporaries the TSP reads (xy for 2D, xyz for a volume or a
+/// cube).
+pub const GRAD_LANES: u8 = 0b0111;
 
 /// The (vreg, lanes) an instruction certainly overwrites (unpredicated writes only).
 pub fn kills(m: &MInst) -> Option<(u32, u8)> {

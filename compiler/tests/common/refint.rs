@@ -352,7 +352,7 @@ fn exec(sh: &Shader, ins: &Instruction, st: &mut [Inst], env: &mut Env) -> Resul
         srcs.push(v?);
     }
     let mut texc = [[0f32; 4]; 4];
-    if matches!(op, "TEX" | "TXB" | "TXL" | "TXP") {
+    if matches!(op, "TEX" | "TXB" | "TXL" | "TXP" | "TXD") {
         for (i, s) in srcs.iter().enumerate() {
             let c = s[0].map(f);
             // TXP: x, y and z (a shadow reference too) over w, as TGSI states it.
@@ -500,9 +500,27 @@ fn exec(sh: &Shader, ins: &Instruction, st: &mut [Inst], env: &mut Env) -> Resul
             "F2U" => lanes(a, |x| f(x) as u32),
             "ARL" => lanes(a, |x| f(x).floor() as i32 as u32),
             "UARL" => a,
-            "TEX" | "TXB" | "TXL" | "TXP" => {
-                let unit = ins.src[1].reg.index as u32;
-                let lod = lod_of(op, sh.stage, texc, i, n);
+            "TEX" | "TXB" | "TXL" | "TXP" | "TXD" => {
+                let unit = ins.src[if op == "TXD" { 3 } else { 1 }].reg.index as u32;
+                let lod = if op == "TXD" {
+                    // The derivatives the target has: x for 1D, xy for 2D, xyz for 3D and
+                    // cube; the other lanes 0.
+                    let k = match ins.target {
+                        Some(TexTarget::D1 | TexTarget::Shadow1D) => 1,
+                        Some(TexTarget::D3 | TexTarget::Cube) => 3,
+                        _ => 2,
+                    };
+                    let g = |v: V| {
+                        let v = v.map(f);
+                        [0, 1, 2, 3].map(|l| if l < k { v[l] } else { 0.0 })
+                    };
+                    Lod::Implicit {
+                        ddx: g(srcs[i][1]),
+                        ddy: g(srcs[i][2]),
+                    }
+                } else {
+                    lod_of(op, sh.stage, texc, i, n)
+                };
                 let c = texc[i];
                 let v = env
                     .tex

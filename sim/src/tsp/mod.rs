@@ -10,7 +10,7 @@ use sgx_hwdocs::limits::{
 };
 use sgx_hwdocs::pbe::MemLayout;
 use sgx_hwdocs::render::ProgramState;
-use sgx_hwdocs::texture::{AddrMode, Filter, MipFilter, Swizzle, TexState};
+use sgx_hwdocs::texture::{AddrMode, Filter, MipFilter, Swizzle, TexState, LOD_BIAS_STEPS};
 use sgx_hwdocs::FormatKind;
 
 use crate::job::JobErr;
@@ -85,7 +85,11 @@ pub(crate) struct TexUnit {
     ext: bool,
     /// Host pointers of each (face, level) when it lies wholly in one readable mapping.
     ptr: Vec<Option<*const u8>>,
+    /// The highest LOD a sample reaches: the view's level range and TexState.max_lod.
     lod_max: f32,
+    /// TexState.min_lod and max_lod in levels: the clamp of the biased LOD, applied before
+    /// the magnification test.
+    lod_clamp: (f32, f32),
     bias: f32,
     /// Every sample reads the base level of face 0 with `mag_filter`, whatever the LOD
     /// (one filter, no mip selection left once clamped to `lod_max`): the fast path then
@@ -130,6 +134,7 @@ impl TexUnit {
             ext: false,
             ptr: Vec::new(),
             lod_max: 0.0,
+            lod_clamp: (0.0, 0.0),
             bias: 0.0,
             lod_free: false,
         }
@@ -253,7 +258,9 @@ impl TexUnit {
         u.cmp = st.compare.then_some(st.compare_func);
         u.ext = st.volume || u.cmp.is_some() || u.wraps.contains(&AddrMode::CLAMP_TO_BORDER);
         let max = st.max_level.min(st.levels - 1).max(st.base_level);
-        u.lod_max = (max - st.base_level) as f32;
+        let steps = LOD_BIAS_STEPS as f32;
+        u.lod_clamp = (st.min_lod as f32 / steps, st.max_lod as f32 / steps);
+        u.lod_max = ((max - st.base_level) as f32).min(u.lod_clamp.1);
         // With lod_max 0 a minified sample clamps to LOD 0: NEAREST picks level 0 and LINEAR
         // has fraction 0, so only the filter could differ from magnification.
         u.lod_free = !st.cube
@@ -453,6 +460,9 @@ pub(crate) struct Sampler<'a> {
     pub texels: u64,
     /// Take the fast paths (else only the reference ones; results are identical).
     fast: bool,
+    /// The table entry of the program's unit 0 (ProgramState.vs_tex_base for a vertex
+    /// program, 0 for a pixel one).
+    base: u32,
 }
 
 impl<'a> Sampler<'a> {
@@ -462,7 +472,13 @@ impl<'a> Sampler<'a> {
             table,
             texels: 0,
             fast,
+            base: 0,
         }
+    }
+
+    /// The sampler of a vertex program, whose unit u reads table entry `base` + u.
+    pub(crate) fn with_base(self, base: u32) -> Sampler<'a> {
+        Sampler { base, ..self }
     }
 
     /// One filter tap at wrapped (x, y, z) of level `l`: the border colour when any of them
@@ -632,6 +648,16 @@ impl Sampler<'_> {
                 Lod::Bias { ddx, ddy, bias } => implicit(ddx, ddy) + bias,
                 Lod::Explicit(l) => l,
             } + u.bias;
+            // GL's clamp to [MIN_LOD, MAX_LOD] comes before the magnification test: a
+            // MAX_LOD of 0 magnifies every sample, a MIN_LOD above 0 minifies them all.
+            let (lo, hi) = u.lod_clamp;
+            let lambda = if lambda < lo {
+                lo
+            } else if lambda > hi {
+                hi
+            } else {
+                lambda
+            };
             if lambda.is_nan() || lambda <= 0.0 {
                 // Magnification (and NaN): the base level.
                 self.filter::<FAST>(u, at, base, st.mag_filter)?
@@ -681,6 +707,7 @@ impl Sampler<'_> {
 
 impl Textures for Sampler<'_> {
     fn needs_lod(&self, unit: u32) -> bool {
+        let unit = unit.wrapping_add(self.base);
         // LOD-free units ignore it on the fast path (`sample_with::<true>`, `quad_fast`).
         !(self.fast
             && self
@@ -691,6 +718,7 @@ impl Textures for Sampler<'_> {
     }
 
     fn sample(&mut self, unit: u32, coord: [f32; 4], lod: Lod) -> Result<[f32; 4], Fault> {
+        let unit = unit.wrapping_add(self.base);
         if self.fast {
             self.sample_with::<true>(unit, coord, lod)
         } else {
@@ -706,6 +734,7 @@ impl Textures for Sampler<'_> {
         ex: [bool; 4],
         out: &mut [[f32; 4]; 4],
     ) -> Result<(), Fault> {
+        let unit = unit.wrapping_add(self.base);
         if self.fast && ex != [false; 4] {
             if let Some(u) = self.table.units.get(unit as usize) {
                 if self.quad_fast(u, coord, ex, out) {

@@ -6,7 +6,9 @@
 
 mod border;
 mod decode;
+mod lod_clamp;
 mod shadow;
+mod vertex;
 mod volume;
 
 use sgx_hwdocs::pbe::MemLayout;
