@@ -243,7 +243,9 @@ impl Context {
         let b = self.batch.as_mut().expect("batch exists");
         for (bo, id) in uses.into_iter().chain(index_use) {
             if let Some(id) = id {
-                b.reads.insert(id);
+                if b.reads.insert(id) {
+                    b.held_B += bo.size_B();
+                }
             }
             b.bos.push((bo, Access::Read));
         }
@@ -262,7 +264,12 @@ impl Context {
         b.draws += 1;
         b.pb_need_B += need;
         b.touch(x0, y0, x1, y1);
+        let held_B = b.held_B;
         self.stats.draws += 1;
+        if held_B > self.held_budget_B {
+            self.flush_batch()?;
+            self.stats.held_flushes += 1;
+        }
         Ok(())
     }
 

@@ -336,6 +336,27 @@ impl Context {
                 ))
             }
         }
+        self.check_box(r, level, face, b)?;
+        self.flush_for_cpu_access(r.id(), true)?;
+        let (bo, layout) = {
+            let st = r.storage();
+            (st.bo.clone(), st.layout.clone())
+        };
+        if let Some(l) = layout {
+            // Straight from the caller's rows into the buffer: a staging copy and a level
+            // window per upload (fresh pages each time) made an app streaming a new 4 MiB
+            // texture per frame (piglit's streaming-texture-leak) four times slower than
+            // softpipe.
+            let map = bo.map(Access::ReadWrite, self.timeout)?;
+            let range = l.level_range_B(face, level)?;
+            // SAFETY: the map waited for every job using the buffer, and the pending batch
+            // that used it was submitted first (flush_for_cpu_access), so no job touches it;
+            // this context is the only one writing it, synchronously, while the slice lives.
+            let all = unsafe { map.as_mut_slice() };
+            let level_bytes = &mut all[range.start as usize..range.end as usize];
+            l.write_box_in_level(level_bytes, level, b.box3(), data, stride_B, layer_stride_B)?;
+            return Ok(());
+        }
         let mut t = self.transfer_map(
             r,
             level,
