@@ -54,13 +54,7 @@ pub(crate) fn blit(ctx: &mut Context, src: Side<'_>, dst: Side<'_>, mask: u32) -
     // The source is read whole first, so a copy within one level (overlapping or not) reads
     // the bytes as they were before the blit.
     let s = ctx.transfer_map(sr, slevel, sface, map_flags::READ, sbox)?;
-    let mut d = ctx.transfer_map(
-        dr,
-        dlevel,
-        dface,
-        map_flags::READ | map_flags::WRITE,
-        dbox,
-    )?;
+    let mut d = ctx.transfer_map(dr, dlevel, dface, map_flags::READ | map_flags::WRITE, dbox)?;
     let bpe = dr.format().info().bytes_per_el as usize;
     for (de, se) in d.data.chunks_exact_mut(bpe).zip(s.data.chunks_exact(bpe)) {
         let mut dv = [0u8; 8];
