@@ -248,11 +248,11 @@ pub struct sgx535_blit_info {
     pub dst: sgx535_blit_image,
     /// Source.
     pub src: sgx535_blit_image,
-    /// `PIPE_MASK_RGBA` (depth and stencil blits are unsupported).
+    /// `PIPE_MASK_RGBA`, or `PIPE_MASK_Z`/`PIPE_MASK_S` (unscaled, one format: a CPU copy).
     pub mask: u32,
     /// `PIPE_TEX_FILTER_*`.
     pub filter: u32,
-    /// Scissored blits: unsupported.
+    /// Clip the destination to `scissor` (unscaled blits).
     pub scissor_enable: u8,
     /// Ignored (blits are not conditional here).
     pub render_condition_enable: u8,

@@ -63,8 +63,9 @@ pub const DEFAULT_PB_BUDGET_B: u64 = 16 << 20;
 /// Resource bytes a batch may hold before it is submitted. A batch keeps every buffer its
 /// draws read; an app that draws with a new texture each time and deletes it (piglit's
 /// streaming-texture-leak: 5000 textures of 4 MiB, no flush) would otherwise exhaust the GPU
-/// address space before the frame ends. A driver policy, not a hardware limit.
-pub const HELD_BUDGET_B: u64 = 256 << 20;
+/// address space before the frame ends. Below the model's buffer pool (winsys sim backing.rs),
+/// so that one batch's freed buffers serve the next. A driver policy, not a hardware limit.
+pub const HELD_BUDGET_B: u64 = 64 << 20;
 
 impl Batch {
     pub fn new(fb: &FramebufferState) -> Batch {

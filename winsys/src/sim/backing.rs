@@ -36,8 +36,9 @@ unsafe impl Send for Pool {}
 
 /// Buffers from one page up to this size are kept.
 const POOL_MAX_BUFFER_B: usize = 16 << 20;
-/// At most this much memory is kept.
-const POOL_MAX_B: usize = 64 << 20;
+/// At most this much memory is kept: above the pipe's HELD_BUDGET_B, so a batch's worth of
+/// freed buffers fits.
+const POOL_MAX_B: usize = 96 << 20;
 
 static POOL: Mutex<Pool> = Mutex::new(Pool {
     free: Vec::new(),
