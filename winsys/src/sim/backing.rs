@@ -5,7 +5,7 @@ use std::num::NonZeroUsize;
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::ptr::NonNull;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex, Weak};
 
 use nix::sys::mman::{mmap, munmap, MapFlags, ProtFlags};
 
@@ -19,13 +19,17 @@ pub(crate) struct MemfdBacking {
     len: usize,
     /// Made here and never handed out as a file: its memory may serve a later buffer.
     reusable: AtomicBool,
+    /// Where its memory goes when it is dropped, while the device lives.
+    pool: Option<Weak<Mutex<Pool>>>,
 }
 
-/// Freed buffers' memfds and mappings, kept for the next buffer of the same size. An app that
-/// makes and drops a texture per frame (piglit's streaming-texture-leak: 5000 of 4 MiB) spent
-/// most of its time faulting in and tearing down fresh shmem pages; a kept buffer is zeroed
-/// instead, which touches pages already there.
-struct Pool {
+/// Freed buffers' memfds and mappings, kept for the next buffer of the same size on the same
+/// device. An app that makes and drops a texture per frame (piglit's streaming-texture-leak:
+/// 5000 of 4 MiB) spent most of its time faulting in and tearing down fresh shmem pages; a kept
+/// buffer is zeroed instead, which touches pages already there. The device owns the pool: it
+/// closes and unmaps what it keeps when it goes.
+#[derive(Default)]
+pub(crate) struct Pool {
     free: Vec<(OwnedFd, NonNull<u8>, usize)>,
     held_B: usize,
 }
@@ -34,26 +38,35 @@ struct Pool {
 // they are plain shared memory with no thread affinity.
 unsafe impl Send for Pool {}
 
+impl Drop for Pool {
+    fn drop(&mut self) {
+        for (_fd, ptr, len) in self.free.drain(..) {
+            // SAFETY: a kept mapping, owned by the pool alone, unmapped once.
+            if let Err(e) = unsafe { munmap(ptr.cast(), len) } {
+                log::error!("sim: munmap of a pooled buffer: {e}");
+            }
+        }
+    }
+}
+
+/// A device's pool, shared with its buffers' backings.
+pub(crate) type SharedPool = Arc<Mutex<Pool>>;
+
 /// Buffers from one page up to this size are kept.
 const POOL_MAX_BUFFER_B: usize = 16 << 20;
 /// At most this much memory is kept: above the pipe's HELD_BUDGET_B, so a batch's worth of
 /// freed buffers fits.
 const POOL_MAX_B: usize = 96 << 20;
 
-static POOL: Mutex<Pool> = Mutex::new(Pool {
-    free: Vec::new(),
-    held_B: 0,
-});
-
-fn pool() -> std::sync::MutexGuard<'static, Pool> {
-    POOL.lock().unwrap_or_else(|e| e.into_inner())
-}
-
 // SAFETY: the mapping is plain shared memory owned by this value with no thread affinity; the
 // winsys and the model only copy through the pointer.
 unsafe impl Send for MemfdBacking {}
 // SAFETY: see Send; shared access is through raw-pointer copies only.
 unsafe impl Sync for MemfdBacking {}
+
+fn lock_pool(p: &Mutex<Pool>) -> std::sync::MutexGuard<'_, Pool> {
+    p.lock().unwrap_or_else(|e| e.into_inner())
+}
 
 fn os(op: &'static str) -> impl Fn(Errno) -> WinsysError {
     move |errno| WinsysError::Os { op, errno }
@@ -69,10 +82,10 @@ pub(crate) fn fd_size_B(fd: BorrowedFd<'_>) -> Result<u64> {
 
 impl MemfdBacking {
     /// `len_B` bytes rounded up to pages, zeroed.
-    pub(crate) fn new(len_B: u64) -> Result<MemfdBacking> {
+    pub(crate) fn new(len_B: u64, pool: &SharedPool) -> Result<MemfdBacking> {
         let len = VaAllocator::rounded_B(len_B);
         let kept = {
-            let mut p = pool();
+            let mut p = lock_pool(pool);
             let at = p.free.iter().position(|e| e.2 as u64 == len);
             at.map(|i| {
                 let e = p.free.swap_remove(i);
@@ -89,6 +102,7 @@ impl MemfdBacking {
                 ptr,
                 len: n,
                 reusable: AtomicBool::new(true),
+                pool: Some(Arc::downgrade(pool)),
             });
         }
         let fd = rustix::fs::memfd_create(c"sgx535-sim-bo", rustix::fs::MemfdFlags::CLOEXEC)
@@ -97,8 +111,9 @@ impl MemfdBacking {
                 errno: Errno::from_raw(e.raw_os_error()),
             })?;
         rustix::fs::ftruncate(&fd, len).map_err(|_| WinsysError::OutOfMemory { size_B: len_B })?;
-        let b = MemfdBacking::map(fd, len)?;
+        let mut b = MemfdBacking::map(fd, len)?;
         b.reusable.store(true, Ordering::Relaxed);
+        b.pool = Some(Arc::downgrade(pool));
         Ok(b)
     }
 
@@ -142,6 +157,7 @@ impl MemfdBacking {
             ptr: p.cast(),
             len: n.get(),
             reusable: AtomicBool::new(false),
+            pool: None,
         })
     }
 
@@ -167,8 +183,11 @@ unsafe impl sgx_sim::Backing for MemfdBacking {
 
 impl Drop for MemfdBacking {
     fn drop(&mut self) {
-        if self.reusable.load(Ordering::Relaxed) && self.len <= POOL_MAX_BUFFER_B {
-            let mut p = pool();
+        let pool = self.pool.as_ref().and_then(Weak::upgrade);
+        if let Some(pool) =
+            pool.filter(|_| self.reusable.load(Ordering::Relaxed) && self.len <= POOL_MAX_BUFFER_B)
+        {
+            let mut p = lock_pool(&pool);
             if p.held_B + self.len <= POOL_MAX_B {
                 // The memfd moves to the pool with its mapping; `self.fd` keeps a placeholder
                 // that closes nothing of the pool's.
@@ -206,27 +225,31 @@ mod tests {
 
     #[test]
     fn a_dropped_buffer_serves_the_next_of_its_size_zeroed() {
-        // Sizes no other test of this process uses, as the pool is process-wide.
+        let pool = SharedPool::default();
         let len_B = 13 * 4096;
-        let a = MemfdBacking::new(len_B).unwrap();
+        let a = MemfdBacking::new(len_B, &pool).unwrap();
         fill(&a, 0xAB);
         let p = a.as_ptr();
         drop(a);
-        let b = MemfdBacking::new(len_B).unwrap();
+        let b = MemfdBacking::new(len_B, &pool).unwrap();
         assert_eq!(b.as_ptr(), p, "the kept mapping is reused");
         assert!(zeroed(&b));
+        // With the device (its pool) gone, a dropped buffer is unmapped, not kept.
+        drop(pool);
+        drop(b);
     }
 
     #[test]
     fn an_exported_buffer_is_never_reused() {
+        let pool = SharedPool::default();
         let len_B = 17 * 4096;
-        let a = MemfdBacking::new(len_B).unwrap();
+        let a = MemfdBacking::new(len_B, &pool).unwrap();
         let _ = a.fd();
         fill(&a, 0xCD);
         let p = a.as_ptr();
         drop(a);
-        assert!(pool().free.iter().all(|e| e.1.as_ptr() != p));
-        let b = MemfdBacking::new(len_B).unwrap();
+        assert!(lock_pool(&pool).free.is_empty());
+        let b = MemfdBacking::new(len_B, &pool).unwrap();
         assert!(zeroed(&b));
     }
 }

@@ -79,6 +79,8 @@ pub(crate) struct SimShared {
     allocations: AtomicU64,
     hang_budget: Duration,
     resets: Mutex<Vec<ResetRecord>>,
+    /// Freed buffers kept for reuse (backing.rs).
+    pool: backing::SharedPool,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -235,6 +237,7 @@ impl SimDevice {
             allocations: AtomicU64::new(0),
             hang_budget: opts.hang_budget.unwrap_or(DEFAULT_HANG_BUDGET),
             resets: Mutex::new(Vec::new()),
+            pool: backing::SharedPool::default(),
         });
         let for_worker = Arc::clone(&shared);
         let worker = std::thread::Builder::new()
@@ -344,7 +347,7 @@ impl Device for SimDevice {
                 size_B: desc.size_B,
             });
         }
-        self.map_backing(desc, MemfdBacking::new)
+        self.map_backing(desc, |len_B| MemfdBacking::new(len_B, &s.pool))
     }
 
     fn export_bo(&self, bo: &Bo) -> Result<OwnedFd> {
