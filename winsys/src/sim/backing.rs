@@ -246,7 +246,6 @@ mod tests {
         let a = MemfdBacking::new(len_B, &pool).unwrap();
         let _ = a.fd();
         fill(&a, 0xCD);
-        let p = a.as_ptr();
         drop(a);
         assert!(lock_pool(&pool).free.is_empty());
         let b = MemfdBacking::new(len_B, &pool).unwrap();
