@@ -384,11 +384,11 @@ typedef struct {
   sgx535_blit_image dst;
   // Source.
   sgx535_blit_image src;
-  // `PIPE_MASK_RGBA` (depth and stencil blits are unsupported).
+  // `PIPE_MASK_RGBA`, or `PIPE_MASK_Z`/`PIPE_MASK_S` (unscaled, one format: a CPU copy).
   uint32_t mask;
   // `PIPE_TEX_FILTER_*`.
   uint32_t filter;
-  // Scissored blits: unsupported.
+  // Clip the destination to `scissor` (unscaled blits).
   uint8_t scissor_enable;
   // Ignored (blits are not conditional here).
   uint8_t render_condition_enable;

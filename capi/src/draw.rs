@@ -7,6 +7,7 @@ use sgx_blitter::{BlitInfo, SurfaceRect};
 use sgx_pipe::state::{BufferSource, ScissorState};
 use sgx_pipe::{bind, clear_flags, DrawInfo, PipeBox, Resource, ResourceTarget, ResourceTemplate};
 
+use crate::blit_zs;
 use crate::box_::{self, sgx535_box};
 use crate::context::{self, sgx535_context};
 use crate::ffi::{bytes, check_out, guard, read, read_opt, write};
@@ -247,11 +248,11 @@ pub struct sgx535_blit_info {
     pub dst: sgx535_blit_image,
     /// Source.
     pub src: sgx535_blit_image,
-    /// `PIPE_MASK_RGBA` (depth and stencil blits are unsupported).
+    /// `PIPE_MASK_RGBA`, or `PIPE_MASK_Z`/`PIPE_MASK_S` (unscaled, one format: a CPU copy).
     pub mask: u32,
     /// `PIPE_TEX_FILTER_*`.
     pub filter: u32,
-    /// Scissored blits: unsupported.
+    /// Clip the destination to `scissor` (unscaled blits).
     pub scissor_enable: u8,
     /// Ignored (blits are not conditional here).
     pub render_condition_enable: u8,
@@ -271,14 +272,12 @@ pub unsafe extern "C" fn sgx535_blit(
         let c = context::get(ctx)?;
         // SAFETY: the caller's pointer, checked by read.
         let b = unsafe { read(info, "info")? };
-        if b.mask & !0xF != 0 {
-            return unsupported("depth/stencil blits (mask has Z or S)");
+        let zs = blit_zs::MASK_Z | blit_zs::MASK_S;
+        if b.mask & !(0xF | zs) != 0 || (b.mask & 0xF != 0 && b.mask & zs != 0) {
+            return unsupported(format!("blit mask {:#x}: colour, or depth/stencil", b.mask));
         }
         if b.mask == 0 {
             return Ok(());
-        }
-        if b.scissor_enable != 0 {
-            return unsupported("scissored blits");
         }
         let dst = resource::get(b.dst.resource, c.owner.screen, "dst.resource")?;
         let src = resource::get(b.src.resource, c.owner.screen, "src.resource")?;
@@ -292,8 +291,11 @@ pub unsafe extern "C" fn sgx535_blit(
                 ));
             }
         }
-        let (df, dbox) = box_::split(&dst, &b.dst.r#box)?;
-        let (sf, sbox) = box_::split(&src, &b.src.r#box)?;
+        let (df, mut dbox) = box_::split(&dst, &b.dst.r#box)?;
+        let (sf, mut sbox) = box_::split(&src, &b.src.r#box)?;
+        if b.scissor_enable != 0 && !clip_to_scissor(&mut sbox, &mut dbox, &b.scissor)? {
+            return Ok(());
+        }
         if sbox.depth != dbox.depth {
             return unsupported(format!(
                 "blits that scale in depth: {:?} box {sbox:?} to {:?} box {dbox:?}",
@@ -315,10 +317,34 @@ pub unsafe extern "C" fn sgx535_blit(
                 src: (&src, b.src.level, sf, one(sbox)),
                 dst: (&dst, b.dst.level, df, one(dbox)),
             };
+            if b.mask & zs != 0 {
+                blit_zs::blit(&mut inner.ctx, sides.src, sides.dst, b.mask)?;
+                continue;
+            }
             blit_one(&mut inner, &sides, linear)?;
         }
         Ok(())
     })
+}
+
+/// Clips an unscaled blit to the scissor (the destination's pixels inside it, and the source
+/// pixels that land there). `false` when nothing is left.
+fn clip_to_scissor(s: &mut PipeBox, d: &mut PipeBox, sc: &sgx535_scissor_state) -> Result<bool> {
+    if (s.width, s.height) != (d.width, d.height) {
+        return unsupported("scaled scissored blits");
+    }
+    let (x0, y0) = (d.x.max(sc.minx), d.y.max(sc.miny));
+    let x1 = (u64::from(d.x) + u64::from(d.width)).min(u64::from(sc.maxx));
+    let y1 = (u64::from(d.y) + u64::from(d.height)).min(u64::from(sc.maxy));
+    if u64::from(x0) >= x1 || u64::from(y0) >= y1 {
+        return Ok(false);
+    }
+    let (w, h) = (x1 as u32 - x0, y1 as u32 - y0);
+    s.x += x0 - d.x;
+    s.y += y0 - d.y;
+    (s.width, s.height) = (w, h);
+    (d.x, d.y, d.width, d.height) = (x0, y0, w, h);
+    Ok(true)
 }
 
 /// One slice's blit: (resource, level, face, box) of each side.
@@ -344,7 +370,10 @@ fn blit_one(inner: &mut crate::context::CtxInner, s: &BlitSides<'_>, linear: boo
         );
         screen.resource_create(&t)
     };
-    let (src2, sbox2, slevel2) = if is_2d(src) {
+    // A copy within one level (glCopyPixels on one framebuffer) draws from a copy of the
+    // source box: the blitter cannot sample the target it renders to.
+    let same_image = Arc::ptr_eq(src, dst) && slevel == dlevel && sf == df && sbox.z == dbox.z;
+    let (src2, sbox2, slevel2) = if is_2d(src) && !same_image {
         (src.clone(), sbox, slevel)
     } else {
         let t = temp(src, sbox.width, sbox.height)?;

@@ -21,6 +21,7 @@
 #![allow(clippy::missing_safety_doc)] // The crate-level contract above covers every entry.
 #![allow(non_snake_case)] // Byte units in names: offset_B, size_B.
 
+mod blit_zs;
 mod box_;
 mod context;
 mod cso;

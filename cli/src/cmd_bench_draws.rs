@@ -100,6 +100,7 @@ fn delta(a: ContextStats, b: ContextStats) -> ContextStats {
         state_parts_packed: b.state_parts_packed - a.state_parts_packed,
         submissions: b.submissions - a.submissions,
         pb_splits: b.pb_splits - a.pb_splits,
+        held_flushes: b.held_flushes - a.held_flushes,
     }
 }
 

@@ -59,6 +59,8 @@ pub(crate) struct Batch {
     /// Resources the render reads and writes (ids).
     pub reads: HashSet<u64>,
     pub writes: HashSet<u64>,
+    /// Bytes of the distinct resources in `reads`: the batch keeps them alive until it runs.
+    pub held_B: u64,
     /// User buffers uploaded in this batch, and where. The batch holds each one, so its
     /// address cannot be reused by a later buffer while the entry stands.
     pub user_uploads: Vec<(std::sync::Arc<[u8]>, u32)>,
@@ -66,6 +68,13 @@ pub(crate) struct Batch {
 
 /// Largest parameter memory one render gets by default; a batch that would need more is split.
 pub const DEFAULT_PB_BUDGET_B: u64 = 16 << 20;
+
+/// Resource bytes a batch may hold before it is submitted. A batch keeps every buffer its
+/// draws read; an app that draws with a new texture each time and deletes it (piglit's
+/// streaming-texture-leak: 5000 textures of 4 MiB, no flush) would otherwise exhaust the GPU
+/// address space before the frame ends. Below the model's buffer pool (winsys sim backing.rs),
+/// so that one batch's freed buffers serve the next. A driver policy, not a hardware limit.
+pub const HELD_BUDGET_B: u64 = 64 << 20;
 
 impl Batch {
     pub fn new(fb: &FramebufferState) -> Batch {
@@ -97,6 +106,7 @@ impl Batch {
             query_slots: Vec::new(),
             reads: HashSet::new(),
             writes: HashSet::new(),
+            held_B: 0,
             user_uploads: Vec::new(),
         };
         if let Some(c) = &fb.cbuf {
@@ -128,7 +138,9 @@ impl Batch {
     /// grows with the distinct buffers, not with the draws.
     pub fn read_bo(&mut self, bo: &Bo, res: Option<u64>) {
         if let Some(id) = res {
-            self.reads.insert(id);
+            if self.reads.insert(id) {
+                self.held_B += bo.size_B();
+            }
         }
         if self.bo_ids.insert(bo.id()) {
             self.bos.push((bo.clone(), Access::Read));

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use sgx_winsys::{Device, Fence};
 
-use crate::batch::{Batch, DEFAULT_PB_BUDGET_B};
+use crate::batch::{Batch, DEFAULT_PB_BUDGET_B, HELD_BUDGET_B};
 use crate::caps::ShaderStage;
 use crate::dirty::Dirty;
 use crate::draw_state::EmitCache;
@@ -47,6 +47,8 @@ pub struct ContextStats {
     pub submissions: u64,
     /// Batches flushed early because parameter memory would run out.
     pub pb_splits: u64,
+    /// Batches flushed early because they held more resource bytes than `HELD_BUDGET_B`.
+    pub held_flushes: u64,
 }
 
 /// Render condition: draws are skipped when the query's result is (non-zero) == condition.
@@ -93,6 +95,7 @@ pub struct Context {
     pub(crate) stats: ContextStats,
     pub(crate) timeout: Duration,
     pub(crate) pb_budget_B: u64,
+    pub(crate) held_budget_B: u64,
     pub(crate) reset: ResetWatch,
     /// State groups changed since the last draw packed them.
     pub(crate) dirty: Dirty,
@@ -141,6 +144,7 @@ impl Context {
             stats: ContextStats::default(),
             timeout: DEFAULT_TIMEOUT,
             pb_budget_B: DEFAULT_PB_BUDGET_B,
+            held_budget_B: HELD_BUDGET_B,
             reset: ResetWatch::new(screen_resets),
             dirty: Dirty::all(),
             emit: EmitCache::default(),
@@ -165,6 +169,12 @@ impl Context {
     /// and recording continues in a new one (hwdocs render.json's parameter-memory rule).
     pub fn set_parameter_memory_budget(&mut self, bytes: u64) {
         self.pb_budget_B = bytes.max(sgx_hwdocs::limits::PAGE_B);
+    }
+
+    /// Sets how many bytes of resources a batch may keep alive before it is submitted
+    /// ([`crate::HELD_BUDGET_B`] by default).
+    pub fn set_held_budget(&mut self, bytes: u64) {
+        self.held_budget_B = bytes;
     }
 
     /// Sets how long CPU waits on the GPU may take.

@@ -274,7 +274,12 @@ impl Context {
         b.draws += 1;
         b.pb_need_B += need;
         b.touch(x0, y0, x1, y1);
+        let held_B = b.held_B;
         self.stats.draws += 1;
+        if held_B > self.held_budget_B {
+            self.flush_batch()?;
+            self.stats.held_flushes += 1;
+        }
         Ok(())
     }
 

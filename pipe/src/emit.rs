@@ -348,12 +348,17 @@ impl Context {
         };
         for v in &p.linked.varyings {
             let i = v.fs_input as usize;
-            let mode =
-                if rast.flatshade && v.semantic.name == sgx_compiler::tgsi::SemanticName::Color {
-                    tsp::Interp::FLAT
-                } else {
-                    interp.get(i).copied().unwrap_or(v.interp)
-                };
+            // Back colours too: with no two-sided colour cap st/mesa hands the pixel program
+            // BCOLOR inputs to pick from by facing, and glShadeModel(GL_FLAT) covers them.
+            let colour = matches!(
+                v.semantic.name,
+                sgx_compiler::tgsi::SemanticName::Color | sgx_compiler::tgsi::SemanticName::BColor
+            );
+            let mode = if rast.flatshade && colour {
+                tsp::Interp::FLAT
+            } else {
+                interp.get(i).copied().unwrap_or(v.interp)
+            };
             set_interp(&mut tspw, i, mode);
         }
         Ok(tspw.pack()?.to_vec())

@@ -34,7 +34,7 @@ pub mod state;
 mod state_ops;
 mod transfer;
 
-pub use batch::DEFAULT_PB_BUDGET_B;
+pub use batch::{DEFAULT_PB_BUDGET_B, HELD_BUDGET_B};
 pub use caps::{Cap, CapF, ShaderCap, ShaderStage};
 pub use clear::clear_flags;
 pub use context::{

@@ -47,13 +47,21 @@ impl Context {
     /// `create_rasterizer_state`.
     pub fn create_rasterizer_state(&self, s: &RasterizerState) -> Result<Arc<RasterizerState>> {
         if !(s.point_size.is_finite()
-            && s.point_size > 0.0
+            && s.point_size >= 0.0
             && s.line_width.is_finite()
-            && s.line_width > 0.0)
+            && s.line_width >= 0.0)
         {
-            return invalid("point size and line width must be positive");
+            return invalid("point size and line width must be finite and not negative");
         }
-        Ok(Arc::new(*s))
+        // st/mesa's own pixel paths (glDrawPixels, glCopyPixels, glBitmap) leave both at 0, as
+        // they draw no points or lines: 0 stands for GL's smallest size, 1.
+        let mut s = *s;
+        for v in [&mut s.point_size, &mut s.line_width] {
+            if *v == 0.0 {
+                *v = 1.0;
+            }
+        }
+        Ok(Arc::new(s))
     }
     /// `bind_rasterizer_state`.
     pub fn bind_rasterizer_state(&mut self, s: Option<&Arc<RasterizerState>>) {

@@ -83,19 +83,57 @@ pub struct Transfer {
     pub data: Vec<u8>,
 }
 
-/// A copy of one level's bytes at their offsets in an allocation-sized buffer (the layout's
-/// rect copies address the whole allocation), and where the level starts.
-fn level_window(
-    map: &sgx_winsys::Mapping,
-    l: &sgx_layout::Layout,
-    face: u32,
-    level: u32,
-) -> Result<(Vec<u8>, usize)> {
-    let range = l.level_range_B(face, level)?;
-    let (start, end) = (range.start as usize, range.end as usize);
-    let mut alloc = vec![0u8; end];
-    map.read_at(range.start, &mut alloc[start..])?;
-    Ok((alloc, start))
+/// The bytes of one level the slices `z..z + depth` of a box lie in: a buffer the size of
+/// the whole level (what the layout's level copies take), holding the level's bytes only in
+/// `range` (relative to the level's start); `level_start` is the level's offset in the
+/// allocation. Only the box's slices are read, and a box covering whole slices reads
+/// nothing when `fill` is false.
+struct LevelWindow {
+    bytes: Vec<u8>,
+    level_start: u64,
+    range: std::ops::Range<usize>,
+}
+
+impl LevelWindow {
+    /// Mesa maps a 3D upload one slice at a time: copying the whole level in and out for each
+    /// slice made a 512x512x512 upload copy 64 GiB (tex3d-maxsize timed out). The zeroed
+    /// buffer is the allocator's untouched pages, so only the slices read or written cost.
+    fn new(
+        map: &sgx_winsys::Mapping,
+        l: &sgx_layout::Layout,
+        face: u32,
+        level: u32,
+        b: PipeBox,
+        fill: bool,
+    ) -> Result<LevelWindow> {
+        let whole = l.level_range_B(face, level)?;
+        let first = l.slice_range_B(face, level, b.z)?;
+        let last = l.slice_range_B(face, level, b.z + b.depth - 1)?;
+        let range = (first.start - whole.start) as usize..(last.end - whole.start) as usize;
+        let mut bytes = vec![0u8; (whole.end - whole.start) as usize];
+        if fill {
+            map.read_at(first.start, &mut bytes[range.clone()])?;
+        }
+        Ok(LevelWindow {
+            bytes,
+            level_start: whole.start,
+            range,
+        })
+    }
+}
+
+/// Whether writing a box replaces every byte of its slices: it covers each slice's pixels
+/// and the slice has no padding (row ends of a stride texture, a twiddled level's unused
+/// corner) that the write would otherwise zero.
+fn covers_slices(l: &sgx_layout::Layout, level: u32, b: PipeBox) -> Result<bool> {
+    let lv = l.level(level)?;
+    let texels_B =
+        u64::from(lv.extent_el.w) * u64::from(lv.extent_el.h) * u64::from(l.bytes_per_el);
+    Ok(b.x == 0
+        && b.y == 0
+        && b.width == lv.extent_px.w
+        && b.height == lv.extent_px.h
+        && lv.slice_stride_B == texels_B)
 }
 
 impl Context {
@@ -182,10 +220,9 @@ impl Context {
             match layout {
                 None => map.read_at(u64::from(b.x), &mut data)?,
                 Some(l) => {
-                    let (alloc, _) = level_window(&map, &l, face, level)?;
-                    l.read_box(
-                        &alloc,
-                        face,
+                    let win = LevelWindow::new(&map, &l, face, level, b, true)?;
+                    l.read_box_in_level(
+                        &win.bytes,
                         level,
                         b.box3(),
                         &mut data,
@@ -234,18 +271,21 @@ impl Context {
         match layout {
             None => map.write_at(u64::from(t.bbox.x), &t.data)?,
             Some(l) => {
-                let (mut alloc, start) = level_window(&map, &l, t.face, t.level)?;
                 let b = t.bbox;
-                l.write_box(
-                    &mut alloc,
-                    t.face,
+                // A twiddled or partial box shares bytes with pixels it does not write: those
+                // are read first, so the write-back keeps them.
+                let fill = !covers_slices(&l, t.level, b)?;
+                let mut win = LevelWindow::new(&map, &l, t.face, t.level, b, fill)?;
+                l.write_box_in_level(
+                    &mut win.bytes,
                     t.level,
                     b.box3(),
                     &t.data,
                     t.stride_B,
                     t.layer_stride_B,
                 )?;
-                map.write_at(start as u64, &alloc[start..])?;
+                let start = win.level_start + win.range.start as u64;
+                map.write_at(start, &win.bytes[win.range])?;
             }
         }
         Ok(())
@@ -295,6 +335,27 @@ impl Context {
                     b.depth
                 ))
             }
+        }
+        self.check_box(r, level, face, b)?;
+        self.flush_for_cpu_access(r.id(), true)?;
+        let (bo, layout) = {
+            let st = r.storage();
+            (st.bo.clone(), st.layout.clone())
+        };
+        if let Some(l) = layout {
+            // Straight from the caller's rows into the buffer: a staging copy and a level
+            // window per upload (fresh pages each time) made an app streaming a new 4 MiB
+            // texture per frame (piglit's streaming-texture-leak) four times slower than
+            // softpipe.
+            let map = bo.map(Access::ReadWrite, self.timeout)?;
+            let range = l.level_range_B(face, level)?;
+            // SAFETY: the map waited for every job using the buffer, and the pending batch
+            // that used it was submitted first (flush_for_cpu_access), so no job touches it;
+            // this context is the only one writing it, synchronously, while the slice lives.
+            let all = unsafe { map.as_mut_slice() };
+            let level_bytes = &mut all[range.start as usize..range.end as usize];
+            l.write_box_in_level(level_bytes, level, b.box3(), data, stride_B, layer_stride_B)?;
+            return Ok(());
         }
         let mut t = self.transfer_map(
             r,

@@ -397,3 +397,26 @@ fn a_draw_past_the_prim_vertex_limit_is_refused_up_front() {
     assert!(e.to_string().contains("MAX_PRIM_VERTICES"), "{e}");
     assert_eq!(r.ctx.stats().submissions, 0);
 }
+
+#[test]
+fn a_rasterizer_with_zero_point_size_and_line_width_means_one() {
+    // st/mesa's glDrawPixels/glCopyPixels rasterizers leave both at 0.
+    let r = rig();
+    let s = r
+        .ctx
+        .create_rasterizer_state(&RasterizerState {
+            point_size: 0.0,
+            line_width: 0.0,
+            ..RasterizerState::default()
+        })
+        .unwrap();
+    assert_eq!((s.point_size, s.line_width), (1.0, 1.0));
+    for (p, l) in [(-1.0, 1.0), (1.0, f32::NAN), (f32::INFINITY, 1.0)] {
+        let e = r.ctx.create_rasterizer_state(&RasterizerState {
+            point_size: p,
+            line_width: l,
+            ..RasterizerState::default()
+        });
+        assert!(matches!(e, Err(PipeError::InvalidArgument(_))), "{p} {l}");
+    }
+}

@@ -362,6 +362,67 @@ fn a_batch_that_would_outgrow_parameter_memory_is_split_and_still_right() {
     );
 }
 
+#[test]
+fn a_batch_holding_more_buffer_bytes_than_its_budget_is_submitted_and_still_right() {
+    // Each square is drawn from its own vertex buffer, dropped right after: the batch is all
+    // that keeps them, so past the held budget it is submitted (and they can be freed).
+    let mut r = rig();
+    let t = target(&r, Format::B8G8R8A8_UNORM, 64, 64);
+    bind_const(&mut r, &fb(&t, None));
+    r.ctx.set_held_budget(3 * 4096);
+    r.ctx
+        .clear(clear_flags::COLOR0, [0.0, 0.0, 0.0, 1.0], 1.0, 0)
+        .unwrap();
+    for i in 0..16u32 {
+        let (x, y) = ((i % 4) as f32 * 16.0, (i / 4) as f32 * 16.0);
+        set_colour(
+            &mut r,
+            if i % 2 == 0 {
+                [1.0, 0.0, 0.0, 1.0]
+            } else {
+                [0.0, 0.0, 1.0, 1.0]
+            },
+        );
+        let pts = [
+            (x, y, 0.0),
+            (x + 16.0, y, 0.0),
+            (x, y + 16.0, 0.0),
+            (x + 16.0, y + 16.0, 0.0),
+        ];
+        let data = verts_px(&pts, 64, 64);
+        let vb = r
+            .screen
+            .resource_create(&ResourceTemplate::buffer(4096, bind::VERTEX_BUFFER))
+            .unwrap();
+        r.ctx.buffer_subdata(&vb, 0, &data).unwrap();
+        r.ctx
+            .set_vertex_buffers(
+                0,
+                &[Some(VertexBuffer {
+                    stride: 16,
+                    buffer_offset: 0,
+                    buffer: BufferSource::Resource(vb),
+                })],
+            )
+            .unwrap();
+        r.ctx
+            .draw_vbo(&DrawInfo::arrays(PrimMode::TRIANGLE_STRIP, 0, 4))
+            .unwrap();
+    }
+    let held = r.ctx.stats().held_flushes;
+    let px = r.ctx.read_level(&t, 0, 0).unwrap();
+    // Four buffers pass a budget of three: every fourth draw submits the batch.
+    assert_eq!(held, 4, "{:?}", r.ctx.stats());
+    for i in 0..16u32 {
+        let (x, y) = ((i % 4) * 16 + 7, (i / 4) * 16 + 9);
+        assert_eq!(
+            pixel(&px, 64, x, y),
+            if i % 2 == 0 { RED } else { BLUE },
+            "square {i}"
+        );
+    }
+}
+
 /// glMapBuffer(GL_WRITE_ONLY) over part of a vertex buffer (glmark2's buffer scene): a write
 /// map that does not discard keeps every byte the CPU does not write, in the box and out of it;
 /// one that discards may start from anything.

@@ -10,6 +10,8 @@ use common::*;
 use sgx_pipe::state::*;
 use sgx_pipe::*;
 
+const WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+
 fn volume(r: &Rig, w: u32, h: u32, d: u32, last_level: u32, bind: u32) -> Arc<Resource> {
     r.screen
         .resource_create(&ResourceTemplate::texture_3d(
@@ -93,6 +95,55 @@ fn a_box_written_into_a_level_reads_back_and_nothing_else_changes() {
             ((w / 2).max(1) * (h / 2).max(1) * (d / 2).max(1) * 4) as usize
         );
         assert!(l1.iter().all(|&b| b == 0));
+    }
+}
+
+#[test]
+fn slices_written_one_at_a_time_change_only_their_own_bytes() {
+    // Mesa uploads a 3D image one slice per map: each write-back must touch that slice's
+    // bytes alone (row padding of a stride level included), not the whole level.
+    let mut r = rig();
+    for (w, h, d) in [(8, 8, 4), (6, 3, 3)] {
+        let tex = volume(&r, w, h, d, 0, bind::SAMPLER_VIEW);
+        let bo = tex.bo();
+        // Every byte of the allocation (padding too) set, so a stray zero shows.
+        let len_B = bo.size_B() as usize;
+        bo.write(0, &vec![0xA5; len_B], WAIT).unwrap();
+        let slice_px = (w * h) as usize;
+        let mut want_level = vec![0xA5; slice_px * 4 * d as usize];
+        for z in [2, 0] {
+            let before = bo.read_all(WAIT).unwrap();
+            let src = bytes(slice_px, z as u8 * 50 + 3);
+            r.ctx
+                .texture_subdata(
+                    &tex,
+                    0,
+                    0,
+                    PipeBox::new_3d(0, 0, z, w, h, 1),
+                    &src,
+                    (w * 4) as usize,
+                    0,
+                )
+                .unwrap();
+            let after = bo.read_all(WAIT).unwrap();
+            let l = tex.layout().unwrap();
+            let slice = l.slice_range_B(0, 0, z).unwrap();
+            let (s0, s1) = (slice.start as usize, slice.end as usize);
+            assert_eq!(after[..s0], before[..s0], "{w}x{h}x{d} before slice {z}");
+            assert_eq!(after[s1..], before[s1..], "{w}x{h}x{d} after slice {z}");
+            // A stride level's row ends are not texels: the write keeps them.
+            let stride_B = l.level(0).unwrap().stride_B as usize;
+            if stride_B > (w * 4) as usize {
+                for y in 0..h as usize {
+                    let row = s0 + y * stride_B;
+                    let pad = &after[row + (w * 4) as usize..row + stride_B];
+                    assert!(pad.iter().all(|&b| b == 0xA5), "{w}x{h} row {y} padding");
+                }
+            }
+            let at = slice_px * 4 * z as usize;
+            want_level[at..at + slice_px * 4].copy_from_slice(&src);
+        }
+        assert_eq!(r.ctx.read_level(&tex, 0, 0).unwrap(), want_level);
     }
 }
 

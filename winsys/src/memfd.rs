@@ -9,6 +9,8 @@
 use std::num::NonZeroUsize;
 use std::os::fd::{BorrowedFd, IntoRawFd, RawFd};
 use std::ptr::NonNull;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, Weak};
 
 use nix::sys::mman::{mmap, munmap, MapFlags, ProtFlags};
 
@@ -73,6 +75,59 @@ pub struct MemfdBacking {
     len: usize,
     ident: (u64, u64),
     calls: &'static dyn FileCalls,
+    /// Made here and never handed out as a file: its memory may serve a later buffer.
+    reusable: AtomicBool,
+    /// Where its memory goes when it is dropped, while the pool's owner lives.
+    pool: Option<Weak<Mutex<Pool>>>,
+}
+
+/// One kept buffer: its memfd and mapping, and how to close them.
+struct Kept {
+    fd: RawFd,
+    ptr: NonNull<u8>,
+    len: usize,
+    ident: (u64, u64),
+    calls: &'static dyn FileCalls,
+}
+
+/// Freed buffers' memfds and mappings, kept for the next buffer of the same size on the same
+/// device. An app that makes and drops a texture per frame (piglit's streaming-texture-leak:
+/// 5000 of 4 MiB) spent most of its time faulting in and tearing down fresh shmem pages; a kept
+/// buffer is zeroed instead, which touches pages already there. The device owns the pool: it
+/// closes and unmaps what it keeps when it goes.
+#[derive(Default)]
+pub struct Pool {
+    free: Vec<Kept>,
+    held_B: usize,
+}
+
+// SAFETY: the pool owns the mappings it holds (each unmapped or handed to one new backing);
+// they are plain shared memory with no thread affinity.
+unsafe impl Send for Pool {}
+
+impl Drop for Pool {
+    fn drop(&mut self) {
+        for k in self.free.drain(..) {
+            // SAFETY: a kept mapping, owned by the pool alone, unmapped once.
+            if let Err(e) = unsafe { munmap(k.ptr.cast(), k.len) } {
+                log::error!("memfd: munmap of a pooled buffer: {e}");
+            }
+            k.calls.close(k.fd);
+        }
+    }
+}
+
+/// A device's pool, shared with its buffers' backings.
+pub type SharedPool = Arc<Mutex<Pool>>;
+
+/// Buffers from one page up to this size are kept.
+const POOL_MAX_BUFFER_B: usize = 16 << 20;
+/// At most this much memory is kept: above the pipe's HELD_BUDGET_B, so a batch's worth of
+/// freed buffers fits.
+const POOL_MAX_B: usize = 96 << 20;
+
+fn lock_pool(p: &Mutex<Pool>) -> std::sync::MutexGuard<'_, Pool> {
+    p.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 // SAFETY: the mapping is plain shared memory owned by this value with no thread affinity; the
@@ -115,6 +170,45 @@ impl MemfdBacking {
         MemfdBacking::map(raw, len, calls)
     }
 
+    /// As [`MemfdBacking::new`], taking a buffer of the same size from `pool` when it keeps
+    /// one (zeroed), and giving the memory back to it when dropped, unless exported.
+    pub fn new_pooled(
+        len_B: u64,
+        calls: &'static dyn FileCalls,
+        pool: &SharedPool,
+    ) -> Result<MemfdBacking> {
+        let len = VaAllocator::rounded_B(len_B) as usize;
+        let kept = {
+            let mut p = lock_pool(pool);
+            let at = p.free.iter().position(|k| k.len == len);
+            at.map(|i| {
+                let k = p.free.swap_remove(i);
+                p.held_B -= k.len;
+                k
+            })
+        };
+        let mut b = match kept {
+            Some(k) => {
+                // SAFETY: `k.ptr` is the kept shared mapping of `k.len` bytes, owned by nobody
+                // else since its backing dropped; a new buffer starts zeroed, as a fresh memfd.
+                unsafe { std::ptr::write_bytes(k.ptr.as_ptr(), 0, k.len) };
+                MemfdBacking {
+                    fd: k.fd,
+                    ptr: k.ptr,
+                    len: k.len,
+                    ident: k.ident,
+                    calls: k.calls,
+                    reusable: AtomicBool::new(false),
+                    pool: None,
+                }
+            }
+            None => MemfdBacking::new(len_B, calls)?,
+        };
+        b.reusable.store(true, Ordering::Relaxed);
+        b.pool = Some(Arc::downgrade(pool));
+        Ok(b)
+    }
+
     /// Maps a caller's memfd or dma-buf: `len_B` bytes rounded up to pages, which the file must
     /// hold in full (a GPU access past its end would fault the process, not the GPU). The
     /// descriptor is duplicated; the caller keeps its own.
@@ -152,6 +246,8 @@ impl MemfdBacking {
                 len: n.get(),
                 ident,
                 calls,
+                reusable: AtomicBool::new(false),
+                pool: None,
             }),
             Err(e) => {
                 calls.close(fd);
@@ -162,6 +258,8 @@ impl MemfdBacking {
 
     /// The file, for export or for mapping into a caller.
     pub fn fd(&self) -> BorrowedFd<'_> {
+        // Someone else may hold the file from now on: its memory is never reused.
+        self.reusable.store(false, Ordering::Relaxed);
         // SAFETY: `self.fd` stays open until Drop, which needs `&mut self`.
         unsafe { BorrowedFd::borrow_raw(self.fd) }
     }
@@ -186,6 +284,24 @@ unsafe impl sgx_sim::Backing for MemfdBacking {
 
 impl Drop for MemfdBacking {
     fn drop(&mut self) {
+        let pool = self.pool.as_ref().and_then(Weak::upgrade);
+        if let Some(pool) =
+            pool.filter(|_| self.reusable.load(Ordering::Relaxed) && self.len <= POOL_MAX_BUFFER_B)
+        {
+            let mut p = lock_pool(&pool);
+            if p.held_B + self.len <= POOL_MAX_B {
+                // The memfd and its mapping move to the pool, which unmaps and closes them.
+                p.held_B += self.len;
+                p.free.push(Kept {
+                    fd: self.fd,
+                    ptr: self.ptr,
+                    len: self.len,
+                    ident: self.ident,
+                    calls: self.calls,
+                });
+                return;
+            }
+        }
         // SAFETY: ptr/len is this backing's own mapping, unmapped once; the model and every
         // Mapping hold the backing (or its buffer) while they use it.
         if let Err(e) = unsafe { munmap(self.ptr.cast(), self.len) } {
@@ -221,6 +337,50 @@ mod tests {
         assert_ne!(a.fd().as_raw_fd(), b.fd().as_raw_fd());
         // SAFETY: b's own mapping, at least one page long.
         assert_eq!(unsafe { *b.as_ptr().add(17) }, 0x5a);
+    }
+
+    fn fill(b: &MemfdBacking, v: u8) {
+        // SAFETY: the backing's own mapping of len_B() bytes, used by nothing else here.
+        unsafe { std::ptr::write_bytes(b.as_ptr(), v, b.len_B()) };
+    }
+
+    fn zeroed(b: &MemfdBacking) -> bool {
+        // SAFETY: as in fill.
+        unsafe { std::slice::from_raw_parts(b.as_ptr(), b.len_B()) }
+            .iter()
+            .all(|&x| x == 0)
+    }
+
+    #[test]
+    fn a_dropped_buffer_serves_the_next_of_its_size_zeroed() {
+        let pool = SharedPool::default();
+        let len_B = 13 * 4096;
+        let a = MemfdBacking::new_pooled(len_B, &Libc, &pool).unwrap();
+        fill(&a, 0xAB);
+        let p = a.as_ptr();
+        drop(a);
+        let b = MemfdBacking::new_pooled(len_B, &Libc, &pool).unwrap();
+        assert_eq!(b.as_ptr(), p, "the kept mapping is reused");
+        assert!(zeroed(&b));
+        // Another size is not served from it.
+        let c = MemfdBacking::new_pooled(2 * len_B, &Libc, &pool).unwrap();
+        assert_ne!(c.as_ptr(), p);
+        // With the device (its pool) gone, a dropped buffer is unmapped, not kept.
+        drop(pool);
+        drop(b);
+    }
+
+    #[test]
+    fn an_exported_buffer_is_never_reused() {
+        let pool = SharedPool::default();
+        let len_B = 17 * 4096;
+        let a = MemfdBacking::new_pooled(len_B, &Libc, &pool).unwrap();
+        let _ = a.fd();
+        fill(&a, 0xCD);
+        drop(a);
+        assert!(lock_pool(&pool).free.is_empty());
+        let b = MemfdBacking::new_pooled(len_B, &Libc, &pool).unwrap();
+        assert!(zeroed(&b));
     }
 
     #[test]

@@ -29,7 +29,7 @@ use crate::faults::Faults;
 use crate::fence::{Fence, Notify, UserFence};
 use crate::job::Job;
 use crate::live::LiveCounts;
-use crate::memfd::{Libc, MemfdBacking};
+use crate::memfd::{Libc, MemfdBacking, SharedPool};
 use crate::reset::{ResetRecord, DEFAULT_HANG_BUDGET};
 use crate::submit::{Accepted, Core, Engine};
 use crate::trace::{Trace, TraceResult};
@@ -77,6 +77,8 @@ pub(crate) struct SimShared {
     allocations: AtomicU64,
     hang_budget: Duration,
     resets: Mutex<Vec<ResetRecord>>,
+    /// Freed buffers kept for reuse (crate::memfd::Pool).
+    pool: SharedPool,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -233,6 +235,7 @@ impl SimDevice {
             allocations: AtomicU64::new(0),
             hang_budget: opts.hang_budget.unwrap_or(DEFAULT_HANG_BUDGET),
             resets: Mutex::new(Vec::new()),
+            pool: SharedPool::default(),
         });
         let for_worker = Arc::clone(&shared);
         let worker = std::thread::Builder::new()
@@ -342,7 +345,9 @@ impl Device for SimDevice {
                 size_B: desc.size_B,
             });
         }
-        self.map_backing(desc, |len_B| MemfdBacking::new(len_B, &Libc))
+        self.map_backing(desc, |len_B| {
+            MemfdBacking::new_pooled(len_B, &Libc, &s.pool)
+        })
     }
 
     fn export_bo(&self, bo: &Bo) -> Result<OwnedFd> {

@@ -1,0 +1,100 @@
+//! glShadeModel(GL_FLAT) on back colours: with no two-sided colour cap st/mesa gives the pixel
+//! program BCOLOR inputs (it picks front or back by facing), and flat shading must cover them
+//! as it covers COLOR.
+
+mod common;
+
+use common::*;
+use sgx_pipe::state::*;
+use sgx_pipe::*;
+
+const VS_BCOLOR: &str = "VERT\nDCL IN[0]\nDCL IN[1]\nDCL OUT[0], POSITION\nDCL OUT[1], BCOLOR[0]\n  0: MOV OUT[0], IN[0]\n  1: MOV OUT[1], IN[1]\n  2: END\n";
+const FS_BCOLOR: &str =
+    "FRAG\nDCL IN[0], BCOLOR[0], COLOR\nDCL OUT[0], COLOR\n  0: MOV OUT[0], IN[0]\n  1: END\n";
+
+const BLACK: [u8; 4] = [0, 0, 0, 255];
+/// B G R A bytes of the last vertex's colour (blue), GL's provoking vertex.
+const BLUE: [u8; 4] = [255, 0, 0, 255];
+
+/// A 32x32 target with one triangle, red, green and blue at its corners, drawn with the
+/// back-colour pipeline; `flat` selects the shade model.
+fn draw(flat: bool) -> Vec<u8> {
+    let mut r = rig();
+    let t = target(&r, Format::B8G8R8A8_UNORM, 32, 32);
+    bind_const(&mut r, &fb(&t, None));
+    let ctx = &mut r.ctx;
+    let vs = ctx.create_vs_state(VS_BCOLOR).unwrap();
+    let fs = ctx.create_fs_state(FS_BCOLOR).unwrap();
+    ctx.bind_vs_state(Some(&vs)).unwrap();
+    ctx.bind_fs_state(Some(&fs)).unwrap();
+    let ve = ctx
+        .create_vertex_elements_state(&[
+            VertexElement {
+                src_offset: 0,
+                vertex_buffer_index: 0,
+                src_format: VertexFormat::R32G32B32A32_FLOAT,
+            },
+            VertexElement {
+                src_offset: 16,
+                vertex_buffer_index: 0,
+                src_format: VertexFormat::R32G32B32A32_FLOAT,
+            },
+        ])
+        .unwrap();
+    ctx.bind_vertex_elements_state(Some(&ve));
+    let rast = ctx
+        .create_rasterizer_state(&RasterizerState {
+            flatshade: flat,
+            ..Default::default()
+        })
+        .unwrap();
+    ctx.bind_rasterizer_state(Some(&rast));
+    ctx.clear(clear_flags::COLOR0, [0.0, 0.0, 0.0, 1.0], 1.0, 0)
+        .unwrap();
+    let corners = [
+        ((2.0f32, 2.0f32), [1.0f32, 0.0, 0.0, 1.0]),
+        ((30.0, 2.0), [0.0, 1.0, 0.0, 1.0]),
+        ((2.0, 30.0), [0.0, 0.0, 1.0, 1.0]),
+    ];
+    let mut v = Vec::new();
+    for ((x, y), c) in corners {
+        for f in [x / 16.0 - 1.0, y / 16.0 - 1.0, 0.0, 1.0]
+            .into_iter()
+            .chain(c)
+        {
+            v.extend_from_slice(&f.to_le_bytes());
+        }
+    }
+    ctx.set_vertex_buffers(
+        0,
+        &[Some(VertexBuffer {
+            stride: 32,
+            buffer_offset: 0,
+            buffer: BufferSource::User(v.into()),
+        })],
+    )
+    .unwrap();
+    ctx.draw_vbo(&DrawInfo::arrays(PrimMode::TRIANGLES, 0, 3))
+        .unwrap();
+    ctx.read_level(&t, 0, 0).unwrap()
+}
+
+#[test]
+fn flat_shading_gives_back_colours_the_provoking_vertex_s_colour() {
+    let px = draw(true);
+    for y in 0..32u32 {
+        for x in 0..32u32 {
+            let p = pixel(&px, 32, x, y);
+            // Pixel centres well inside the triangle x >= 2, y >= 2, x + y <= 32.
+            let (cx, cy) = (x as f32 + 0.5, y as f32 + 0.5);
+            if cx > 3.0 && cy > 3.0 && cx + cy < 30.0 {
+                assert_eq!(p, BLUE, "({x},{y})");
+            } else {
+                assert!(p == BLUE || p == BLACK, "({x},{y}): {p:?}");
+            }
+        }
+    }
+    // Smooth shading blends the three colours: the same pixel is not the last vertex's.
+    let smooth = draw(false);
+    assert_ne!(pixel(&smooth, 32, 8, 8), BLUE);
+}
