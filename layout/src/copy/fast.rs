@@ -74,9 +74,31 @@ trait Mover<const N: usize>: Sized {
     /// `l`.
     #[inline(always)]
     fn group(&mut self, ts: [usize; 4], l: usize, stride: usize) {
-        for (g, &t) in ts.iter().enumerate().take(Self::GROUP) {
-            self.tile(t, l + 16 * N * g, 4, stride);
-        }
+        tiles_side_by_side::<N, Self>(self, ts, l, stride);
+    }
+}
+
+/// [`Mover::group`] one tile at a time, through [`Mover::tile`].
+#[inline(always)]
+fn tiles_side_by_side<const N: usize, M: Mover<N>>(
+    m: &mut M,
+    ts: [usize; 4],
+    l: usize,
+    stride: usize,
+) {
+    for (g, &t) in ts.iter().enumerate().take(M::GROUP) {
+        m.tile(t, l + 16 * N * g, 4, stride);
+    }
+}
+
+/// How the x86_64 bodies store, for a copy that streams or not.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn stores(stream: bool) -> super::sse2::Stores {
+    if stream {
+        super::sse2::Stores::Stream
+    } else {
+        super::sse2::Stores::Cached
     }
 }
 
@@ -94,10 +116,7 @@ struct ToLinear<'a> {
     tw: &'a [u8],
     lin: &'a mut [u8],
     stride: usize,
-    /// Whether whole tiles may use non-temporal stores.
-    stream: bool,
-    /// The widest vector bodies this CPU runs (checked available).
-    isa: Isa,
+    b: Bodies,
 }
 
 impl<const N: usize> Mover<N> for ToLinear<'_> {
@@ -108,30 +127,24 @@ impl<const N: usize> Mover<N> for ToLinear<'_> {
     fn group(&mut self, ts: [usize; 4], l: usize, stride: usize) {
         #[cfg(target_arch = "x86_64")]
         if N < 4 {
-            let how = if self.stream {
-                super::sse2::Stores::Stream
-            } else {
-                super::sse2::Stores::Cached
+            let (how, lin, tw) = (stores(self.b.stream), &mut *self.lin, self.tw);
+            // SAFETY: `isa` names a level above SSE2 only where that level's available() said
+            // the CPU runs it (Isa::runs).
+            return unsafe {
+                match self.b.isa {
+                    Isa::Avx512 => {
+                        super::avx512_narrow::group_to_linear::<N>(lin, l, stride, tw, ts, how)
+                    }
+                    Isa::Avx2 => {
+                        super::avx2_narrow::group_to_linear::<N>(lin, l, stride, tw, ts, how)
+                    }
+                    Isa::Sse2 => {
+                        super::sse2_narrow::group_to_linear::<N>(lin, l, stride, tw, ts, how)
+                    }
+                }
             };
-            if self.isa == Isa::Avx512 {
-                // SAFETY: `isa` is Avx512 only where avx512_narrow::available() said so.
-                return unsafe {
-                    super::avx512_narrow::group_to_linear::<N>(
-                        self.lin, l, stride, self.tw, ts, how,
-                    )
-                };
-            }
-            if self.isa >= Isa::Avx2 {
-                // SAFETY: `isa` is Avx2 or above only where avx2::available() said so.
-                return unsafe {
-                    super::avx2_narrow::group_to_linear::<N>(self.lin, l, stride, self.tw, ts, how)
-                };
-            }
-            return super::sse2_narrow::group_to_linear::<N>(self.lin, l, stride, self.tw, ts, how);
         }
-        for (g, &t) in ts.iter().enumerate().take(narrow_group(N)) {
-            Mover::<N>::tile(self, t, l + 16 * N * g, 4, stride);
-        }
+        tiles_side_by_side::<N, Self>(self, ts, l, stride);
     }
 
     #[inline(always)]
@@ -158,17 +171,13 @@ impl<const N: usize> Mover<N> for ToLinear<'_> {
     fn tile(&mut self, t: usize, l: usize, side: usize, stride: usize) {
         #[cfg(target_arch = "x86_64")]
         if N <= 4 && side == 4 {
-            use super::sse2::{tile16_to_linear, Stores, TILE16_B};
-            let how = if self.stream {
-                Stores::Stream
-            } else {
-                Stores::Cached
-            };
+            use super::sse2::{tile16_to_linear, TILE16_B};
+            let how = stores(self.b.stream);
             if N == 4 {
                 let src = self.tw[t..t + TILE16_B].try_into().unwrap();
                 // Not the AVX-512 body: its permute-and-transpose measured slower here than
                 // AVX2's unpacks on cache-resident levels (256x256: 0.64x against 0.76x best).
-                if self.isa >= Isa::Avx2 {
+                if self.b.isa >= Isa::Avx2 {
                     // SAFETY: `isa` is Avx2 or above only where avx2::available() said so.
                     return unsafe { super::avx2::tile16_to_linear(self.lin, l, stride, src, how) };
                 }
@@ -190,10 +199,7 @@ struct ToTwiddled<'a> {
     tw: &'a mut [u8],
     lin: &'a [u8],
     stride: usize,
-    /// Whether whole tiles may use non-temporal stores.
-    stream: bool,
-    /// The widest vector bodies this CPU runs (checked available).
-    isa: Isa,
+    b: Bodies,
 }
 
 impl<const N: usize> Mover<N> for ToTwiddled<'_> {
@@ -204,26 +210,17 @@ impl<const N: usize> Mover<N> for ToTwiddled<'_> {
     fn group(&mut self, ts: [usize; 4], l: usize, stride: usize) {
         #[cfg(target_arch = "x86_64")]
         if N < 4 {
-            let how = if self.stream {
-                super::sse2::Stores::Stream
-            } else {
-                super::sse2::Stores::Cached
-            };
-            if self.isa == Isa::Avx512 {
+            let (how, tw, lin) = (stores(self.b.stream), &mut *self.tw, self.lin);
+            if self.b.isa == Isa::Avx512 {
                 // SAFETY: `isa` is Avx512 only where avx512_narrow::available() said so.
                 return unsafe {
-                    super::avx512_narrow::group_to_twiddled::<N>(
-                        self.tw, ts, self.lin, l, stride, how,
-                    )
+                    super::avx512_narrow::group_to_twiddled::<N>(tw, ts, lin, l, stride, how)
                 };
             }
-            return super::sse2_narrow::group_to_twiddled::<N>(
-                self.tw, ts, self.lin, l, stride, how,
-            );
+            // No AVX2 body in this direction: AVX2 CPUs without AVX-512 run the SSE2 one.
+            return super::sse2_narrow::group_to_twiddled::<N>(tw, ts, lin, l, stride, how);
         }
-        for (g, &t) in ts.iter().enumerate().take(narrow_group(N)) {
-            Mover::<N>::tile(self, t, l + 16 * N * g, 4, stride);
-        }
+        tiles_side_by_side::<N, Self>(self, ts, l, stride);
     }
 
     #[inline(always)]
@@ -253,21 +250,17 @@ impl<const N: usize> Mover<N> for ToTwiddled<'_> {
     fn tile(&mut self, t: usize, l: usize, side: usize, stride: usize) {
         #[cfg(target_arch = "x86_64")]
         if N <= 4 && side == 4 {
-            use super::sse2::{tile16_to_twiddled, Stores, TILE16_B};
-            let how = if self.stream {
-                Stores::Stream
-            } else {
-                Stores::Cached
-            };
+            use super::sse2::{tile16_to_twiddled, TILE16_B};
+            let how = stores(self.b.stream);
             if N == 4 {
                 let dst = (&mut self.tw[t..t + TILE16_B]).try_into().unwrap();
-                if self.isa == Isa::Avx512 {
+                if self.b.isa == Isa::Avx512 {
                     // SAFETY: `isa` is Avx512 only where avx512_narrow::available() said so.
                     return unsafe {
                         super::avx512_narrow::tile16_to_twiddled(dst, self.lin, l, stride, how)
                     };
                 }
-                if self.isa >= Isa::Avx2 {
+                if self.b.isa >= Isa::Avx2 {
                     // SAFETY: `isa` is Avx2 or above only where avx2::available() said so.
                     return unsafe {
                         super::avx2::tile16_to_twiddled(dst, self.lin, l, stride, how)
@@ -425,10 +418,7 @@ fn walk<const N: usize, M: Mover<N>>(m: &mut M, g: &Twiddle, r: Rect, stride: us
 }
 
 /// Walks the copy at its element size; after streaming stores, fences them.
-fn dispatch<M>(m: &mut M, g: &Twiddle, r: Rect, stride: usize, bpe: usize, stream: bool)
-where
-    M: Mover<1> + Mover<2> + Mover<4> + Mover<8> + Mover<16>,
-{
+fn dispatch<M: Movers>(m: &mut M, g: &Twiddle, r: Rect, stride: usize, bpe: usize, stream: bool) {
     match bpe {
         1 => walk::<1, M>(m, g, r, stride, stream),
         2 => walk::<2, M>(m, g, r, stride, stream),
@@ -514,18 +504,8 @@ pub fn linear_to_twiddled(
     lin_stride_B: usize,
     bytes_per_el: usize,
 ) -> Result<(), LayoutError> {
-    let stream = streams(rect_el, bytes_per_el);
-    let isa = Isa::best();
-    to_twiddled(
-        tw,
-        geom,
-        rect_el,
-        lin,
-        lin_stride_B,
-        bytes_per_el,
-        stream,
-        isa,
-    )
+    let b = Bodies::best(rect_el, bytes_per_el);
+    to_twiddled(tw, geom, rect_el, lin, lin_stride_B, bytes_per_el, b)
 }
 
 /// Copies a rectangle of a twiddled level into linear memory by the tile walk.
@@ -537,23 +517,29 @@ pub fn twiddled_to_linear(
     rect_el: Rect,
     bytes_per_el: usize,
 ) -> Result<(), LayoutError> {
-    let stream = streams(rect_el, bytes_per_el);
-    let isa = Isa::best();
-    to_linear(
-        lin,
-        lin_stride_B,
-        tw,
-        geom,
-        rect_el,
-        bytes_per_el,
-        stream,
-        isa,
-    )
+    let b = Bodies::best(rect_el, bytes_per_el);
+    to_linear(lin, lin_stride_B, tw, geom, rect_el, bytes_per_el, b)
+}
+
+/// The choice of stores and vector bodies for one copy.
+#[derive(Debug, Clone, Copy)]
+struct Bodies {
+    /// Whether whole tiles may use non-temporal stores.
+    stream: bool,
+    /// The widest vector bodies this CPU runs (checked available).
+    isa: Isa,
+}
+
+impl Bodies {
+    /// What a copy of `rect_el` uses: streaming by its size, the widest bodies allowed.
+    fn best(rect_el: Rect, bytes_per_el: usize) -> Self {
+        let (stream, isa) = (streams(rect_el, bytes_per_el), Isa::best());
+        Self { stream, isa }
+    }
 }
 
 /// [`linear_to_twiddled`] with the choice of stores and bodies made by the caller (tests
 /// force streaming on small levels, and the SSE2 bodies where AVX2 exists).
-#[allow(clippy::too_many_arguments)]
 fn to_twiddled(
     tw: &mut [u8],
     geom: &Twiddle,
@@ -561,31 +547,19 @@ fn to_twiddled(
     lin: &[u8],
     lin_stride_B: usize,
     bytes_per_el: usize,
-    stream: bool,
-    isa: Isa,
+    b: Bodies,
 ) -> Result<(), LayoutError> {
-    if check_copy(
-        tw.len(),
-        geom,
-        rect_el,
-        lin.len(),
-        lin_stride_B,
-        bytes_per_el,
-    )? {
-        let mut m = ToTwiddled {
-            tw,
-            lin,
-            stride: lin_stride_B,
-            stream,
-            isa,
-        };
-        dispatch(&mut m, geom, rect_el, lin_stride_B, bytes_per_el, stream);
-    }
-    Ok(())
+    let lens_B = (tw.len(), lin.len());
+    let m = ToTwiddled {
+        tw,
+        lin,
+        stride: lin_stride_B,
+        b,
+    };
+    run(m, lens_B, geom, rect_el, bytes_per_el)
 }
 
 /// [`twiddled_to_linear`] with the choice of stores and bodies made by the caller.
-#[allow(clippy::too_many_arguments)]
 fn to_linear(
     lin: &mut [u8],
     lin_stride_B: usize,
@@ -593,27 +567,49 @@ fn to_linear(
     geom: &Twiddle,
     rect_el: Rect,
     bytes_per_el: usize,
-    stream: bool,
-    isa: Isa,
+    b: Bodies,
 ) -> Result<(), LayoutError> {
-    if check_copy(
-        tw.len(),
-        geom,
-        rect_el,
-        lin.len(),
-        lin_stride_B,
-        bytes_per_el,
-    )? {
-        let mut m = ToLinear {
-            tw,
-            lin,
-            stride: lin_stride_B,
-            stream,
-            isa,
-        };
-        dispatch(&mut m, geom, rect_el, lin_stride_B, bytes_per_el, stream);
+    let lens_B = (tw.len(), lin.len());
+    let m = ToLinear {
+        tw,
+        lin,
+        stride: lin_stride_B,
+        b,
+    };
+    run(m, lens_B, geom, rect_el, bytes_per_el)
+}
+
+/// Checks a copy (twiddled and linear lengths `lens_B`) and, unless it is empty, walks it
+/// with `m`, which carries the stride and the store mode.
+fn run<M: Movers>(
+    mut m: M,
+    (tw_len_B, lin_len_B): (usize, usize),
+    geom: &Twiddle,
+    rect_el: Rect,
+    bytes_per_el: usize,
+) -> Result<(), LayoutError> {
+    let (stride, stream) = m.stride_and_stream();
+    if check_copy(tw_len_B, geom, rect_el, lin_len_B, stride, bytes_per_el)? {
+        dispatch(&mut m, geom, rect_el, stride, bytes_per_el, stream);
     }
     Ok(())
+}
+
+/// A mover for every element size, with the copy's linear stride and store mode.
+trait Movers: Mover<1> + Mover<2> + Mover<4> + Mover<8> + Mover<16> {
+    fn stride_and_stream(&self) -> (usize, bool);
+}
+
+impl Movers for ToTwiddled<'_> {
+    fn stride_and_stream(&self) -> (usize, bool) {
+        (self.stride, self.b.stream)
+    }
+}
+
+impl Movers for ToLinear<'_> {
+    fn stride_and_stream(&self) -> (usize, bool) {
+        (self.stride, self.b.stream)
+    }
 }
 
 #[cfg(test)]
@@ -695,8 +691,7 @@ mod tests {
                 &lin0[lin_range.clone()],
                 stride,
                 bpe,
-                stream,
-                isa,
+                Bodies { stream, isa },
             )
             .unwrap();
             assert!(got == want, "to twiddled, stream {stream}, {isa:?}: {ctx}");
@@ -708,8 +703,7 @@ mod tests {
                 &g,
                 rect,
                 bpe,
-                stream,
-                isa,
+                Bodies { stream, isa },
             )
             .unwrap();
             assert!(got == back, "to linear, stream {stream}, {isa:?}: {ctx}");
