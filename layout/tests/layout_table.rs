@@ -210,6 +210,18 @@ fn texel_addresses() {
     ));
     let n = Layout::new(&Template::new_2d(Format::B8G8R8A8_UNORM, 48, 20).with_levels(3)).unwrap();
     assert_eq!(n.texel_offset_B(0, 2, 1, 2).unwrap(), 4800 + 2 * 64 + 4);
+    // A linear level has an address formula past its edges too: each side is checked on its
+    // own (level 2 is 12x5), in the layout's query and in the level's.
+    for (x, y) in [(12, 0), (0, 5), (11, 5), (12, 4)] {
+        assert!(
+            matches!(
+                n.texel_offset_B(0, 2, x, y),
+                Err(LayoutError::RectOutOfRange { .. })
+            ),
+            "({x}, {y})"
+        );
+        assert_eq!(n.levels[2].texel_offset_B(x, y, 4), None, "({x}, {y})");
+    }
 }
 
 #[test]
