@@ -224,6 +224,49 @@ fn texel_addresses() {
     }
 }
 
+/// No format in hwdocs has blocks larger than a pixel yet (PVRTC would be 4x4 or 8x4), so a
+/// layout is given 4x4 blocks by hand: the pixel-to-block arithmetic keeps its contract for
+/// when one does (every mutant of it survived with 1x1 blocks only).
+#[test]
+fn block_rectangles_start_and_end_on_block_edges() {
+    let mut l = Layout::new(&Template::new_2d(Format::B8G8R8A8_UNORM, 18, 10)).unwrap();
+    (l.block_w_px, l.block_h_px) = (4, 4);
+    assert_eq!(
+        l.rect_px_to_el(0, Rect::new(4, 4, 8, 4)).unwrap(),
+        Rect::new(1, 1, 2, 1)
+    );
+    // An end on the level's edge need not be on a block edge (18 and 10 are not).
+    assert_eq!(
+        l.rect_px_to_el(0, Rect::new(16, 8, 2, 2)).unwrap(),
+        Rect::new(4, 2, 1, 1)
+    );
+    // Each of the four edges off a block edge, the others on one.
+    for r in [
+        Rect::new(2, 0, 2, 4),
+        Rect::new(0, 1, 4, 3),
+        Rect::new(0, 0, 6, 4),
+        Rect::new(0, 0, 4, 5),
+    ] {
+        assert!(
+            matches!(
+                l.rect_px_to_el(0, r),
+                Err(LayoutError::RectNotBlockAligned {
+                    block_w_px: 4,
+                    block_h_px: 4,
+                    ..
+                })
+            ),
+            "{r:?}"
+        );
+    }
+    // A pixel's element is its block's.
+    let bpe = l.bytes_per_el;
+    assert_eq!(
+        l.texel_offset_B(0, 0, 9, 6).unwrap(),
+        l.levels[0].texel_offset_B(2, 1, bpe).unwrap()
+    );
+}
+
 #[test]
 fn pbe_state_confines_a_tail_level() {
     let l = bgra_64();
