@@ -1,3 +1,4 @@
+#![allow(non_snake_case)]
 //! The layout table: offsets, spans, strides, cube faces, windows and errors.
 
 use sgx_hwdocs::pbe::{MemLayout, PbeState};
