@@ -112,12 +112,17 @@ const fn narrow_group(n: usize) -> usize {
     }
 }
 
-struct ToLinear<'a> {
-    tw: &'a [u8],
-    lin: &'a mut [u8],
+/// One copy's two sides (`T` the twiddled level's bytes, `L` the linear rectangle's), the
+/// linear stride and the bodies; which side is written depends on the direction.
+struct Sides<T, L> {
+    tw: T,
+    lin: L,
     stride: usize,
     b: Bodies,
 }
+
+/// Twiddled to linear.
+type ToLinear<'a> = Sides<&'a [u8], &'a mut [u8]>;
 
 impl<const N: usize> Mover<N> for ToLinear<'_> {
     const ROW_WALK: bool = N < 4;
@@ -195,12 +200,8 @@ impl<const N: usize> Mover<N> for ToLinear<'_> {
     }
 }
 
-struct ToTwiddled<'a> {
-    tw: &'a mut [u8],
-    lin: &'a [u8],
-    stride: usize,
-    b: Bodies,
-}
+/// Linear to twiddled.
+type ToTwiddled<'a> = Sides<&'a mut [u8], &'a [u8]>;
 
 impl<const N: usize> Mover<N> for ToTwiddled<'_> {
     const ROW_WALK: bool = true;
@@ -549,14 +550,7 @@ fn to_twiddled(
     bytes_per_el: usize,
     b: Bodies,
 ) -> Result<(), LayoutError> {
-    let lens_B = (tw.len(), lin.len());
-    let m = ToTwiddled {
-        tw,
-        lin,
-        stride: lin_stride_B,
-        b,
-    };
-    run(m, lens_B, geom, rect_el, bytes_per_el)
+    run(tw, lin, lin_stride_B, geom, rect_el, bytes_per_el, b)
 }
 
 /// [`twiddled_to_linear`] with the choice of stores and bodies made by the caller.
@@ -569,48 +563,34 @@ fn to_linear(
     bytes_per_el: usize,
     b: Bodies,
 ) -> Result<(), LayoutError> {
-    let lens_B = (tw.len(), lin.len());
-    let m = ToLinear {
-        tw,
-        lin,
-        stride: lin_stride_B,
-        b,
-    };
-    run(m, lens_B, geom, rect_el, bytes_per_el)
+    run(tw, lin, lin_stride_B, geom, rect_el, bytes_per_el, b)
 }
 
-/// Checks a copy (twiddled and linear lengths `lens_B`) and, unless it is empty, walks it
-/// with `m`, which carries the stride and the store mode.
-fn run<M: Movers>(
-    mut m: M,
-    (tw_len_B, lin_len_B): (usize, usize),
+/// Checks a copy and, unless it is empty, walks it in the direction `T` and `L` give.
+fn run<T: AsRef<[u8]>, L: AsRef<[u8]>>(
+    tw: T,
+    lin: L,
+    stride: usize,
     geom: &Twiddle,
     rect_el: Rect,
     bytes_per_el: usize,
-) -> Result<(), LayoutError> {
-    let (stride, stream) = m.stride_and_stream();
+    b: Bodies,
+) -> Result<(), LayoutError>
+where
+    Sides<T, L>: Movers,
+{
+    let (tw_len_B, lin_len_B) = (tw.as_ref().len(), lin.as_ref().len());
     if check_copy(tw_len_B, geom, rect_el, lin_len_B, stride, bytes_per_el)? {
-        dispatch(&mut m, geom, rect_el, stride, bytes_per_el, stream);
+        let mut m = Sides { tw, lin, stride, b };
+        dispatch(&mut m, geom, rect_el, stride, bytes_per_el, b.stream);
     }
     Ok(())
 }
 
-/// A mover for every element size, with the copy's linear stride and store mode.
-trait Movers: Mover<1> + Mover<2> + Mover<4> + Mover<8> + Mover<16> {
-    fn stride_and_stream(&self) -> (usize, bool);
-}
+/// A mover for every element size.
+trait Movers: Mover<1> + Mover<2> + Mover<4> + Mover<8> + Mover<16> {}
 
-impl Movers for ToTwiddled<'_> {
-    fn stride_and_stream(&self) -> (usize, bool) {
-        (self.stride, self.b.stream)
-    }
-}
-
-impl Movers for ToLinear<'_> {
-    fn stride_and_stream(&self) -> (usize, bool) {
-        (self.stride, self.b.stream)
-    }
-}
+impl<M: Mover<1> + Mover<2> + Mover<4> + Mover<8> + Mover<16>> Movers for M {}
 
 #[cfg(test)]
 mod tests {
