@@ -169,9 +169,6 @@ impl Template {
 
 /// Levels of a full chain from `width_px x height_px` down to 1x1 (0 for a zero side).
 pub fn chain_levels(width_px: u32, height_px: u32) -> u32 {
-    if width_px == 0 || height_px == 0 {
-        return 0;
-    }
     chain_levels_3d(width_px, height_px, 1)
 }
 

@@ -45,8 +45,12 @@ fn bgra8_16x16x8_chain_is_packed_slice_by_slice() {
         ]
     );
     assert_eq!(chain_levels_3d(4, 4, 32), 6);
-    assert_eq!(chain_levels_3d(4, 4, 0), 0);
     assert_eq!(chain_levels_3d(512, 1, 1), chain_levels(512, 1));
+    // A zero side anywhere (not only all of them) means no chain.
+    for (w, h, d) in [(4, 4, 0), (0, 4, 4), (4, 0, 4), (0, 0, 4)] {
+        assert_eq!(chain_levels_3d(w, h, d), 0, "{w}x{h}x{d}");
+    }
+    assert_eq!((chain_levels(0, 8), chain_levels(8, 0)), (0, 0));
 }
 
 #[test]
@@ -94,7 +98,15 @@ fn every_slice_is_the_2d_level_of_its_size() {
                         l.texel_offset_xyz_B(0, v.level, x, y, z).unwrap(),
                         r.start + flat.texel_offset_B(0, 0, x, y).unwrap()
                     );
+                    // The level's own query, relative to the level, by elements.
+                    let (xe, ye, bpe) = (v.extent_el.w - 1, v.extent_el.h / 2, l.bytes_per_el);
+                    assert_eq!(
+                        v.texel_offset_xyz_B(xe, ye, z, bpe),
+                        Some(u64::from(z) * f0.size_B + f0.texel_offset_B(xe, ye, bpe).unwrap())
+                    );
+                    assert_eq!(v.texel_offset_xyz_B(xe + 1, ye, z, bpe), None);
                 }
+                assert_eq!(v.texel_offset_xyz_B(0, 0, v.depth_px, l.bytes_per_el), None);
                 assert!(matches!(
                     l.slice_range_B(0, v.level, v.depth_px),
                     Err(LayoutError::SliceOutOfRange { .. })

@@ -6,11 +6,15 @@
 //! generic per-texel path. Neither interleaves bits per texel: X and Y are kept in deposited
 //! (Morton) form and advanced with the carry trick of [`crate::morton::step`].
 //!
-//! The two directions walk the tiles in different orders, each chosen by measurement
-//! (`sgx535 bench twiddle`): linear to twiddled goes along rows of tiles, so the 16 linear
-//! rows being read stream forward (which hardware prefetchers follow) while each tile's
-//! twiddled kilobyte is written whole; twiddled to linear goes in twiddled order within
-//! 128x128 super-tiles, so the twiddled side being read streams, except for 1- and 2-byte
+//! The walk's order is chosen by measurement (`sgx535 bench twiddle`): linear to twiddled
+//! goes along rows of tiles, so the 16 linear rows being read stream forward (which hardware
+//! prefetchers follow) while each tile's twiddled kilobyte is written whole. Twiddled to
+//! linear goes along rows too when the copy streams (non-temporal stores, below): the 16
+//! linear rows being written then advance together, a line per row and tile, which measured
+//! 0.77-0.81x the best plain copy on 2048x2048 and 1024x1024 B8G8R8A8 against 0.70-0.73x in
+//! twiddled order, and 0.56-0.65x against 0.28x for 8-byte elements. A copy that stays in
+//! cache goes in twiddled order within 128x128 super-tiles, so the twiddled side being read
+//! streams (256x256 B8G8R8A8: 0.70x against 0.66x along rows), except for 1- and 2-byte
 //! elements, whose tiles go along rows in groups (below).
 //!
 //! Block shape and stores, by element size (figures: `sgx535 bench twiddle`, README
@@ -42,15 +46,18 @@ const SUPER_LOG2: u32 = 7;
 const BLOCK_INDEX: [[usize; 4]; 4] = [[0, 2, 8, 10], [1, 3, 9, 11], [4, 6, 12, 14], [5, 7, 13, 15]];
 
 /// Copies of at least this many bytes write with non-temporal stores where they can: at
-/// that size the source and destination together outgrow a typical L3 share, so cached
-/// stores only add a read for ownership and evict the source. Below it, cached stores win
-/// (measured: 1024x1024 B8G8R8A8, 4 MiB, ran at half speed streaming).
-const STREAM_MIN_B: u64 = 8 << 20;
+/// that size the source and destination together (8 MiB) outgrow the 2 MiB L2 of a core, so
+/// cached stores only add a read for ownership and evict the source. Measured with
+/// `bench twiddle` on 4 MiB copies (1024x1024 B8G8R8A8, 2048x2048 8-bit): streaming took
+/// them from 0.45-0.61x of the best plain copy to 0.74-0.95x (an 8 MiB threshold left them
+/// cached). Below it, at 2 MiB, cached stores were as fast or faster.
+const STREAM_MIN_B: u64 = 4 << 20;
 
 /// Moves elements of `N` bytes in one direction. `t` is a twiddled byte offset, `l` a
 /// linear byte offset.
 trait Mover<const N: usize>: Sized {
-    /// Whether the walk goes along rows of tiles (else in twiddled order in super-tiles).
+    /// Whether the walk goes along rows of tiles even when the copy stays in cache (else,
+    /// there, in twiddled order in super-tiles). Streaming copies always go along rows.
     const ROW_WALK: bool;
     /// One element.
     fn texel(&mut self, t: usize, l: usize);
@@ -67,9 +74,31 @@ trait Mover<const N: usize>: Sized {
     /// `l`.
     #[inline(always)]
     fn group(&mut self, ts: [usize; 4], l: usize, stride: usize) {
-        for (g, &t) in ts.iter().enumerate().take(Self::GROUP) {
-            self.tile(t, l + 16 * N * g, 4, stride);
-        }
+        tiles_side_by_side::<N, Self>(self, ts, l, stride);
+    }
+}
+
+/// [`Mover::group`] one tile at a time, through [`Mover::tile`].
+#[inline(always)]
+fn tiles_side_by_side<const N: usize, M: Mover<N>>(
+    m: &mut M,
+    ts: [usize; 4],
+    l: usize,
+    stride: usize,
+) {
+    for (g, &t) in ts.iter().enumerate().take(M::GROUP) {
+        m.tile(t, l + 16 * N * g, 4, stride);
+    }
+}
+
+/// How the x86_64 bodies store, for a copy that streams or not.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn stores(stream: bool) -> super::sse2::Stores {
+    if stream {
+        super::sse2::Stores::Stream
+    } else {
+        super::sse2::Stores::Cached
     }
 }
 
@@ -83,15 +112,17 @@ const fn narrow_group(n: usize) -> usize {
     }
 }
 
-struct ToLinear<'a> {
-    tw: &'a [u8],
-    lin: &'a mut [u8],
+/// One copy's two sides (`T` the twiddled level's bytes, `L` the linear rectangle's), the
+/// linear stride and the bodies; which side is written depends on the direction.
+struct Sides<T, L> {
+    tw: T,
+    lin: L,
     stride: usize,
-    /// Whether whole tiles may use non-temporal stores.
-    stream: bool,
-    /// The widest vector bodies this CPU runs (checked available).
-    isa: Isa,
+    b: Bodies,
 }
+
+/// Twiddled to linear.
+type ToLinear<'a> = Sides<&'a [u8], &'a mut [u8]>;
 
 impl<const N: usize> Mover<N> for ToLinear<'_> {
     const ROW_WALK: bool = N < 4;
@@ -101,30 +132,24 @@ impl<const N: usize> Mover<N> for ToLinear<'_> {
     fn group(&mut self, ts: [usize; 4], l: usize, stride: usize) {
         #[cfg(target_arch = "x86_64")]
         if N < 4 {
-            let how = if self.stream {
-                super::sse2::Stores::Stream
-            } else {
-                super::sse2::Stores::Cached
+            let (how, lin, tw) = (stores(self.b.stream), &mut *self.lin, self.tw);
+            // SAFETY: `isa` names a level above SSE2 only where that level's available() said
+            // the CPU runs it (Isa::runs).
+            return unsafe {
+                match self.b.isa {
+                    Isa::Avx512 => {
+                        super::avx512_narrow::group_to_linear::<N>(lin, l, stride, tw, ts, how)
+                    }
+                    Isa::Avx2 => {
+                        super::avx2_narrow::group_to_linear::<N>(lin, l, stride, tw, ts, how)
+                    }
+                    Isa::Sse2 => {
+                        super::sse2_narrow::group_to_linear::<N>(lin, l, stride, tw, ts, how)
+                    }
+                }
             };
-            if self.isa == Isa::Avx512 {
-                // SAFETY: `isa` is Avx512 only where avx512_narrow::available() said so.
-                return unsafe {
-                    super::avx512_narrow::group_to_linear::<N>(
-                        self.lin, l, stride, self.tw, ts, how,
-                    )
-                };
-            }
-            if self.isa >= Isa::Avx2 {
-                // SAFETY: `isa` is Avx2 or above only where avx2::available() said so.
-                return unsafe {
-                    super::avx2_narrow::group_to_linear::<N>(self.lin, l, stride, self.tw, ts, how)
-                };
-            }
-            return super::sse2_narrow::group_to_linear::<N>(self.lin, l, stride, self.tw, ts, how);
         }
-        for (g, &t) in ts.iter().enumerate().take(narrow_group(N)) {
-            Mover::<N>::tile(self, t, l + 16 * N * g, 4, stride);
-        }
+        tiles_side_by_side::<N, Self>(self, ts, l, stride);
     }
 
     #[inline(always)]
@@ -151,17 +176,13 @@ impl<const N: usize> Mover<N> for ToLinear<'_> {
     fn tile(&mut self, t: usize, l: usize, side: usize, stride: usize) {
         #[cfg(target_arch = "x86_64")]
         if N <= 4 && side == 4 {
-            use super::sse2::{tile16_to_linear, Stores, TILE16_B};
-            let how = if self.stream {
-                Stores::Stream
-            } else {
-                Stores::Cached
-            };
+            use super::sse2::{tile16_to_linear, TILE16_B};
+            let how = stores(self.b.stream);
             if N == 4 {
                 let src = self.tw[t..t + TILE16_B].try_into().unwrap();
                 // Not the AVX-512 body: its permute-and-transpose measured slower here than
                 // AVX2's unpacks on cache-resident levels (256x256: 0.64x against 0.76x best).
-                if self.isa >= Isa::Avx2 {
+                if self.b.isa >= Isa::Avx2 {
                     // SAFETY: `isa` is Avx2 or above only where avx2::available() said so.
                     return unsafe { super::avx2::tile16_to_linear(self.lin, l, stride, src, how) };
                 }
@@ -179,15 +200,8 @@ impl<const N: usize> Mover<N> for ToLinear<'_> {
     }
 }
 
-struct ToTwiddled<'a> {
-    tw: &'a mut [u8],
-    lin: &'a [u8],
-    stride: usize,
-    /// Whether whole tiles may use non-temporal stores.
-    stream: bool,
-    /// The widest vector bodies this CPU runs (checked available).
-    isa: Isa,
-}
+/// Linear to twiddled.
+type ToTwiddled<'a> = Sides<&'a mut [u8], &'a [u8]>;
 
 impl<const N: usize> Mover<N> for ToTwiddled<'_> {
     const ROW_WALK: bool = true;
@@ -197,26 +211,17 @@ impl<const N: usize> Mover<N> for ToTwiddled<'_> {
     fn group(&mut self, ts: [usize; 4], l: usize, stride: usize) {
         #[cfg(target_arch = "x86_64")]
         if N < 4 {
-            let how = if self.stream {
-                super::sse2::Stores::Stream
-            } else {
-                super::sse2::Stores::Cached
-            };
-            if self.isa == Isa::Avx512 {
+            let (how, tw, lin) = (stores(self.b.stream), &mut *self.tw, self.lin);
+            if self.b.isa == Isa::Avx512 {
                 // SAFETY: `isa` is Avx512 only where avx512_narrow::available() said so.
                 return unsafe {
-                    super::avx512_narrow::group_to_twiddled::<N>(
-                        self.tw, ts, self.lin, l, stride, how,
-                    )
+                    super::avx512_narrow::group_to_twiddled::<N>(tw, ts, lin, l, stride, how)
                 };
             }
-            return super::sse2_narrow::group_to_twiddled::<N>(
-                self.tw, ts, self.lin, l, stride, how,
-            );
+            // No AVX2 body in this direction: AVX2 CPUs without AVX-512 run the SSE2 one.
+            return super::sse2_narrow::group_to_twiddled::<N>(tw, ts, lin, l, stride, how);
         }
-        for (g, &t) in ts.iter().enumerate().take(narrow_group(N)) {
-            Mover::<N>::tile(self, t, l + 16 * N * g, 4, stride);
-        }
+        tiles_side_by_side::<N, Self>(self, ts, l, stride);
     }
 
     #[inline(always)]
@@ -246,21 +251,17 @@ impl<const N: usize> Mover<N> for ToTwiddled<'_> {
     fn tile(&mut self, t: usize, l: usize, side: usize, stride: usize) {
         #[cfg(target_arch = "x86_64")]
         if N <= 4 && side == 4 {
-            use super::sse2::{tile16_to_twiddled, Stores, TILE16_B};
-            let how = if self.stream {
-                Stores::Stream
-            } else {
-                Stores::Cached
-            };
+            use super::sse2::{tile16_to_twiddled, TILE16_B};
+            let how = stores(self.b.stream);
             if N == 4 {
                 let dst = (&mut self.tw[t..t + TILE16_B]).try_into().unwrap();
-                if self.isa == Isa::Avx512 {
+                if self.b.isa == Isa::Avx512 {
                     // SAFETY: `isa` is Avx512 only where avx512_narrow::available() said so.
                     return unsafe {
                         super::avx512_narrow::tile16_to_twiddled(dst, self.lin, l, stride, how)
                     };
                 }
-                if self.isa >= Isa::Avx2 {
+                if self.b.isa >= Isa::Avx2 {
                     // SAFETY: `isa` is Avx2 or above only where avx2::available() said so.
                     return unsafe {
                         super::avx2::tile16_to_twiddled(dst, self.lin, l, stride, how)
@@ -324,7 +325,9 @@ fn whole_tile<const N: usize, M: Mover<N>>(
     }
 }
 
-fn walk<const N: usize, M: Mover<N>>(m: &mut M, g: &Twiddle, r: Rect, stride: usize) {
+/// Walks the rectangle's tiles: along rows of tiles where `M::ROW_WALK` or `stream` says so,
+/// else in twiddled order within super-tiles.
+fn walk<const N: usize, M: Mover<N>>(m: &mut M, g: &Twiddle, r: Rect, stride: usize, stream: bool) {
     let (x0, y0, x1, y1) = (r.x, r.y, r.x + r.w, r.y + r.h);
     let s = g.log2_w.min(g.log2_h);
     let tile_log2 = s.min(MAX_TILE_LOG2);
@@ -359,7 +362,7 @@ fn walk<const N: usize, M: Mover<N>>(m: &mut M, g: &Twiddle, r: Rect, stride: us
             g.y_bits(side),
         )
     };
-    if M::ROW_WALK {
+    if M::ROW_WALK || stream {
         let (txs, tys, x_inc, y_inc) = span(tile_log2);
         let xb0 = g.x_bits(txs.start() << tile_log2);
         let mut yb = g.y_bits(tys.start() << tile_log2);
@@ -416,16 +419,13 @@ fn walk<const N: usize, M: Mover<N>>(m: &mut M, g: &Twiddle, r: Rect, stride: us
 }
 
 /// Walks the copy at its element size; after streaming stores, fences them.
-fn dispatch<M>(m: &mut M, g: &Twiddle, r: Rect, stride: usize, bpe: usize, stream: bool)
-where
-    M: Mover<1> + Mover<2> + Mover<4> + Mover<8> + Mover<16>,
-{
+fn dispatch<M: Movers>(m: &mut M, g: &Twiddle, r: Rect, stride: usize, bpe: usize, stream: bool) {
     match bpe {
-        1 => walk::<1, M>(m, g, r, stride),
-        2 => walk::<2, M>(m, g, r, stride),
-        4 => walk::<4, M>(m, g, r, stride),
-        8 => walk::<8, M>(m, g, r, stride),
-        16 => walk::<16, M>(m, g, r, stride),
+        1 => walk::<1, M>(m, g, r, stride, stream),
+        2 => walk::<2, M>(m, g, r, stride, stream),
+        4 => walk::<4, M>(m, g, r, stride, stream),
+        8 => walk::<8, M>(m, g, r, stride, stream),
+        16 => walk::<16, M>(m, g, r, stride, stream),
         // check_copy admits only the sizes above.
         _ => unreachable!("element size checked"),
     }
@@ -505,18 +505,8 @@ pub fn linear_to_twiddled(
     lin_stride_B: usize,
     bytes_per_el: usize,
 ) -> Result<(), LayoutError> {
-    let stream = streams(rect_el, bytes_per_el);
-    let isa = Isa::best();
-    to_twiddled(
-        tw,
-        geom,
-        rect_el,
-        lin,
-        lin_stride_B,
-        bytes_per_el,
-        stream,
-        isa,
-    )
+    let b = Bodies::best(rect_el, bytes_per_el);
+    to_twiddled(tw, geom, rect_el, lin, lin_stride_B, bytes_per_el, b)
 }
 
 /// Copies a rectangle of a twiddled level into linear memory by the tile walk.
@@ -528,23 +518,29 @@ pub fn twiddled_to_linear(
     rect_el: Rect,
     bytes_per_el: usize,
 ) -> Result<(), LayoutError> {
-    let stream = streams(rect_el, bytes_per_el);
-    let isa = Isa::best();
-    to_linear(
-        lin,
-        lin_stride_B,
-        tw,
-        geom,
-        rect_el,
-        bytes_per_el,
-        stream,
-        isa,
-    )
+    let b = Bodies::best(rect_el, bytes_per_el);
+    to_linear(lin, lin_stride_B, tw, geom, rect_el, bytes_per_el, b)
+}
+
+/// The choice of stores and vector bodies for one copy.
+#[derive(Debug, Clone, Copy)]
+struct Bodies {
+    /// Whether whole tiles may use non-temporal stores.
+    stream: bool,
+    /// The widest vector bodies this CPU runs (checked available).
+    isa: Isa,
+}
+
+impl Bodies {
+    /// What a copy of `rect_el` uses: streaming by its size, the widest bodies allowed.
+    fn best(rect_el: Rect, bytes_per_el: usize) -> Self {
+        let (stream, isa) = (streams(rect_el, bytes_per_el), Isa::best());
+        Self { stream, isa }
+    }
 }
 
 /// [`linear_to_twiddled`] with the choice of stores and bodies made by the caller (tests
 /// force streaming on small levels, and the SSE2 bodies where AVX2 exists).
-#[allow(clippy::too_many_arguments)]
 fn to_twiddled(
     tw: &mut [u8],
     geom: &Twiddle,
@@ -552,31 +548,12 @@ fn to_twiddled(
     lin: &[u8],
     lin_stride_B: usize,
     bytes_per_el: usize,
-    stream: bool,
-    isa: Isa,
+    b: Bodies,
 ) -> Result<(), LayoutError> {
-    if check_copy(
-        tw.len(),
-        geom,
-        rect_el,
-        lin.len(),
-        lin_stride_B,
-        bytes_per_el,
-    )? {
-        let mut m = ToTwiddled {
-            tw,
-            lin,
-            stride: lin_stride_B,
-            stream,
-            isa,
-        };
-        dispatch(&mut m, geom, rect_el, lin_stride_B, bytes_per_el, stream);
-    }
-    Ok(())
+    run(tw, lin, lin_stride_B, geom, rect_el, bytes_per_el, b)
 }
 
 /// [`twiddled_to_linear`] with the choice of stores and bodies made by the caller.
-#[allow(clippy::too_many_arguments)]
 fn to_linear(
     lin: &mut [u8],
     lin_stride_B: usize,
@@ -584,28 +561,36 @@ fn to_linear(
     geom: &Twiddle,
     rect_el: Rect,
     bytes_per_el: usize,
-    stream: bool,
-    isa: Isa,
+    b: Bodies,
 ) -> Result<(), LayoutError> {
-    if check_copy(
-        tw.len(),
-        geom,
-        rect_el,
-        lin.len(),
-        lin_stride_B,
-        bytes_per_el,
-    )? {
-        let mut m = ToLinear {
-            tw,
-            lin,
-            stride: lin_stride_B,
-            stream,
-            isa,
-        };
-        dispatch(&mut m, geom, rect_el, lin_stride_B, bytes_per_el, stream);
+    run(tw, lin, lin_stride_B, geom, rect_el, bytes_per_el, b)
+}
+
+/// Checks a copy and, unless it is empty, walks it in the direction `T` and `L` give.
+fn run<T: AsRef<[u8]>, L: AsRef<[u8]>>(
+    tw: T,
+    lin: L,
+    stride: usize,
+    geom: &Twiddle,
+    rect_el: Rect,
+    bytes_per_el: usize,
+    b: Bodies,
+) -> Result<(), LayoutError>
+where
+    Sides<T, L>: Movers,
+{
+    let (tw_len_B, lin_len_B) = (tw.as_ref().len(), lin.as_ref().len());
+    if check_copy(tw_len_B, geom, rect_el, lin_len_B, stride, bytes_per_el)? {
+        let mut m = Sides { tw, lin, stride, b };
+        dispatch(&mut m, geom, rect_el, stride, bytes_per_el, b.stream);
     }
     Ok(())
 }
+
+/// A mover for every element size.
+trait Movers: Mover<1> + Mover<2> + Mover<4> + Mover<8> + Mover<16> {}
+
+impl<M: Mover<1> + Mover<2> + Mover<4> + Mover<8> + Mover<16>> Movers for M {}
 
 #[cfg(test)]
 mod tests {
@@ -686,8 +671,7 @@ mod tests {
                 &lin0[lin_range.clone()],
                 stride,
                 bpe,
-                stream,
-                isa,
+                Bodies { stream, isa },
             )
             .unwrap();
             assert!(got == want, "to twiddled, stream {stream}, {isa:?}: {ctx}");
@@ -699,8 +683,7 @@ mod tests {
                 &g,
                 rect,
                 bpe,
-                stream,
-                isa,
+                Bodies { stream, isa },
             )
             .unwrap();
             assert!(got == back, "to linear, stream {stream}, {isa:?}: {ctx}");
@@ -766,14 +749,12 @@ mod tests {
 
     #[test]
     fn only_large_copies_stream() {
-        assert!(!streams(Rect::full(1024, 1024), 4));
-        assert_eq!(
-            streams(Rect::full(2048, 2048), 4),
-            cfg!(target_arch = "x86_64")
-        );
-        assert_eq!(
-            streams(Rect::full(1024, 1024), 8),
-            cfg!(target_arch = "x86_64")
-        );
+        let x86 = cfg!(target_arch = "x86_64");
+        assert!(!streams(Rect::full(1024, 512), 4));
+        assert!(!streams(Rect::full(1024, 1024), 2));
+        assert!(!streams(Rect::full(2048, 2047), 1));
+        assert_eq!(streams(Rect::full(1024, 1024), 4), x86);
+        assert_eq!(streams(Rect::full(2048, 2048), 1), x86);
+        assert_eq!(streams(Rect::full(1024, 512), 8), x86);
     }
 }
