@@ -128,6 +128,7 @@ fn gbps(bytes: u64, d: Duration) -> f64 {
 }
 
 /// The cases `sgx535 bench twiddle` measures: (square side, bytes per pixel).
+// The largest texture side (2048) and a cache-resident one (256): bench sizes, not limits.
 pub const BENCH_CASES: [(u32, usize); 6] = [
     (2048, 4),
     (2048, 2),

@@ -152,6 +152,7 @@ pub const fn square8_index(x: usize, y: usize) -> usize {
 /// square Morton index (and, of `v >> 1`, the X coordinate).
 #[inline(always)]
 pub const fn compact_even(v: u32) -> u32 {
+    // The standard bit-gather masks (pairs, nibbles, bytes, halves): arithmetic, not hardware.
     let mut v = v & 0x5555_5555;
     v = (v | (v >> 1)) & 0x3333_3333;
     v = (v | (v >> 2)) & 0x0f0f_0f0f;

@@ -43,6 +43,7 @@ fn store(how: Stores, b: &mut [u8], v: __m256i) {
 /// Twiddled byte offset, within a 16x16 tile of 4-byte texels, of block (`bx`, `by`).
 #[inline(always)]
 const fn block_at(bx: usize, by: usize) -> usize {
+    // 64 bytes: a 4x4 block of 4-byte texels, the copy's unit (not a hardware size).
     64 * block_of(bx, by)
 }
 

@@ -36,6 +36,7 @@ pub(super) fn available() -> bool {
 /// (0 or 1) of that band pair's piece: for 1-byte elements the 8x8 quadrant in columns
 /// 8k..8k + 8, for 2-byte elements half `k` of the piece's one 8x8 quadrant.
 const fn to_twiddled_index(n: usize) -> [[u8; 64]; 2] {
+    // A 512-bit register holds 64 bytes; a band-piece row, 16.
     let (lanes, row_el) = (64 / n, 16 / n);
     let mut t = [[0u8; 64]; 2];
     let mut k = 0;
@@ -65,6 +66,7 @@ const fn to_twiddled_index(n: usize) -> [[u8; 64]; 2] {
 /// The inverse of [`to_twiddled_index`]: from the two twiddled lines of a band pair's piece
 /// to its band piece `s` (0: the upper band, 1: the lower).
 const fn to_linear_index(n: usize) -> [[u8; 64]; 2] {
+    // A 512-bit register holds 64 bytes; a band-piece row, 16.
     let (lanes, row_el) = (64 / n, 16 / n);
     let mut t = [[0u8; 64]; 2];
     let mut s = 0;
@@ -267,7 +269,7 @@ static ROWS_TO_BLOCK: [u32; 16] = rows_block_index();
 /// The CPU must have AVX-512 F.
 #[target_feature(enable = "avx512f")]
 pub(super) unsafe fn tile16_to_twiddled(
-    tw: &mut [u8; 1024],
+    tw: &mut [u8; 1024], // a 16x16 tile of 4-byte texels
     lin: &[u8],
     l: usize,
     stride: usize,
@@ -284,6 +286,7 @@ pub(super) unsafe fn tile16_to_twiddled(
         ]);
         for (bx, v) in blocks.into_iter().enumerate() {
             let v = _mm512_permutexvar_epi32(idx, v);
+            // Each 4x4 block of 4-byte texels is 64 bytes.
             store64(how, &mut tw[64 * block_of(bx, by)..], v);
         }
     }

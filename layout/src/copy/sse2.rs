@@ -80,6 +80,7 @@ fn block_to_rows(v: [__m128i; 4]) -> [__m128i; 4] {
 pub(super) fn block_to_twiddled(tw: &mut [u8], t: usize, lin: &[u8], l: usize, stride: usize) {
     let (r0, r1) = (load(&lin[l..]), load(&lin[l + stride..]));
     let (r2, r3) = (load(&lin[l + 2 * stride..]), load(&lin[l + 3 * stride..]));
+    // One 4x4 block of 4-byte texels: 64 bytes.
     let dst: &mut [u8; 64] = (&mut tw[t..t + 64]).try_into().unwrap();
     for (i, v) in rows_to_block(r0, r1, r2, r3).into_iter().enumerate() {
         store(&mut dst[16 * i..], v);
@@ -101,6 +102,7 @@ fn load4(src: &[u8; 64]) -> [__m128i; 4] {
 /// Twiddled block `tw[t..t + 64]` into rows `lin[l + r * stride..]`.
 #[inline(always)]
 pub(super) fn block_to_linear(lin: &mut [u8], l: usize, stride: usize, tw: &[u8], t: usize) {
+    // One 4x4 block of 4-byte texels: 64 bytes.
     let src: &[u8; 64] = tw[t..t + 64].try_into().unwrap();
     let v = load4(src);
     for (r, row) in block_to_rows(v).into_iter().enumerate() {
@@ -115,6 +117,7 @@ pub(super) const TILE16_B: usize = 1024;
 /// column `bx` and block row `by` (Y in address bit 0).
 #[inline(always)]
 const fn block_at(bx: usize, by: usize) -> usize {
+    // 64 bytes: a 4x4 block of 4-byte texels, the copy's unit (not a hardware size).
     64 * crate::morton::block_of(bx, by)
 }
 
@@ -129,6 +132,7 @@ pub(super) fn tile16_to_twiddled(
     how: Stores,
 ) {
     for by in 0..4 {
+        // A tile row: 16 texels of 4 bytes.
         let row =
             |r: usize| -> &[u8; 64] { lin[l + (4 * by + r) * stride..][..64].try_into().unwrap() };
         let rows = [row(0), row(1), row(2), row(3)];

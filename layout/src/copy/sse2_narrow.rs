@@ -126,6 +126,7 @@ fn blocks_to_band16(w: [__m128i; 4]) -> [__m128i; 4] {
 
 /// Bytes of one 16x16 tile of `N`-byte texels.
 pub(super) const fn tile16_B(n: usize) -> usize {
+    // 16 x 16 texels.
     256 * n
 }
 
