@@ -86,6 +86,11 @@ pub trait Device: Send + Sync {
     /// released the job's buffers and fence. Err(Timeout) while a job is held back or hung.
     fn wait_idle(&self, timeout: Duration) -> Result<()>;
 
+    /// Gives back what the backend keeps for reuse (the model's pool of freed buffers), so that
+    /// what stays allocated is what is live. A leak check calls it before counting; nothing
+    /// else needs to. Backends that keep nothing do nothing.
+    fn release_caches(&self) {}
+
     /// Every GPU reset so far, oldest first (a context compares the count with what it saw).
     /// Backends without hang recovery report none.
     fn resets(&self) -> Vec<crate::reset::ResetRecord> {

@@ -130,6 +130,12 @@ fn lock_pool(p: &Mutex<Pool>) -> std::sync::MutexGuard<'_, Pool> {
     p.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// Unmaps and closes every buffer `pool` keeps; buffers freed later are kept again.
+pub fn empty_pool(pool: &SharedPool) {
+    let kept = std::mem::take(&mut *lock_pool(pool));
+    drop(kept);
+}
+
 // SAFETY: the mapping is plain shared memory owned by this value with no thread affinity; the
 // hosts and the model only copy through the pointer.
 unsafe impl Send for MemfdBacking {}
@@ -362,6 +368,12 @@ mod tests {
         let b = MemfdBacking::new_pooled(len_B, &Libc, &pool).unwrap();
         assert_eq!(b.as_ptr(), p, "the kept mapping is reused");
         assert!(zeroed(&b));
+        // Emptied, the pool serves nothing until a buffer is freed again.
+        let d = MemfdBacking::new_pooled(len_B, &Libc, &pool).unwrap();
+        drop(d);
+        empty_pool(&pool);
+        assert!(lock_pool(&pool).free.is_empty());
+        assert_eq!(lock_pool(&pool).held_B, 0);
         // Another size is not served from it.
         let c = MemfdBacking::new_pooled(2 * len_B, &Libc, &pool).unwrap();
         assert_ne!(c.as_ptr(), p);

@@ -405,6 +405,10 @@ impl Device for SimDevice {
         self.shared.core.wait_idle(timeout)
     }
 
+    fn release_caches(&self) {
+        crate::memfd::empty_pool(&self.shared.pool);
+    }
+
     fn resets(&self) -> Vec<ResetRecord> {
         lock(&self.shared.resets).clone()
     }
