@@ -80,15 +80,7 @@ fn objects_of_another_context_or_screen_are_foreign() {
         s,
         &tex2d(PIPE_FORMAT_B8G8R8A8_UNORM, 8, 8, 0, PIPE_BIND_SAMPLER_VIEW),
     );
-    let vt = sgx535_sampler_view_template {
-        format: PIPE_FORMAT_B8G8R8A8_UNORM,
-        first_level: 0,
-        last_level: 0,
-        swizzle_r: 0,
-        swizzle_g: 1,
-        swizzle_b: 2,
-        swizzle_a: 3,
-    };
+    let vt = level0_view(PIPE_FORMAT_B8G8R8A8_UNORM);
     let mut v = sgx535_sampler_view { id: 0 };
     // SAFETY: valid pointers.
     assert_eq!(

@@ -217,15 +217,7 @@ fn a_textured_quad_shows_each_texel_as_a_block() {
         &tex2d(PIPE_FORMAT_B8G8R8A8_UNORM, 4, 4, 0, PIPE_BIND_SAMPLER_VIEW),
     );
     upload(c, tex, 0, 4, 4, &texels);
-    let vt = sgx535_sampler_view_template {
-        format: PIPE_FORMAT_B8G8R8A8_UNORM,
-        first_level: 0,
-        last_level: 0,
-        swizzle_r: 0,
-        swizzle_g: 1,
-        swizzle_b: 2,
-        swizzle_a: 3,
-    };
+    let vt = level0_view(PIPE_FORMAT_B8G8R8A8_UNORM);
     let samp = sgx535_sampler_state {
         wrap_s: PIPE_TEX_WRAP_CLAMP_TO_EDGE,
         wrap_t: PIPE_TEX_WRAP_CLAMP_TO_EDGE,
@@ -430,31 +422,7 @@ fn read_layer(c: sgx535_context, r: sgx535_resource, z: i32, w: u32, h: u32) -> 
         height: h as i32,
         depth: 1,
     };
-    let (mut t, mut p, mut stride, mut ls) =
-        (sgx535_transfer { id: 0 }, std::ptr::null_mut(), 0u32, 0u64);
-    // SAFETY: valid pointers; the mapped bytes are read before unmap.
-    unsafe {
-        ok(sgx535_transfer_map(
-            c,
-            r,
-            0,
-            PIPE_MAP_READ,
-            &b,
-            &mut t,
-            &mut p,
-            &mut stride,
-            &mut ls,
-        ));
-        let mut out = Vec::new();
-        for y in 0..h as usize {
-            out.extend_from_slice(std::slice::from_raw_parts(
-                (p as *const u8).add(y * stride as usize),
-                (w * 4) as usize,
-            ));
-        }
-        ok(sgx535_transfer_unmap(c, t));
-        out
-    }
+    read_box(c, r, 0, &b, 4)
 }
 
 fn blit_info(

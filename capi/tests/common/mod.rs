@@ -106,6 +106,19 @@ pub fn full_box(w: u32, h: u32) -> sgx535_box {
     }
 }
 
+/// A sampler view template of level 0 alone, channels unswizzled.
+pub fn level0_view(format: u32) -> sgx535_sampler_view_template {
+    sgx535_sampler_view_template {
+        format,
+        first_level: 0,
+        last_level: 0,
+        swizzle_r: 0,
+        swizzle_g: 1,
+        swizzle_b: 2,
+        swizzle_a: 3,
+    }
+}
+
 /// Reads a level back through a map (a linear copy, rows tightly packed).
 pub fn read_level(
     c: sgx535_context,
@@ -115,7 +128,18 @@ pub fn read_level(
     h: u32,
     bpp: u32,
 ) -> Vec<u8> {
-    let b = full_box(w, h);
+    read_box(c, r, level, &full_box(w, h), bpp)
+}
+
+/// Reads box `b` (its first layer) of a level back through a map, rows tightly packed.
+pub fn read_box(
+    c: sgx535_context,
+    r: sgx535_resource,
+    level: u32,
+    b: &sgx535_box,
+    bpp: u32,
+) -> Vec<u8> {
+    let (w, h) = (b.width as u32, b.height as u32);
     let mut t = sgx535_transfer { id: 0 };
     let mut p = null_mut();
     let mut stride = 0u32;
@@ -127,7 +151,7 @@ pub fn read_level(
             r,
             level,
             PIPE_MAP_READ,
-            &b,
+            b,
             &mut t,
             &mut p,
             &mut stride,
