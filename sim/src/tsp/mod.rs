@@ -44,10 +44,9 @@ pub(crate) fn spread_even(v: u32) -> u32 {
 /// Twiddled (Morton) offset in elements: Y in bit 0, X in bit 1; on a non-square level the
 /// longer side's remaining bits sit above the interleaved ones.
 pub(crate) fn twiddle(x: u32, y: u32, log2_w: u32, log2_h: u32) -> u32 {
-    let spread = spread_even;
     let m = log2_w.min(log2_h);
     let lo = (1u32 << m) - 1;
-    let inter = spread(y & lo) | (spread(x & lo) << 1);
+    let inter = spread_even(y & lo) | (spread_even(x & lo) << 1);
     let rest = if log2_w > log2_h { x >> m } else { y >> m };
     inter | (rest << (2 * m))
 }
