@@ -72,12 +72,16 @@ def short_list(names, expected):
             and expected.get(n, ("",))[0] != "timeout"]
 
 
-def extensions(driver, env):
+def glxinfo(driver, env):
+    """The extension list and GL_MAX_VARYING_FLOATS (the first, compatibility-profile block)
+    a driver answers."""
     out = subprocess.run(
-        ["glxinfo"], env=dict(env, GALLIUM_DRIVER=driver), capture_output=True, text=True
+        ["glxinfo", "-l"], env=dict(env, GALLIUM_DRIVER=driver), capture_output=True, text=True
     ).stdout
     m = re.search(r"\nOpenGL extensions:\n(.*?)\n\n", out, re.S)
-    return set(m.group(1).replace(",", " ").split()) if m else set()
+    exts = set(m.group(1).replace(",", " ").split()) if m else set()
+    m = re.search(r"GL_MAX_VARYING_FLOATS = (\d+)", out)
+    return exts, int(m.group(1)) if m else None
 
 
 def base_env():
@@ -174,7 +178,7 @@ def group_of(name):
     return "@".join(parts[: min(len(parts) - 1, 4)])
 
 
-def write_table(path, results, names, drivers, command, exts_off):
+def write_table(path, results, names, drivers, command, exts_off, varying_floats):
     cols = ("pass", "fail", "crash", "skip")
     groups = {}
     for n in names:
@@ -192,7 +196,8 @@ def write_table(path, results, names, drivers, command, exts_off):
         f.write(f"# piglit on sgx535 and softpipe\n\n{now}, `{command}` (Mesa 22.3.6, Xvfb).\n"
                 f"Both drivers run with MESA_GL_VERSION_OVERRIDE={GL_VERSION}, "
                 f"MESA_GLSL_VERSION_OVERRIDE={GLSL_VERSION}; softpipe also with the extensions "
-                f"sgx535 lacks turned off ({len(exts_off)}, by MESA_EXTENSION_OVERRIDE). "
+                f"sgx535 lacks turned off ({len(exts_off)}, by MESA_EXTENSION_OVERRIDE) and held "
+                f"to sgx535's GL_MAX_VARYING_FLOATS ({varying_floats}, by SOFTPIPE_MAX_VARYINGS). "
                 "Timeouts count as crashes. Expected failures and skips of sgx535, with "
                 "reasons: `sgx535-fails.txt`, `sgx535-skips.txt`.\n\n")
         f.write("\n".join(rows) + "\n")
@@ -220,10 +225,17 @@ def main():
 
     env = base_env()
     envs = {"sgx535": env}
-    exts_off = []
+    exts_off, varying_floats = [], None
     if "softpipe" in drivers:
-        exts_off = sorted(extensions("softpipe", env) - extensions("sgx535", env))
+        soft_exts, _ = glxinfo("softpipe", env)
+        our_exts, our_varying_floats = glxinfo("sgx535", env)
+        exts_off = sorted(soft_exts - our_exts)
         envs["softpipe"] = dict(env, MESA_EXTENSION_OVERRIDE=" ".join("-" + e for e in exts_off))
+        if our_varying_floats is None:
+            sys.exit("piglit: glxinfo -l gave no GL_MAX_VARYING_FLOATS for sgx535")
+        # The same varying limit too: mesa/patches/0003 lets softpipe take it from the environment.
+        envs["softpipe"]["SOFTPIPE_MAX_VARYINGS"] = str(our_varying_floats // 4)
+        varying_floats = our_varying_floats
     print(f"piglit: {len(names)} tests on {', '.join(drivers)} (-j{args.j})", file=sys.stderr)
     log_path = os.path.join(args.out, "results.txt")
     results = run_all(tests, names, drivers, envs, args.j, log_path, args.resume)
@@ -253,7 +265,8 @@ def main():
         print(f"passing on softpipe, not on sgx535: {len(regress)} ({args.out}/regressions.txt)")
         command = "mesa/piglit.sh --full" if args.full and not args.filter else "mesa/piglit.sh " + " ".join(sys.argv[1:])
         if args.full and not args.filter:
-            write_table(os.path.join(CI, "results.md"), results, names, drivers, command, exts_off)
+            write_table(os.path.join(CI, "results.md"), results, names, drivers, command, exts_off,
+                        varying_floats)
 
     if args.update:
         ran = set(names)

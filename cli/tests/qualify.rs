@@ -4,23 +4,8 @@
 //! as not renderable with the hwdocs entry, not as a failure.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn sgx535(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_sgx535"))
-        .args(args)
-        .env_remove("SGX535_DEVICE")
-        .output()
-        .expect("running sgx535")
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
+mod common;
+use common::{sgx535, text};
 
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("sgx-qualify-{}-{name}", std::process::id()));

@@ -2,22 +2,10 @@
 //! a fixture that does not parse, make the command fail naming the field.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
-fn sgx535(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_sgx535"))
-        .args(args)
-        .output()
-        .expect("running sgx535")
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
+mod common;
+use common::{sgx535, text};
 
 fn scratch(name: &str, body: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("sgx-replay-test-{}", std::process::id()));

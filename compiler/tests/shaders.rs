@@ -6,19 +6,11 @@ mod common;
 
 use std::collections::BTreeMap;
 
-use common::{check_fs, check_vs, FakeTex, FsInputs, Rng, V};
+use common::{check_fs, check_vs, shader_text as text, FakeTex, FsInputs, Rng, V};
 use sgx_compiler::tgsi::{File, SemanticName, TexTarget};
 use sgx_compiler::{compile, link, CompileError, InputLoc, OutputLoc};
 use sgx_hwdocs::tsp;
 use sgx_sim::usse::{run_quad, run_vertex, Program, Stage};
-
-fn text(name: &str) -> String {
-    std::fs::read_to_string(format!(
-        "{}/tests/shaders/{name}.tgsi",
-        env!("CARGO_MANIFEST_DIR")
-    ))
-    .unwrap()
-}
 
 fn vs_runs(name: &str, attrs: impl Fn(&mut Rng) -> BTreeMap<u32, V>, nconst: u32, runs: usize) {
     let t = text(name);

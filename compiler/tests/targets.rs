@@ -8,19 +8,11 @@ mod common;
 
 use std::collections::BTreeMap;
 
-use common::{check_fs_compiled, FsInputs, Rng, V};
+use common::{check_fs_compiled, shader_text as text, FsInputs, Rng, V};
 use sgx_compiler::tgsi::{File, TexTarget};
 use sgx_compiler::{compile, CompileError, CompiledShader, InputLoc};
 use sgx_sim::usse::{run_quad, Lod, Program, Stage, Textures};
 use sgx_sim::{Fault, Unit};
-
-fn text(name: &str) -> String {
-    std::fs::read_to_string(format!(
-        "{}/tests/shaders/{name}.tgsi",
-        env!("CARGO_MANIFEST_DIR")
-    ))
-    .unwrap()
-}
 
 /// Wraps a texture model and records every (unit, coordinate bits) the USSE hands it: what
 /// the TSP receives.

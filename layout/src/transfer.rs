@@ -208,19 +208,16 @@ impl Layout {
         src_stride_B: usize,
         src_slice_B: usize,
     ) -> Result<(), LayoutError> {
-        let (l, rect_el) = self.check_box(level_bytes.len(), level, box_px)?;
-        let bpe = self.bytes_per_el as usize;
-        if !check_box_linear(
-            "source",
-            src.len(),
-            src_stride_B,
-            src_slice_B,
-            rect_el,
-            box_px.d,
-            bpe,
-        )? {
+        let linear = Linear {
+            what: "source",
+            len_B: src.len(),
+            stride_B: src_stride_B,
+            slice_B: src_slice_B,
+        };
+        let Some((l, rect_el, bpe)) = self.plan_box(level_bytes.len(), level, box_px, linear)?
+        else {
             return Ok(());
-        }
+        };
         for i in 0..box_px.d {
             let dst = &mut level_bytes[slice_bytes(l, box_px.z + i)];
             let src = &src[i as usize * src_slice_B..];
@@ -306,25 +303,43 @@ impl Layout {
         dst_stride_B: usize,
         dst_slice_B: usize,
     ) -> Result<(), LayoutError> {
-        let (l, rect_el) = self.check_box(level_bytes.len(), level, box_px)?;
-        let bpe = self.bytes_per_el as usize;
-        if !check_box_linear(
-            "destination",
-            dst.len(),
-            dst_stride_B,
-            dst_slice_B,
-            rect_el,
-            box_px.d,
-            bpe,
-        )? {
+        let linear = Linear {
+            what: "destination",
+            len_B: dst.len(),
+            stride_B: dst_stride_B,
+            slice_B: dst_slice_B,
+        };
+        let Some((l, rect_el, bpe)) = self.plan_box(level_bytes.len(), level, box_px, linear)?
+        else {
             return Ok(());
-        }
+        };
         for i in 0..box_px.d {
             let src = &level_bytes[slice_bytes(l, box_px.z + i)];
             let dst = &mut dst[i as usize * dst_slice_B..];
             read_slice(l, src, rect_el, dst, dst_stride_B, bpe)?;
         }
         Ok(())
+    }
+
+    /// Checks a box against its level and the linear side of a copy: the level's layout, the
+    /// box in elements and the bytes per element, or `None` when the box is empty.
+    fn plan_box(
+        &self,
+        level_len_B: usize,
+        level: u32,
+        box_px: Box3,
+        linear: Linear,
+    ) -> Result<Option<(&LevelLayout, Rect, usize)>, LayoutError> {
+        let (l, rect_el) = self.check_box(level_len_B, level, box_px)?;
+        let bpe = self.bytes_per_el as usize;
+        let Linear {
+            what,
+            len_B,
+            stride_B,
+            slice_B,
+        } = linear;
+        let any = check_box_linear(what, len_B, stride_B, slice_B, rect_el, box_px.d, bpe)?;
+        Ok(any.then_some((l, rect_el, bpe)))
     }
 
     /// Checks a box against its level and the level bytes' length.
@@ -386,6 +401,15 @@ impl Layout {
             slice_B,
         )
     }
+}
+
+/// The linear side of a box copy: what it is called in errors, its length, row and slice
+/// strides.
+struct Linear {
+    what: &'static str,
+    len_B: usize,
+    stride_B: usize,
+    slice_B: usize,
 }
 
 /// Checks a linear buffer of `d` slices of `rect_el` at `stride_B` and `slice_B`: slices may

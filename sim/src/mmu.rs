@@ -162,16 +162,7 @@ impl Mmu {
             unsafe { std::ptr::copy_nonoverlapping(p, buf.as_mut_ptr(), buf.len()) };
             return Ok(());
         }
-        let mut a = addr;
-        let mut done = 0usize;
-        while done < buf.len() {
-            let m = self
-                .mapping(a)
-                .filter(|m| m.perm.read)
-                .ok_or(fault(unit, a, false))?;
-            let off = (a - m.va) as usize;
-            let in_page = (PAGE - (a % PAGE)) as usize;
-            let n = in_page.min(buf.len() - done);
+        self.walk(unit, addr, buf.len(), false, |done, m, off, n| {
             for k in 0..n {
                 buf[done + k] = if off + k < m.store_B {
                     // SAFETY: off + k < store_B.
@@ -180,13 +171,7 @@ impl Mmu {
                     0
                 };
             }
-            done += n;
-            a = a.wrapping_add(n as u32);
-            if done < buf.len() && a == 0 {
-                return Err(fault(unit, a, false));
-            }
-        }
-        Ok(())
+        })
     }
 
     /// Writes `buf` at `addr`; faults at the first byte not writable (bytes before it land).
@@ -196,26 +181,42 @@ impl Mmu {
             unsafe { std::ptr::copy_nonoverlapping(buf.as_ptr(), p, buf.len()) };
             return Ok(());
         }
-        let mut a = addr;
-        let mut done = 0usize;
-        while done < buf.len() {
-            let m = self
-                .mapping(a)
-                .filter(|m| m.perm.write)
-                .ok_or(fault(unit, a, true))?;
-            let off = (a - m.va) as usize;
-            let in_page = (PAGE - (a % PAGE)) as usize;
-            let n = in_page.min(buf.len() - done);
+        self.walk(unit, addr, buf.len(), true, |done, m, off, n| {
             for k in 0..n {
                 if off + k < m.store_B {
                     // SAFETY: off + k < store_B.
                     unsafe { *m.ptr.add(off + k) = buf[done + k] };
                 }
             }
+        })
+    }
+
+    /// Walks `len_B` bytes from `addr` a page at a time through mappings that allow the access:
+    /// `each(done_B, mapping, offset in it, n_B)` for each run; faults at the first byte that
+    /// is not mapped with that permission, or where the address wraps past 4 GiB.
+    fn walk(
+        &self,
+        unit: Unit,
+        addr: u32,
+        len_B: usize,
+        write: bool,
+        mut each: impl FnMut(usize, &Mapping, usize, usize),
+    ) -> Result<(), Fault> {
+        let mut a = addr;
+        let mut done = 0usize;
+        while done < len_B {
+            let m = self
+                .mapping(a)
+                .filter(|m| if write { m.perm.write } else { m.perm.read })
+                .ok_or(fault(unit, a, write))?;
+            let off = (a - m.va) as usize;
+            let in_page = (PAGE - (a % PAGE)) as usize;
+            let n = in_page.min(len_B - done);
+            each(done, m, off, n);
             done += n;
             a = a.wrapping_add(n as u32);
-            if done < buf.len() && a == 0 {
-                return Err(fault(unit, a, true));
+            if done < len_B && a == 0 {
+                return Err(fault(unit, a, write));
             }
         }
         Ok(())

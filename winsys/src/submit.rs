@@ -113,27 +113,22 @@ impl Core {
         let mut seen = std::collections::HashSet::new();
         deps.retain(|f| seen.insert(f.id()));
         let fence = self.new_fence();
-        self.trace.push(TraceEntry {
+        let traced_bos = bos
+            .iter()
+            .map(|(b, a)| TraceBo {
+                bo: b.id(),
+                gpu_addr: b.gpu_addr(),
+                size_B: b.size_B(),
+                access: *a,
+            })
+            .collect();
+        self.trace.push(TraceEntry::pending(
             submission,
-            kind: job.kind.name(),
-            bos: bos
-                .iter()
-                .map(|(b, a)| TraceBo {
-                    bo: b.id(),
-                    gpu_addr: b.gpu_addr(),
-                    size_B: b.size_B(),
-                    access: *a,
-                })
-                .collect(),
-            deps: deps.iter().map(Fence::id).collect(),
-            fence: Some(fence.id()),
-            result: TraceResult::Pending,
-            duration_us: None,
-            start_cycles: None,
-            end_cycles: None,
-            events: None,
-            counters: None,
-        });
+            job.kind.name(),
+            traced_bos,
+            deps.iter().map(Fence::id).collect(),
+            Some(fence.id()),
+        ));
         let acc = Accepted {
             submission,
             job_index: counters.jobs,

@@ -148,14 +148,20 @@ pub struct TraceEntry {
 }
 
 impl TraceEntry {
-    /// A pending entry standing in for one the trace limit dropped.
-    fn scratch(submission: u64) -> TraceEntry {
+    /// A submitted job not finished yet: what it names, nothing measured.
+    pub(crate) fn pending(
+        submission: u64,
+        kind: &'static str,
+        bos: Vec<TraceBo>,
+        deps: Vec<u64>,
+        fence: Option<u64>,
+    ) -> TraceEntry {
         TraceEntry {
             submission,
-            kind: "render",
-            bos: Vec::new(),
-            deps: Vec::new(),
-            fence: None,
+            kind,
+            bos,
+            deps,
+            fence,
             result: TraceResult::Pending,
             duration_us: None,
             start_cycles: None,
@@ -163,6 +169,11 @@ impl TraceEntry {
             events: None,
             counters: None,
         }
+    }
+
+    /// A pending entry standing in for one the trace limit dropped.
+    fn scratch(submission: u64) -> TraceEntry {
+        TraceEntry::pending(submission, "render", Vec::new(), Vec::new(), None)
     }
 
     /// Records a finished job.
@@ -340,24 +351,13 @@ mod tests {
     use super::*;
 
     fn entry(n: u64) -> TraceEntry {
-        TraceEntry {
-            submission: n,
-            kind: "2d",
-            bos: vec![TraceBo {
-                bo: 1,
-                gpu_addr: 0x10_0000,
-                size_B: 64,
-                access: Access::Write,
-            }],
-            deps: vec![],
-            fence: Some(n),
-            result: TraceResult::Pending,
-            duration_us: None,
-            start_cycles: None,
-            end_cycles: None,
-            events: None,
-            counters: None,
-        }
+        let bo = TraceBo {
+            bo: 1,
+            gpu_addr: 0x10_0000,
+            size_B: 64,
+            access: Access::Write,
+        };
+        TraceEntry::pending(n, "2d", vec![bo], vec![], Some(n))
     }
 
     #[test]

@@ -5,12 +5,46 @@
 //! 0..=3 MVP rows, 4..=6 normal matrix rows, 7 light direction (eye space, unit),
 //! 8 diffuse colour (material times light), 9 ambient colour.
 
+/// Instructions 0..=3 of every demo vertex shader: the clip position as DP4s of IN[0] against
+/// the MVP rows in constants 0..=3.
+macro_rules! mvp_rows {
+    () => {
+        "  0: DP4 OUT[0].x, IN[0], CONST[0][0]
+  1: DP4 OUT[0].y, IN[0], CONST[0][1]
+  2: DP4 OUT[0].z, IN[0], CONST[0][2]
+  3: DP4 OUT[0].w, IN[0], CONST[0][3]
+"
+    };
+}
+
+/// The lit vertex shaders' temporaries and their zero immediate.
+macro_rules! lit_decls {
+    () => {
+        "DCL TEMP[0..2], LOCAL
+IMM[0] FLT32 { 0x00000000, 0x3f800000, 0x00000000, 0x00000000}
+"
+    };
+}
+/// Instructions 4..=8 of the lit vertex shaders: the normal (IN[1]) through the normal matrix
+/// rows 4..=6, then `max(dot(n, light direction 7), 0)` in TEMP[1].x.
+macro_rules! diffuse_term {
+    () => {
+        "  4: DP3 TEMP[0].x, IN[1].xyzz, CONST[0][4].xyzz
+  5: DP3 TEMP[0].y, IN[1].xyzz, CONST[0][5].xyzz
+  6: DP3 TEMP[0].z, IN[1].xyzz, CONST[0][6].xyzz
+  7: DP3 TEMP[1].x, TEMP[0].xyzz, CONST[0][7].xyzz
+  8: MAX TEMP[1].x, TEMP[1].xxxx, IMM[0].xxxx
+"
+    };
+}
+
 /// Registers in the vertex constant buffer.
 pub const VS_CONST_REGS: usize = 10;
 
 /// Lit, textured: position, normal and texture coordinate in; clip position, lit colour and
 /// texture coordinate out.
-pub const VS_LIT_TEXTURED: &str = "VERT
+pub const VS_LIT_TEXTURED: &str = concat!(
+    "VERT
 DCL IN[0]
 DCL IN[1]
 DCL IN[2]
@@ -18,22 +52,16 @@ DCL OUT[0], POSITION
 DCL OUT[1], COLOR
 DCL OUT[2], GENERIC[0]
 DCL CONST[0][0..9]
-DCL TEMP[0..2], LOCAL
-IMM[0] FLT32 { 0x00000000, 0x3f800000, 0x00000000, 0x00000000}
-  0: DP4 OUT[0].x, IN[0], CONST[0][0]
-  1: DP4 OUT[0].y, IN[0], CONST[0][1]
-  2: DP4 OUT[0].z, IN[0], CONST[0][2]
-  3: DP4 OUT[0].w, IN[0], CONST[0][3]
-  4: DP3 TEMP[0].x, IN[1].xyzz, CONST[0][4].xyzz
-  5: DP3 TEMP[0].y, IN[1].xyzz, CONST[0][5].xyzz
-  6: DP3 TEMP[0].z, IN[1].xyzz, CONST[0][6].xyzz
-  7: DP3 TEMP[1].x, TEMP[0].xyzz, CONST[0][7].xyzz
-  8: MAX TEMP[1].x, TEMP[1].xxxx, IMM[0].xxxx
-  9: MAD TEMP[2], CONST[0][8], TEMP[1].xxxx, CONST[0][9]
+",
+    lit_decls!(),
+    mvp_rows!(),
+    diffuse_term!(),
+    "  9: MAD TEMP[2], CONST[0][8], TEMP[1].xxxx, CONST[0][9]
  10: MOV_SAT OUT[1], TEMP[2]
  11: MOV OUT[2], IN[2]
  12: END
-";
+"
+);
 
 /// The texture modulated by the lit colour.
 pub const FS_TEXTURED: &str = "FRAG
@@ -49,28 +77,23 @@ DCL TEMP[0], LOCAL
 ";
 
 /// Lit, untextured (glxgears): position and normal in; clip position and lit colour out.
-pub const VS_LIT: &str = "VERT
+pub const VS_LIT: &str = concat!(
+    "VERT
 DCL IN[0]
 DCL IN[1]
 DCL OUT[0], POSITION
 DCL OUT[1], COLOR
 DCL CONST[0][0..9]
-DCL TEMP[0..2], LOCAL
-IMM[0] FLT32 { 0x00000000, 0x3f800000, 0x00000000, 0x00000000}
-  0: DP4 OUT[0].x, IN[0], CONST[0][0]
-  1: DP4 OUT[0].y, IN[0], CONST[0][1]
-  2: DP4 OUT[0].z, IN[0], CONST[0][2]
-  3: DP4 OUT[0].w, IN[0], CONST[0][3]
-  4: DP3 TEMP[0].x, IN[1].xyzz, CONST[0][4].xyzz
-  5: DP3 TEMP[0].y, IN[1].xyzz, CONST[0][5].xyzz
-  6: DP3 TEMP[0].z, IN[1].xyzz, CONST[0][6].xyzz
-  7: DP3 TEMP[1].x, TEMP[0].xyzz, CONST[0][7].xyzz
-  8: MAX TEMP[1].x, TEMP[1].xxxx, IMM[0].xxxx
-  9: MUL TEMP[2], CONST[0][8], TEMP[1].xxxx
+",
+    lit_decls!(),
+    mvp_rows!(),
+    diffuse_term!(),
+    "  9: MUL TEMP[2], CONST[0][8], TEMP[1].xxxx
  10: ADD TEMP[2], TEMP[2], CONST[0][9]
  11: MOV_SAT OUT[1], TEMP[2]
  12: END
-";
+"
+);
 
 /// The fragment shader Mesa 22.3 hands a driver for glxgears.
 pub const FS_COLOR: &str = "FRAG
@@ -88,16 +111,16 @@ DCL OUT[0], COLOR
 pub const VS_SHADOW_CONST_REGS: usize = 14;
 
 /// The shadow demo's depth pass from the light: position only, MVP rows in 0..=3.
-pub const VS_DEPTH: &str = "VERT
+pub const VS_DEPTH: &str = concat!(
+    "VERT
 DCL IN[0]
 DCL OUT[0], POSITION
 DCL CONST[0][0..3]
-  0: DP4 OUT[0].x, IN[0], CONST[0][0]
-  1: DP4 OUT[0].y, IN[0], CONST[0][1]
-  2: DP4 OUT[0].z, IN[0], CONST[0][2]
-  3: DP4 OUT[0].w, IN[0], CONST[0][3]
-  4: END
-";
+",
+    mvp_rows!(),
+    "  4: END
+"
+);
 
 /// What Mesa hands a driver for a depth-only pass: a fragment shader writing a constant
 /// colour nobody stores.
@@ -111,7 +134,8 @@ IMM[0] FLT32 { 0x3f800000, 0x3f800000, 0x3f800000, 0x3f800000}
 /// The shadow demo's main pass: position, normal and material colour in; clip position, the
 /// diffuse term (COLOR), the shadow-map coordinate (GENERIC[0]) and the ambient term
 /// (GENERIC[1]) out. The diffuse term is kept apart so the shadow can scale it alone.
-pub const VS_SHADOW: &str = "VERT
+pub const VS_SHADOW: &str = concat!(
+    "VERT
 DCL IN[0]
 DCL IN[1]
 DCL IN[2]
@@ -120,18 +144,11 @@ DCL OUT[1], COLOR
 DCL OUT[2], GENERIC[0]
 DCL OUT[3], GENERIC[1]
 DCL CONST[0][0..13]
-DCL TEMP[0..2], LOCAL
-IMM[0] FLT32 { 0x00000000, 0x3f800000, 0x00000000, 0x00000000}
-  0: DP4 OUT[0].x, IN[0], CONST[0][0]
-  1: DP4 OUT[0].y, IN[0], CONST[0][1]
-  2: DP4 OUT[0].z, IN[0], CONST[0][2]
-  3: DP4 OUT[0].w, IN[0], CONST[0][3]
-  4: DP3 TEMP[0].x, IN[1].xyzz, CONST[0][4].xyzz
-  5: DP3 TEMP[0].y, IN[1].xyzz, CONST[0][5].xyzz
-  6: DP3 TEMP[0].z, IN[1].xyzz, CONST[0][6].xyzz
-  7: DP3 TEMP[1].x, TEMP[0].xyzz, CONST[0][7].xyzz
-  8: MAX TEMP[1].x, TEMP[1].xxxx, IMM[0].xxxx
-  9: MUL TEMP[2], IN[2], CONST[0][12]
+",
+    lit_decls!(),
+    mvp_rows!(),
+    diffuse_term!(),
+    "  9: MUL TEMP[2], IN[2], CONST[0][12]
  10: MUL_SAT OUT[1], TEMP[2], TEMP[1].xxxx
  11: DP4 OUT[2].x, IN[0], CONST[0][8]
  12: DP4 OUT[2].y, IN[0], CONST[0][9]
@@ -139,7 +156,8 @@ IMM[0] FLT32 { 0x00000000, 0x3f800000, 0x00000000, 0x00000000}
  14: DP4 OUT[2].w, IN[0], CONST[0][11]
  15: MUL_SAT OUT[3], IN[2], CONST[0][13]
  16: END
-";
+"
+);
 
 /// shadow2DProj as Mesa 22.3 translates it: TXP with a SHADOW2D target reads the PCF-filtered
 /// compare result, which scales the diffuse term; the ambient term is added unshadowed.

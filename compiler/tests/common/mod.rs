@@ -13,6 +13,12 @@ use sgx_compiler::{compile, CompiledShader, InputLoc, OutputLoc};
 use sgx_sim::usse::{run_quad, run_vertex, Lod, Program, Stage, Textures};
 use sgx_sim::{Fault, Unit};
 
+/// The TGSI text of `tests/shaders/<name>.tgsi`.
+pub fn shader_text(name: &str) -> String {
+    let path = format!("{}/tests/shaders/{name}.tgsi", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
 pub use refint::V;
 
 /// xorshift64*: deterministic, seedable.
