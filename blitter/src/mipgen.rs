@@ -274,3 +274,57 @@ impl Blitter {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sgx_winsys::{Device, SimDevice};
+
+    fn pass(level: u32, fence: sgx_winsys::Fence) -> Pass {
+        Pass {
+            level,
+            src_level: level - 1,
+            fence,
+        }
+    }
+
+    /// The check between passes: only a pass whose fence already ended in error stops the
+    /// chain; pending and completed passes do not, and the first failed pass is the one named.
+    #[test]
+    fn first_error_names_the_first_pass_that_ended_in_error() {
+        let dev = SimDevice::new().unwrap();
+        let done = dev.user_fence().unwrap();
+        let pending = dev.user_fence().unwrap();
+        let failed = dev.user_fence().unwrap();
+        let failed_later = dev.user_fence().unwrap();
+        let mut passes = vec![
+            pass(1, done.fence().clone()),
+            pass(2, pending.fence().clone()),
+        ];
+        done.signal();
+        assert!(first_error(&passes).is_none(), "done and pending passes");
+
+        let (failed_id, later) = (failed.fence().id(), failed_later.fence().clone());
+        passes.push(pass(3, failed.fence().clone()));
+        passes.push(pass(4, later));
+        failed_later.fail("the later pass");
+        failed.fail("the pass at level 3");
+        let (i, e) = first_error(&passes).expect("a failed pass");
+        assert_eq!(i, 2, "the first failed pass in submission order");
+        match e {
+            sgx_pipe::PipeError::Winsys(sgx_winsys::WinsysError::Job { fence, error }) => {
+                assert_eq!(fence, failed_id);
+                assert!(error.to_string().contains("level 3"), "{error}");
+            }
+            e => panic!("{e:?}"),
+        }
+        drop(pending);
+    }
+
+    #[test]
+    fn levels_mask_covers_exactly_the_window() {
+        assert_eq!(levels_mask(2, 4), 0b1_1100);
+        assert_eq!(levels_mask(0, 0), 1);
+        assert_eq!(levels_mask(3, 11), 0xff8);
+    }
+}
