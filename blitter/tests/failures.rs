@@ -132,3 +132,30 @@ fn a_failed_private_allocation_is_a_refusal_with_the_cpu_result() {
         assert_eq!(got[l], expected[l], "level {l}");
     }
 }
+
+/// A blit is submitted when the application's framebuffer comes back: a refusal of that
+/// submission is the blit's error, not lost in the state restore, and the application's
+/// (empty) framebuffer is bound again all the same.
+#[test]
+fn a_refused_blit_submission_is_returned_by_the_blit() {
+    let dev =
+        fixture(r#"{"inject":[{"what":"refuse_submission","submission":0,"errno":"ENOSPC"}]}"#);
+    let mut r = rig_on(dev);
+    let src = patterned(&mut r, Format::B8G8R8A8_UNORM, 64);
+    let dst = patterned(&mut r, Format::B8G8R8A8_UNORM, 32);
+    let info = sgx_blitter::BlitInfo {
+        dst: dst.clone(),
+        dst_level: 0,
+        dst_box: sgx_pipe::PipeBox::new(0, 0, 32, 32),
+        src,
+        src_level: 0,
+        src_box: sgx_pipe::PipeBox::new(0, 0, 64, 64),
+        linear: true,
+    };
+    let err = r.blitter.blit(&mut r.ctx, &info).unwrap_err();
+    assert!(err.to_string().contains("ENOSPC"), "{err}");
+    assert_eq!(
+        r.ctx.framebuffer_state(),
+        sgx_pipe::state::FramebufferState::default()
+    );
+}
