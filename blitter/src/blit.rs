@@ -1,9 +1,12 @@
 //! blit: a scaled, format-converting copy of a rectangle, nearest or linear, as one internal
-//! textured-quad draw; and the GPU resource_copy_region built on it.
+//! textured-quad draw; and the GPU resource_copy_region built on it. The draw reads and writes
+//! 1D/2D levels: a cube face, a 3D slice, or a copy within one image (glCopyPixels on one
+//! framebuffer: the quad cannot sample the target it renders to) goes through 2D temporaries,
+//! copied in and out with `resource_copy_region`.
 
 use std::sync::Arc;
 
-use sgx_pipe::{Context, PipeBox, Resource, ResourceTarget};
+use sgx_pipe::{bind, Context, PipeBox, Resource, ResourceTarget, ResourceTemplate};
 
 use crate::blitter::{Blitter, QuadDraw};
 use crate::error::{BlitError, Result};
@@ -16,13 +19,17 @@ pub struct BlitInfo {
     pub dst: Arc<Resource>,
     /// Destination level.
     pub dst_level: u32,
-    /// Destination rectangle.
+    /// Destination cube face (0 for other targets).
+    pub dst_face: u32,
+    /// Destination rectangle; `z` is the slice of a 3D or array texture.
     pub dst_box: PipeBox,
     /// Source texture.
     pub src: Arc<Resource>,
     /// Source level.
     pub src_level: u32,
-    /// Source rectangle.
+    /// Source cube face (0 for other targets).
+    pub src_face: u32,
+    /// Source rectangle; `z` is the slice of a 3D or array texture.
     pub src_box: PipeBox,
     /// Linear filtering (else nearest).
     pub linear: bool,
@@ -48,14 +55,75 @@ fn check(r: &Resource, level: u32, b: &PipeBox, what: &str) -> Result<()> {
     Ok(())
 }
 
+/// A 1D or 2D texture: what the quad draws from and into directly.
+fn is_2d(r: &Resource) -> bool {
+    matches!(
+        r.target(),
+        ResourceTarget::Texture1D | ResourceTarget::Texture2D
+    )
+}
+
+/// A 2D texture of `like`'s format, `w` x `h`, one level: the quad's stand-in for a face,
+/// a slice or an image it also reads.
+fn temp(ctx: &Context, like: &Resource, w: u32, h: u32) -> Result<Arc<Resource>> {
+    let t = ResourceTemplate::texture_2d(
+        like.format(),
+        w,
+        h,
+        0,
+        bind::SAMPLER_VIEW | bind::RENDER_TARGET,
+    );
+    Ok(ctx.screen().resource_create(&t)?)
+}
+
 impl Blitter {
     /// `blit`: submitted with the next flush; the application's state is as it was after.
     pub fn blit(&self, ctx: &mut Context, info: &BlitInfo) -> Result<()> {
+        let same_image = Arc::ptr_eq(&info.src, &info.dst)
+            && info.src_level == info.dst_level
+            && info.src_face == info.dst_face
+            && info.src_box.z == info.dst_box.z;
+        if same_image || !is_2d(&info.src) || !is_2d(&info.dst) {
+            return self.blit_staged(ctx, info, same_image);
+        }
+        self.blit_2d(ctx, info)
+    }
+
+    /// A blit with a side that is not a 1D/2D level, or within one image: the source box is
+    /// copied into a temporary first (when it is not a distinct 2D level), the quad draws
+    /// into a temporary when the destination is a face or slice, which is then copied back.
+    fn blit_staged(&self, ctx: &mut Context, info: &BlitInfo, same_image: bool) -> Result<()> {
+        let (sb, db) = (info.src_box, info.dst_box);
+        let mut flat = info.clone();
+        (flat.src_face, flat.dst_face) = (0, 0);
+        if same_image || !is_2d(&info.src) {
+            let t = temp(ctx, &info.src, sb.width, sb.height)?;
+            let level = info.src_level;
+            ctx.resource_copy_region(&t, 0, 0, 0, 0, 0, &info.src, level, info.src_face, sb)?;
+            (flat.src, flat.src_level) = (t, 0);
+            flat.src_box = PipeBox::new(0, 0, sb.width, sb.height);
+        }
+        if is_2d(&info.dst) {
+            return self.blit_2d(ctx, &flat);
+        }
+        let t = temp(ctx, &info.dst, db.width, db.height)?;
+        (flat.dst, flat.dst_level) = (t.clone(), 0);
+        flat.dst_box = PipeBox::new(0, 0, db.width, db.height);
+        self.blit_2d(ctx, &flat)?;
+        let (face, dz) = match info.dst.target() {
+            ResourceTarget::TextureCube => (info.dst_face, 0),
+            _ => (0, db.z),
+        };
+        let whole = PipeBox::new(0, 0, db.width, db.height);
+        let level = info.dst_level;
+        ctx.resource_copy_region(&info.dst, level, face, db.x, db.y, dz, &t, 0, 0, whole)?;
+        Ok(())
+    }
+
+    /// The quad draw between two distinct 1D/2D levels.
+    fn blit_2d(&self, ctx: &mut Context, info: &BlitInfo) -> Result<()> {
         check(&info.src, info.src_level, &info.src_box, "source")?;
         check(&info.dst, info.dst_level, &info.dst_box, "destination")?;
-        if Arc::ptr_eq(&info.src, &info.dst) && info.src_level == info.dst_level {
-            return Err(BlitError::InvalidArgument("blit within one level".into()));
-        }
         let (sw, sh) = info.src.level_extent(info.src_level)?;
         let sb = info.src_box;
         let q = QuadDraw {
@@ -110,9 +178,11 @@ impl Blitter {
             &BlitInfo {
                 dst: dst.clone(),
                 dst_level,
+                dst_face: 0,
                 dst_box: PipeBox::new(dx, dy, src_box.width, src_box.height),
                 src: src.clone(),
                 src_level,
+                src_face: 0,
                 src_box,
                 linear: false,
             },

@@ -139,9 +139,11 @@ fn a_scaled_format_converting_blit() {
             &BlitInfo {
                 dst: dst.clone(),
                 dst_level: 0,
+                dst_face: 0,
                 dst_box: PipeBox::new(0, 0, 8, 8),
                 src,
                 src_level: 0,
+                src_face: 0,
                 src_box: PipeBox::new(0, 0, 4, 4),
                 linear: false,
             },
@@ -154,4 +156,103 @@ fn a_scaled_format_converting_blit() {
             assert_eq!(px[(y * 8 + x) * 4..][..4], [rr, g, b, a], "({x},{y})");
         }
     }
+}
+
+/// Distinct bytes for `n` RGBA8 texels.
+fn texels(n: usize, seed: u8) -> Vec<u8> {
+    (0..n * 4)
+        .map(|i| (i as u8).wrapping_mul(29).wrapping_add(seed))
+        .collect()
+}
+
+/// A copy of `info`-style boxes on linear RGBA8 rows of `w` texels: what an unscaled nearest
+/// blit writes, reading the whole source box first (a copy within one image may overlap).
+#[allow(clippy::too_many_arguments)]
+fn cpu_copy(
+    dst: &mut [u8],
+    src: &[u8],
+    w: usize,
+    sx: usize,
+    sy: usize,
+    dx: usize,
+    dy: usize,
+    bw: usize,
+    bh: usize,
+) {
+    let rows: Vec<Vec<u8>> = (0..bh)
+        .map(|y| src[((sy + y) * w + sx) * 4..][..bw * 4].to_vec())
+        .collect();
+    for (y, row) in rows.iter().enumerate() {
+        dst[((dy + y) * w + dx) * 4..][..bw * 4].copy_from_slice(row);
+    }
+}
+
+#[test]
+fn an_overlapping_blit_within_one_level_reads_the_source_before_writing() {
+    let mut r = rig();
+    let tex = rt(&r, Format::R8G8B8A8_UNORM, 16, 16);
+    let before = texels(16 * 16, 3);
+    r.ctx
+        .texture_subdata(&tex, 0, 0, PipeBox::new(0, 0, 16, 16), &before, 64, 0)
+        .unwrap();
+    let info = BlitInfo {
+        dst: tex.clone(),
+        dst_level: 0,
+        dst_face: 0,
+        dst_box: PipeBox::new(5, 3, 9, 7),
+        src: tex.clone(),
+        src_level: 0,
+        src_face: 0,
+        src_box: PipeBox::new(1, 1, 9, 7),
+        linear: false,
+    };
+    r.blitter.blit(&mut r.ctx, &info).unwrap();
+    let mut expected = before.clone();
+    cpu_copy(&mut expected, &before, 16, 1, 1, 5, 3, 9, 7);
+    assert_eq!(r.ctx.read_level(&tex, 0, 0).unwrap(), expected);
+}
+
+#[test]
+fn a_blit_between_3d_slices_touches_only_the_destination_slice_box() {
+    let mut r = rig();
+    let tex = r
+        .screen
+        .resource_create(&ResourceTemplate::texture_3d(
+            Format::R8G8B8A8_UNORM,
+            8,
+            8,
+            3,
+            0,
+            bind::SAMPLER_VIEW | bind::RENDER_TARGET,
+        ))
+        .unwrap();
+    let before = texels(8 * 8 * 3, 11);
+    r.ctx
+        .texture_subdata(
+            &tex,
+            0,
+            0,
+            PipeBox::new_3d(0, 0, 0, 8, 8, 3),
+            &before,
+            32,
+            256,
+        )
+        .unwrap();
+    // Slice 0's box (2,1) 5x4 into slice 2 at (0,3).
+    let info = BlitInfo {
+        dst: tex.clone(),
+        dst_level: 0,
+        dst_face: 0,
+        dst_box: PipeBox::new_3d(0, 3, 2, 5, 4, 1),
+        src: tex.clone(),
+        src_level: 0,
+        src_face: 0,
+        src_box: PipeBox::new_3d(2, 1, 0, 5, 4, 1),
+        linear: false,
+    };
+    r.blitter.blit(&mut r.ctx, &info).unwrap();
+    let mut expected = before.clone();
+    let (s0, s2) = (before[..256].to_vec(), &mut expected[512..]);
+    cpu_copy(s2, &s0, 8, 2, 1, 0, 3, 5, 4);
+    assert_eq!(r.ctx.read_level(&tex, 0, 0).unwrap(), expected);
 }

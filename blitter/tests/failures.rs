@@ -146,9 +146,11 @@ fn a_refused_blit_submission_is_returned_by_the_blit() {
     let info = sgx_blitter::BlitInfo {
         dst: dst.clone(),
         dst_level: 0,
+        dst_face: 0,
         dst_box: sgx_pipe::PipeBox::new(0, 0, 32, 32),
         src,
         src_level: 0,
+        src_face: 0,
         src_box: sgx_pipe::PipeBox::new(0, 0, 64, 64),
         linear: true,
     };

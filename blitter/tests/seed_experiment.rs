@@ -226,9 +226,11 @@ fn six_fenced_passes_exact_pixels_state_and_query_intact() {
                 &sgx_blitter::BlitInfo {
                     dst: dst.clone(),
                     dst_level: 0,
+                    dst_face: 0,
                     dst_box: PipeBox::new(0, 0, s, s),
                     src: tex.clone(),
                     src_level: l,
+                    src_face: 0,
                     src_box: PipeBox::new(0, 0, s, s),
                     linear: false,
                 },

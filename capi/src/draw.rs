@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use sgx_blitter::{BlitInfo, SurfaceRect};
 use sgx_pipe::state::{BufferSource, ScissorState};
-use sgx_pipe::{bind, clear_flags, DrawInfo, PipeBox, Resource, ResourceTarget, ResourceTemplate};
+use sgx_pipe::{clear_flags, DrawInfo, PipeBox, Resource, ResourceTarget};
 
 use crate::blit_zs;
 use crate::box_::{self, sgx535_box};
@@ -353,69 +353,25 @@ struct BlitSides<'a> {
     dst: (&'a Arc<Resource>, u32, u32, PipeBox),
 }
 
-/// The blitter draws from and into 1D/2D levels. A cube face or a 3D slice is copied (on the
-/// CPU, synchronised like any map) into a temporary 2D texture first, or drawn into one and
-/// copied back after: the documented CPU step of such blits.
+/// One slice's blit through the blitter (which stages faces, slices and copies within one
+/// image through 2D temporaries).
 fn blit_one(inner: &mut crate::context::CtxInner, s: &BlitSides<'_>, linear: bool) -> Result<()> {
-    let (src, slevel, sf, sbox) = s.src;
-    let (dst, dlevel, df, dbox) = s.dst;
-    let screen = inner.ctx.screen().clone();
-    let temp = |r: &Arc<Resource>, w: u32, h: u32| {
-        let t = ResourceTemplate::texture_2d(
-            r.format(),
-            w,
-            h,
-            0,
-            bind::SAMPLER_VIEW | bind::RENDER_TARGET,
-        );
-        screen.resource_create(&t)
-    };
-    // A copy within one level (glCopyPixels on one framebuffer) draws from a copy of the
-    // source box: the blitter cannot sample the target it renders to.
-    let same_image = Arc::ptr_eq(src, dst) && slevel == dlevel && sf == df && sbox.z == dbox.z;
-    let (src2, sbox2, slevel2) = if is_2d(src) && !same_image {
-        (src.clone(), sbox, slevel)
-    } else {
-        let t = temp(src, sbox.width, sbox.height)?;
-        inner
-            .ctx
-            .resource_copy_region(&t, 0, 0, 0, 0, 0, src, slevel, sf, sbox)?;
-        (t, PipeBox::new(0, 0, sbox.width, sbox.height), 0)
-    };
-    let (dst2, dbox2, dlevel2) = if is_2d(dst) {
-        (dst.clone(), dbox, dlevel)
-    } else {
-        let t = temp(dst, dbox.width, dbox.height)?;
-        (t, PipeBox::new(0, 0, dbox.width, dbox.height), 0)
-    };
+    let (src, src_level, src_face, src_box) = s.src;
+    let (dst, dst_level, dst_face, dst_box) = s.dst;
     let info = BlitInfo {
-        dst: dst2.clone(),
-        dst_level: dlevel2,
-        dst_box: dbox2,
-        src: src2,
-        src_level: slevel2,
-        src_box: sbox2,
+        dst: dst.clone(),
+        dst_level,
+        dst_face,
+        dst_box,
+        src: src.clone(),
+        src_level,
+        src_face,
+        src_box,
         linear,
     };
     let (ctx, bl) = inner.blitter()?;
     bl.blit(ctx, &info)?;
-    if !is_2d(dst) {
-        let whole = PipeBox::new(0, 0, dbox.width, dbox.height);
-        let (face, dz) = match dst.target() {
-            ResourceTarget::TextureCube => (df, 0),
-            _ => (0, dbox.z),
-        };
-        ctx.resource_copy_region(dst, dlevel, face, dbox.x, dbox.y, dz, &dst2, 0, 0, whole)?;
-    }
     Ok(())
-}
-
-/// A 1D or 2D texture: what the blitter draws from and into directly.
-fn is_2d(r: &Resource) -> bool {
-    matches!(
-        r.target(),
-        ResourceTarget::Texture1D | ResourceTarget::Texture2D
-    )
 }
 
 /// `resource_copy_region`: bytes of a box copied unconverted (buffers: x is the byte offset).

@@ -167,9 +167,11 @@ fn sampled(
         &BlitInfo {
             dst: dst.clone(),
             dst_level: 0,
+            dst_face: 0,
             dst_box: PipeBox::new(0, 0, w, h),
             src: src.clone(),
             src_level: level,
+            src_face: 0,
             src_box: PipeBox::new(0, 0, w, h),
             linear: false,
         },

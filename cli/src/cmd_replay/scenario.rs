@@ -300,9 +300,11 @@ fn draw(dev: &Arc<dyn Device>, p: &mut Parts) -> anyhow::Result<()> {
                 &BlitInfo {
                     dst: target.clone(),
                     dst_level: 0,
+                    dst_face: 0,
                     dst_box: PipeBox::new(*x, *y, Q, Q),
                     src: src.clone(),
                     src_level: 0,
+                    src_face: 0,
                     src_box: PipeBox::new(0, 0, Q, Q),
                     linear: false,
                 },
