@@ -813,3 +813,55 @@ fn span_path_scenes() {
         "{taken} pixels through the span path"
     );
 }
+
+#[test]
+fn span_path_random_triangles() {
+    // Random textured triangles, most smaller than a tile, so the span path meets windows it
+    // covers in part: vertices on a half-pixel grid (pixel centres on edges, the top-left
+    // rule), fans sharing edges, a few huge triangles (vertices too far out for the span), and
+    // windows cut by the odd target's last tiles.
+    let r = check("span random", |s| {
+        let mut rng = Rng(0x0dd5_ba11);
+        let (w, h) = (53.0, 41.0);
+        let (rd, fb) = target(s, 53, 41);
+        let mut st = TexState {
+            layout: MemLayout::TWIDDLED,
+            width_m1: 15,
+            height_m1: 31,
+            min_filter: Filter::LINEAR,
+            mag_filter: Filter::LINEAR,
+            wrap_s: AddrMode::REPEAT,
+            wrap_t: AddrMode::MIRRORED_REPEAT,
+            ..TexState::default()
+        };
+        let m = Mem::new(level_bytes(&st));
+        m.write(0, &rng.bytes(m.len_B()));
+        st.base_addr = s.alloc_with(m.clone(), Perm::RO);
+        let mut verts = Vec::new();
+        // A vertex within `spread` of (cx, cy), on the half-pixel grid.
+        let vert = |rng: &mut Rng, (cx, cy): (f32, f32), spread: f32| {
+            let x = ((cx + rng.f(-spread, spread)) * 2.0).round() / 2.0;
+            let y = ((cy + rng.f(-spread, spread)) * 2.0).round() / 2.0;
+            let c = [rng.f(-1.0, 2.0), rng.f(-1.0, 2.0), 0.0, 1.0];
+            (clip_xy(x, y, w, h, 0.5), c)
+        };
+        for k in 0..80 {
+            let spread = if k % 20 == 19 { 1e6 } else { 12.0 };
+            let at = (rng.f(0.0, w), rng.f(0.0, h));
+            let centre = vert(&mut rng, at, 0.0);
+            let (a, b) = (vert(&mut rng, at, spread), vert(&mut rng, at, spread));
+            // A fan around the centre: the second triangle shares an edge with the first.
+            let c = vert(&mut rng, at, spread);
+            verts.extend([centre, a, b, centre, b, c]);
+        }
+        let mut d = DrawDesc::new(
+            Topology::TRIANGLES,
+            &verts,
+            TEX_FS(Opcode::TEX),
+            viewport(w, h),
+        );
+        d.textures = vec![st];
+        (vec![build(s, &rd, &[d])], vec![fb, m])
+    });
+    all_done("span random", &r);
+}

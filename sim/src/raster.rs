@@ -321,12 +321,12 @@ impl Raster<'_> {
             && (px0 | py0) & 1 == 0
             && px1 & py1 & 1 == 1
             && window_accepted(&ea, px0, py0, px1, py1);
-        // The span path shades such a window, when nothing is tested or blended, a row of
-        // pixels at a time, all but its last quad; the quad loop below then starts at that
-        // quad (qx_start, qy_start).
+        // The span path shades the window, when nothing is tested or blended, eight pixels of
+        // a row at a time up to its last covered quad; the quad loop below then starts at
+        // that quad (qx_start, qy_start).
         let (mut qx_start, mut qy_start) = (qx0, qy0);
         #[cfg(target_arch = "x86_64")]
-        if accept && no_tests && plain_colour && small_edges {
+        if !skip && no_tests && plain_colour && small_edges {
             let span_tex = direct.and_then(|te| {
                 let k = te.slot();
                 let fed = |on: bool, slot: u32| on && slot as usize == k;
@@ -342,6 +342,7 @@ impl Raster<'_> {
             });
             if let Some((k, st)) = span_tex {
                 let win = span::Window {
+                    th: ea.map(|e| e.4),
                     px0,
                     py0,
                     px1,
@@ -357,13 +358,15 @@ impl Raster<'_> {
                         flat: [prov[k][0], prov[k][1]],
                     },
                 };
+                // Past the window when nothing is covered: the quad loop has nothing to do.
+                let last = span::last_covered_quad(&win).unwrap_or((qx0, py1 + 1));
                 // SAFETY: a SpanTex is only made when the CPU has AVX2.
-                let n = unsafe { span::shade(&win, &st, tile, tx, ty) };
-                sampler.texels += n * SpanTex::TAPS;
-                self.c.pixels_shaded += n;
-                self.c.usse_instructions += n * TexEmit::INSTRUCTIONS_PER_PX;
-                passed += n as u32;
-                (qx_start, qy_start) = (px1 - 1, py1 - 1);
+                let done = unsafe { span::shade(&win, &st, tile, (tx, ty), last) };
+                sampler.texels += 4 * done.quads * SpanTex::TAPS;
+                self.c.pixels_shaded += done.px;
+                self.c.usse_instructions += 4 * done.quads * TexEmit::INSTRUCTIONS_PER_PX;
+                passed += done.px as u32;
+                (qx_start, qy_start) = last;
             }
         }
         let mut row_e = [0, 1, 2].map(|k| edge_at(k, qx0, qy_start));
