@@ -358,15 +358,19 @@ impl Raster<'_> {
                         flat: [prov[k][0], prov[k][1]],
                     },
                 };
-                // Past the window when nothing is covered: the quad loop has nothing to do.
-                let last = span::last_covered_quad(&win).unwrap_or((qx0, py1 + 1));
-                // SAFETY: a SpanTex is only made when the CPU has AVX2.
-                let done = unsafe { span::shade(&win, &st, tile, (tx, ty), last) };
-                sampler.texels += 4 * done.quads * SpanTex::TAPS;
-                self.c.pixels_shaded += done.px;
-                self.c.usse_instructions += 4 * done.quads * TexEmit::INSTRUCTIONS_PER_PX;
-                passed += done.px as u32;
-                (qx_start, qy_start) = last;
+                (qx_start, qy_start) = match span::last_covered_quad(&win) {
+                    Some(last) => {
+                        // SAFETY: a SpanTex is only made when the CPU has AVX2.
+                        let done = unsafe { span::shade(&win, &st, tile, (tx, ty), last) };
+                        sampler.texels += 4 * done.quads * SpanTex::TAPS;
+                        self.c.pixels_shaded += done.px;
+                        self.c.usse_instructions += 4 * done.quads * TexEmit::INSTRUCTIONS_PER_PX;
+                        passed += done.px as u32;
+                        last
+                    }
+                    // Nothing covered: the quad loop has nothing to do either.
+                    None => (qx0, py1 + 1),
+                };
             }
         }
         let mut row_e = [0, 1, 2].map(|k| edge_at(k, qx0, qy_start));
