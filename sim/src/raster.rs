@@ -18,14 +18,17 @@ use crate::job::{load_consts, load_draw_state, DrawState, JobErr, ProgramCache, 
 use crate::mmu::Mmu;
 use crate::pbe::Target;
 use crate::regs::RegFile;
-use crate::tsp::{Sampler, TexTable};
+use crate::tsp::{Sampler, SpanTex, TexTable};
 use crate::usse::{Machine, Program, QuadOut, Stage, TexEmit};
 use crate::zls::Zls;
 use crate::{Counters, Unit};
 
 mod edges;
 mod fragment;
+mod span;
 mod tiles;
+#[cfg(test)]
+pub(crate) use span::SHADED_PX as SPAN_SHADED_PX;
 pub(crate) use tiles::Threads;
 
 use edges::{lam_packed, lam_scalar, lerp3, lerp3_scalar, step3, window_accepted, window_rejected};
@@ -311,7 +314,6 @@ impl Raster<'_> {
                     .wrapping_sub(dy.wrapping_mul(ox * sub))
             })
         });
-        let mut row_e = [0, 1, 2].map(|k| edge_at(k, qx0, qy0));
         let skip = fast && window_rejected(&ea, px0, py0, px1, py1);
         // A window of whole quads lying wholly inside the triangle covers every pixel: its
         // quads skip the per-pixel window and edge compares.
@@ -319,13 +321,70 @@ impl Raster<'_> {
             && (px0 | py0) & 1 == 0
             && px1 & py1 & 1 == 1
             && window_accepted(&ea, px0, py0, px1, py1);
-        let mut qy = qy0;
+        // The span path shades the window, when nothing is tested or blended, eight pixels of
+        // a row at a time up to its last covered quad; the quad loop below then starts at
+        // that quad (qx_start, qy_start).
+        let (mut qx_start, mut qy_start) = (qx0, qy0);
+        #[cfg(target_arch = "x86_64")]
+        if !skip && no_tests && plain_colour && small_edges {
+            let span_tex = direct.and_then(|te| {
+                let k = te.slot();
+                let fed = |on: bool, slot: u32| on && slot as usize == k;
+                // The coordinates must be this primitive's varying, not an input the loop
+                // below writes over it.
+                let own = k < nvar
+                    && !fed(t.pos_enable, t.pos_slot)
+                    && !fed(t.face_enable, t.face_slot)
+                    && !fed(t.pcoord_enable, t.pcoord_slot);
+                own.then(|| sampler.span_tex(te.unit()))
+                    .flatten()
+                    .map(|st| (k, st))
+            });
+            if let Some((k, st)) = span_tex {
+                let win = span::Window {
+                    th: ea.map(|e| e.4),
+                    px0,
+                    py0,
+                    px1,
+                    py1,
+                    e0: [0, 1, 2].map(|e| edge_at(e, px0, py0)),
+                    sx: ea.map(|(_, dy, ..)| -dy * sub),
+                    sy: ea.map(|(dx, ..)| dx * sub),
+                    inv_area,
+                    rhw: [pv[0][3], pv[1][3], pv[2][3]],
+                    coord: span::Coord {
+                        interp: ctx.interp[k],
+                        st: [0, 1, 2].map(|v| [vars[v][k][0], vars[v][k][1]]),
+                        flat: [prov[k][0], prov[k][1]],
+                    },
+                };
+                (qx_start, qy_start) = match span::last_covered_quad(&win) {
+                    Some(last) => {
+                        // SAFETY: a SpanTex is only made when the CPU has AVX2.
+                        let done = unsafe { span::shade(&win, &st, tile, (tx, ty), last) };
+                        sampler.texels += 4 * done.quads * SpanTex::TAPS;
+                        self.c.pixels_shaded += done.px;
+                        self.c.usse_instructions += 4 * done.quads * TexEmit::INSTRUCTIONS_PER_PX;
+                        passed += done.px as u32;
+                        last
+                    }
+                    // Nothing covered: the quad loop has nothing to do either.
+                    None => (qx0, py1 + 1),
+                };
+            }
+        }
+        let mut row_e = [0, 1, 2].map(|k| edge_at(k, qx0, qy_start));
+        let mut qy = qy_start;
         while qy <= py1 && !skip {
-            let mut qe = row_e;
+            let mut qx = if qy == qy_start { qx_start } else { qx0 };
+            let mut qe = if qx == qx0 {
+                row_e
+            } else {
+                [0, 1, 2].map(|k| edge_at(k, qx, qy))
+            };
             // Element by element, not `map`: rustc leaves that map out of line here, and
             // reloading its result stalls on store forwarding.
             row_e = step3(row_e, step_y);
-            let mut qx = qx0;
             while qx <= px1 {
                 let here = qe;
                 qe = step3(qe, step_x);

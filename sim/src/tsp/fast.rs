@@ -250,6 +250,7 @@ unsafe fn bilinear_scalar<X: Texel + ?Sized>(
 }
 
 mod simd;
+pub(crate) mod span;
 use simd::avx2_available;
 #[cfg(target_arch = "x86_64")]
 use simd::sse;

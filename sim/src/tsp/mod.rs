@@ -24,6 +24,7 @@ use crate::usse::{Lod, Textures};
 use crate::{Fault, Unit};
 pub(crate) use decode::Decoder;
 use decode::UNORM8;
+pub(crate) use fast::span::{SpanTex, SPAN_PX};
 use fast::FastUnit;
 pub(crate) use fast::{twiddle_col, twiddle_row};
 

@@ -51,6 +51,19 @@ impl TexEmit {
         })
     }
 
+    /// The primary attribute holding the coordinates.
+    pub(crate) fn slot(&self) -> usize {
+        self.slot
+    }
+
+    /// The texture unit sampled.
+    pub(crate) fn unit(&self) -> u32 {
+        self.unit
+    }
+
+    /// Instructions one pixel runs (TEX, EMITPIX, END), as [`Self::run`] counts them.
+    pub(crate) const INSTRUCTIONS_PER_PX: u64 = 3;
+
     /// Whether the run needs no level of detail (else the interpreter works it out).
     pub(crate) fn lod_free(&self, tex: &impl Textures) -> bool {
         !tex.needs_lod(self.unit)
@@ -73,7 +86,7 @@ impl TexEmit {
             .map_err(UsseError::Fault)?;
         out.killed = [false; 4];
         out.depth = [None; 4];
-        out.instructions = 4 * 3;
+        out.instructions = 4 * Self::INSTRUCTIONS_PER_PX;
         Ok(())
     }
 }

@@ -378,3 +378,90 @@ fn avx2_quads_equal_the_scalar_blend() {
         check!(Bgrx8, true, true);
     }
 }
+
+#[cfg(target_arch = "x86_64")]
+#[test]
+fn span_footprints_equal_the_scalar_ones() {
+    if !avx2_available() {
+        eprintln!("no AVX2 on this CPU: the span path is not taken, nothing to compare");
+        return;
+    }
+    let mut rng = crate::kit::Rng(0x51ed_270b);
+    let mut next = move || rng.next();
+    let special = [
+        0.0,
+        -0.0,
+        0.5,
+        1.0,
+        -1.0,
+        1.0 / 512.0,
+        0.999_999_94,
+        -0.000_001,
+        2.5,
+        -7.25,
+        1e-40,
+        16_384.0,
+        1e9,
+        f32::NAN,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+    ];
+    let modes = [
+        AddrMode::CLAMP_TO_EDGE,
+        AddrMode::REPEAT,
+        AddrMode::MIRRORED_REPEAT,
+    ];
+    let tables: Vec<u32> = (0..2048).collect();
+    let (mut packed, mut total) = (0, 0);
+    for k in 0..30_000usize {
+        let (w, h) = if k % 4 == 0 {
+            // Powers of two, which REPEAT wraps with a mask.
+            (1 << (next() % 12), 1 << (next() % 12))
+        } else {
+            (1 + next() % 600, 1 + next() % 600)
+        };
+        let lv = Level {
+            p: std::ptr::null(),
+            w,
+            h,
+            ws: modes[k % 3],
+            wt: modes[(k / 3) % 3],
+            cols_B: &tables,
+            rows_B: &tables,
+            avx2: true,
+        };
+        // Mostly ordinary coordinates (a special one in 1 of 64 lanes, so most spans are
+        // packed), some far outside [0, 1].
+        let spread = if k % 5 == 0 { 3000.0 } else { 1.0 };
+        let mut pick = || {
+            if next() % 64 == 0 {
+                special[next() as usize % special.len()]
+            } else {
+                ((next() >> 8) as f32 / 8_388_608.0 - 0.5) * spread
+            }
+        };
+        let s: [f32; span::SPAN_PX] = std::array::from_fn(|_| pick());
+        let t: [f32; span::SPAN_PX] = std::array::from_fn(|_| pick());
+        total += 1;
+        let mut f = [Footprints::default(); 2];
+        // SAFETY: AVX2 was detected.
+        if !unsafe { span::footprints8(&lv, &s, &t, &mut f) } {
+            continue;
+        }
+        packed += 1;
+        for h in 0..2 {
+            let c: [[f32; 4]; 4] = std::array::from_fn(|i| [s[4 * h + i], t[4 * h + i], 0.0, 1.0]);
+            let r = footprints_scalar(&lv, &c, [true; 4]);
+            let g = &f[h];
+            for i in 0..4 {
+                let got = (g.xa[i], g.xb[i], g.ya[i], g.yb[i]);
+                let want = (r.xa[i], r.xb[i], r.ya[i], r.yb[i]);
+                assert_eq!(got, want, "{c:?} {w}x{h} lane {i}");
+                assert_eq!(g.ax[i].to_bits(), r.ax[i].to_bits(), "{c:?} ax {i}");
+                assert_eq!(g.ay[i].to_bits(), r.ay[i].to_bits(), "{c:?} ay {i}");
+            }
+        }
+    }
+    // Most spans take the packed path; those with huge or non-finite coordinates do not.
+    assert!(packed > total / 4 && packed < total, "{packed} of {total}");
+}
