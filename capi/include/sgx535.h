@@ -228,12 +228,12 @@ typedef struct {
   uint8_t clip_halfz;
   // Bit per user clip plane: unsupported when non-zero (PIPE_CAP_CLIP_PLANES lowers them).
   uint8_t clip_plane_enable;
-  // Zero.
-  uint8_t pad;
+  // Line stipple repeat factor minus one (`pipe_rasterizer_state`'s 0..=255).
+  uint8_t line_stipple_factor;
   // Bit n: GENERIC[n] reads the point coordinate.
   uint16_t sprite_coord_enable;
-  // Zero.
-  uint16_t pad2;
+  // Line stipple pattern: bit 0 first.
+  uint16_t line_stipple_pattern;
   // Line width in pixels.
   float line_width;
   // Point size when the shader writes none.

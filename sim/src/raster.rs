@@ -25,6 +25,7 @@ use crate::{Counters, Unit};
 
 mod edges;
 mod fragment;
+mod stipple;
 mod tiles;
 pub(crate) use tiles::Threads;
 
@@ -49,6 +50,8 @@ struct DrawCtx {
     blend_const: [f32; 4],
     /// The pixel program's precompiled form, when it has one.
     tex_emit: Option<TexEmit>,
+    /// The polygon stipple pattern, when on.
+    stipple: Option<stipple::Rows>,
 }
 
 fn load_ctx(mmu: &Mmu, addr: u32, progs: &mut ProgramCache) -> Result<DrawCtx, JobErr> {
@@ -89,7 +92,9 @@ fn load_ctx(mmu: &Mmu, addr: u32, progs: &mut ProgramCache) -> Result<DrawCtx, J
     ];
     let blend_const = [t.blend_r, t.blend_g, t.blend_b, t.blend_a].map(|v| v as f32 / 255.0);
     let tex_emit = TexEmit::of(&fs);
+    let stipple = stipple::load(mmu, &ds.prim)?;
     Ok(DrawCtx {
+        stipple,
         ds,
         tex_emit,
         fs,
@@ -271,6 +276,8 @@ impl Raster<'_> {
                 isp.front_write_mask as u8,
             )
         };
+        // GL stipples filled polygons only: not lines, not points.
+        let stip = ctx.stipple.as_ref().filter(|_| pr.kind == PrimKind::TRIANGLE);
         let has_kill = ctx.fs.has_kill;
         // A program that writes depth (EMITDEPTH, MODEL: hwdocs usse.json) is depth-tested
         // after it runs, with its own depth: every covered pixel shades, as with KILL.
@@ -360,6 +367,11 @@ impl Raster<'_> {
                         ev[i][k] = e;
                     }
                     cov[i] = inside;
+                }
+                if let Some(rows) = stip {
+                    for (i, c) in cov.iter_mut().enumerate() {
+                        *c &= stipple::keeps(rows, qx + (i & 1) as i64, qy + (i >> 1) as i64);
+                    }
                 }
                 // Or-ed, not compared as an array: the array compare reloads the four bool
                 // stores as one word and stalls on store forwarding.
