@@ -33,6 +33,8 @@ const TILE: i64 = TILE_W_PX as i64;
 
 mod provoke;
 mod stipple;
+#[cfg(test)]
+mod tests;
 
 /// A clip-space vertex with its varyings.
 #[derive(Clone, Copy)]
