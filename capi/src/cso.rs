@@ -785,3 +785,43 @@ pub extern "C" fn sgx535_bind_fs_state(ctx: sgx535_context, s: sgx535_shader) ->
 pub extern "C" fn sgx535_delete_fs_state(ctx: sgx535_context, s: sgx535_shader) -> sgx535_status {
     guard(|| delete_shader(ctx, s.id, Kind::FragmentShader, "fragment shader"))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn base() -> sgx535_rasterizer_state {
+        sgx535_rasterizer_state {
+            half_pixel_center: 1,
+            depth_clip_near: 1,
+            depth_clip_far: 1,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn stipples_the_provoking_vertex_and_clip_distances_are_accepted() {
+        let r = rasterizer(&sgx535_rasterizer_state {
+            flatshade_first: 1,
+            poly_stipple_enable: 1,
+            line_stipple_enable: 1,
+            // Gallium's factor 255 is GL's repeat 256.
+            line_stipple_factor: 255,
+            line_stipple_pattern: 0xF0F3,
+            clip_plane_enable: 0x3F,
+            ..base()
+        })
+        .unwrap();
+        assert!(r.flatshade_first && r.poly_stipple);
+        assert_eq!(r.line_stipple, Some((256, 0xF0F3)));
+        let r = rasterizer(&sgx535_rasterizer_state {
+            line_stipple_factor: 3,
+            line_stipple_pattern: 0xFFFF,
+            ..base()
+        })
+        .unwrap();
+        // The factor and pattern mean nothing while the stipple is off.
+        assert_eq!(r.line_stipple, None);
+        assert!(!r.flatshade_first && !r.poly_stipple);
+    }
+}

@@ -328,7 +328,14 @@ fn pow_of_a_zero_exponent_is_one_whatever_the_base() {
     // Fixed-function spot lights raise |cos| = 0 to exponent 0: log2(0) * 0 is NaN unless
     // the exponent is special-cased.
     let text = "VERT\nDCL IN[0]\nDCL IN[1]\nDCL OUT[0], POSITION\nDCL OUT[1], GENERIC[0]\n  0: MOV OUT[0], IN[0]\n  1: POW OUT[1], IN[1].xxxx, IN[1].yyyy\n  2: END\n";
-    for (x, y) in [(0.0f32, 0.0f32), (0.0, 1.0), (1.0, 0.0), (2.0, 0.0), (0.25, 0.5), (8.0, 2.0)] {
+    for (x, y) in [
+        (0.0f32, 0.0f32),
+        (0.0, 1.0),
+        (1.0, 0.0),
+        (2.0, 0.0),
+        (0.25, 0.5),
+        (8.0, 2.0),
+    ] {
         let attrs = BTreeMap::from([(1, [x.to_bits(), y.to_bits(), 0, 0])]);
         check_vs(text, &attrs, &BTreeMap::new());
     }

@@ -154,7 +154,11 @@ impl Context {
                 start: 0,
                 count: ks.len() as u32,
                 // Not indexed: the gathered indices are the vertices themselves.
-                index_bias: if info.index.is_some() { info.index_bias } else { 0 },
+                index_bias: if info.index.is_some() {
+                    info.index_bias
+                } else {
+                    0
+                },
                 ..info.clone()
             });
         }

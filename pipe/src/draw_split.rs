@@ -50,7 +50,11 @@ pub(crate) fn parts(
 /// repeats the fan's first vertex before its run, so every triangle keeps its vertices, their
 /// order and its provoking vertex; a loop becomes strips and then its closing line. None for
 /// other topologies and when one part would do.
-pub(crate) fn gathered(mode: PrimMode, count: u32, max_prims: u64) -> Option<Vec<(PrimMode, Vec<u32>)>> {
+pub(crate) fn gathered(
+    mode: PrimMode,
+    count: u32,
+    max_prims: u64,
+) -> Option<Vec<(PrimMode, Vec<u32>)>> {
     use PrimMode::*;
     let prims = crate::batch::prim_count(mode, count);
     let per_part = max_prims.max(1);

@@ -9,8 +9,8 @@ use std::sync::Arc;
 use sgx_hwdocs::isp::{IspState, Scissor};
 use sgx_hwdocs::render::{
     PrimState, ProgramState, RasterState, Viewport, DRAW_STATE_DWORDS, DRAW_STATE_ISP_DW,
-    DRAW_STATE_PRIM_DW, DRAW_STATE_PROGRAM_DW, DRAW_STATE_RASTER_DW, DRAW_STATE_SCISSOR_DW, DRAW_STATE_TSP_DW,
-    DRAW_STATE_VIEWPORT_DW,
+    DRAW_STATE_PRIM_DW, DRAW_STATE_PROGRAM_DW, DRAW_STATE_RASTER_DW, DRAW_STATE_SCISSOR_DW,
+    DRAW_STATE_TSP_DW, DRAW_STATE_VIEWPORT_DW,
 };
 use sgx_hwdocs::tsp::TspState;
 use sgx_hwdocs::usse::INSTR_BYTES;

@@ -277,7 +277,10 @@ impl Raster<'_> {
             )
         };
         // GL stipples filled polygons only: not lines, not points.
-        let stip = ctx.stipple.as_ref().filter(|_| pr.kind == PrimKind::TRIANGLE);
+        let stip = ctx
+            .stipple
+            .as_ref()
+            .filter(|_| pr.kind == PrimKind::TRIANGLE);
         let has_kill = ctx.fs.has_kill;
         // A program that writes depth (EMITDEPTH, MODEL: hwdocs usse.json) is depth-tested
         // after it runs, with its own depth: every covered pixel shades, as with KILL.

@@ -436,11 +436,13 @@ fn exec(sh: &Shader, ins: &Instruction, st: &mut [Inst], env: &mut Env) -> Resul
             "EX2" => [b(fx.exp2()); 4],
             "LG2" => [b(fx.log2()); 4],
             // x^0 is 1 for every x (ARB_vertex_program's POW).
-            "POW" => [b(if f(c1[0]) == 0.0 {
-                1.0
-            } else {
-                (fx.log2() * f(c1[0])).exp2()
-            }); 4],
+            "POW" => {
+                [b(if f(c1[0]) == 0.0 {
+                    1.0
+                } else {
+                    (fx.log2() * f(c1[0])).exp2()
+                }); 4]
+            }
             "SIN" => [b(fx.sin()); 4],
             "COS" => [b(fx.cos()); 4],
             "EXP" => [

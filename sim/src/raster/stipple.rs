@@ -23,6 +23,7 @@ pub(super) fn load(mmu: &Mmu, p: &PrimState) -> Result<Option<Rows>, JobErr> {
 /// Whether the pattern keeps window pixel (x, y) (both non-negative).
 #[inline]
 pub(super) fn keeps(rows: &Rows, x: i64, y: i64) -> bool {
+    // GL's 32x32 pattern, leftmost pixel in bit 31 (Gallium's order), not a hardware number.
     rows[(y & 31) as usize] & (0x8000_0000 >> (x & 31)) != 0
 }
 

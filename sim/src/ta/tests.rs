@@ -198,11 +198,7 @@ fn a_stippled_line_draws_the_set_bits_and_strips_carry_the_count_on() {
     let got = render(|| flat_draw(Topology::LINES, &line, stipple(3, 0x2D3)));
     assert_eq!(got, expect(RED, |x, y| y == 3 && bit(0x2D3, 3, x)));
     // A strip of two segments split at x = 10 counts on: the same pixels as one line.
-    let strip = [
-        (p(0.0, 3.5), RED),
-        (p(10.0, 3.5), RED),
-        (p(32.0, 3.5), RED),
-    ];
+    let strip = [(p(0.0, 3.5), RED), (p(10.0, 3.5), RED), (p(32.0, 3.5), RED)];
     let got = render(|| flat_draw(Topology::LINE_STRIP, &strip, stipple(1, 0x0F0F)));
     assert_eq!(got, expect(RED, |x, y| y == 3 && bit(0x0F0F, 1, x)));
     // Independent lines restart the count: the second starts at pixel 10 with bit 0.
@@ -214,7 +210,12 @@ fn a_stippled_line_draws_the_set_bits_and_strips_carry_the_count_on() {
     ];
     let got = render(|| flat_draw(Topology::LINES, &lines, stipple(1, 0x0F0F)));
     let want = expect(RED, |x, y| {
-        y == 3 && if x < 10 { bit(0x0F0F, 1, x) } else { bit(0x0F0F, 1, x - 10) }
+        y == 3
+            && if x < 10 {
+                bit(0x0F0F, 1, x)
+            } else {
+                bit(0x0F0F, 1, x - 10)
+            }
     });
     assert_eq!(got, want);
 }
