@@ -1,6 +1,7 @@
 //! GL primitive set-up through the pipe: the polygon stipple pattern and its changes, the
 //! first-vertex flat-shading convention, and fans and line loops too large for one render's
 //! parameter memory (split into gathered-index parts), every pixel compared.
+#![allow(non_snake_case)] // byte counts end in _B (CONTRIBUTING.md)
 
 mod common;
 
