@@ -100,7 +100,7 @@ fn the_first_vertex_convention_gives_the_first_vertex_s_colour() {
 fn check_flat(px: &[u8], c: [u8; 4]) {
     for y in 0..32u32 {
         for x in 0..32u32 {
-            let p = pixel(&px, 32, x, y);
+            let p = pixel(px, 32, x, y);
             // Pixel centres well inside the triangle x >= 2, y >= 2, x + y <= 32.
             let (cx, cy) = (x as f32 + 0.5, y as f32 + 0.5);
             if cx > 3.0 && cy > 3.0 && cx + cy < 30.0 {
