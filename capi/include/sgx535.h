@@ -196,7 +196,7 @@ typedef struct {
   uint8_t scissor;
   // Unsupported.
   uint8_t poly_smooth;
-  // Unsupported (Mesa lowers stipple into the fragment shader when the draw module is off).
+  // Polygon stipple, with the pattern of `sgx535_set_polygon_stipple`.
   uint8_t poly_stipple_enable;
   // Unsupported.
   uint8_t point_smooth;
@@ -210,9 +210,9 @@ typedef struct {
   uint8_t multisample;
   // Unsupported.
   uint8_t line_smooth;
-  // Unsupported.
+  // Line stipple, with `line_stipple_factor` and `line_stipple_pattern`.
   uint8_t line_stipple_enable;
-  // Flat shading takes the first vertex (GL's last-vertex rule otherwise): only 0.
+  // Flat shading takes the first vertex of a primitive (GL's last-vertex rule otherwise).
   uint8_t flatshade_first;
   // Pixel centres at .5 (GL): only 1.
   uint8_t half_pixel_center;
@@ -226,14 +226,15 @@ typedef struct {
   uint8_t depth_clip_far;
   // Depth range [0, 1] in clip space (D3D style), else [-1, 1].
   uint8_t clip_halfz;
-  // Bit per user clip plane: unsupported when non-zero (PIPE_CAP_CLIP_PLANES lowers them).
+  // Bit per clip distance in use. Without PIPE_CAP_CLIP_PLANES st/mesa lowers user clip
+  // planes into CLIPDIST outputs of exactly these planes, which the compiler discards on.
   uint8_t clip_plane_enable;
-  // Zero.
-  uint8_t pad;
+  // Line stipple repeat factor minus one (`pipe_rasterizer_state`'s 0..=255).
+  uint8_t line_stipple_factor;
   // Bit n: GENERIC[n] reads the point coordinate.
   uint16_t sprite_coord_enable;
-  // Zero.
-  uint16_t pad2;
+  // Line stipple pattern: bit 0 first.
+  uint16_t line_stipple_pattern;
   // Line width in pixels.
   float line_width;
   // Point size when the shader writes none.
@@ -1200,12 +1201,11 @@ sgx535_status sgx535_set_blend_color(sgx535_context ctx, const sgx535_blend_colo
 // `set_sample_mask` (single-sampled: bit 0 decides whether anything is drawn).
 sgx535_status sgx535_set_sample_mask(sgx535_context ctx, uint32_t mask);
 
-// `set_clip_state`: stored; planes take effect only through a rasterizer's
-// `clip_plane_enable`, which this GPU refuses (Mesa lowers clip planes into the vertex shader
-// when PIPE_CAP_CLIP_PLANES is 0).
+// `set_clip_state`: stored only. Without PIPE_CAP_CLIP_PLANES st/mesa lowers clip planes
+// into the vertex shader (CLIPDIST outputs), so the planes never reach the GPU from here.
 sgx535_status sgx535_set_clip_state(sgx535_context ctx, const sgx535_clip_state *clip);
 
-// `set_polygon_stipple`: stored; stippling is refused at the rasterizer (Mesa lowers it).
+// `set_polygon_stipple`: the pattern of rasterizer states with `poly_stipple_enable`.
 sgx535_status sgx535_set_polygon_stipple(sgx535_context ctx, const sgx535_poly_stipple *s);
 
 // `set_vertex_buffers`: `count` buffers from slot `start` (`buffers` NULL unbinds them).

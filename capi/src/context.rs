@@ -24,7 +24,6 @@ pub struct sgx535_context {
 #[derive(Default)]
 pub(crate) struct Extra {
     pub clip_planes: [[f32; 4]; 8],
-    pub stipple: [u32; 32],
 }
 
 pub(crate) struct CtxInner {

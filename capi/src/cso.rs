@@ -139,7 +139,7 @@ pub struct sgx535_rasterizer_state {
     pub scissor: u8,
     /// Unsupported.
     pub poly_smooth: u8,
-    /// Unsupported (Mesa lowers stipple into the fragment shader when the draw module is off).
+    /// Polygon stipple, with the pattern of `sgx535_set_polygon_stipple`.
     pub poly_stipple_enable: u8,
     /// Unsupported.
     pub point_smooth: u8,
@@ -153,9 +153,9 @@ pub struct sgx535_rasterizer_state {
     pub multisample: u8,
     /// Unsupported.
     pub line_smooth: u8,
-    /// Unsupported.
+    /// Line stipple, with `line_stipple_factor` and `line_stipple_pattern`.
     pub line_stipple_enable: u8,
-    /// Flat shading takes the first vertex (GL's last-vertex rule otherwise): only 0.
+    /// Flat shading takes the first vertex of a primitive (GL's last-vertex rule otherwise).
     pub flatshade_first: u8,
     /// Pixel centres at .5 (GL): only 1.
     pub half_pixel_center: u8,
@@ -169,14 +169,15 @@ pub struct sgx535_rasterizer_state {
     pub depth_clip_far: u8,
     /// Depth range [0, 1] in clip space (D3D style), else [-1, 1].
     pub clip_halfz: u8,
-    /// Bit per user clip plane: unsupported when non-zero (PIPE_CAP_CLIP_PLANES lowers them).
+    /// Bit per clip distance in use. Without PIPE_CAP_CLIP_PLANES st/mesa lowers user clip
+    /// planes into CLIPDIST outputs of exactly these planes, which the compiler discards on.
     pub clip_plane_enable: u8,
-    /// Zero.
-    pub pad: u8,
+    /// Line stipple repeat factor minus one (`pipe_rasterizer_state`'s 0..=255).
+    pub line_stipple_factor: u8,
     /// Bit n: GENERIC[n] reads the point coordinate.
     pub sprite_coord_enable: u16,
-    /// Zero.
-    pub pad2: u16,
+    /// Line stipple pattern: bit 0 first.
+    pub line_stipple_pattern: u16,
     /// Line width in pixels.
     pub line_width: f32,
     /// Point size when the shader writes none.
@@ -329,13 +330,9 @@ fn rasterizer(s: &sgx535_rasterizer_state) -> Result<RasterizerState> {
     let refuse = [
         (s.light_twoside, "light_twoside"),
         (s.poly_smooth, "poly_smooth"),
-        (s.poly_stipple_enable, "poly_stipple_enable"),
         (s.point_smooth, "point_smooth"),
         (s.line_smooth, "line_smooth"),
-        (s.line_stipple_enable, "line_stipple_enable"),
-        (s.flatshade_first, "flatshade_first"),
         (s.rasterizer_discard, "rasterizer_discard"),
-        (s.clip_plane_enable, "clip_plane_enable"),
     ];
     if let Some((_, name)) = refuse.iter().find(|(v, _)| flag(*v)) {
         return unsupported(format!(
@@ -371,6 +368,11 @@ fn rasterizer(s: &sgx535_rasterizer_state) -> Result<RasterizerState> {
         point_quad_rasterization: flag(s.point_quad_rasterization),
         sprite_coord_enable: s.sprite_coord_enable,
         sprite_coord_lower_left: s.sprite_coord_mode == 1,
+        flatshade_first: flag(s.flatshade_first),
+        poly_stipple: flag(s.poly_stipple_enable),
+        // Gallium's factor is the repeat count minus one.
+        line_stipple: flag(s.line_stipple_enable)
+            .then_some((u16::from(s.line_stipple_factor) + 1, s.line_stipple_pattern)),
     })
 }
 
@@ -782,4 +784,44 @@ pub extern "C" fn sgx535_bind_fs_state(ctx: sgx535_context, s: sgx535_shader) ->
 #[no_mangle]
 pub extern "C" fn sgx535_delete_fs_state(ctx: sgx535_context, s: sgx535_shader) -> sgx535_status {
     guard(|| delete_shader(ctx, s.id, Kind::FragmentShader, "fragment shader"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn base() -> sgx535_rasterizer_state {
+        sgx535_rasterizer_state {
+            half_pixel_center: 1,
+            depth_clip_near: 1,
+            depth_clip_far: 1,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn stipples_the_provoking_vertex_and_clip_distances_are_accepted() {
+        let r = rasterizer(&sgx535_rasterizer_state {
+            flatshade_first: 1,
+            poly_stipple_enable: 1,
+            line_stipple_enable: 1,
+            // Gallium's factor 255 is GL's repeat 256.
+            line_stipple_factor: 255,
+            line_stipple_pattern: 0xF0F3,
+            clip_plane_enable: 0x3F,
+            ..base()
+        })
+        .unwrap();
+        assert!(r.flatshade_first && r.poly_stipple);
+        assert_eq!(r.line_stipple, Some((256, 0xF0F3)));
+        let r = rasterizer(&sgx535_rasterizer_state {
+            line_stipple_factor: 3,
+            line_stipple_pattern: 0xFFFF,
+            ..base()
+        })
+        .unwrap();
+        // The factor and pattern mean nothing while the stipple is off.
+        assert_eq!(r.line_stipple, None);
+        assert!(!r.flatshade_first && !r.poly_stipple);
+    }
 }

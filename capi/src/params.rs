@@ -310,9 +310,8 @@ pub extern "C" fn sgx535_set_sample_mask(ctx: sgx535_context, mask: u32) -> sgx5
     })
 }
 
-/// `set_clip_state`: stored; planes take effect only through a rasterizer's
-/// `clip_plane_enable`, which this GPU refuses (Mesa lowers clip planes into the vertex shader
-/// when PIPE_CAP_CLIP_PLANES is 0).
+/// `set_clip_state`: stored only. Without PIPE_CAP_CLIP_PLANES st/mesa lowers clip planes
+/// into the vertex shader (CLIPDIST outputs), so the planes never reach the GPU from here.
 #[no_mangle]
 pub unsafe extern "C" fn sgx535_set_clip_state(
     ctx: sgx535_context,
@@ -330,7 +329,7 @@ pub unsafe extern "C" fn sgx535_set_clip_state(
     })
 }
 
-/// `set_polygon_stipple`: stored; stippling is refused at the rasterizer (Mesa lowers it).
+/// `set_polygon_stipple`: the pattern of rasterizer states with `poly_stipple_enable`.
 #[no_mangle]
 pub unsafe extern "C" fn sgx535_set_polygon_stipple(
     ctx: sgx535_context,
@@ -340,7 +339,7 @@ pub unsafe extern "C" fn sgx535_set_polygon_stipple(
         let c = context::get(ctx)?;
         // SAFETY: the caller's pointer, checked by read.
         let st = unsafe { read(s, "stipple")? };
-        c.lock().extra.stipple = st.stipple;
+        c.lock().ctx.set_polygon_stipple(st.stipple);
         Ok(())
     })
 }

@@ -322,3 +322,35 @@ fn address_register_and_indirect_constants() {
         }
     }
 }
+
+#[test]
+fn pow_of_a_zero_exponent_is_one_whatever_the_base() {
+    // Fixed-function spot lights raise |cos| = 0 to exponent 0: log2(0) * 0 is NaN unless
+    // the exponent is special-cased.
+    let text = "VERT\nDCL IN[0]\nDCL IN[1]\nDCL OUT[0], POSITION\nDCL OUT[1], GENERIC[0]\n  0: MOV OUT[0], IN[0]\n  1: POW OUT[1], IN[1].xxxx, IN[1].yyyy\n  2: END\n";
+    for (x, y) in [
+        (0.0f32, 0.0f32),
+        (0.0, 1.0),
+        (1.0, 0.0),
+        (2.0, 0.0),
+        (0.25, 0.5),
+        (8.0, 2.0),
+    ] {
+        let attrs = BTreeMap::from([(1, [x.to_bits(), y.to_bits(), 0, 0])]);
+        check_vs(text, &attrs, &BTreeMap::new());
+    }
+}
+
+#[test]
+fn vertex_colours_are_clamped_to_0_1_and_generics_are_not() {
+    let text = "VERT\nDCL IN[0]\nDCL IN[1]\nDCL OUT[0], POSITION\nDCL OUT[1], COLOR[0]\nDCL OUT[2], BCOLOR[1]\nDCL OUT[3], GENERIC[0]\n  0: MOV OUT[0], IN[0]\n  1: MOV OUT[1], IN[1]\n  2: MOV OUT[2], IN[1].wzyx\n  3: MOV OUT[3], IN[1]\n  4: END\n";
+    let v = [-2.0f32, 0.5, 3.0, f32::NAN].map(f32::to_bits);
+    let attrs = BTreeMap::from([(1, v)]);
+    // The reference clamps colours after the program, as GL does: the compiled code agrees.
+    check_vs(text, &attrs, &BTreeMap::new());
+    let out = common::run_vs_outputs(text, &attrs);
+    let f = |i: u32| out[&i].map(f32::from_bits);
+    assert_eq!(f(1), [0.0, 0.5, 1.0, 0.0]);
+    assert_eq!(f(2), [0.0, 1.0, 0.5, 0.0]);
+    assert_eq!(f(3)[..3], [-2.0, 0.5, 3.0]);
+}

@@ -82,6 +82,8 @@ pub struct Context {
     pub(crate) scissor: ScissorState,
     pub(crate) stencil_ref: StencilRef,
     pub(crate) blend_color: BlendColor,
+    /// `set_polygon_stipple`: rows top first (Gallium's order).
+    pub(crate) poly_stipple: [u32; 32],
     pub(crate) sample_mask: u32,
     pub(crate) render_cond: Option<RenderCondition>,
     pub(crate) queries_enabled: bool,
@@ -133,6 +135,7 @@ impl Context {
             scissor: ScissorState::default(),
             stencil_ref: StencilRef::default(),
             blend_color: BlendColor::default(),
+            poly_stipple: [0; 32],
             sample_mask: !0,
             render_cond: None,
             queries_enabled: true,

@@ -43,6 +43,8 @@ bitflags::bitflags! {
         /// end, `set_active_query_state`, a new batch): found by the draw, which asks for the
         /// slot anyway.
         const QUERY = 1 << 14;
+        /// `set_polygon_stipple`.
+        const STIPPLE = 1 << 15;
     }
 }
 
@@ -61,6 +63,8 @@ impl Dirty {
     pub const PROGRAM: Dirty = Dirty::SHADERS.union(Dirty::VERTEX_ELEMENTS);
     /// Groups packed into the raster words (point size, query address).
     pub const RASTER: Dirty = Dirty::RASTERIZER.union(Dirty::QUERY).union(Dirty::SHADERS);
+    /// Groups packed into the PrimState words and the stipple pattern.
+    pub const PRIM: Dirty = Dirty::RASTERIZER.union(Dirty::STIPPLE);
     /// Groups packed into the vertex attribute table.
     pub const ATTRS: Dirty = Dirty::VERTEX_ELEMENTS.union(Dirty::VBUF);
     /// Groups packed into the texture table.

@@ -120,6 +120,51 @@ impl Context {
         r
     }
 
+    /// The parts of a fan or loop too large for parameter memory, as draws of 32-bit user
+    /// indices (`draw_split::gathered`); None when the draw's indices live in a buffer
+    /// resource (reading them back would wait on the GPU) or it needs no split.
+    fn gathered_parts(&self, info: &DrawInfo, max_prims: u64) -> Option<Vec<DrawInfo>> {
+        let parts = crate::draw_split::gathered(info.mode, info.count, max_prims)?;
+        let index = |k: u32| -> Option<u32> {
+            match (&info.index, info.index_size) {
+                (None, _) => Some(info.start.wrapping_add(k)),
+                (Some(BufferSource::User(d)), size) => {
+                    let size = size as usize;
+                    let at = (info.start as usize + k as usize) * size;
+                    let b = d.get(at..at + size)?;
+                    Some(match size {
+                        1 => u32::from(b[0]),
+                        2 => u32::from(u16::from_le_bytes([b[0], b[1]])),
+                        _ => u32::from_le_bytes([b[0], b[1], b[2], b[3]]),
+                    })
+                }
+                (Some(BufferSource::Resource(_)), _) => None,
+            }
+        };
+        let mut out = Vec::with_capacity(parts.len());
+        for (mode, ks) in parts {
+            let mut bytes = Vec::with_capacity(ks.len() * 4);
+            for &k in &ks {
+                bytes.extend_from_slice(&index(k)?.to_le_bytes());
+            }
+            out.push(DrawInfo {
+                mode,
+                index_size: 4,
+                index: Some(BufferSource::User(bytes.into())),
+                start: 0,
+                count: ks.len() as u32,
+                // Not indexed: the gathered indices are the vertices themselves.
+                index_bias: if info.index.is_some() {
+                    info.index_bias
+                } else {
+                    0
+                },
+                ..info.clone()
+            });
+        }
+        Some(out)
+    }
+
     /// `draw_vbo`.
     pub fn draw_vbo(&mut self, info: &DrawInfo) -> Result<()> {
         if ![0, 1, 2, 4].contains(&info.index_size) {
@@ -188,6 +233,12 @@ impl Context {
                         count,
                         ..info.clone()
                     })?;
+                }
+                return Ok(());
+            }
+            if let Some(parts) = self.gathered_parts(info, max_prims) {
+                for part in parts {
+                    self.draw_vbo(&part)?;
                 }
                 return Ok(());
             }

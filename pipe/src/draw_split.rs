@@ -45,6 +45,46 @@ pub(crate) fn parts(
     Some(out)
 }
 
+/// The parts of a fan or a loop (whose primitives are not runs of consecutive vertices) with
+/// at most `max_prims` primitives each, as positions in the draw's vertex list: a fan's part
+/// repeats the fan's first vertex before its run, so every triangle keeps its vertices, their
+/// order and its provoking vertex; a loop becomes strips and then its closing line. None for
+/// other topologies and when one part would do.
+pub(crate) fn gathered(
+    mode: PrimMode,
+    count: u32,
+    max_prims: u64,
+) -> Option<Vec<(PrimMode, Vec<u32>)>> {
+    use PrimMode::*;
+    let prims = crate::batch::prim_count(mode, count);
+    let per_part = max_prims.max(1);
+    if per_part >= prims || !matches!(mode, LINE_LOOP | TRIANGLE_FAN) {
+        return None;
+    }
+    let mut out = Vec::new();
+    if mode == TRIANGLE_FAN {
+        let mut first = 0u64;
+        while first < prims {
+            let n = per_part.min(prims - first);
+            // Triangle t is (0, t + 1, t + 2).
+            let run = (first + 1) as u32..=(first + n + 1) as u32;
+            out.push((TRIANGLE_FAN, std::iter::once(0).chain(run).collect()));
+            first += n;
+        }
+        return Some(out);
+    }
+    // The loop's strip: lines (k, k + 1) for k < count - 1.
+    let strip = u64::from(count) - 1;
+    let mut first = 0u64;
+    while first < strip {
+        let n = per_part.min(strip - first);
+        out.push((LINE_STRIP, (first as u32..=(first + n) as u32).collect()));
+        first += n;
+    }
+    out.push((LINES, vec![count - 1, 0]));
+    Some(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -77,11 +117,36 @@ mod tests {
 
     #[test]
     fn fans_loops_and_draws_that_already_fit_are_not_split() {
+        // Fans and loops go through `gathered`.
         assert_eq!(parts(TRIANGLE_FAN, 0, 100, 4), None);
         assert_eq!(parts(LINE_LOOP, 0, 100, 4), None);
         assert_eq!(parts(TRIANGLES, 0, 12, 4), None);
         // A budget below one primitive still makes progress: one (two for strips) a part.
         assert_eq!(parts(TRIANGLES, 0, 6, 0), Some(vec![(0, 3), (3, 3)]));
         assert_eq!(parts(TRIANGLE_STRIP, 0, 4, 0), None);
+    }
+
+    #[test]
+    fn fans_repeat_their_first_vertex_and_loops_close_with_a_line() {
+        // 5 triangles, 2 a part: (0,1,2) (0,2,3) | (0,3,4) (0,4,5) | (0,5,6).
+        assert_eq!(
+            gathered(TRIANGLE_FAN, 7, 2),
+            Some(vec![
+                (TRIANGLE_FAN, vec![0, 1, 2, 3]),
+                (TRIANGLE_FAN, vec![0, 3, 4, 5]),
+                (TRIANGLE_FAN, vec![0, 5, 6]),
+            ])
+        );
+        // 5 lines: (0,1) (1,2) (2,3) (3,4) as strips of 3 at most, then (4,0).
+        assert_eq!(
+            gathered(LINE_LOOP, 5, 3),
+            Some(vec![
+                (LINE_STRIP, vec![0, 1, 2, 3]),
+                (LINE_STRIP, vec![3, 4]),
+                (LINES, vec![4, 0]),
+            ])
+        );
+        assert_eq!(gathered(LINE_LOOP, 5, 5), None);
+        assert_eq!(gathered(TRIANGLES, 30, 2), None);
     }
 }

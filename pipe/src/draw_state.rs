@@ -45,6 +45,8 @@ pub(crate) struct EmitCache {
     pub texs: Vec<u32>,
     pub vs_consts: Vec<u32>,
     pub fs_consts: Vec<u32>,
+    /// The polygon stipple pattern (empty when off).
+    pub stipple: Vec<u32>,
     pub attr_uses: Vec<Use>,
     pub tex_uses: Vec<Use>,
     /// A part's words changed since the batch's current block was written.
@@ -78,6 +80,7 @@ impl EmitCache {
             + self.texs.len()
             + self.vs_consts.len()
             + self.fs_consts.len()
+            + self.stipple.len()
     }
 
     /// Writes tables and constants, patches their addresses into the block, writes the block.
@@ -102,6 +105,13 @@ impl EmitCache {
             program.fs_const_addr = b.arena.push_dwords(dev, &self.fs_consts, calign)?;
         }
         pack_into(&mut block, render::DRAW_STATE_PROGRAM_DW, &program.pack()?);
+        if !self.stipple.is_empty() {
+            let at = render::DRAW_STATE_PRIM_DW as usize;
+            let mut prim = render::PrimState::unpack(&block[at..])
+                .map_err(|e| PipeError::InvalidArgument(format!("internal: {e}")))?;
+            prim.stipple_addr = b.arena.push_dwords(dev, &self.stipple, align)?;
+            pack_into(&mut block, render::DRAW_STATE_PRIM_DW, &prim.pack()?);
+        }
         b.arena.push_dwords(dev, &block, align)
     }
 }

@@ -145,6 +145,28 @@ impl Context {
             self.emit.set_block(render::DRAW_STATE_RASTER_DW, &words);
             packed += 1;
         }
+        if d.intersects(Dirty::PRIM) {
+            let (factor, pattern) = rast.line_stipple.unwrap_or((1, 0));
+            let words = render::PrimState {
+                flat_first: rast.flatshade_first,
+                poly_stipple: rast.poly_stipple,
+                line_stipple: rast.line_stipple.is_some(),
+                // Gallium's factor is 1..=256: it fits the field minus one.
+                line_stipple_factor_m1: u32::from(factor.clamp(1, 256) - 1),
+                line_stipple_pattern: u32::from(pattern),
+                stipple_addr: 0,
+            }
+            .pack()?;
+            self.emit.set_block(render::DRAW_STATE_PRIM_DW, &words);
+            let rows = if rast.poly_stipple {
+                self.poly_stipple.to_vec()
+            } else {
+                Vec::new()
+            };
+            let c = &mut self.emit;
+            EmitCache::set(&mut c.stipple, rows, &mut c.changed);
+            packed += 1;
+        }
         // Every dirty group is packed: the bits are consumed.
         self.dirty = Dirty::empty();
         self.emit.program = Some(p.clone());

@@ -127,6 +127,15 @@ pub struct RasterizerState {
     /// The point coordinate's t is 0 at the sprite's bottom edge (Gallium
     /// `PIPE_SPRITE_COORD_LOWER_LEFT`); otherwise at its top edge.
     pub sprite_coord_lower_left: bool,
+    /// Flat varyings take the first vertex of each primitive (GL_FIRST_VERTEX_CONVENTION),
+    /// else the last.
+    pub flatshade_first: bool,
+    /// Polygon stipple: triangles keep only the pixels whose bit is set in the pattern of
+    /// `Context::set_polygon_stipple`.
+    pub poly_stipple: bool,
+    /// Line stipple `(factor, pattern)`: pixel n along a line is drawn when bit
+    /// `(n / factor) % 16` of the pattern is set; None draws every pixel.
+    pub line_stipple: Option<(u16, u16)>,
 }
 
 impl Default for RasterizerState {
@@ -141,6 +150,9 @@ impl Default for RasterizerState {
             point_quad_rasterization: false,
             sprite_coord_enable: 0,
             sprite_coord_lower_left: false,
+            flatshade_first: false,
+            poly_stipple: false,
+            line_stipple: None,
         }
     }
 }

@@ -302,6 +302,12 @@ impl Context {
         self.blend_color = c;
         self.dirty |= Dirty::BLEND_COLOR;
     }
+    /// `set_polygon_stipple`: the pattern a rasterizer state with `poly_stipple` applies;
+    /// row `y % 32` of the framebuffer's row `y` (Gallium's y-down rows), bit `31 - x % 32`.
+    pub fn set_polygon_stipple(&mut self, rows: [u32; 32]) {
+        self.poly_stipple = rows;
+        self.dirty |= Dirty::STIPPLE;
+    }
     /// `set_sample_mask` (single-sampled: bit 0 decides whether anything is drawn).
     pub fn set_sample_mask(&mut self, m: u32) {
         self.sample_mask = m;

@@ -15,10 +15,13 @@ const FS_BCOLOR: &str =
 const BLACK: [u8; 4] = [0, 0, 0, 255];
 /// B G R A bytes of the last vertex's colour (blue), GL's provoking vertex.
 const BLUE: [u8; 4] = [255, 0, 0, 255];
+/// The first vertex's colour (red), the provoking vertex of GL_FIRST_VERTEX_CONVENTION.
+const RED: [u8; 4] = [0, 0, 255, 255];
 
 /// A 32x32 target with one triangle, red, green and blue at its corners, drawn with the
-/// back-colour pipeline; `flat` selects the shade model.
-fn draw(flat: bool) -> Vec<u8> {
+/// back-colour pipeline; `flat` selects the shade model, `first` the provoking vertex
+/// convention.
+fn draw(flat: bool, first: bool) -> Vec<u8> {
     let mut r = rig();
     let t = target(&r, Format::B8G8R8A8_UNORM, 32, 32);
     bind_const(&mut r, &fb(&t, None));
@@ -45,6 +48,7 @@ fn draw(flat: bool) -> Vec<u8> {
     let rast = ctx
         .create_rasterizer_state(&RasterizerState {
             flatshade: flat,
+            flatshade_first: first,
             ..Default::default()
         })
         .unwrap();
@@ -81,20 +85,29 @@ fn draw(flat: bool) -> Vec<u8> {
 
 #[test]
 fn flat_shading_gives_back_colours_the_provoking_vertex_s_colour() {
-    let px = draw(true);
+    check_flat(&draw(true, false), BLUE);
+    // Smooth shading blends the three colours: the same pixel is not the last vertex's.
+    let smooth = draw(false, false);
+    assert_ne!(pixel(&smooth, 32, 8, 8), BLUE);
+}
+
+#[test]
+fn the_first_vertex_convention_gives_the_first_vertex_s_colour() {
+    check_flat(&draw(true, true), RED);
+}
+
+/// Every pixel inside the triangle is `c`, the others `c` or the clear colour.
+fn check_flat(px: &[u8], c: [u8; 4]) {
     for y in 0..32u32 {
         for x in 0..32u32 {
-            let p = pixel(&px, 32, x, y);
+            let p = pixel(px, 32, x, y);
             // Pixel centres well inside the triangle x >= 2, y >= 2, x + y <= 32.
             let (cx, cy) = (x as f32 + 0.5, y as f32 + 0.5);
             if cx > 3.0 && cy > 3.0 && cx + cy < 30.0 {
-                assert_eq!(p, BLUE, "({x},{y})");
+                assert_eq!(p, c, "({x},{y})");
             } else {
-                assert!(p == BLUE || p == BLACK, "({x},{y}): {p:?}");
+                assert!(p == c || p == BLACK, "({x},{y}): {p:?}");
             }
         }
     }
-    // Smooth shading blends the three colours: the same pixel is not the last vertex's.
-    let smooth = draw(false);
-    assert_ne!(pixel(&smooth, 32, 8, 8), BLUE);
 }

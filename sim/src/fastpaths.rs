@@ -801,6 +801,14 @@ fn span_path_scenes() {
                     d.textures = vec![st];
                     draws.push(d);
                 }
+                // The first rectangle again, polygon-stippled: a stipple drops pixels, so its
+                // windows must leave the span path (which has no stipple) to the quad loop.
+                let mut stippled = draws[0].clone();
+                stippled.prim.poly_stipple = true;
+                for (y, row) in stippled.poly_stipple.iter_mut().enumerate() {
+                    *row = 0x9c3a_61f5u32.rotate_left(y as u32 * 5);
+                }
+                draws.push(stippled);
                 (vec![build(s, &rd, &draws)], bufs)
             });
             all_done(&name, &r);

@@ -264,7 +264,8 @@ use sgx_hwdocs::limits::{TILE_H_PX, TILE_W_PX};
 use sgx_hwdocs::pbe::PbeState;
 use sgx_hwdocs::regs as rg;
 use sgx_hwdocs::render::{
-    AttrType, ProgramState, RasterState, VertexAttr, Viewport, DRAW_STATE_DWORDS,
+    AttrType, PrimState, ProgramState, RasterState, VertexAttr, Viewport, DRAW_STATE_DWORDS,
+    DRAW_STATE_PRIM_DW,
 };
 use sgx_hwdocs::ta_stream::{CtrlObjType, CtrlPrim, CtrlState, CtrlTerminate, IndexType, Topology};
 use sgx_hwdocs::texture::TexState;
@@ -340,6 +341,10 @@ pub struct DrawDesc {
     pub tsp: TspState,
     pub vp: Viewport,
     pub raster: RasterState,
+    /// Provoking vertex and stipples; `stipple_addr` is filled in from `poly_stipple`.
+    pub prim: PrimState,
+    /// The polygon stipple pattern (PrimState.stipple_addr), rows top first.
+    pub poly_stipple: [u32; 32],
     pub topology: Topology,
     pub count: u32,
     pub index: Option<(IndexType, Vec<u8>)>,
@@ -407,6 +412,8 @@ impl DrawDesc {
             tsp,
             vp,
             raster: RasterState::default(),
+            prim: PrimState::default(),
+            poly_stipple: [0; 32],
             topology,
             count: verts.len() as u32,
             index: None,
@@ -503,6 +510,12 @@ pub fn build(scene: &mut Scene, rd: &RenderDesc, draws: &[DrawDesc]) -> JobDesc 
         st[14..18].copy_from_slice(&d.tsp.pack().unwrap());
         st[18..24].copy_from_slice(&d.vp.pack().unwrap());
         st[24..28].copy_from_slice(&d.raster.pack().unwrap());
+        let prim = PrimState {
+            stipple_addr: scene.put(&d.poly_stipple),
+            ..d.prim
+        };
+        let at = DRAW_STATE_PRIM_DW as usize;
+        st[at..at + PrimState::DWORDS].copy_from_slice(&prim.pack().unwrap());
         let state = scene.put(&st);
         stream.extend_from_slice(
             &CtrlState {

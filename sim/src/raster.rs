@@ -26,6 +26,7 @@ use crate::{Counters, Unit};
 mod edges;
 mod fragment;
 mod span;
+mod stipple;
 mod tiles;
 #[cfg(test)]
 pub(crate) use span::SHADED_PX as SPAN_SHADED_PX;
@@ -52,6 +53,8 @@ struct DrawCtx {
     blend_const: [f32; 4],
     /// The pixel program's precompiled form, when it has one.
     tex_emit: Option<TexEmit>,
+    /// The polygon stipple pattern, when on.
+    stipple: Option<stipple::Rows>,
 }
 
 fn load_ctx(mmu: &Mmu, addr: u32, progs: &mut ProgramCache) -> Result<DrawCtx, JobErr> {
@@ -92,7 +95,9 @@ fn load_ctx(mmu: &Mmu, addr: u32, progs: &mut ProgramCache) -> Result<DrawCtx, J
     ];
     let blend_const = [t.blend_r, t.blend_g, t.blend_b, t.blend_a].map(|v| v as f32 / 255.0);
     let tex_emit = TexEmit::of(&fs);
+    let stipple = stipple::load(mmu, &ds.prim)?;
     Ok(DrawCtx {
+        stipple,
         ds,
         tex_emit,
         fs,
@@ -274,6 +279,11 @@ impl Raster<'_> {
                 isp.front_write_mask as u8,
             )
         };
+        // GL stipples filled polygons only: not lines, not points.
+        let stip = ctx
+            .stipple
+            .as_ref()
+            .filter(|_| pr.kind == PrimKind::TRIANGLE);
         let has_kill = ctx.fs.has_kill;
         // A program that writes depth (EMITDEPTH, MODEL: hwdocs usse.json) is depth-tested
         // after it runs, with its own depth: every covered pixel shades, as with KILL.
@@ -321,12 +331,12 @@ impl Raster<'_> {
             && (px0 | py0) & 1 == 0
             && px1 & py1 & 1 == 1
             && window_accepted(&ea, px0, py0, px1, py1);
-        // The span path shades the window, when nothing is tested or blended, eight pixels of
-        // a row at a time up to its last covered quad; the quad loop below then starts at
-        // that quad (qx_start, qy_start).
+        // The span path shades the window, when nothing is tested, stippled or blended, eight
+        // pixels of a row at a time up to its last covered quad; the quad loop below then
+        // starts at that quad (qx_start, qy_start).
         let (mut qx_start, mut qy_start) = (qx0, qy0);
         #[cfg(target_arch = "x86_64")]
-        if !skip && no_tests && plain_colour && small_edges {
+        if !skip && no_tests && stip.is_none() && plain_colour && small_edges {
             let span_tex = direct.and_then(|te| {
                 let k = te.slot();
                 let fed = |on: bool, slot: u32| on && slot as usize == k;
@@ -419,6 +429,11 @@ impl Raster<'_> {
                         ev[i][k] = e;
                     }
                     cov[i] = inside;
+                }
+                if let Some(rows) = stip {
+                    for (i, c) in cov.iter_mut().enumerate() {
+                        *c &= stipple::keeps(rows, qx + (i & 1) as i64, qy + (i >> 1) as i64);
+                    }
                 }
                 // Or-ed, not compared as an array: the array compare reloads the four bool
                 // stores as one word and stalls on store forwarding.

@@ -31,6 +31,11 @@ use crate::{Counters, Unit};
 
 const TILE: i64 = TILE_W_PX as i64;
 
+mod provoke;
+mod stipple;
+#[cfg(test)]
+mod tests;
+
 /// A clip-space vertex with its varyings.
 #[derive(Clone, Copy)]
 struct CVert {
@@ -203,6 +208,8 @@ struct Ta<'a> {
     line_w: f32,
     c: &'a mut Counters,
     bufs: PrimBufs,
+    /// Line stipple counter: pixels along the lines of the current strip or loop.
+    stipple_n: u32,
 }
 
 fn lerp(a: &CVert, b: &CVert, t: f32, nvar: usize) -> CVert {
@@ -413,6 +420,14 @@ impl Ta<'_> {
             }
         }
         let (p, q) = (self.project(d, &a2), self.project(d, &b2));
+        if d.ds.prim.line_stipple {
+            return self.stippled(d, &p, &q);
+        }
+        self.line_quad(d, &p, &q)
+    }
+
+    /// Bins the quad of a window-space line from `p` to `q` (flat varyings from `q`).
+    fn line_quad(&mut self, d: &Draw, p: &WVert, q: &WVert) -> Result<(), JobErr> {
         let (dx, dy) = (q.p[0] - p.p[0], q.p[1] - p.p[1]);
         let len = (dx * dx + dy * dy).sqrt();
         if len == 0.0 || len.is_nan() {
@@ -426,7 +441,7 @@ impl Ta<'_> {
             w.p[1] += ny * s;
             w
         };
-        let (p0, p1, q0, q1) = (off(&p, 1.0), off(&p, -1.0), off(&q, 1.0), off(&q, -1.0));
+        let (p0, p1, q0, q1) = (off(p, 1.0), off(p, -1.0), off(q, 1.0), off(q, -1.0));
         let mut pf = [p0, p1];
         for w in pf.iter_mut() {
             for k in 0..d.nvar {
@@ -542,29 +557,29 @@ impl Ta<'_> {
         Ok(())
     }
 
-    /// Cuts the PRIM's shaded vertices into primitives.
+    /// Cuts the PRIM's shaded vertices into primitives. The last argument of `tri` is the
+    /// vertex that provokes under GL's first-vertex rule (the last vertex otherwise).
     fn assemble(&mut self, d: &Draw, p: &CtrlPrim, n: usize, b: &PrimBufs) -> Result<(), JobErr> {
         let v = |k: usize| &b.verts[b.slot[k]];
         match p.topology {
             Topology::TRIANGLES => {
                 for t in 0..n / 3 {
-                    self.triangle(d, [v(3 * t), v(3 * t + 1), v(3 * t + 2)])?;
+                    self.tri(d, [v(3 * t), v(3 * t + 1), v(3 * t + 2)], 0)?;
                 }
             }
             Topology::TRIANGLE_STRIP => {
                 for t in 0..n.saturating_sub(2) {
                     // Odd triangles swap their first two vertices to keep the winding.
-                    let tri = if t % 2 == 0 {
-                        [v(t), v(t + 1), v(t + 2)]
+                    if t % 2 == 0 {
+                        self.tri(d, [v(t), v(t + 1), v(t + 2)], 0)?;
                     } else {
-                        [v(t + 1), v(t), v(t + 2)]
-                    };
-                    self.triangle(d, tri)?;
+                        self.tri(d, [v(t + 1), v(t), v(t + 2)], 1)?;
+                    }
                 }
             }
             Topology::TRIANGLE_FAN => {
                 for t in 0..n.saturating_sub(2) {
-                    self.triangle(d, [v(0), v(t + 1), v(t + 2)])?;
+                    self.tri(d, [v(0), v(t + 1), v(t + 2)], 1)?;
                 }
             }
             Topology::POINTS => {
@@ -574,15 +589,18 @@ impl Ta<'_> {
             }
             Topology::LINES => {
                 for k in 0..n / 2 {
-                    self.line(d, v(2 * k), v(2 * k + 1))?;
+                    // The line stipple restarts with every independent line.
+                    self.stipple_n = 0;
+                    self.seg(d, v(2 * k), v(2 * k + 1))?;
                 }
             }
             Topology::LINE_STRIP | Topology::LINE_LOOP => {
+                self.stipple_n = 0;
                 for k in 0..n.saturating_sub(1) {
-                    self.line(d, v(k), v(k + 1))?;
+                    self.seg(d, v(k), v(k + 1))?;
                 }
                 if p.topology == Topology::LINE_LOOP && n > 2 {
-                    self.line(d, v(n - 1), v(0))?;
+                    self.seg(d, v(n - 1), v(0))?;
                 }
             }
         }
@@ -685,6 +703,7 @@ pub(crate) fn run(
         line_w: 1.0,
         c,
         bufs: PrimBufs::default(),
+        stipple_n: 0,
     };
     if ta.bin.bytes() > pb_size {
         return Err(JobErr::Oom);

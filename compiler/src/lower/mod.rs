@@ -2,6 +2,7 @@
 
 mod array;
 mod clip;
+mod colour_clamp;
 mod constants;
 mod ops;
 mod structure;
@@ -256,7 +257,10 @@ impl Lower<'_> {
     fn epilogue_code(&mut self) {
         self.code.items.push(Item::Label(self.epilogue));
         match self.sh.stage {
-            ShaderStage::Vertex => self.code.push(MInst::new(Opcode::EMITVTX)),
+            ShaderStage::Vertex => {
+                self.clamp_colours();
+                self.code.push(MInst::new(Opcode::EMITVTX));
+            }
             ShaderStage::Fragment => {
                 self.clip_discard();
                 if let Some(c) = self.color {

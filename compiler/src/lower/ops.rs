@@ -322,6 +322,14 @@ impl Lower<'_> {
                 let tx = Dst { reg: t, mask: 1 };
                 self.push(MInst::alu(Opcode::FLOG, tx, s[0].splat(0), s[0]));
                 self.push(MInst::alu(Opcode::FMUL, tx, Src::of(t), s[1].splat(0)));
+                // x^0 is 1 for every x (ARB_vertex_program's POW; fixed-function spot lights
+                // raise 0 to a zero exponent), but log2(0) * 0 is NaN: a zero exponent
+                // zeroes the product instead.
+                let p = Dst { reg: P0, mask: 1 };
+                self.push(MInst::alu(Opcode::FCEQ, p, s[1].splat(0), imm_src(0)));
+                let mut z = MInst::alu(Opcode::MOV, tx, imm_src(0), imm_src(0));
+                z.pred = Pred::P0;
+                self.push(z);
                 self.emit(Opcode::FEXP, d, Src::of(t).splat(0), Src::of(t), sat);
             }
             "DIV" => {

@@ -166,6 +166,28 @@ pub fn check_vs(text: &str, attrs: &BTreeMap<u32, V>, consts: &BTreeMap<(u32, u3
     check_vs_compiled(text, &cs, attrs, consts);
 }
 
+/// The compiled vertex program's outputs for `attrs` (no constants), by TGSI OUT index.
+pub fn run_vs_outputs(text: &str, attrs: &BTreeMap<u32, V>) -> BTreeMap<u32, V> {
+    let cs = compile(text).unwrap_or_else(|e| panic!("compile failed: {e}\n{text}"));
+    let sh = sgx_compiler::parse(text).unwrap();
+    let mut pa = vec![[0u32; 4]; 16];
+    for i in &cs.inputs {
+        if let InputLoc::Primary(n) = i.location {
+            pa[n as usize] = attrs.get(&i.index).copied().unwrap_or([0; 4]);
+        }
+    }
+    let sa = sa_of(&cs, &BTreeMap::new());
+    let prog = Program::decode(&cs.code, Stage::Vertex).expect("decode");
+    let got = run_vertex(&prog, &pa, &sa, &mut TargetTex::of(&sh)).expect("run");
+    cs.outputs
+        .iter()
+        .filter_map(|o| match o.location {
+            OutputLoc::Output(n) => Some((o.index, got.out[n as usize])),
+            _ => None,
+        })
+        .collect()
+}
+
 pub fn check_vs_compiled(
     text: &str,
     cs: &CompiledShader,

@@ -228,6 +228,30 @@ pub fn run(
         }
         pc = next;
     }
+    // GL 2.1 clamps a vertex program's colours to [0, 1] (there is no
+    // ARB_color_buffer_float), after the program.
+    if sh.stage == ShaderStage::Vertex {
+        let colours: Vec<u32> = sh
+            .decls
+            .iter()
+            .filter(|d| d.file == File::Output)
+            .filter(|d| {
+                matches!(
+                    d.semantic.map(|s| s.name),
+                    Some(sgx_compiler::tgsi::SemanticName::Color)
+                        | Some(sgx_compiler::tgsi::SemanticName::BColor)
+                )
+            })
+            .flat_map(|d| d.first..=d.last)
+            .collect();
+        for s in st.iter_mut() {
+            for i in &colours {
+                if let Some((v, _)) = s.outs.get_mut(i) {
+                    *v = v.map(sat);
+                }
+            }
+        }
+    }
     Ok(RefOut {
         outs: st.iter().map(|s| s.outs.clone()).collect(),
         killed: st.iter().map(|s| s.killed).collect(),
@@ -411,7 +435,14 @@ fn exec(sh: &Shader, ins: &Instruction, st: &mut [Inst], env: &mut Env) -> Resul
             "SQRT" => [b(1.0 / (1.0 / fx.sqrt())); 4],
             "EX2" => [b(fx.exp2()); 4],
             "LG2" => [b(fx.log2()); 4],
-            "POW" => [b((fx.log2() * f(c1[0])).exp2()); 4],
+            // x^0 is 1 for every x (ARB_vertex_program's POW).
+            "POW" => {
+                [b(if f(c1[0]) == 0.0 {
+                    1.0
+                } else {
+                    (fx.log2() * f(c1[0])).exp2()
+                }); 4]
+            }
             "SIN" => [b(fx.sin()); 4],
             "COS" => [b(fx.cos()); 4],
             "EXP" => [
