@@ -1323,7 +1323,9 @@ sgx535_status sgx535_screen_get_timestamp(sgx535_screen screen, uint64_t *ns);
 // The counters of the screen's device.
 sgx535_status sgx535_screen_get_stats(sgx535_screen screen, sgx535_device_stats *out);
 
-// `buffer_subdata`: `size` bytes at `offset` (`pipe_map_usage` is a hint here).
+// `buffer_subdata`: `size` bytes at `offset`. With PIPE_MAP_UNSYNCHRONIZED in `pipe_map_usage`
+// they are written at once, without waiting for GPU work that uses the buffer (the caller
+// promises none reads or writes these bytes, as an upload ring does); other flags are hints.
 sgx535_status sgx535_buffer_subdata(sgx535_context ctx,
                                     sgx535_resource res,
                                     uint32_t pipe_map_usage,

@@ -25,7 +25,9 @@ pub struct sgx535_transfer {
 /// A mapping: taken out at unmap. The staging bytes never move while mapped.
 struct TransferObj(Mutex<Option<Transfer>>);
 
-/// `buffer_subdata`: `size` bytes at `offset` (`pipe_map_usage` is a hint here).
+/// `buffer_subdata`: `size` bytes at `offset`. With PIPE_MAP_UNSYNCHRONIZED in `pipe_map_usage`
+/// they are written at once, without waiting for GPU work that uses the buffer (the caller
+/// promises none reads or writes these bytes, as an upload ring does); other flags are hints.
 #[no_mangle]
 pub unsafe extern "C" fn sgx535_buffer_subdata(
     ctx: sgx535_context,
@@ -38,10 +40,11 @@ pub unsafe extern "C" fn sgx535_buffer_subdata(
     guard(|| {
         let c = context::get(ctx)?;
         let r = resource::get(res, c.owner.screen, "resource")?;
-        let _ = pipe_map_usage;
         // SAFETY: the caller's `size` bytes, checked by bytes.
         let d = unsafe { bytes(data, size as usize, "data")? };
-        c.lock().ctx.buffer_subdata(&r, offset, d)?;
+        c.lock()
+            .ctx
+            .buffer_subdata_usage(&r, map::to_pipe(pipe_map_usage), offset, d)?;
         Ok(())
     })
 }
