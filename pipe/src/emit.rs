@@ -10,7 +10,10 @@ use sgx_hwdocs::{isp, render, ta_stream, tsp};
 use crate::caps::ShaderStage;
 use crate::context::{stage_index, Context};
 use crate::dirty::Dirty;
-use crate::draw_state::{set_interp, target_fits, tex_state, unorm8, EmitCache, Use};
+use crate::draw_state::{
+    set_interp, target_fits, tex_state, unorm8, Use, TABLE_ATTRS, TABLE_FS_CONSTS, TABLE_TEXS,
+    TABLE_VS_CONSTS,
+};
 use crate::error::{invalid, PipeError, Result};
 use crate::program::Program;
 use crate::state::*;
@@ -54,27 +57,27 @@ impl Context {
         if d.intersects(Dirty::ATTRS) {
             let (words, uses) = self.attr_table(velems)?;
             let c = &mut self.emit;
-            EmitCache::set(&mut c.attrs, words, &mut c.changed);
+            c.set_table(TABLE_ATTRS, words);
             c.attr_uses = uses;
             packed += 1;
         }
         if d.intersects(Dirty::TEXS) {
             let (words, uses) = self.tex_table(p, units, vs_units)?;
             let c = &mut self.emit;
-            EmitCache::set(&mut c.texs, words, &mut c.changed);
+            c.set_table(TABLE_TEXS, words);
             c.tex_uses = uses;
             packed += 1;
         }
         if d.intersects(Dirty::VS_CONSTS) {
             let words = self.consts(ShaderStage::Vertex, lvs.const_regs);
             let c = &mut self.emit;
-            EmitCache::set(&mut c.vs_consts, words, &mut c.changed);
+            c.set_table(TABLE_VS_CONSTS, words);
             packed += 1;
         }
         if d.intersects(Dirty::FS_CONSTS) {
             let words = self.consts(ShaderStage::Fragment, lfs.const_regs);
             let c = &mut self.emit;
-            EmitCache::set(&mut c.fs_consts, words, &mut c.changed);
+            c.set_table(TABLE_FS_CONSTS, words);
             packed += 1;
         }
         if d.intersects(Dirty::PROGRAM) {
@@ -155,7 +158,7 @@ impl Context {
         let dev = self.dev();
         let b = self.batch.as_mut().expect("batch exists");
         if self.emit.changed || b.state_va.is_none() {
-            let va = self.emit.upload(&*dev, b)?;
+            let (va, words) = self.emit.upload(&*dev, b)?;
             b.state_va = Some(va);
             b.stream.extend(
                 ta_stream::CtrlState {
@@ -166,7 +169,7 @@ impl Context {
             );
             self.emit.changed = false;
             self.stats.state_blocks_emitted += 1;
-            self.stats.state_words_emitted += self.emit.words() as u64;
+            self.stats.state_words_emitted += words;
         }
         Ok(())
     }
