@@ -19,11 +19,11 @@ use crate::program::Program;
 use crate::state::*;
 
 impl Context {
-    /// Brings the batch's DrawState up to date with the bound state for a draw of program `p`
-    /// with vertex elements `velems`. The buffers the block reads are taken into the batch by
+    /// Brings the batch's DrawState up to date with the bound state (vertex elements bound,
+    /// checked by the draw) for a draw of program `p`. The buffers the block reads are taken into the batch by
     /// `take_state_uses` once the whole draw is accepted, so a refused draw leaves no
     /// references behind. On an error the dirty bits stay set, so a retry repacks what failed.
-    pub(crate) fn emit_state(&mut self, p: &Arc<Program>, velems: &[VertexElement]) -> Result<()> {
+    pub(crate) fn emit_state(&mut self, p: &Arc<Program>) -> Result<()> {
         // The batch must exist for query slots and user uploads.
         self.batch();
         let query = self.query_slot()?;
@@ -54,8 +54,14 @@ impl Context {
         let rast = self.rast.as_deref().copied().unwrap_or_default();
         let mut packed = 0;
 
+        let velems = self
+            .velems
+            .as_ref()
+            .ok_or(PipeError::NotBound("vertex elements"))?;
+        let attr_count = velems.len() as u32;
         if d.intersects(Dirty::ATTRS) {
-            let (words, uses) = self.attr_table(velems)?;
+            let velems = velems.clone();
+            let (words, uses) = self.attr_table(&velems)?;
             let c = &mut self.emit;
             c.set_table(TABLE_ATTRS, words);
             c.attr_uses = uses;
@@ -86,7 +92,7 @@ impl Context {
                 vs_const_addr: 0,
                 vs_const_count: lvs.const_regs,
                 vs_temps: lvs.temps,
-                attr_count: velems.len() as u32,
+                attr_count,
                 vs_outputs: 1 + lfs.varying_count + u32::from(lvs.psize_output.is_some()),
                 fs_code_addr: p.fs_addr,
                 fs_const_addr: 0,
@@ -150,14 +156,21 @@ impl Context {
         }
         // Every dirty group is packed: the bits are consumed.
         self.dirty = Dirty::empty();
-        self.emit.program = Some(p.clone());
+        if !self
+            .emit
+            .program
+            .as_ref()
+            .is_some_and(|x| Arc::ptr_eq(x, p))
+        {
+            self.emit.program = Some(p.clone());
+        }
         self.emit.query = query;
         self.emit.moves_seen = moves;
         self.stats.state_parts_packed += packed;
 
-        let dev = self.dev();
         let b = self.batch.as_mut().expect("batch exists");
         if self.emit.changed || b.state_va.is_none() {
+            let dev = self.screen.device().clone();
             let (va, words) = self.emit.upload(&*dev, b)?;
             b.state_va = Some(va);
             b.stream.extend(
