@@ -35,7 +35,9 @@ impl Ta<'_> {
                 .run_vertex4(&d.vs, &mut pa, fetched, &d.consts, &mut out)
                 .map_err(JobErr::usse)?;
             self.c.usse_instructions += per_vertex * fetched as u64;
-            verts.extend(out[..fetched].iter().map(|o| cvert(d, o)));
+            for o in &out[..fetched] {
+                verts.push(cvert(d, o));
+            }
         }
         match fault {
             Some(e) => Err(e),
