@@ -338,7 +338,8 @@ mod tests {
 
     #[test]
     fn a_cached_lookup_never_outlives_its_handle() {
-        struct Probe(Arc<()>);
+        // Holds a count on `alive` while the object lives.
+        struct Probe(#[allow(dead_code)] Arc<()>);
         let alive = Arc::new(());
         let h = insert(Kind::Query, Owner::default(), Probe(alive.clone()));
         // The second lookup comes from this thread's cache.
