@@ -45,7 +45,7 @@
 #define SGX535_ABI_MAJOR 1
 
 // The ABI's minor version: the table grows only at its end within a major.
-#define SGX535_ABI_MINOR 1
+#define SGX535_ABI_MINOR 2
 
 // Levels a `sgx535_layout` has room for: the ABI's capacity, above the GPU's 12-level limit
 // (hwdocs `limits.MAX_TEXTURE_LEVELS`), so the struct's size survives a bigger GPU.
@@ -943,6 +943,14 @@ typedef struct {
   const char *(*last_error_message)(void);
   // `sgx535_get_device_reset_status`.
   sgx535_status (*get_device_reset_status)(sgx535_context, uint32_t*);
+  // `sgx535_resource_read_box`.
+  sgx535_status (*resource_read_box)(sgx535_context,
+                                     sgx535_resource,
+                                     uint32_t,
+                                     const sgx535_box*,
+                                     void*,
+                                     uint32_t,
+                                     uint64_t);
 } sgx535_interface;
 
 #ifdef __cplusplus
@@ -1323,7 +1331,9 @@ sgx535_status sgx535_screen_get_timestamp(sgx535_screen screen, uint64_t *ns);
 // The counters of the screen's device.
 sgx535_status sgx535_screen_get_stats(sgx535_screen screen, sgx535_device_stats *out);
 
-// `buffer_subdata`: `size` bytes at `offset` (`pipe_map_usage` is a hint here).
+// `buffer_subdata`: `size` bytes at `offset`. With PIPE_MAP_UNSYNCHRONIZED in `pipe_map_usage`
+// they are written at once, without waiting for GPU work that uses the buffer (the caller
+// promises none reads or writes these bytes, as an upload ring does); other flags are hints.
 sgx535_status sgx535_buffer_subdata(sgx535_context ctx,
                                     sgx535_resource res,
                                     uint32_t pipe_map_usage,
@@ -1359,6 +1369,18 @@ sgx535_status sgx535_transfer_map(sgx535_context ctx,
 // `transfer_unmap`: writes the staging copy back when mapped for writing; the pointer the map
 // returned is invalid after this call, even when it fails.
 sgx535_status sgx535_transfer_unmap(sgx535_context ctx, sgx535_transfer t);
+
+// Reads a box of one level (one slice, or one cube face as `z`) into `dst`, rows `dst_stride`
+// bytes apart, `dst_size` bytes in all, after the GPU's writes to the resource: a read map,
+// a row copy and an unmap in one call, and one copy where the level is linear rows (a
+// window system's present).
+sgx535_status sgx535_resource_read_box(sgx535_context ctx,
+                                       sgx535_resource res,
+                                       uint32_t level,
+                                       const sgx535_box *b,
+                                       void *dst,
+                                       uint32_t dst_stride,
+                                       uint64_t dst_size);
 
 // Creates a sampler view of a resource.
 sgx535_status sgx535_create_sampler_view(sgx535_context ctx,

@@ -7,7 +7,9 @@
 //! or context is refused, and destroying a screen or context frees what hangs off it.
 
 use std::any::Any;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::cell::RefCell;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
 
 use crate::status::{Error, Result, SGX535_ERROR_INVALID_HANDLE};
 
@@ -109,6 +111,46 @@ static TABLE: Mutex<Table> = Mutex::new(Table {
 
 const GEN_MASK: u32 = (1 << 24) - 1;
 
+/// Removals so far, counted under the table's lock: a thread's cached lookup is valid while
+/// the count is what it was when the lookup was made (a handle dies only by removal).
+static REMOVALS: AtomicU64 = AtomicU64::new(0);
+
+/// A lookup a thread made, kept so the next call with the same handle (a context's, each
+/// draw) takes neither the table's lock nor a reference count of its own: the weak reference
+/// lets a removed object go at once, as without the cache.
+struct Cached {
+    h: u64,
+    kind: Kind,
+    removals: u64,
+    value: Weak<dyn Any + Send + Sync>,
+    owner: Owner,
+}
+
+const CACHE_WAYS: usize = 4;
+
+thread_local! {
+    static CACHE: RefCell<[Option<Cached>; CACHE_WAYS]> = const { RefCell::new([None, None, None, None]) };
+}
+
+fn cache_way(h: u64) -> usize {
+    (h as usize) % CACHE_WAYS
+}
+
+fn cached(h: u64, kind: Kind) -> Option<(Arc<dyn Any + Send + Sync>, Owner)> {
+    let now = REMOVALS.load(Ordering::Acquire);
+    CACHE
+        .try_with(|c| {
+            let c = c.borrow();
+            let e = c[cache_way(h)].as_ref()?;
+            if e.h != h || e.kind != kind || e.removals != now {
+                return None;
+            }
+            Some((e.value.upgrade()?, e.owner))
+        })
+        .ok()
+        .flatten()
+}
+
 fn table() -> MutexGuard<'static, Table> {
     // A panic while the table was locked cannot leave it inconsistent (every update is one
     // assignment), so a poisoned lock is used as it is.
@@ -184,14 +226,28 @@ fn lookup<'t>(t: &'t Table, h: u64, kind: Kind, what: &str) -> Result<&'t Entry>
 
 /// The object behind a handle of `kind`, and its owner.
 pub(crate) fn get<T: Any + Send + Sync>(h: u64, kind: Kind, what: &str) -> Result<(Arc<T>, Owner)> {
-    let t = table();
-    let e = lookup(&t, h, kind, what)?;
-    let v = e
-        .value
-        .clone()
+    let (value, owner) = match cached(h, kind) {
+        Some(hit) => hit,
+        None => {
+            let t = table();
+            let e = lookup(&t, h, kind, what)?;
+            let removals = REMOVALS.load(Ordering::Acquire);
+            let _ = CACHE.try_with(|c| {
+                c.borrow_mut()[cache_way(h)] = Some(Cached {
+                    h,
+                    kind,
+                    removals,
+                    value: Arc::downgrade(&e.value),
+                    owner: e.owner,
+                })
+            });
+            (e.value.clone(), e.owner)
+        }
+    };
+    let v = value
         .downcast::<T>()
         .map_err(|_| bad(format!("{what}: internal type mismatch")))?;
-    Ok((v, e.owner))
+    Ok((v, owner))
 }
 
 /// Removes an object; returns it and its owner.
@@ -205,6 +261,7 @@ pub(crate) fn remove<T: Any + Send + Sync>(
     let (_, _, index) = unpack(h);
     let slot = &mut t.slots[index as usize];
     let e = slot.entry.take().expect("looked up");
+    REMOVALS.fetch_add(1, Ordering::AcqRel);
     slot.generation = (slot.generation + 1) & GEN_MASK;
     if slot.generation == 0 {
         slot.generation = 1;
@@ -242,6 +299,7 @@ pub(crate) fn remove_owned(screen: u64, ctx: u64) -> Vec<Arc<dyn Any + Send + Sy
     }
     t.live -= freed.len();
     t.free.extend(freed);
+    REMOVALS.fetch_add(1, Ordering::AcqRel);
     gone
 }
 
@@ -276,6 +334,44 @@ mod tests {
                 SGX535_ERROR_INVALID_HANDLE
             );
         }
+    }
+
+    #[test]
+    fn a_cached_lookup_never_outlives_its_handle() {
+        // Holds a count on `alive` while the object lives.
+        struct Probe(#[allow(dead_code)] Arc<()>);
+        let alive = Arc::new(());
+        let h = insert(Kind::Query, Owner::default(), Probe(alive.clone()));
+        // The second lookup comes from this thread's cache.
+        for _ in 0..2 {
+            assert!(get::<Probe>(h, Kind::Query, "q").is_ok());
+        }
+        assert!(
+            get::<Probe>(h, Kind::Fence, "f").is_err(),
+            "wrong kind through the cache"
+        );
+        remove::<Probe>(h, Kind::Query, "q").unwrap();
+        // Removed: refused, and dropped at once (the cache holds no strong reference).
+        assert!(get::<Probe>(h, Kind::Query, "q").is_err());
+        assert_eq!(
+            Arc::strong_count(&alive),
+            1,
+            "the cache kept a removed object alive"
+        );
+        // A new object in the same slot is found under its own handle only.
+        let h2 = insert(Kind::Query, Owner::default(), Probe(alive.clone()));
+        assert!(get::<Probe>(h2, Kind::Query, "q").is_ok());
+        assert!(get::<Probe>(h, Kind::Query, "q").is_err());
+        // Removing everything a context owns ends its cached lookups too.
+        let owner = Owner {
+            screen: 91,
+            ctx: 92,
+        };
+        let h3 = insert(Kind::Blend, owner, 3u8);
+        assert!(get::<u8>(h3, Kind::Blend, "b").is_ok());
+        drop(remove_owned(91, 92));
+        assert!(get::<u8>(h3, Kind::Blend, "b").is_err());
+        remove::<Probe>(h2, Kind::Query, "q").unwrap();
     }
 
     #[test]

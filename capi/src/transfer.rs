@@ -7,7 +7,7 @@ use sgx_pipe::{ResourceTarget, Transfer};
 
 use crate::box_::{self, sgx535_box};
 use crate::context::{self, check_owner, sgx535_context};
-use crate::ffi::{bytes, check_out, guard, read, write};
+use crate::ffi::{bytes, bytes_mut, check_out, guard, read, write};
 use crate::gallium::map;
 use crate::handles::{self, Kind};
 use crate::resource::{self, sgx535_resource};
@@ -25,7 +25,9 @@ pub struct sgx535_transfer {
 /// A mapping: taken out at unmap. The staging bytes never move while mapped.
 struct TransferObj(Mutex<Option<Transfer>>);
 
-/// `buffer_subdata`: `size` bytes at `offset` (`pipe_map_usage` is a hint here).
+/// `buffer_subdata`: `size` bytes at `offset`. With PIPE_MAP_UNSYNCHRONIZED in `pipe_map_usage`
+/// they are written at once, without waiting for GPU work that uses the buffer (the caller
+/// promises none reads or writes these bytes, as an upload ring does); other flags are hints.
 #[no_mangle]
 pub unsafe extern "C" fn sgx535_buffer_subdata(
     ctx: sgx535_context,
@@ -38,10 +40,11 @@ pub unsafe extern "C" fn sgx535_buffer_subdata(
     guard(|| {
         let c = context::get(ctx)?;
         let r = resource::get(res, c.owner.screen, "resource")?;
-        let _ = pipe_map_usage;
         // SAFETY: the caller's `size` bytes, checked by bytes.
         let d = unsafe { bytes(data, size as usize, "data")? };
-        c.lock().ctx.buffer_subdata(&r, offset, d)?;
+        c.lock()
+            .ctx
+            .buffer_subdata_usage(&r, map::to_pipe(pipe_map_usage), offset, d)?;
         Ok(())
     })
 }
@@ -193,6 +196,41 @@ pub extern "C" fn sgx535_transfer_unmap(ctx: sgx535_context, t: sgx535_transfer)
         if let Some(tr) = tr {
             c.lock().ctx.transfer_unmap(tr)?;
         }
+        Ok(())
+    })
+}
+
+/// Reads a box of one level (one slice, or one cube face as `z`) into `dst`, rows `dst_stride`
+/// bytes apart, `dst_size` bytes in all, after the GPU's writes to the resource: a read map,
+/// a row copy and an unmap in one call, and one copy where the level is linear rows (a
+/// window system's present).
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn sgx535_resource_read_box(
+    ctx: sgx535_context,
+    res: sgx535_resource,
+    level: u32,
+    b: *const sgx535_box,
+    dst: *mut c_void,
+    dst_stride: u32,
+    dst_size: u64,
+) -> sgx535_status {
+    guard(|| {
+        let c = context::get(ctx)?;
+        let r = resource::get(res, c.owner.screen, "resource")?;
+        // SAFETY: the caller's pointer, checked by read.
+        let bx = unsafe { read(b, "box")? };
+        if r.target() == ResourceTarget::Buffer {
+            return invalid("resource_read_box of a buffer");
+        }
+        let (face, pb) = box_::split(&r, &bx)?;
+        let n = usize::try_from(dst_size)
+            .map_err(|_| Error::new(SGX535_ERROR_INVALID_ARGUMENT, "dst_size too large"))?;
+        // SAFETY: the caller's `dst_size` writable bytes, checked by bytes_mut.
+        let d = unsafe { bytes_mut(dst.cast(), n, "dst")? };
+        c.lock()
+            .ctx
+            .read_box_into(&r, level, face, pb, d, dst_stride as usize)?;
         Ok(())
     })
 }

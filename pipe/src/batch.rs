@@ -50,6 +50,10 @@ pub(crate) struct Batch {
     pub pb_need_B: u64,
     /// The address of the DrawState block draws use now, once one is written.
     pub state_va: Option<u32>,
+    /// Where the DrawState's tables (attributes, textures, vertex and fragment constants)
+    /// were last written in this batch's arena: a block written after a change of one table
+    /// points at the others where they are (`EmitCache::upload`).
+    pub table_va: [Option<u32>; 4],
     /// The block whose buffers `bos` and `reads` hold (`Context::take_state_uses`).
     pub uses_va: Option<u32>,
     /// The index buffer `bos` got last (by buffer id).
@@ -101,6 +105,7 @@ impl Batch {
             draws: 0,
             pb_need_B: 0,
             state_va: None,
+            table_va: [None; 4],
             uses_va: None,
             index_bo: None,
             query_slots: Vec::new(),

@@ -183,20 +183,22 @@ impl Context {
         if self.fb.cbuf.is_none() && self.fb.zsbuf.is_none() {
             return Err(PipeError::NotBound("framebuffer"));
         }
+        // Counted, not cloned: an Arc's count changes are locked operations, a draw's
+        // largest fixed cost after the model (the same goes for the device below).
         let velems = self
             .velems
-            .clone()
-            .ok_or(PipeError::NotBound("vertex elements"))?;
+            .as_ref()
+            .ok_or(PipeError::NotBound("vertex elements"))?
+            .len();
         let sprite_mask = match (&self.rast, info.mode) {
             (Some(r), PrimMode::POINTS) => r.sprite_coord_enable,
             _ => 0,
         };
         let program = self.program(sprite_mask)?;
-        if velems.len() < program.linked.vs.inputs.len() {
+        if velems < program.linked.vs.inputs.len() {
             return invalid(format!(
-                "the vertex shader reads {} attributes, {} vertex elements bound",
+                "the vertex shader reads {} attributes, {velems} vertex elements bound",
                 program.linked.vs.inputs.len(),
-                velems.len()
             ));
         }
         let prims = prim_count(info.mode, info.count);
@@ -257,7 +259,6 @@ impl Context {
             self.stats.pb_splits += 1;
         }
 
-        let dev = self.dev();
         let mut index_use = None;
         // The index buffer, checked before anything is recorded.
         let (index_type, index_addr, base_vertex) = match (&info.index, info.index_size) {
@@ -290,6 +291,7 @@ impl Context {
                                 d.len()
                             ));
                         }
+                        let dev = self.dev();
                         let b = self.batch();
                         b.arena
                             .push_bytes(&*dev, &d[off as usize..end as usize], 4)?
@@ -300,7 +302,7 @@ impl Context {
         };
         let base_vertex = i32::try_from(base_vertex)
             .map_err(|_| PipeError::InvalidArgument("first vertex out of range".into()))?;
-        self.emit_state(&program, &velems)?;
+        self.emit_state(&program)?;
         self.take_state_uses(&program);
         let b = self.batch.as_mut().expect("batch exists");
         if let Some((bo, id)) = index_use {

@@ -51,16 +51,41 @@ pub(crate) struct EmitCache {
     pub tex_uses: Vec<Use>,
     /// A part's words changed since the batch's current block was written.
     pub changed: bool,
+    /// The tables (bit i: `TABLE_*` i) whose words changed since they were last written
+    /// into a batch: the others are pointed at where the batch has them.
+    pub tables_changed: u8,
     /// `resource::storage_moves()` when the uses were last checked for a move.
     pub moves_seen: u64,
 }
 
+/// The tables of a DrawState, in `Batch::table_va` and `EmitCache::tables_changed` order.
+pub(crate) const TABLE_ATTRS: usize = 0;
+pub(crate) const TABLE_TEXS: usize = 1;
+pub(crate) const TABLE_VS_CONSTS: usize = 2;
+pub(crate) const TABLE_FS_CONSTS: usize = 3;
+
 impl EmitCache {
-    /// Replaces a part's words, noting whether they differ.
-    pub fn set(part: &mut Vec<u32>, words: Vec<u32>, changed: &mut bool) {
+    /// Replaces table `t`'s words, noting whether they differ.
+    pub fn set_table(&mut self, t: usize, words: Vec<u32>) {
+        let part = match t {
+            TABLE_ATTRS => &mut self.attrs,
+            TABLE_TEXS => &mut self.texs,
+            TABLE_VS_CONSTS => &mut self.vs_consts,
+            _ => &mut self.fs_consts,
+        };
         if *part != words {
             *part = words;
-            *changed = true;
+            self.changed = true;
+            self.tables_changed |= 1 << t;
+        }
+    }
+
+    /// Replaces the polygon stipple rows (empty when off), noting whether they differ. The
+    /// rows are written with every block that has them (32 dwords).
+    pub fn set_stipple(&mut self, rows: Vec<u32>) {
+        if self.stipple != rows {
+            self.stipple = rows;
+            self.changed = true;
         }
     }
 
@@ -74,45 +99,54 @@ impl EmitCache {
         }
     }
 
-    pub fn words(&self) -> usize {
-        self.block.len()
-            + self.attrs.len()
-            + self.texs.len()
-            + self.vs_consts.len()
-            + self.fs_consts.len()
-            + self.stipple.len()
-    }
-
-    /// Writes tables and constants, patches their addresses into the block, writes the block.
-    pub fn upload(&self, dev: &dyn Device, b: &mut Batch) -> Result<u32> {
+    /// Writes the tables and constants that changed since the batch last got them (the
+    /// others stay where the batch has them), patches their addresses into the block, writes
+    /// the block. Returns the block's address and the dwords written.
+    pub fn upload(&mut self, dev: &dyn Device, b: &mut Batch) -> Result<(u32, u64)> {
         let align = limits::STATE_ALIGN_B as usize;
+        let calign = limits::CONST_ALIGN_B as usize;
         let mut block = [0u32; render::DRAW_STATE_DWORDS as usize];
         block.copy_from_slice(&self.block);
         let mut program =
             render::ProgramState::unpack(&block[render::DRAW_STATE_PROGRAM_DW as usize..])
                 .map_err(|e| PipeError::InvalidArgument(format!("internal: {e}")))?;
-        if !self.attrs.is_empty() {
-            program.attr_table_addr = b.arena.push_dwords(dev, &self.attrs, align)?;
+        let mut written = block.len() as u64;
+        let tables = [
+            (&self.attrs, align),
+            (&self.texs, align),
+            (&self.vs_consts, calign),
+            (&self.fs_consts, calign),
+        ];
+        let mut va = [0u32; 4];
+        for (t, (words, al)) in tables.into_iter().enumerate() {
+            if words.is_empty() {
+                continue;
+            }
+            va[t] = match b.table_va[t] {
+                Some(a) if self.tables_changed & (1 << t) == 0 => a,
+                _ => {
+                    let a = b.arena.push_dwords(dev, words, al)?;
+                    b.table_va[t] = Some(a);
+                    written += words.len() as u64;
+                    a
+                }
+            };
         }
-        if !self.texs.is_empty() {
-            program.tex_table_addr = b.arena.push_dwords(dev, &self.texs, align)?;
-        }
-        let calign = limits::CONST_ALIGN_B as usize;
-        if !self.vs_consts.is_empty() {
-            program.vs_const_addr = b.arena.push_dwords(dev, &self.vs_consts, calign)?;
-        }
-        if !self.fs_consts.is_empty() {
-            program.fs_const_addr = b.arena.push_dwords(dev, &self.fs_consts, calign)?;
-        }
+        self.tables_changed = 0;
+        program.attr_table_addr = va[TABLE_ATTRS];
+        program.tex_table_addr = va[TABLE_TEXS];
+        program.vs_const_addr = va[TABLE_VS_CONSTS];
+        program.fs_const_addr = va[TABLE_FS_CONSTS];
         pack_into(&mut block, render::DRAW_STATE_PROGRAM_DW, &program.pack()?);
         if !self.stipple.is_empty() {
             let at = render::DRAW_STATE_PRIM_DW as usize;
             let mut prim = render::PrimState::unpack(&block[at..])
                 .map_err(|e| PipeError::InvalidArgument(format!("internal: {e}")))?;
             prim.stipple_addr = b.arena.push_dwords(dev, &self.stipple, align)?;
+            written += self.stipple.len() as u64;
             pack_into(&mut block, render::DRAW_STATE_PRIM_DW, &prim.pack()?);
         }
-        b.arena.push_dwords(dev, &block, align)
+        Ok((b.arena.push_dwords(dev, &block, align)?, written))
     }
 }
 

@@ -10,17 +10,20 @@ use sgx_hwdocs::{isp, render, ta_stream, tsp};
 use crate::caps::ShaderStage;
 use crate::context::{stage_index, Context};
 use crate::dirty::Dirty;
-use crate::draw_state::{set_interp, target_fits, tex_state, unorm8, EmitCache, Use};
+use crate::draw_state::{
+    set_interp, target_fits, tex_state, unorm8, Use, TABLE_ATTRS, TABLE_FS_CONSTS, TABLE_TEXS,
+    TABLE_VS_CONSTS,
+};
 use crate::error::{invalid, PipeError, Result};
 use crate::program::Program;
 use crate::state::*;
 
 impl Context {
-    /// Brings the batch's DrawState up to date with the bound state for a draw of program `p`
-    /// with vertex elements `velems`. The buffers the block reads are taken into the batch by
+    /// Brings the batch's DrawState up to date with the bound state (vertex elements bound,
+    /// checked by the draw) for a draw of program `p`. The buffers the block reads are taken into the batch by
     /// `take_state_uses` once the whole draw is accepted, so a refused draw leaves no
     /// references behind. On an error the dirty bits stay set, so a retry repacks what failed.
-    pub(crate) fn emit_state(&mut self, p: &Arc<Program>, velems: &[VertexElement]) -> Result<()> {
+    pub(crate) fn emit_state(&mut self, p: &Arc<Program>) -> Result<()> {
         // The batch must exist for query slots and user uploads.
         self.batch();
         let query = self.query_slot()?;
@@ -51,30 +54,36 @@ impl Context {
         let rast = self.rast.as_deref().copied().unwrap_or_default();
         let mut packed = 0;
 
+        let velems = self
+            .velems
+            .as_ref()
+            .ok_or(PipeError::NotBound("vertex elements"))?;
+        let attr_count = velems.len() as u32;
         if d.intersects(Dirty::ATTRS) {
-            let (words, uses) = self.attr_table(velems)?;
+            let velems = velems.clone();
+            let (words, uses) = self.attr_table(&velems)?;
             let c = &mut self.emit;
-            EmitCache::set(&mut c.attrs, words, &mut c.changed);
+            c.set_table(TABLE_ATTRS, words);
             c.attr_uses = uses;
             packed += 1;
         }
         if d.intersects(Dirty::TEXS) {
             let (words, uses) = self.tex_table(p, units, vs_units)?;
             let c = &mut self.emit;
-            EmitCache::set(&mut c.texs, words, &mut c.changed);
+            c.set_table(TABLE_TEXS, words);
             c.tex_uses = uses;
             packed += 1;
         }
         if d.intersects(Dirty::VS_CONSTS) {
             let words = self.consts(ShaderStage::Vertex, lvs.const_regs);
             let c = &mut self.emit;
-            EmitCache::set(&mut c.vs_consts, words, &mut c.changed);
+            c.set_table(TABLE_VS_CONSTS, words);
             packed += 1;
         }
         if d.intersects(Dirty::FS_CONSTS) {
             let words = self.consts(ShaderStage::Fragment, lfs.const_regs);
             let c = &mut self.emit;
-            EmitCache::set(&mut c.fs_consts, words, &mut c.changed);
+            c.set_table(TABLE_FS_CONSTS, words);
             packed += 1;
         }
         if d.intersects(Dirty::PROGRAM) {
@@ -83,7 +92,7 @@ impl Context {
                 vs_const_addr: 0,
                 vs_const_count: lvs.const_regs,
                 vs_temps: lvs.temps,
-                attr_count: velems.len() as u32,
+                attr_count,
                 vs_outputs: 1 + lfs.varying_count + u32::from(lvs.psize_output.is_some()),
                 fs_code_addr: p.fs_addr,
                 fs_const_addr: 0,
@@ -163,21 +172,27 @@ impl Context {
             } else {
                 Vec::new()
             };
-            let c = &mut self.emit;
-            EmitCache::set(&mut c.stipple, rows, &mut c.changed);
+            self.emit.set_stipple(rows);
             packed += 1;
         }
         // Every dirty group is packed: the bits are consumed.
         self.dirty = Dirty::empty();
-        self.emit.program = Some(p.clone());
+        if !self
+            .emit
+            .program
+            .as_ref()
+            .is_some_and(|x| Arc::ptr_eq(x, p))
+        {
+            self.emit.program = Some(p.clone());
+        }
         self.emit.query = query;
         self.emit.moves_seen = moves;
         self.stats.state_parts_packed += packed;
 
-        let dev = self.dev();
         let b = self.batch.as_mut().expect("batch exists");
         if self.emit.changed || b.state_va.is_none() {
-            let va = self.emit.upload(&*dev, b)?;
+            let dev = self.screen.device().clone();
+            let (va, words) = self.emit.upload(&*dev, b)?;
             b.state_va = Some(va);
             b.stream.extend(
                 ta_stream::CtrlState {
@@ -188,7 +203,7 @@ impl Context {
             );
             self.emit.changed = false;
             self.stats.state_blocks_emitted += 1;
-            self.stats.state_words_emitted += self.emit.words() as u64;
+            self.stats.state_words_emitted += words;
         }
         Ok(())
     }

@@ -25,6 +25,7 @@ pub mod mesa_version;
 mod program;
 mod query;
 mod query_ops;
+mod readback;
 mod reset;
 mod resource;
 mod screen;

@@ -137,7 +137,7 @@ fn covers_slices(l: &sgx_layout::Layout, level: u32, b: PipeBox) -> Result<bool>
 }
 
 impl Context {
-    fn check_box(&self, r: &Resource, level: u32, face: u32, b: PipeBox) -> Result<()> {
+    pub(crate) fn check_box(&self, r: &Resource, level: u32, face: u32, b: PipeBox) -> Result<()> {
         if b.width == 0 || b.height == 0 || b.depth == 0 {
             return invalid("empty box");
         }

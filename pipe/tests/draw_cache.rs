@@ -222,3 +222,50 @@ fn switching_programs_back_and_forth_draws_with_each() {
     assert_eq!(pixel(&px, W, 30, 28), [0, 0, 255, 255], "third: red again");
     assert_eq!(pixel(&px, W, 30, 2), [0, 0, 0, 255], "untouched: black");
 }
+
+#[test]
+fn a_new_block_rewrites_only_the_tables_that_changed_and_each_draw_reads_its_own() {
+    let mut r = rig();
+    let t = cleared_target(&mut r);
+    base(&mut r, &t);
+    let words = |r: &Rig| r.ctx.stats().state_words_emitted;
+    let corner = |x: f32, y: f32| [(x, y, 0.0), (x + 4.0, y, 0.0), (x, y + 4.0, 0.0)];
+    // Red, blue, red again, then blue in a new batch: the constants table changes at each
+    // step, the vertex table at every draw (each draw uploads its own vertices).
+    draw_px(&mut r, PrimMode::TRIANGLES, &corner(0.0, 0.0));
+    let w0 = words(&r);
+    // Only the vertices change: the block and the vertex table are written, the fragment
+    // constants are pointed at where the first block's are.
+    draw_px(&mut r, PrimMode::TRIANGLES, &corner(8.0, 0.0));
+    let only_vertices = words(&r) - w0;
+    set_colour(&mut r, [0.0, 0.0, 1.0, 1.0]);
+    let w1 = words(&r);
+    draw_px(&mut r, PrimMode::TRIANGLES, &corner(16.0, 0.0));
+    let with_constants = words(&r) - w1;
+    assert!(
+        only_vertices < with_constants,
+        "unchanged constants were written again: {only_vertices} words, {with_constants} with new ones"
+    );
+    set_colour(&mut r, [1.0, 0.0, 0.0, 1.0]);
+    draw_px(&mut r, PrimMode::TRIANGLES, &corner(24.0, 0.0));
+    r.ctx.flush().unwrap();
+    // A new batch has none of the old batch's tables.
+    set_colour(&mut r, [0.0, 0.0, 1.0, 1.0]);
+    draw_px(&mut r, PrimMode::TRIANGLES, &corner(0.0, 16.0));
+    set_colour(&mut r, [1.0, 0.0, 0.0, 1.0]);
+    draw_px(&mut r, PrimMode::TRIANGLES, &corner(8.0, 16.0));
+    r.ctx.flush().unwrap();
+    let px = r.ctx.read_level(&t, 0, 0).unwrap();
+    let (red, blue) = ([0, 0, 255, 255], [255, 0, 0, 255]);
+    for (x, y, want) in [
+        (1, 1, red),
+        (9, 1, red),
+        (17, 1, blue),
+        (25, 1, red),
+        (1, 17, blue),
+        (9, 17, red),
+        (1, 8, [0, 0, 0, 255]),
+    ] {
+        assert_eq!(pixel(&px, W, x, y), want, "pixel {x},{y}");
+    }
+}

@@ -10,6 +10,7 @@
 //! - reference: byte offset of a primitive record, in submission order.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
 use sgx_hwdocs::limits::{
@@ -26,7 +27,7 @@ use crate::job::{load_consts, load_draw_state, DrawState, JobErr, ProgramCache, 
 use crate::mmu::Mmu;
 use crate::regs::RegFile;
 use crate::tsp::{Sampler, TexTable};
-use crate::usse::{Machine, Program, Stage};
+use crate::usse::{batches_vertices, Machine, OutBank, Program, Stage};
 use crate::{Counters, Unit};
 
 const TILE: i64 = TILE_W_PX as i64;
@@ -61,6 +62,8 @@ struct Draw {
     tex: TexTable,
     nvar: usize,
     flat: [bool; MAX_VAR],
+    /// The vertex program runs four vertices at a time (`usse::batches_vertices`).
+    batch: bool,
 }
 
 struct Binner {
@@ -185,14 +188,36 @@ fn convert(t: AttrType, b: &[u8]) -> f32 {
     }
 }
 
+mod shade;
+
 /// `CHUNK` indices are read at a time.
 const CHUNK: usize = 4096;
+
+/// Hashes a vertex index with one multiply (Fibonacci hashing): the index cache is looked up
+/// for every index of a PRIM, and the default SipHash took about a tenth of the CPU time of
+/// drawoverhead's indexed draws. Indices are the application's, not an adversary's.
+#[derive(Default)]
+struct IndexHasher(u64);
+
+impl Hasher for IndexHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        }
+    }
+    fn write_u32(&mut self, i: u32) {
+        self.0 = u64::from(i).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+}
 
 /// The vertex buffers of one PRIM, kept across the PRIMs of a job.
 #[derive(Default)]
 struct PrimBufs {
     /// Index -> position in `verts`.
-    cache: HashMap<u32, usize>,
+    cache: HashMap<u32, usize, BuildHasherDefault<IndexHasher>>,
     verts: Vec<CVert>,
     slot: Vec<usize>,
     raw: Vec<u8>,
@@ -240,9 +265,27 @@ fn plane(v: &CVert, k: usize) -> f32 {
     }
 }
 
+/// The clip-space vertex of an output bank (o0 position, o1.. varyings, the point size output).
+fn cvert(d: &Draw, out: &OutBank) -> CVert {
+    let f = |v: [u32; 4]| v.map(f32::from_bits);
+    let mut cv = CVert {
+        pos: f(out[0]),
+        var: [[0.0; 4]; MAX_VAR],
+        psize: d.ds.raster.point_size,
+    };
+    for k in 0..d.nvar {
+        cv.var[k] = f(out[k + 1]);
+    }
+    let pso = d.ds.raster.point_size_output as usize;
+    if pso != 0 {
+        cv.psize = f32::from_bits(out[pso][0]);
+    }
+    cv
+}
+
 impl Ta<'_> {
-    fn vertex(&mut self, d: &Draw, vtx: u32) -> Result<CVert, JobErr> {
-        let mut pa = [[0u32; 4]; 16];
+    /// Reads vertex `vtx`'s attributes into `pa`, one slot per attribute of the draw.
+    fn attrs(&self, d: &Draw, vtx: u32, pa: &mut [[u32; 4]; 16]) -> Result<(), JobErr> {
         for (slot, a) in pa.iter_mut().zip(&d.attrs) {
             let n = a.comps_m1 + 1;
             let sz = attr_size(a.ty);
@@ -256,6 +299,12 @@ impl Ta<'_> {
             }
             *slot = v.map(f32::to_bits);
         }
+        Ok(())
+    }
+
+    fn vertex(&mut self, d: &Draw, vtx: u32) -> Result<CVert, JobErr> {
+        let mut pa = [[0u32; 4]; 16];
+        self.attrs(d, vtx, &mut pa)?;
         let mut sampler =
             Sampler::new(self.mmu, &d.tex, self.fast).with_base(d.ds.prog.vs_tex_base);
         let out = self
@@ -264,20 +313,7 @@ impl Ta<'_> {
             .map_err(JobErr::usse)?;
         self.c.texels_fetched += sampler.texels;
         self.c.usse_instructions += out.instructions;
-        let f = |v: [u32; 4]| v.map(f32::from_bits);
-        let mut cv = CVert {
-            pos: f(out.out[0]),
-            var: [[0.0; 4]; MAX_VAR],
-            psize: d.ds.raster.point_size,
-        };
-        for k in 0..d.nvar {
-            cv.var[k] = f(out.out[k + 1]);
-        }
-        let pso = d.ds.raster.point_size_output as usize;
-        if pso != 0 {
-            cv.psize = f32::from_bits(out.out[pso][0]);
-        }
-        Ok(cv)
+        Ok(cvert(d, &out.out))
     }
 
     fn project(&self, d: &Draw, v: &CVert) -> WVert {
@@ -486,7 +522,7 @@ impl Ta<'_> {
         let mut b = std::mem::take(&mut self.bufs);
         if b.cache.capacity() > 4 * CHUNK {
             // Clearing costs the table's capacity: a large PRIM's table is not kept.
-            b.cache = HashMap::new();
+            b.cache = HashMap::default();
         }
         b.cache.clear();
         b.verts.clear();
@@ -514,10 +550,21 @@ impl Ta<'_> {
             raw,
             ids,
         } = b;
+        let batch = self.fast && d.batch;
         if isz == 0 {
             // Not indexed: every vertex is distinct (count is far below 2^32), no lookup.
+            let base = p.base_vertex as u32;
+            if batch {
+                for i in (0..n).step_by(4) {
+                    let m = (n - i).min(4);
+                    let ids: [u32; 4] = std::array::from_fn(|k| base.wrapping_add((i + k) as u32));
+                    self.shade4(d, &ids[..m], verts)?;
+                    slot.extend(i..i + m);
+                }
+                return Ok(());
+            }
             for i in 0..n {
-                let v = self.vertex(d, (p.base_vertex as u32).wrapping_add(i as u32))?;
+                let v = self.vertex(d, base.wrapping_add(i as u32))?;
                 verts.push(v);
                 slot.push(i);
             }
@@ -540,9 +587,25 @@ impl Ta<'_> {
                 };
                 ids.push(v.wrapping_add(p.base_vertex as u32));
             }
+            // Batched: new vertices wait in `pending` (their positions in `verts` known) and
+            // are shaded four at a time, all of them before the next chunk's indices are read,
+            // so faults come in the order of one-by-one shading.
+            let mut pending = [0u32; 4];
+            let mut np = 0;
             for &i in ids.iter() {
                 let s = match cache.get(&i) {
                     Some(&s) => s,
+                    None if batch => {
+                        let s = verts.len() + np;
+                        cache.insert(i, s);
+                        pending[np] = i;
+                        np += 1;
+                        if np == 4 {
+                            self.shade4(d, &pending, verts)?;
+                            np = 0;
+                        }
+                        s
+                    }
                     None => {
                         let v = self.vertex(d, i)?;
                         verts.push(v);
@@ -551,6 +614,9 @@ impl Ta<'_> {
                     }
                 };
                 slot.push(s);
+            }
+            if np > 0 {
+                self.shade4(d, &pending[..np], verts)?;
             }
             k += m;
         }
@@ -659,12 +725,13 @@ fn load_draw(mmu: &Mmu, state_addr: u32, progs: &mut ProgramCache) -> Result<Dra
     Ok(Draw {
         state_addr,
         ds,
-        vs,
         consts,
         attrs,
         tex,
         nvar,
         flat,
+        batch: batches_vertices(&vs),
+        vs,
     })
 }
 

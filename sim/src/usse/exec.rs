@@ -16,6 +16,7 @@ use super::decode::{Dst, Instr, Program, Src, SrcReg};
 use super::{Lod, QuadOut, Stage, Textures, UsseError, VertexOut};
 
 mod straight;
+pub(super) mod vertex;
 
 const CALL_DEPTH: usize = CALL_STACK_DEPTH as usize;
 

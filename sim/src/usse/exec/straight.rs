@@ -47,7 +47,7 @@ impl Machine {
     /// not per instance). Equal to `step`: an instance's results land only in its own
     /// registers, and FDDX/FDDY and TEX read every instance's source before any write, as
     /// `step` does.
-    fn step4(
+    pub(super) fn step4(
         &mut self,
         p: &Program,
         ins: &Instr,

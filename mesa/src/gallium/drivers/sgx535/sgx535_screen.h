@@ -54,6 +54,12 @@ struct sgx535g_context {
    struct pipe_resource *vb[PIPE_MAX_ATTRIBS];
    struct pipe_resource *cb[PIPE_SHADER_TYPES][PIPE_MAX_CONSTANT_BUFFERS];
    struct pipe_sampler_view *views[PIPE_SHADER_TYPES][PIPE_MAX_SHADER_SAMPLER_VIEWS];
+   /* The last write-only FLUSH_EXPLICIT map's memory, kept for the next: the
+    * upload manager maps the rest of its buffer (up to megabytes) before every
+    * draw, and a fresh allocation of that size each time cost page faults and
+    * malloc_consolidate in drawoverhead. */
+   uint8_t *spare_staging;
+   unsigned spare_staging_B;
 };
 
 struct sgx535g_resource {
@@ -69,6 +75,7 @@ struct sgx535g_transfer {
    /* A write-only FLUSH_EXPLICIT buffer map: the caller's bytes, of which only the ranges
     * flush_region names reach the buffer (NULL for the library's own staging). */
    uint8_t *explicit_staging;
+   unsigned explicit_staging_B;
 };
 
 struct sgx535g_surface {

@@ -9,9 +9,9 @@
  * writes a few bytes of it, and staging the whole range in the library (a
  * zeroed copy, then all of it written back) was 84% of a draw's CPU time in
  * piglit's drawoverhead. Such a map hands out memory of the driver's own, and
- * each flush_region writes just its range through an unsynchronized,
- * range-discarding library map (which is what the caller promised); unmap
- * writes nothing more, as Gallium leaves unflushed bytes undefined.
+ * each flush_region writes just its range with an unsynchronized
+ * buffer_subdata (which is what the caller promised); unmap writes nothing
+ * more, as Gallium leaves unflushed bytes undefined.
  */
 #include "sgx535_screen.h"
 
@@ -42,7 +42,14 @@ sgx535g_map(struct pipe_context *pctx, struct pipe_resource *pres, unsigned leve
       return NULL;
    if (pres->target == PIPE_BUFFER && (usage & PIPE_MAP_FLUSH_EXPLICIT) &&
        (usage & PIPE_MAP_WRITE) && !(usage & PIPE_MAP_READ) && box->width > 0) {
-      t->explicit_staging = MALLOC(box->width);
+      if (ctx->spare_staging && ctx->spare_staging_B >= (unsigned)box->width) {
+         t->explicit_staging = ctx->spare_staging;
+         t->explicit_staging_B = ctx->spare_staging_B;
+         ctx->spare_staging = NULL;
+      } else {
+         t->explicit_staging = MALLOC(box->width);
+         t->explicit_staging_B = box->width;
+      }
       if (!t->explicit_staging) {
          FREE(t);
          return NULL;
@@ -79,9 +86,16 @@ sgx535g_unmap(struct pipe_context *pctx, struct pipe_transfer *ptrans)
    struct sgx535g_context *ctx = sgx535g_context(pctx);
    struct sgx535g_transfer *t = (struct sgx535g_transfer *)ptrans;
 
-   if (t->explicit_staging)
-      FREE(t->explicit_staging);
-   else
+   if (t->explicit_staging) {
+      /* Keep the larger of the two for the next map. */
+      if (ctx->spare_staging_B < t->explicit_staging_B) {
+         FREE(ctx->spare_staging);
+         ctx->spare_staging = t->explicit_staging;
+         ctx->spare_staging_B = t->explicit_staging_B;
+      } else {
+         FREE(t->explicit_staging);
+      }
+   } else
       sgx535g_ctx_check(ctx, sgx535_transfer_unmap(ctx->lib, t->lib), "transfer_unmap");
    pipe_resource_reference(&t->base.resource, NULL);
    FREE(t);
@@ -93,26 +107,19 @@ sgx535g_transfer_flush_region(struct pipe_context *pctx, struct pipe_transfer *p
 {
    struct sgx535g_context *ctx = sgx535g_context(pctx);
    struct sgx535g_transfer *t = (struct sgx535g_transfer *)ptrans;
-   sgx535_transfer lt;
-   void *ptr = NULL;
-   uint32_t stride_B = 0;
-   uint64_t layer_stride_B = 0;
 
    /* Other maps write their whole staging copy back at unmap. */
    if (!t->explicit_staging || box->width <= 0)
       return;
-   /* `box` is relative to the mapped range. */
-   sgx535_box b = {t->base.box.x + box->x, 0, 0, box->width, 1, 1};
-   if (!sgx535g_ctx_check(ctx,
-                         sgx535_transfer_map(ctx->lib, sgx535g_resource_handle(ptrans->resource),
-                                             0,
-                                             PIPE_MAP_WRITE | PIPE_MAP_DISCARD_RANGE |
-                                                PIPE_MAP_UNSYNCHRONIZED,
-                                             &b, &lt, &ptr, &stride_B, &layer_stride_B),
-                         "transfer_map (flush_region)"))
-      return;
-   memcpy(ptr, t->explicit_staging + box->x, box->width);
-   sgx535g_ctx_check(ctx, sgx535_transfer_unmap(ctx->lib, lt), "transfer_unmap (flush_region)");
+   /* `box` is relative to the mapped range; the caller promised no GPU work
+    * uses these bytes, so they are written without a wait, in one call. */
+   sgx535g_ctx_check(ctx,
+                     sgx535_buffer_subdata(ctx->lib, sgx535g_resource_handle(ptrans->resource),
+                                           PIPE_MAP_WRITE | PIPE_MAP_DISCARD_RANGE |
+                                              PIPE_MAP_UNSYNCHRONIZED,
+                                           t->base.box.x + box->x, box->width,
+                                           t->explicit_staging + box->x),
+                     "buffer_subdata (flush_region)");
 }
 
 static void
