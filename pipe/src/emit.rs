@@ -333,7 +333,11 @@ impl Context {
             a_dst: blend.alpha_dst_factor,
             colour_mask: u32::from(blend.colormask & 0xF),
             logic_op_enable: blend.logicop_enable,
-            logic_op: blend.logicop_func,
+            logic_op: if blend.logicop_enable {
+                blend.logicop_func
+            } else {
+                tsp::LogicOp::CLEAR
+            },
             blend_r: unorm8(self.blend_color.color[0]),
             blend_g: unorm8(self.blend_color.color[1]),
             blend_b: unorm8(self.blend_color.color[2]),
