@@ -382,12 +382,7 @@ impl Raster<'_> {
                         break;
                     }
                     let l = lam[i];
-                    // The plane through vertex 0 (not the weighted sum of all three, whose
-                    // weights need not add up to exactly 1): a triangle of one depth yields
-                    // that depth exactly, so a GL_EQUAL test against it passes.
-                    z[i] = clamp01(
-                        pv[0][2] + l[1] * (pv[1][2] - pv[0][2]) + l[2] * (pv[2][2] - pv[0][2]),
-                    );
+                    z[i] = clamp01(l[0] * pv[0][2] + l[1] * pv[1][2] + l[2] * pv[2][2]);
                 }
                 // Depth/stencil tests (no writes yet).
                 let mut spass = [true; 4];
