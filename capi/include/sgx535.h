@@ -116,7 +116,7 @@ typedef struct {
   uint8_t alpha_dst_factor;
   // `PIPE_MASK_R | G | B | A`.
   uint8_t colormask;
-  // Logic ops: unsupported.
+  // Logic op on (it replaces blending).
   uint8_t logicop_enable;
   // `PIPE_LOGICOP_*`.
   uint8_t logicop_func;

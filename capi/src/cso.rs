@@ -56,7 +56,7 @@ pub struct sgx535_blend_state {
     pub alpha_dst_factor: u8,
     /// `PIPE_MASK_R | G | B | A`.
     pub colormask: u8,
-    /// Logic ops: unsupported.
+    /// Logic op on (it replaces blending).
     pub logicop_enable: u8,
     /// `PIPE_LOGICOP_*`.
     pub logicop_func: u8,
@@ -272,23 +272,30 @@ fn delete<T: Any + Send + Sync>(c: &Locked, h: u64, kind: Kind, what: &str) -> R
 }
 
 fn blend(s: &sgx535_blend_state) -> Result<BlendState> {
-    if flag(s.logicop_enable) {
-        return unsupported("blend.logicop_enable: the GPU has no logic ops");
-    }
     if flag(s.alpha_to_coverage) {
         return unsupported("blend.alpha_to_coverage: single-sampled only");
     }
     if s.colormask > 0xF {
         return invalid(format!("blend.colormask {:#x}", s.colormask));
     }
+    // Gallium leaves the op unset (zero) when logic ops are off.
+    let (logicop_enable, logicop_func) = if flag(s.logicop_enable) {
+        (true, gallium::logicop(s.logicop_func)?)
+    } else {
+        (false, LogicOp::COPY)
+    };
     if !flag(s.blend_enable) {
         // Gallium leaves the equation unset (zero) when blending is off.
         return Ok(BlendState {
             colormask: s.colormask,
+            logicop_enable,
+            logicop_func,
             ..BlendState::default()
         });
     }
     Ok(BlendState {
+        logicop_enable,
+        logicop_func,
         blend_enable: true,
         rgb_func: gallium::blend_func(s.rgb_func)?,
         rgb_src_factor: gallium::blend_factor(s.rgb_src_factor)?,

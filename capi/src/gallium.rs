@@ -2,8 +2,8 @@
 //! the generated tables; the small state enums are written out, each against p_defines.h.
 
 use sgx_pipe::state::{
-    AddrMode, BlendFactor, BlendFunc, CompareFunc, CullMode, Filter, MipFilter, StencilOp, Swizzle,
-    VertexFormat,
+    AddrMode, BlendFactor, BlendFunc, CompareFunc, CullMode, Filter, LogicOp, MipFilter, StencilOp,
+    Swizzle, VertexFormat,
 };
 use sgx_pipe::{Cap, CapF, Format, PrimMode, QueryType, ResourceTarget, ShaderCap, ShaderStage};
 
@@ -258,6 +258,11 @@ pub(crate) fn blend_func(v: u8) -> Result<BlendFunc> {
     )
 }
 
+/// `PIPE_LOGICOP_*`: CLEAR = 0 .. SET = 15, each value the op's truth table, as the model's.
+pub(crate) fn logicop(v: u8) -> Result<LogicOp> {
+    pick("pipe_logicop", v, LogicOp::ALL)
+}
+
 /// `PIPE_BLENDFACTOR_*`: ONE = 1 .. CONST_ALPHA = 7, ZERO = 0x11, the inverses from 0x12.
 pub(crate) fn blend_factor(v: u8) -> Result<BlendFactor> {
     use BlendFactor as B;
@@ -468,6 +473,11 @@ mod tests {
         for (n, v) in header_values("PIPE_BLEND_") {
             same(format!("{:?}", blend_func(v).unwrap()), &n);
         }
+        for (n, v) in header_values("PIPE_LOGICOP_") {
+            same(format!("{:?}", logicop(v).unwrap()), &n);
+        }
+        assert_eq!(header_values("PIPE_LOGICOP_").len(), 16);
+        assert!(logicop(16).is_err());
         for (n, v) in header_values("PIPE_TEX_MIPFILTER_") {
             same(format!("{:?}", mip_filter(v).unwrap()), &n);
         }

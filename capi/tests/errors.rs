@@ -156,6 +156,20 @@ fn null_pointers_and_bad_numbers_are_invalid_arguments() {
             sgx535_create_blend_state(c, &blend, &mut h),
             SGX535_ERROR_INVALID_ARGUMENT
         );
+        // Logic ops: PIPE_LOGICOP_SET (15) is the last; 16 is no op.
+        let logic = |func| sgx535_blend_state {
+            logicop_enable: 1,
+            logicop_func: func,
+            colormask: 0xF,
+            ..Default::default()
+        };
+        assert_eq!(
+            sgx535_create_blend_state(c, &logic(16), &mut h),
+            SGX535_ERROR_INVALID_ARGUMENT
+        );
+        assert!(last_error().contains("pipe_logicop 16"), "{}", last_error());
+        ok(sgx535_create_blend_state(c, &logic(15), &mut h));
+        ok(sgx535_delete_blend_state(c, h));
         let rast = sgx535_rasterizer_state {
             fill_front: 1,
             half_pixel_center: 1,

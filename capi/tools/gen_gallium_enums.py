@@ -44,7 +44,7 @@ SMALL_ENUMS = [
     "pipe_compare_func", "pipe_stencil_op", "pipe_tex_wrap", "pipe_tex_mipfilter",
     "pipe_tex_filter", "pipe_swizzle", "pipe_polygon_mode", "pipe_query_type",
     "pipe_render_cond_flag", "pipe_sprite_coord_mode", "pipe_map_flags", "pipe_flush_flags",
-    "pipe_shader_ir",
+    "pipe_shader_ir", "pipe_logicop",
 ]
 
 

@@ -99,6 +99,14 @@ impl Context {
         }
     }
 
+    /// An enabled scissor of no pixels (Gallium's max is exclusive). The ISP's inclusive
+    /// fields cannot say "none" at the origin (0..0 would become pixel 0), so such a draw is
+    /// dropped here instead.
+    fn scissor_is_empty(&self) -> bool {
+        let s = &self.scissor;
+        self.rast.as_ref().is_some_and(|r| r.scissor) && (s.minx >= s.maxx || s.miny >= s.maxy)
+    }
+
     /// The pixel rectangle a draw may touch: viewport, framebuffer and scissor.
     fn draw_rect(&self) -> (u32, u32, u32, u32) {
         let v = &self.viewport;
@@ -202,7 +210,7 @@ impl Context {
             ));
         }
         let prims = prim_count(info.mode, info.count);
-        if prims == 0 || self.sample_mask & 1 == 0 {
+        if prims == 0 || self.sample_mask & 1 == 0 || self.scissor_is_empty() {
             return Ok(());
         }
         if !self.render_condition_passes()? {

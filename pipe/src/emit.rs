@@ -369,6 +369,12 @@ impl Context {
             a_src: blend.alpha_src_factor,
             a_dst: blend.alpha_dst_factor,
             colour_mask: u32::from(blend.colormask & 0xF),
+            logic_op_enable: blend.logicop_enable,
+            logic_op: if blend.logicop_enable {
+                blend.logicop_func
+            } else {
+                tsp::LogicOp::CLEAR
+            },
             blend_r: unorm8(self.blend_color.color[0]),
             blend_g: unorm8(self.blend_color.color[1]),
             blend_b: unorm8(self.blend_color.color[2]),

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 pub use sgx_hwdocs::isp::{CompareFunc, CullMode, StencilOp};
 pub use sgx_hwdocs::texture::{AddrMode, Filter, MipFilter, Swizzle};
-pub use sgx_hwdocs::tsp::{BlendFactor, BlendFunc};
+pub use sgx_hwdocs::tsp::{BlendFactor, BlendFunc, LogicOp};
 use sgx_hwdocs::Format;
 
 use crate::resource::Resource;
@@ -30,6 +30,10 @@ pub struct BlendState {
     pub alpha_dst_factor: BlendFactor,
     /// Bit 0 red, 1 green, 2 blue, 3 alpha (`PIPE_MASK_*`).
     pub colormask: u8,
+    /// Logic op on: replaces blending (GL ignores the blend equation on unorm targets then).
+    pub logicop_enable: bool,
+    /// The logic op (`PIPE_LOGICOP_*` numbering).
+    pub logicop_func: LogicOp,
 }
 
 impl Default for BlendState {
@@ -43,6 +47,8 @@ impl Default for BlendState {
             alpha_src_factor: BlendFactor::ONE,
             alpha_dst_factor: BlendFactor::ZERO,
             colormask: 0xF,
+            logicop_enable: false,
+            logicop_func: LogicOp::COPY,
         }
     }
 }

@@ -331,6 +331,18 @@ impl Target {
         })
     }
 
+    /// The largest stored value of the red, green, blue and alpha channels (2^bits - 1); 255
+    /// for a channel the format lacks (nothing reads it back).
+    pub(crate) fn channel_max(&self) -> [u32; 4] {
+        let mut max = [255; 4];
+        for &(_, bits, src) in &self.enc.ch[..self.enc.nch] {
+            if src < 4 {
+                max[usize::from(src)] = ((1u64 << bits) - 1) as u32;
+            }
+        }
+        max
+    }
+
     /// The pixel rectangle the PBE writes (x0, y0, x1, y1), exclusive end.
     pub(crate) fn rect(&self) -> (u32, u32, u32, u32) {
         (self.x0, self.y0, self.x1, self.y1)

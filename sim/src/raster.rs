@@ -137,6 +137,8 @@ struct Raster<'a> {
     rec: Vec<u32>,
     /// Fast paths on (else reference only).
     fast: bool,
+    /// The target's largest stored value per channel, for logic ops.
+    chan_max: [u32; 4],
     c: Counters,
 }
 
@@ -289,10 +291,11 @@ impl Raster<'_> {
         // after it runs, with its own depth: every covered pixel shades, as with KILL.
         let late_z = ctx.fs.writes_depth && isp.depth_test;
         // Fast-path shortcuts of the per-pixel state work below (the reference keeps it all):
-        // no test and no KILL leaves every covered pixel live and passing; no blend and all
-        // channels written leaves the colour the clamped source.
+        // no test and no KILL leaves every covered pixel live and passing; no blend, no logic
+        // op and all channels written leaves the colour the clamped source.
         let no_tests = self.fast && !has_kill && !isp.stencil_test && !isp.depth_test;
-        let plain_colour = self.fast && !t.blend && t.colour_mask & 0xf == 0xf;
+        let plain_colour =
+            self.fast && !t.blend && !t.logic_op_enable && t.colour_mask & 0xf == 0xf;
         // Depth is read only by the depth test (and its write) and the position input.
         let need_z = !self.fast || isp.depth_test || t.pos_enable;
         let fast = self.fast;
@@ -608,7 +611,7 @@ impl Raster<'_> {
                     tile.colour[ti] = if plain_colour {
                         self.qout.colour[i].map(clamp01)
                     } else {
-                        blend(&ctx, self.qout.colour[i], tile.colour[ti])
+                        blend(&ctx, self.qout.colour[i], tile.colour[ti], self.chan_max)
                     };
                     passed += 1;
                 }
@@ -627,7 +630,7 @@ impl Raster<'_> {
 impl<'a> Raster<'a> {
     /// A worker's rasteriser: its own draw-context and program caches, USSE machine and
     /// counters.
-    fn new(mmu: &'a Mmu, progs: ProgramCache, fast: bool) -> Self {
+    fn new(mmu: &'a Mmu, progs: ProgramCache, fast: bool, chan_max: [u32; 4]) -> Self {
         Raster {
             mmu,
             progs,
@@ -643,6 +646,7 @@ impl<'a> Raster<'a> {
             queries: HashMap::new(),
             rec: Vec::new(),
             fast,
+            chan_max,
             c: Counters::default(),
         }
     }

@@ -1,8 +1,8 @@
 //! Per-fragment operations after shading: depth and stencil compares, stencil ops, the
-//! [0, 1] clamp, blend factors and equations, the colour mask.
+//! [0, 1] clamp, blend factors and equations, logic ops, the colour mask.
 
 use sgx_hwdocs::isp::{CompareFunc, StencilOp};
-use sgx_hwdocs::tsp::{BlendFactor, BlendFunc};
+use sgx_hwdocs::tsp::{BlendFactor, BlendFunc, LogicOp};
 
 use super::DrawCtx;
 
@@ -76,14 +76,39 @@ pub(super) fn blend_eq(f: BlendFunc, s: f32, d: f32, fs: f32, fd: f32) -> f32 {
     }
 }
 
+/// `op` on the stored bits of one channel whose largest value is `max` (2^bits - 1): the
+/// op's value is its truth table, result bit = (op >> (2 * s + d)) & 1 (hwdocs tsp.json).
 #[inline]
-pub(super) fn blend(ctx: &DrawCtx, src: [f32; 4], dst: [f32; 4]) -> [f32; 4] {
+pub(super) fn logic_op(op: LogicOp, s: u32, d: u32, max: u32) -> u32 {
+    let t = op.raw();
+    let pick = |bit: u32, ones: u32| if t & (1 << bit) != 0 { ones } else { 0 };
+    (pick(0, !s & !d) | pick(1, !s & d) | pick(2, s & !d) | pick(3, s & d)) & max
+}
+
+/// A clamped source and a stored colour through the logic op, channel by channel on the
+/// values the target stores (the source rounded as the PBE rounds it; the stored colour is
+/// already one of those values, so it rounds back exactly). The result is again such a
+/// value, which the PBE stores unchanged.
+fn logic(op: LogicOp, s: [f32; 4], dst: [f32; 4], chan_max: [u32; 4]) -> [f32; 4] {
+    let mut out = [0.0; 4];
+    for i in 0..4 {
+        let max = chan_max[i];
+        let q = |x: f32| (x * max as f32 + 0.5) as u32;
+        out[i] = logic_op(op, q(s[i]), q(dst[i]), max) as f32 / max as f32;
+    }
+    out
+}
+
+#[inline]
+pub(super) fn blend(ctx: &DrawCtx, src: [f32; 4], dst: [f32; 4], chan_max: [u32; 4]) -> [f32; 4] {
     let t = &ctx.ds.tsp;
     let mut s = [0.0; 4];
     for i in 0..4 {
         s[i] = clamp01(src[i]);
     }
-    let mut out = if t.blend {
+    let mut out = if t.logic_op_enable {
+        logic(t.logic_op, s, dst, chan_max)
+    } else if t.blend {
         let k = ctx.blend_const;
         let mut o = [0.0; 4];
         for i in 0..4 {

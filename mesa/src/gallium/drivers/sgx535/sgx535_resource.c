@@ -6,6 +6,12 @@
  * that is shown (a display target) also gets a window-system buffer, and
  * flush_frontbuffer reads the library's pixels (linear rows, after the GPU's
  * writes) straight into it.
+ *
+ * A front buffer (resource_create_front: the frontend asks for one when the
+ * application reads or draws GL_FRONT) holds what the window shows: it starts
+ * as the window's pixels, and presenting a back buffer to the same drawable
+ * copies the presented rows into it too, since after a swap GL's front is
+ * the old back.
  */
 #include "sgx535_screen.h"
 
@@ -13,6 +19,7 @@
 #include "frontend/sw_winsys.h"
 #include "frontend/winsys_handle.h"
 #include "util/format/u_format.h"
+#include "util/u_box.h"
 #include "util/u_inlines.h"
 #include "util/u_memory.h"
 
@@ -35,8 +42,59 @@ sgx535g_template(const struct pipe_resource *templ, sgx535_resource_template *t)
    };
 }
 
+/* The screen's own context; the caller holds internal_mtx. */
+static sgx535_context
+sgx535g_internal_ctx(struct sgx535g_screen *screen)
+{
+   if (!screen->internal_ctx.id)
+      sgx535g_check(sgx535_context_create(screen->lib, &screen->internal_ctx), "context_create");
+   return screen->internal_ctx;
+}
+
+/* Copies rows of `box` of level 0 from `src` (rows src_stride_B apart) into `dst`. */
+static bool
+sgx535g_write_rows(sgx535_context lib_ctx, struct sgx535g_resource *dst, const struct pipe_box *box,
+                   const uint8_t *src, unsigned src_stride_B, const char *why)
+{
+   sgx535_box b = {box->x, box->y, 0, box->width, box->height, 1};
+   sgx535_transfer transfer = {0};
+   void *map = NULL;
+   uint32_t stride_B = 0;
+   uint64_t layer_stride_B = 0;
+
+   if (!sgx535g_check(sgx535_transfer_map(lib_ctx, dst->lib, 0, PIPE_MAP_WRITE, &b, &transfer, &map,
+                                         &stride_B, &layer_stride_B),
+                     why))
+      return false;
+   unsigned row_B = util_format_get_stride(dst->base.format, box->width);
+   unsigned rows = util_format_get_nblocksy(dst->base.format, box->height);
+   for (unsigned y = 0; y < rows; y++)
+      memcpy((uint8_t *)map + (size_t)y * stride_B, src + (size_t)y * src_stride_B, row_B);
+   return sgx535g_check(sgx535_transfer_unmap(lib_ctx, transfer), why);
+}
+
+/* A new front buffer starts as what the window shows (the display target's
+ * read map fetches the window's pixels). */
+static void
+sgx535g_front_from_window(struct sgx535g_screen *screen, struct sgx535g_resource *res)
+{
+   struct sw_winsys *ws = screen->winsys;
+   const uint8_t *px = ws->displaytarget_map(ws, res->dt, PIPE_MAP_READ);
+   if (!px)
+      return;
+   struct pipe_box box;
+   u_box_2d(0, 0, res->base.width0, res->base.height0, &box);
+   simple_mtx_lock(&screen->internal_mtx);
+   sgx535_context lib_ctx = sgx535g_internal_ctx(screen);
+   if (lib_ctx.id)
+      sgx535g_write_rows(lib_ctx, res, &box, px, res->dt_stride_B, "transfer_map (front from window)");
+   simple_mtx_unlock(&screen->internal_mtx);
+   ws->displaytarget_unmap(ws, res->dt);
+}
+
 static struct pipe_resource *
-sgx535g_resource_create(struct pipe_screen *pscreen, const struct pipe_resource *templ)
+sgx535g_create(struct pipe_screen *pscreen, const struct pipe_resource *templ,
+               const void *front_private)
 {
    struct sgx535g_screen *screen = sgx535g_screen(pscreen);
    struct sgx535g_resource *res = CALLOC_STRUCT(sgx535g_resource);
@@ -47,6 +105,7 @@ sgx535g_resource_create(struct pipe_screen *pscreen, const struct pipe_resource 
    res->base = *templ;
    pipe_reference_init(&res->base.reference, 1);
    res->base.screen = pscreen;
+   list_inithead(&res->front_link);
 
    sgx535g_template(templ, &t);
    bool shown = screen->winsys && (templ->bind & SGX535_PRESENT_BINDS);
@@ -59,15 +118,35 @@ sgx535g_resource_create(struct pipe_screen *pscreen, const struct pipe_resource 
    }
    if (shown) {
       res->dt = screen->winsys->displaytarget_create(screen->winsys, templ->bind, templ->format,
-                                                     templ->width0, templ->height0, 64, NULL,
-                                                     &res->dt_stride_B);
+                                                     templ->width0, templ->height0, 64,
+                                                     front_private, &res->dt_stride_B);
       if (!res->dt) {
          sgx535g_check(sgx535_resource_destroy(res->lib), "resource_destroy");
          FREE(res);
          return NULL;
       }
+      if (front_private) {
+         res->front_private = front_private;
+         sgx535g_front_from_window(screen, res);
+         simple_mtx_lock(&screen->fronts_mtx);
+         list_addtail(&res->front_link, &screen->fronts);
+         simple_mtx_unlock(&screen->fronts_mtx);
+      }
    }
    return &res->base;
+}
+
+static struct pipe_resource *
+sgx535g_resource_create(struct pipe_screen *pscreen, const struct pipe_resource *templ)
+{
+   return sgx535g_create(pscreen, templ, NULL);
+}
+
+static struct pipe_resource *
+sgx535g_resource_create_front(struct pipe_screen *pscreen, const struct pipe_resource *templ,
+                              const void *map_front_private)
+{
+   return sgx535g_create(pscreen, templ, map_front_private);
 }
 
 static void
@@ -76,6 +155,11 @@ sgx535g_resource_destroy(struct pipe_screen *pscreen, struct pipe_resource *pres
    struct sgx535g_screen *screen = sgx535g_screen(pscreen);
    struct sgx535g_resource *res = sgx535g_resource(pres);
 
+   if (res->front_private) {
+      simple_mtx_lock(&screen->fronts_mtx);
+      list_del(&res->front_link);
+      simple_mtx_unlock(&screen->fronts_mtx);
+   }
    if (res->dt)
       screen->winsys->displaytarget_destroy(screen->winsys, res->dt);
    sgx535g_check(sgx535_resource_destroy(res->lib), "resource_destroy");
@@ -137,26 +221,73 @@ sgx535g_resource_get_handle(struct pipe_screen *pscreen, struct pipe_context *pc
    return true;
 }
 
-/* Reads the library's level 0 straight into the display target's rows: one
- * copy (a read map and a row copy made two, ~9% of glxgears). */
-static bool
-sgx535g_copy_to_displaytarget(struct sgx535g_screen *screen, sgx535_context lib_ctx,
-                             struct sgx535g_resource *res)
+/* After `back` was shown on `drawable`, the drawable's front buffer (if it has
+ * one) takes the shown rows: `src` is back's mapped level 0 over `box`. */
+static void
+sgx535g_update_front(struct sgx535g_screen *screen, sgx535_context lib_ctx,
+                     struct sgx535g_resource *back, const void *drawable,
+                     const struct pipe_box *box, const uint8_t *src, unsigned src_stride_B)
+{
+   struct pipe_resource *front = NULL;
+
+   simple_mtx_lock(&screen->fronts_mtx);
+   list_for_each_entry(struct sgx535g_resource, f, &screen->fronts, front_link) {
+      if (f->front_private == drawable && f != back && f->base.format == back->base.format &&
+          f->base.width0 == back->base.width0 && f->base.height0 == back->base.height0) {
+         pipe_resource_reference(&front, &f->base);
+         break;
+      }
+   }
+   simple_mtx_unlock(&screen->fronts_mtx);
+   if (!front)
+      return;
+   sgx535g_write_rows(lib_ctx, sgx535g_resource(front), box, src, src_stride_B,
+                      "transfer_map (front after swap)");
+   pipe_resource_reference(&front, NULL);
+}
+
+/* Reads the library's level 0 straight into the display target's rows (one
+ * copy: a read map and a row copy made two, ~9% of glxgears), shows them, and,
+ * for a back buffer, updates the drawable's front buffer from the shown rows. */
+static void
+sgx535g_present(struct sgx535g_screen *screen, sgx535_context lib_ctx,
+                struct sgx535g_resource *res, void *context_private, struct pipe_box *sub_box)
 {
    struct pipe_resource *p = &res->base;
    sgx535_box box = {0, 0, 0, (int32_t)p->width0, (int32_t)p->height0, 1};
    unsigned row_B = util_format_get_stride(p->format, p->width0);
    unsigned rows = util_format_get_nblocksy(p->format, p->height0);
 
-   uint8_t *dst = screen->winsys->displaytarget_map(screen->winsys, res->dt, PIPE_MAP_WRITE);
+   uint8_t *dst =
+      screen->winsys->displaytarget_map(screen->winsys, res->dt, PIPE_MAP_READ_WRITE);
    if (!dst)
-      return false;
+      return;
    bool ok = sgx535g_check(sgx535_resource_read_box(lib_ctx, res->lib, 0, &box, dst,
                                                    res->dt_stride_B,
                                                    (uint64_t)res->dt_stride_B * (rows - 1) + row_B),
                            "resource_read_box (present)");
+   if (ok && !res->front_private && context_private) {
+      /* The shown part: sub_box (a CopySubBuffer, top-down rows) within the
+       * resource, or all of it. */
+      struct pipe_box shown;
+      u_box_2d(0, 0, p->width0, p->height0, &shown);
+      if (sub_box) {
+         int x0 = MAX2(sub_box->x, 0), y0 = MAX2(sub_box->y, 0);
+         int x1 = MIN2(sub_box->x + sub_box->width, (int)p->width0);
+         int y1 = MIN2(sub_box->y + sub_box->height, (int)p->height0);
+         u_box_2d(x0, y0, MAX2(x1 - x0, 0), MAX2(y1 - y0, 0), &shown);
+      }
+      if (shown.width > 0 && shown.height > 0) {
+         const uint8_t *at = dst + (size_t)shown.y * res->dt_stride_B +
+                             util_format_get_stride(p->format, shown.x);
+         sgx535g_update_front(screen, lib_ctx, res, context_private, &shown, at,
+                              res->dt_stride_B);
+      }
+   }
    screen->winsys->displaytarget_unmap(screen->winsys, res->dt);
-   return ok;
+   if (ok)
+      screen->winsys->displaytarget_display(screen->winsys, res->dt, context_private, sub_box);
+}
 }
 
 static void
@@ -166,28 +297,25 @@ sgx535g_flush_frontbuffer(struct pipe_screen *pscreen, struct pipe_context *pctx
 {
    struct sgx535g_screen *screen = sgx535g_screen(pscreen);
    struct sgx535g_resource *res = sgx535g_resource(pres);
-   bool copied;
 
    if (!res->dt)
       return;
    if (pctx) {
-      copied = sgx535g_copy_to_displaytarget(screen, sgx535g_context(pctx)->lib, res);
+      sgx535g_present(screen, sgx535g_context(pctx)->lib, res, context_private, sub_box);
    } else {
       simple_mtx_lock(&screen->internal_mtx);
-      if (!screen->internal_ctx.id)
-         sgx535g_check(sgx535_context_create(screen->lib, &screen->internal_ctx), "context_create");
-      copied = screen->internal_ctx.id &&
-               sgx535g_copy_to_displaytarget(screen, screen->internal_ctx, res);
+      sgx535_context lib_ctx = sgx535g_internal_ctx(screen);
+      if (lib_ctx.id)
+         sgx535g_present(screen, lib_ctx, res, context_private, sub_box);
       simple_mtx_unlock(&screen->internal_mtx);
    }
-   if (copied)
-      screen->winsys->displaytarget_display(screen->winsys, res->dt, context_private, sub_box);
 }
 
 void
 sgx535g_init_resource_functions(struct sgx535g_screen *screen)
 {
    screen->base.resource_create = sgx535g_resource_create;
+   screen->base.resource_create_front = sgx535g_resource_create_front;
    screen->base.resource_destroy = sgx535g_resource_destroy;
    screen->base.resource_from_handle = sgx535g_resource_from_handle;
    screen->base.resource_get_handle = sgx535g_resource_get_handle;

@@ -223,6 +223,7 @@ sgx535g_screen_destroy(struct pipe_screen *pscreen)
    if (screen->winsys && screen->winsys->destroy)
       screen->winsys->destroy(screen->winsys);
    simple_mtx_destroy(&screen->internal_mtx);
+   simple_mtx_destroy(&screen->fronts_mtx);
    FREE(screen);
 }
 
@@ -255,6 +256,8 @@ sgx535g_screen_create_lib(const sgx535_device_desc *desc, struct sw_winsys *wins
    screen->winsys = winsys;
    screen->print_stats = debug_get_bool_option("SGX535_STATS", false);
    simple_mtx_init(&screen->internal_mtx, mtx_plain);
+   simple_mtx_init(&screen->fronts_mtx, mtx_plain);
+   list_inithead(&screen->fronts);
 
    struct pipe_screen *p = &screen->base;
    p->destroy = sgx535g_screen_destroy;

@@ -15,6 +15,7 @@
 #include "pipe/p_context.h"
 #include "pipe/p_screen.h"
 #include "pipe/p_state.h"
+#include "util/list.h"
 #include "util/simple_mtx.h"
 
 struct sw_winsys;
@@ -30,6 +31,10 @@ struct sgx535g_screen {
     * (flush_frontbuffer with ctx == NULL); the mutex serialises its use. */
    simple_mtx_t internal_mtx;
    sgx535_context internal_ctx;
+   /* Front buffers made by resource_create_front (sgx535g_resource.front_link),
+    * so that presenting a back buffer also updates its drawable's front. */
+   simple_mtx_t fronts_mtx;
+   struct list_head fronts;
    bool print_stats;
    /* The caps, asked of the library once at screen creation: st/mesa asks
     * them thousands of times, and again while the process exits. */
@@ -67,6 +72,9 @@ struct sgx535g_resource {
    sgx535_resource lib;
    struct sw_displaytarget *dt; /* display target (software window system) */
    unsigned dt_stride_B;
+   /* The drawable whose front buffer this is (resource_create_front), else NULL. */
+   const void *front_private;
+   struct list_head front_link;
 };
 
 struct sgx535g_transfer {
