@@ -8,7 +8,7 @@ mod common;
 
 use std::collections::BTreeMap;
 
-use common::{check_fs, FsInputs, Rng};
+use common::{check_fs, check_vs, FsInputs, Rng};
 use sgx_compiler::tgsi::File;
 use sgx_compiler::{compile, CompileError};
 
@@ -160,4 +160,35 @@ DCL ADDR[0]
 ";
     let e = compile(undeclared_addr).unwrap_err();
     assert!(e.to_string().contains("ADDR[2]"), "{e}");
+}
+
+fn mesa_file(name: &str) -> String {
+    let p = format!("{}/tests/shaders/mesa/{name}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{p}: {e}"))
+}
+
+/// piglit's max-samplers as st/mesa sends it: each uniform value (the unit the loop samples,
+/// and values past the array) against the reference, in both stages.
+#[test]
+fn max_samplers_as_mesa_sends_it_matches_the_reference() {
+    let fs = mesa_file("max-samplers.frag.tgsi");
+    let vs = mesa_file("max-samplers.vert.tgsi");
+    let mut inputs: FsInputs = Default::default();
+    for (px, inp) in inputs.iter_mut().enumerate() {
+        let c = [0.1 * px as f32, 0.2, 0.3, 1.0];
+        inp.insert((File::Input, 0), c.map(f32::to_bits));
+    }
+    let attrs: BTreeMap<u32, [u32; 4]> = [(0, [0.5f32, -0.5, 0.0, 1.0].map(f32::to_bits))].into();
+    for unit in [0.0f32, 1.0, 3.0, 5.0, 7.0, 8.0, -1.0] {
+        let consts: BTreeMap<(u32, u32), [u32; 4]> = [((0, 0), [unit.to_bits(); 4])].into();
+        let out = check_fs(&fs, &inputs, &consts);
+        // FakeTex's x is c.x / 2 + unit (c = 0.5 here), plus IN[0].x.
+        let want = if (0.0..8.0).contains(&unit) {
+            0.25 + unit
+        } else {
+            0.0
+        };
+        assert_eq!(f32::from_bits(out.colour[1][0]), want + 0.1, "unit {unit}");
+        check_vs(&vs, &attrs, &consts);
+    }
 }
