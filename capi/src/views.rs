@@ -187,7 +187,9 @@ pub unsafe extern "C" fn sgx535_create_surface(
             return invalid("a surface of a buffer");
         }
         let format = gallium::format(t.format)?;
-        if format != r.format() {
+        // st/mesa renders to an sRGB texture through its linear format (the screen offers
+        // no sRGB rendering); the surface is the resource's, rendered as render_format says.
+        if format != r.format() && format != sgx_pipe::render_format(r.format()) {
             return unsupported(format!(
                 "a {} surface of a {} resource: no format reinterpretation",
                 format.name(),

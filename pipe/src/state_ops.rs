@@ -478,7 +478,8 @@ fn check_framebuffer(fb: &FramebufferState) -> Result<()> {
                 "colour buffer {w}x{h} is smaller than the framebuffer"
             ));
         }
-        let f = c.resource.format();
+        // An sRGB texture renders through its linear twin (resource::render_format).
+        let f = crate::resource::render_format(c.resource.format());
         if !f.info().renderable
             || matches!(
                 f.info().kind,
