@@ -23,6 +23,24 @@ pub enum RefError {
     Bad(String),
 }
 
+/// Float operations whose USSE forms flush denormals (sim's `ftz`, hwdocs model-choices):
+/// their operands and results are flushed here too. CMP flushes only the compared operand
+/// (its other two are moved, bit for bit), KILL_IF its compare.
+const FLUSHING_OPS: [&str; 37] = [
+    "ADD", "MUL", "MAD", "DP2", "DP3", "DP4", "DPH", "MIN", "MAX", "RCP", "RSQ", "SQRT", "EX2",
+    "LG2", "POW", "SIN", "COS", "EXP", "LOG", "FRC", "FLR", "CEIL", "TRUNC", "ROUND", "SSG", "SLT",
+    "SGE", "SEQ", "SNE", "SGT", "SLE", "FSEQ", "FSNE", "FSLT", "FSGE", "LRP", "XPD",
+];
+
+/// A denormal as the zero of its sign.
+pub fn ftz(x: u32) -> u32 {
+    if x & 0x7F80_0000 == 0 {
+        x & 0x8000_0000
+    } else {
+        x
+    }
+}
+
 pub struct RefOut {
     /// Per instance: OUT index -> (value, lanes written).
     pub outs: Vec<BTreeMap<u32, (V, u8)>>,
@@ -220,7 +238,7 @@ pub fn run(
                 for k in 0..n {
                     if st[k].active {
                         let a = fetch(&st[k], &ins.src[0], false, sh, env)?;
-                        if a.iter().any(|x| f(*x) < 0.0) {
+                        if a.iter().any(|x| f(ftz(*x)) < 0.0) {
                             st[k].killed = true;
                             st[k].active = false;
                         }
@@ -406,16 +424,24 @@ fn exec(sh: &Shader, ins: &Instruction, st: &mut [Inst], env: &mut Env) -> Resul
             continue;
         }
         let s = &srcs[i];
-        let a = s.first().copied().unwrap_or([0; 4]);
-        let c1 = s.get(1).copied().unwrap_or([0; 4]);
-        let c2 = s.get(2).copied().unwrap_or([0; 4]);
+        let mut a = s.first().copied().unwrap_or([0; 4]);
+        let mut c1 = s.get(1).copied().unwrap_or([0; 4]);
+        let mut c2 = s.get(2).copied().unwrap_or([0; 4]);
+        let flush = FLUSHING_OPS.contains(&op);
+        if flush || op == "CMP" {
+            a = a.map(ftz);
+        }
+        if flush {
+            c1 = c1.map(ftz);
+            c2 = c2.map(ftz);
+        }
         let fx = f(a[0]);
         let deriv = |bit: usize| -> V {
             if n < 4 {
                 return [b(0.0); 4];
             }
             let (hi, lo) = (srcs[i | bit][0], srcs[i & !bit][0]);
-            lanes2(hi, lo, |x, y| b(f(x) - f(y)))
+            lanes2(hi, lo, |x, y| ftz(b(f(ftz(x)) - f(ftz(y)))))
         };
         let r: V = match op {
             "MOV" => a,
@@ -563,6 +589,7 @@ fn exec(sh: &Shader, ins: &Instruction, st: &mut [Inst], env: &mut Env) -> Resul
             }
             _ => return Err(RefError::Bad(format!("reference: no opcode {op}"))),
         };
+        let r = if flush { r.map(ftz) } else { r };
         let r = if ins.sat { r.map(sat) } else { r };
         let d = ins.dst.first().ok_or(RefError::Bad("no dst".into()))?;
         let mut idx = d.reg.index as u32;
