@@ -682,13 +682,6 @@ fn create_shader(
     check_out(out, "out")?;
     // SAFETY: the caller's NUL-terminated text, checked by string.
     let text = unsafe { string(tgsi, "tgsi")? };
-    if let Ok(dir) = std::env::var("SGX_TMP_DUMP") {
-        let n = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .as_nanos();
-        let _ = std::fs::write(format!("{dir}/{n}.tgsi"), &text);
-    }
     let (s, kind) = {
         let inner = c.lock();
         match stage {
