@@ -52,15 +52,8 @@ fn a_product_that_would_be_a_denormal_compares_as_zero() {
     // 2^-61 * 2^61 * 2^-61: normal, positive.
     assert_eq!(run(MUL, e, 2305843009213693952.0), 1.0);
     // 2^-150 and below: zero.
-    assert_eq!(run(MUL, e, 0.0000000037252902984619140625), 0.0);
-    assert_eq!(
-        run(
-            MUL,
-            0.000000000000028421709430404007434844970703125,
-            0.00000000000005684341886080801486968994140625
-        ),
-        0.0
-    );
+    assert_eq!(run(MUL, e, 2f32.powi(-28)), 0.0);
+    assert_eq!(run(MUL, 2f32.powi(-45), 2f32.powi(-44)), 0.0);
     assert_eq!(run(MUL, e, e), 0.0);
 }
 
