@@ -196,6 +196,13 @@ pub unsafe extern "C" fn sgx535_create_surface(
                 r.format().name()
             ));
         }
+        if format != sgx_pipe::render_format(format) {
+            return unsupported(format!(
+                "a {} surface: sRGB rendering is not offered (render through {})",
+                format.name(),
+                sgx_pipe::render_format(format).name()
+            ));
+        }
         if t.last_layer != t.first_layer {
             return unsupported("layered rendering (a surface of several layers)");
         }
