@@ -18,7 +18,8 @@ fn unorm_channels(f: Format) -> Option<&'static [(u32, u32)]> {
         Format::B8G8R8A8_UNORM
         | Format::B8G8R8X8_UNORM
         | Format::R8G8B8A8_UNORM
-        | Format::B8G8R8A8_SRGB => &[(0, 8), (8, 8), (16, 8), (24, 8)],
+        | Format::B8G8R8A8_SRGB
+        | Format::R8G8B8A8_SRGB => &[(0, 8), (8, 8), (16, 8), (24, 8)],
         Format::B5G6R5_UNORM => &[(0, 5), (5, 6), (11, 5)],
         Format::B4G4R4A4_UNORM => &[(0, 4), (4, 4), (8, 4), (12, 4)],
         Format::B5G5R5A1_UNORM => &[(0, 5), (5, 5), (10, 5), (15, 1)],
@@ -48,7 +49,7 @@ fn texel(img: &[u8], i: usize, bpe: usize) -> u64 {
 
 /// The expected next level, computed the plain way.
 fn expected(f: Format, img: &[u8], w: usize, h: usize) -> Vec<u8> {
-    if f == Format::B8G8R8A8_SRGB {
+    if matches!(f, Format::B8G8R8A8_SRGB | Format::R8G8B8A8_SRGB) {
         return expected_3d(f, img, w, h, 1);
     }
     let bpe = f.info().bytes_per_el as usize;
@@ -153,8 +154,10 @@ fn expected_3d(f: Format, img: &[u8], w: usize, h: usize, d: usize) -> Vec<u8> {
                             .map(|&(lo, bits)| {
                                 let m = (1u64 << bits) - 1;
                                 let ch = t.iter().map(|v| (v >> lo) & m);
-                                // B8G8R8A8_SRGB: alpha is the top byte.
-                                let v = if f == Format::B8G8R8A8_SRGB && lo != 24 {
+                                // B8G8R8A8_SRGB, R8G8B8A8_SRGB: alpha is the top byte.
+                                let srgb =
+                                    matches!(f, Format::B8G8R8A8_SRGB | Format::R8G8B8A8_SRGB);
+                                let v = if srgb && lo != 24 {
                                     srgb_encode(ch.map(srgb_decode).sum::<f64>() / n)
                                 } else {
                                     (ch.sum::<u64>() as f64 / n + 0.5).floor() as u64
@@ -210,8 +213,8 @@ fn every_sampleable_uncompressed_format_is_generatable() {
         .filter(|f| f.info().sampleable)
         .collect();
     assert_eq!(generatable(), want);
-    // 10 unorm, 2 float, 1 sRGB, 2 depth.
-    assert_eq!(generatable().len(), 15);
+    // 10 unorm, 2 float, 2 sRGB, 2 depth.
+    assert_eq!(generatable().len(), 16);
     assert!(can_generate(Format::B8G8R8A8_SRGB));
     assert!(can_generate(Format::Z16_UNORM));
 }

@@ -52,6 +52,7 @@ pub mod bind {
 pub fn render_format(f: Format) -> Format {
     match f {
         Format::B8G8R8A8_SRGB => Format::B8G8R8A8_UNORM,
+        Format::R8G8B8A8_SRGB => Format::R8G8B8A8_UNORM,
         f => f,
     }
 }

@@ -403,12 +403,8 @@ impl Context {
 /// Whether a view may read a resource's texels as `view`: the same format, or its sRGB or
 /// linear twin (EXT_texture_sRGB_decode reads sRGB bytes undecoded through a UNORM view).
 fn same_bytes(view: Format, resource: Format) -> bool {
-    use Format::{B8G8R8A8_SRGB, B8G8R8A8_UNORM};
-    view == resource
-        || matches!(
-            (view, resource),
-            (B8G8R8A8_SRGB, B8G8R8A8_UNORM) | (B8G8R8A8_UNORM, B8G8R8A8_SRGB)
-        )
+    use crate::resource::render_format as linear;
+    view == resource || linear(view) == linear(resource)
 }
 
 fn check_view(v: &SamplerView) -> Result<()> {
