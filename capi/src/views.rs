@@ -187,11 +187,20 @@ pub unsafe extern "C" fn sgx535_create_surface(
             return invalid("a surface of a buffer");
         }
         let format = gallium::format(t.format)?;
-        if format != r.format() {
+        // st/mesa renders to an sRGB texture through its linear format (the screen offers
+        // no sRGB rendering); the surface is the resource's, rendered as render_format says.
+        if format != r.format() && format != sgx_pipe::render_format(r.format()) {
             return unsupported(format!(
                 "a {} surface of a {} resource: no format reinterpretation",
                 format.name(),
                 r.format().name()
+            ));
+        }
+        if format != sgx_pipe::render_format(format) {
+            return unsupported(format!(
+                "a {} surface: sRGB rendering is not offered (render through {})",
+                format.name(),
+                sgx_pipe::render_format(format).name()
             ));
         }
         if t.last_layer != t.first_layer {

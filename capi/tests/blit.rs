@@ -196,3 +196,55 @@ fn depth_and_stencil_blits_copy_only_the_masked_bits() {
     assert_ne!(unsafe { sgx535_blit(c, &b) }, sgx535_status::SGX535_OK);
     ok(sgx535_screen_destroy(s));
 }
+
+/// glCopyTexImage of a Z24S8 depth buffer into a Z16 texture: depth converts as unorm
+/// (rounded to nearest), inside the box only; the pixels outside keep their bytes.
+#[test]
+fn a_depth_blit_between_formats_rescales_depth() {
+    const PIPE_FORMAT_Z16_UNORM: u32 = 140;
+    let (s, c) = model();
+    let n = 8u32;
+    let (zs, z) = (PIPE_FORMAT_Z24_UNORM_S8_UINT, PIPE_FORMAT_Z16_UNORM);
+    let src = create(s, &tex2d(zs, n, n, 0, PIPE_BIND_DEPTH_STENCIL));
+    let dst = create(s, &tex2d(z, n, n, 0, PIPE_BIND_DEPTH_STENCIL));
+    let sp = pattern(n, 6);
+    upload(c, src, 0, n, n, &sp);
+    let dp: Vec<u8> = pattern(n, 7)[..(n * n * 2) as usize].to_vec();
+    // SAFETY: `dp` holds n*n*2 bytes.
+    ok(unsafe {
+        sgx535_texture_subdata(
+            c,
+            dst,
+            0,
+            PIPE_MAP_WRITE,
+            &full_box(n, n),
+            dp.as_ptr().cast(),
+            n * 2,
+            0,
+        )
+    });
+    let b = info(
+        image(dst, z, 1, 2, 5, 4),
+        image(src, zs, 3, 0, 5, 4),
+        MASK_Z | MASK_S,
+    );
+    // SAFETY: a valid pointer.
+    ok(unsafe { sgx535_blit(c, &b) });
+    let got = read_level(c, dst, 0, n, n, 2);
+    for y in 0..n {
+        for x in 0..n {
+            let d = ((y * n + x) * 2) as usize;
+            let want = if (1..6).contains(&x) && (2..6).contains(&y) {
+                let s = (((y - 2) * n + x - 1 + 3) * 4) as usize;
+                let z24 = u32::from_le_bytes(sp[s..s + 4].try_into().unwrap()) & 0xFF_FFFF;
+                let z16 = (u64::from(z24) * 0xFFFF + 0xFF_FFFF / 2) / 0xFF_FFFF;
+                z16 as u16
+            } else {
+                u16::from_le_bytes(dp[d..d + 2].try_into().unwrap())
+            };
+            let g = u16::from_le_bytes(got[d..d + 2].try_into().unwrap());
+            assert_eq!(g, want, "({x},{y})");
+        }
+    }
+    ok(sgx535_screen_destroy(s));
+}

@@ -741,3 +741,40 @@ fn a_z24x8_depth_buffer_keeps_the_nearer_fragments() {
     }
     ok(sgx535_screen_destroy(s));
 }
+
+/// st/mesa's sRGB textures: created with RENDER_TARGET (its speculative binding), rendered
+/// through a surface of the linear format; an sRGB-format surface (sRGB rendering, which the
+/// screen does not offer) and a surface of another layout are refused.
+#[test]
+fn an_srgb_texture_takes_a_linear_surface_only() {
+    const PIPE_FORMAT_B8G8R8A8_SRGB: u32 = 157;
+    const PIPE_FORMAT_R8G8B8A8_UNORM: u32 = 53;
+    let (s, c) = model();
+    let bind = PIPE_BIND_RENDER_TARGET | PIPE_BIND_SAMPLER_VIEW;
+    let tex = create(s, &tex2d(PIPE_FORMAT_B8G8R8A8_SRGB, 16, 16, 0, bind));
+    let surface = |format: u32| {
+        let t = sgx535_surface_template {
+            format,
+            level: 0,
+            first_layer: 0,
+            last_layer: 0,
+        };
+        let mut surf = sgx535_surface { id: 0 };
+        // SAFETY: valid pointers to locals.
+        let st = unsafe { sgx535_create_surface(c, tex, &t, &mut surf) };
+        (st, surf)
+    };
+    let (st, surf) = surface(PIPE_FORMAT_B8G8R8A8_UNORM);
+    assert_eq!(st, sgx535_status::SGX535_OK);
+    assert_ne!(surf.id, 0);
+    for refused in [PIPE_FORMAT_B8G8R8A8_SRGB, PIPE_FORMAT_R8G8B8A8_UNORM] {
+        let (st, surf) = surface(refused);
+        assert_eq!(
+            st,
+            sgx535_status::SGX535_ERROR_UNSUPPORTED,
+            "format {refused}"
+        );
+        assert_eq!(surf.id, 0);
+    }
+    ok(sgx535_screen_destroy(s));
+}

@@ -10,23 +10,27 @@
 //! per channel and repacked. Float channels (16 or 32 bits) are averaged in f64 and rounded
 //! once, to nearest even, into their format. sRGB channels (R, G, B of an sRGB format) are
 //! decoded to linear with the IEC 61966-2-1 formula, averaged in f64 and encoded back,
-//! rounded to nearest; their alpha is linear, as unorm. Depth formats are not filtered.
+//! rounded to nearest; their alpha is linear, as unorm. Depth channels are unorm and filter as
+//! unorm (GL generates mipmaps of depth textures, ARB_depth_texture); a stencil channel is
+//! not filtered: each destination texel keeps its box's first (top-left, front) tap.
 
 use half::f16;
 use sgx_hwdocs::{Channel, Format, FormatKind};
 
 use crate::{Layout, LayoutError};
 
-/// Whether the CPU generator can filter a format: a sampleable, uncompressed colour format
-/// (unorm, sRGB with 8-bit channels, or float with 16- or 32-bit channels) of at most 8
-/// bytes per texel.
+/// Whether the CPU generator can filter a format: a sampleable, uncompressed format (unorm,
+/// sRGB with 8-bit channels, float with 16- or 32-bit channels, or depth, with or without
+/// stencil) of at most 8 bytes per texel.
 pub fn can_generate(format: Format) -> bool {
     let info = format.info();
     let shape_ok =
         info.sampleable && info.block_w_px == 1 && info.block_h_px == 1 && info.bytes_per_el <= 8;
     shape_ok
         && match info.kind {
-            FormatKind::Unorm => info.channels.iter().all(|c| c.bits <= 32),
+            FormatKind::Unorm | FormatKind::Depth | FormatKind::DepthStencil => {
+                info.channels.iter().all(|c| c.bits <= 32)
+            }
             FormatKind::Srgb => info.channels.iter().all(|c| c.bits == 8),
             FormatKind::Float => info.channels.iter().all(|c| c.bits == 16 || c.bits == 32),
             _ => false,
@@ -89,6 +93,8 @@ fn average(format: Format, t: [u64; 8]) -> u64 {
                 let sum = sum_f64(&ch, |f| f64::from(f32::from_bits(f as u32)));
                 u64::from(((sum / 8.0) as f32).to_bits())
             }
+            // Stencil values are not filtered.
+            _ if c.name == "s" => ch[0],
             kind if is_srgb(kind, c) => {
                 let sum = sum_f64(&ch, |v| srgb_to_linear(v as u8));
                 u64::from(linear_to_srgb(sum / 8.0))

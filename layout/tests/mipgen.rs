@@ -18,14 +18,27 @@ fn unorm_channels(f: Format) -> Option<&'static [(u32, u32)]> {
         Format::B8G8R8A8_UNORM
         | Format::B8G8R8X8_UNORM
         | Format::R8G8B8A8_UNORM
-        | Format::B8G8R8A8_SRGB => &[(0, 8), (8, 8), (16, 8), (24, 8)],
+        | Format::B8G8R8A8_SRGB
+        | Format::R8G8B8A8_SRGB => &[(0, 8), (8, 8), (16, 8), (24, 8)],
         Format::B5G6R5_UNORM => &[(0, 5), (5, 6), (11, 5)],
         Format::B4G4R4A4_UNORM => &[(0, 4), (4, 4), (8, 4), (12, 4)],
         Format::B5G5R5A1_UNORM => &[(0, 5), (5, 5), (10, 5), (15, 1)],
         Format::L8_UNORM | Format::A8_UNORM | Format::I8_UNORM => &[(0, 8)],
         Format::L8A8_UNORM => &[(0, 8), (8, 8)],
+        Format::Z16_UNORM => &[(0, 16)],
+        // The depth channel; stencil (bits 24..32) is the first tap (`stencil_of`).
+        Format::Z24_UNORM_S8_UINT => &[(0, 24)],
         _ => return None,
     })
+}
+
+/// A depth-stencil format's stencil bits as the box's first tap keeps them (none otherwise).
+fn stencil_of(f: Format, first_tap: u64) -> u64 {
+    if f == Format::Z24_UNORM_S8_UINT {
+        first_tap & 0xFF00_0000
+    } else {
+        0
+    }
 }
 
 fn texel(img: &[u8], i: usize, bpe: usize) -> u64 {
@@ -36,7 +49,7 @@ fn texel(img: &[u8], i: usize, bpe: usize) -> u64 {
 
 /// The expected next level, computed the plain way.
 fn expected(f: Format, img: &[u8], w: usize, h: usize) -> Vec<u8> {
-    if f == Format::B8G8R8A8_SRGB {
+    if matches!(f, Format::B8G8R8A8_SRGB | Format::R8G8B8A8_SRGB) {
         return expected_3d(f, img, w, h, 1);
     }
     let bpe = f.info().bytes_per_el as usize;
@@ -60,14 +73,17 @@ fn expected(f: Format, img: &[u8], w: usize, h: usize) -> Vec<u8> {
                     let s: f64 = t.iter().map(|&v| f64::from(f32::from_bits(v as u32))).sum();
                     u64::from(((s / 4.0) as f32).to_bits())
                 }
-                _ => unorm_channels(f)
-                    .unwrap()
-                    .iter()
-                    .map(|&(lo, bits)| {
-                        let m = (1u64 << bits) - 1;
-                        ((t.iter().map(|v| (v >> lo) & m).sum::<u64>() + 2) / 4) << lo
-                    })
-                    .sum(),
+                _ => {
+                    unorm_channels(f)
+                        .unwrap()
+                        .iter()
+                        .map(|&(lo, bits)| {
+                            let m = (1u64 << bits) - 1;
+                            ((t.iter().map(|v| (v >> lo) & m).sum::<u64>() + 2) / 4) << lo
+                        })
+                        .sum::<u64>()
+                        + stencil_of(f, t[0])
+                }
             };
             out.extend_from_slice(&v.to_le_bytes()[..bpe]);
         }
@@ -131,21 +147,26 @@ fn expected_3d(f: Format, img: &[u8], w: usize, h: usize, d: usize) -> Vec<u8> {
                         let s: f64 = t.iter().map(|&v| f64::from(f32::from_bits(v as u32))).sum();
                         u64::from(((s / n) as f32).to_bits())
                     }
-                    _ => unorm_channels(f)
-                        .unwrap()
-                        .iter()
-                        .map(|&(lo, bits)| {
-                            let m = (1u64 << bits) - 1;
-                            let ch = t.iter().map(|v| (v >> lo) & m);
-                            // B8G8R8A8_SRGB: alpha is the top byte.
-                            let v = if f == Format::B8G8R8A8_SRGB && lo != 24 {
-                                srgb_encode(ch.map(srgb_decode).sum::<f64>() / n)
-                            } else {
-                                (ch.sum::<u64>() as f64 / n + 0.5).floor() as u64
-                            };
-                            v << lo
-                        })
-                        .sum(),
+                    _ => {
+                        unorm_channels(f)
+                            .unwrap()
+                            .iter()
+                            .map(|&(lo, bits)| {
+                                let m = (1u64 << bits) - 1;
+                                let ch = t.iter().map(|v| (v >> lo) & m);
+                                // B8G8R8A8_SRGB, R8G8B8A8_SRGB: alpha is the top byte.
+                                let srgb =
+                                    matches!(f, Format::B8G8R8A8_SRGB | Format::R8G8B8A8_SRGB);
+                                let v = if srgb && lo != 24 {
+                                    srgb_encode(ch.map(srgb_decode).sum::<f64>() / n)
+                                } else {
+                                    (ch.sum::<u64>() as f64 / n + 0.5).floor() as u64
+                                };
+                                v << lo
+                            })
+                            .sum::<u64>()
+                            + stencil_of(f, t[0])
+                    }
                 };
                 out.extend_from_slice(&v.to_le_bytes()[..bpe]);
             }
@@ -185,32 +206,47 @@ fn generatable() -> Vec<Format> {
 
 #[test]
 fn every_sampleable_uncompressed_format_is_generatable() {
-    // Generatable = sampleable colour formats: depth formats sample (as (d, d, d, 1)) but are
-    // not filtered.
+    // Generatable = sampleable formats, depth ones included (filtered as unorm).
     let want: Vec<Format> = Format::ALL
         .iter()
         .copied()
-        .filter(|f| {
-            let i = f.info();
-            i.sampleable && !matches!(i.kind, FormatKind::Depth | FormatKind::DepthStencil)
-        })
+        .filter(|f| f.info().sampleable)
         .collect();
     assert_eq!(generatable(), want);
-    // 10 unorm, 2 float, 1 sRGB.
-    assert_eq!(generatable().len(), 13);
+    // 10 unorm, 2 float, 2 sRGB, 2 depth.
+    assert_eq!(generatable().len(), 16);
     assert!(can_generate(Format::B8G8R8A8_SRGB));
-    for z in [Format::Z16_UNORM, Format::Z24_UNORM_S8_UINT] {
-        assert!(z.info().sampleable);
-        assert!(!can_generate(z));
-        assert!(matches!(
-            downsample(z, &[0; 16], 2, 2),
-            Err(LayoutError::MipFormat { .. })
-        ));
-        assert!(matches!(
-            downsample_3d(z, &[0; 32], 2, 2, 2),
-            Err(LayoutError::MipFormat { .. })
-        ));
-    }
+    assert!(can_generate(Format::Z16_UNORM));
+}
+
+/// Depth filters as unorm at its own width ((a + b + c + d + 2) / 4); stencil keeps the box's
+/// top-left tap. An odd side drops its last column, as for colour.
+#[test]
+fn depth_filters_as_unorm_and_stencil_keeps_its_first_tap() {
+    let z16: Vec<u8> = [0u16, 1, 0xFFFF, 7, 2, 3, 0xFFFE, 9, 100, 200, 300, 400]
+        .iter()
+        .flat_map(|v| v.to_le_bytes())
+        .collect();
+    // 3x2 (rows 0 1 65535 / 7 2 3... laid as w = 3): columns 0-1 only.
+    let out = downsample(Format::Z16_UNORM, &z16[..12], 3, 2).unwrap();
+    // (0 + 1 + 7 + 2 + 2) / 4 = 3.
+    assert_eq!(out, 3u16.to_le_bytes());
+    let z24s8 = |z: u32, s: u32| (z | (s << 24)).to_le_bytes();
+    let src: Vec<u8> = [
+        z24s8(0x00FF_FFFF, 0xA5),
+        z24s8(0x00FF_FFFE, 0x01),
+        z24s8(0x0000_0001, 0x02),
+        z24s8(0x0000_0000, 0x03),
+    ]
+    .concat();
+    let out = downsample(Format::Z24_UNORM_S8_UINT, &src, 2, 2).unwrap();
+    // (0xFFFFFF + 0xFFFFFE + 1 + 0 + 2) / 4 = 0x800000; stencil 0xA5 from the first tap.
+    assert_eq!(out, z24s8(0x0080_0000, 0xA5));
+    let f = Format::Z24_UNORM_S8_UINT;
+    assert_eq!(
+        downsample_3d(f, &[src.clone(), src].concat(), 2, 2, 2).unwrap(),
+        out
+    );
 }
 
 #[test]
@@ -478,7 +514,11 @@ fn volume_chains() {
     // Windows: levels outside them untouched.
     check_chain(Template::new_3d(b, 16, 16, 8).with_full_chain(), 1, 3, 47);
     check_chain(Template::new_3d(b, 20, 12, 5).with_full_chain(), 2, 2, 48);
-    for (i, f) in generatable().into_iter().enumerate() {
+    // Depth formats have no volumes.
+    let colour = generatable()
+        .into_iter()
+        .filter(|f| !matches!(f.info().kind, FormatKind::Depth | FormatKind::DepthStencil));
+    for (i, f) in colour.enumerate() {
         check_chain(
             Template::new_3d(f, 8, 4, 6).with_full_chain(),
             0,
@@ -536,10 +576,7 @@ fn one_face_and_errors() {
         generate_mipmaps(&l, &mut alloc[..100], 0, 4),
         Err(LayoutError::BufferTooSmall { .. })
     ));
-    let z = Layout::new(&Template::new_2d(Format::Z16_UNORM, 16, 16).with_full_chain()).unwrap();
+    let z = Layout::new(&Template::new_2d(Format::A8_UNORM, 16, 16).with_full_chain()).unwrap();
     let mut za = vec![0u8; z.size_B as usize];
-    assert!(matches!(
-        generate_mipmaps(&z, &mut za, 0, 4),
-        Err(LayoutError::MipFormat { .. })
-    ));
+    assert!(generate_mipmaps(&z, &mut za, 0, 4).is_ok());
 }

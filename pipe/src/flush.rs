@@ -115,9 +115,12 @@ impl Context {
                     let st = s.resource.storage();
                     (st.bo.clone(), st.layout.clone())
                 };
-                let layout = layout.ok_or_else(|| {
+                let mut layout = layout.ok_or_else(|| {
                     crate::error::PipeError::InvalidArgument("colour buffer has no layout".into())
                 })?;
+                // An sRGB texture renders through its linear twin, whose layout is the same
+                // bytes (resource::render_format).
+                layout.format = crate::resource::render_format(layout.format);
                 // A 3D texture's surface names a slice where a cube's names a face.
                 let mut p = if s.resource.target() == crate::resource::ResourceTarget::Texture3D {
                     layout.pbe_state_slice(0, s.level, s.face, bo.gpu_addr())?

@@ -48,7 +48,7 @@ pub use mesa_version::MesaVersions;
 pub use program::{Program, ShaderState};
 pub use query::{Query, QueryType};
 pub use reset::{ResetCallback, ResetStatus};
-pub use resource::{bind, Resource, ResourceTarget, ResourceTemplate, Storage};
+pub use resource::{bind, render_format, Resource, ResourceTarget, ResourceTemplate, Storage};
 pub use screen::{HandleLayout, Screen};
 pub use sgx_hwdocs::Format;
 pub use shader_cache::{CacheStats, ShaderCache};

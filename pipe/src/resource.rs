@@ -45,6 +45,18 @@ pub mod bind {
     pub const SHARED: u32 = 1 << 20;
 }
 
+/// The format a colour target of `f` is rendered as. Whether the SGX535's pixel backend can
+/// encode sRGB is not known (hwdocs: B8G8R8A8_SRGB is not renderable), so the screen offers
+/// no sRGB rendering (no GL_FRAMEBUFFER_SRGB) and an sRGB texture is rendered through its
+/// linear twin, which is what GL asks when sRGB writes are off: the values land unencoded.
+pub fn render_format(f: Format) -> Format {
+    match f {
+        Format::B8G8R8A8_SRGB => Format::B8G8R8A8_UNORM,
+        Format::R8G8B8A8_SRGB => Format::R8G8B8A8_UNORM,
+        f => f,
+    }
+}
+
 /// `pipe_resource` template.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ResourceTemplate {

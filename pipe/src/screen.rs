@@ -10,7 +10,7 @@ use sgx_winsys::{Bo, BoDesc, Device, Fence};
 
 use crate::caps::{self, Cap, ShaderCap, ShaderStage};
 use crate::error::{invalid, PipeError, Result};
-use crate::resource::{bind, Resource, ResourceTarget, ResourceTemplate, Storage};
+use crate::resource::{bind, render_format, Resource, ResourceTarget, ResourceTemplate, Storage};
 use crate::shader_cache::ShaderCache;
 
 /// Texture targets for format queries (`PIPE_BUFFER`, `PIPE_TEXTURE_2D`, `PIPE_TEXTURE_CUBE`).
@@ -80,6 +80,23 @@ pub(crate) fn format_supported(
         return false;
     }
     true
+}
+
+/// Whether `resource_create` takes a template: what the format rule supports, and also an
+/// sRGB texture asking RENDER_TARGET where its linear twin renders. st/mesa asks for that
+/// binding speculatively (`default_bindings` retries with the linear format), then renders to
+/// the texture only through linear-format surfaces, as [`render_format`] does.
+pub(crate) fn format_creatable(
+    format: Format,
+    target: Target,
+    bind_flags: u32,
+    samples: u32,
+) -> bool {
+    format_supported(format, target, bind_flags, samples)
+        || (bind_flags & bind::RENDER_TARGET != 0
+            && render_format(format) != format
+            && format_supported(format, target, bind_flags & !bind::RENDER_TARGET, samples)
+            && format_supported(render_format(format), target, bind_flags, samples))
 }
 
 /// A screen. Cheap to clone; contexts hold one.
@@ -154,7 +171,7 @@ impl Screen {
             }
             return Ok((u64::from(t.width), None));
         }
-        if !self.is_format_supported(t.format, t.target, t.bind, t.nr_samples) {
+        if !format_creatable(t.format, t.target, t.bind, t.nr_samples) {
             return Err(PipeError::UnsupportedFormat {
                 format: t.format,
                 what: "for this target and binding",

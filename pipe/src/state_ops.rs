@@ -409,12 +409,8 @@ impl Context {
 /// Whether a view may read a resource's texels as `view`: the same format, or its sRGB or
 /// linear twin (EXT_texture_sRGB_decode reads sRGB bytes undecoded through a UNORM view).
 fn same_bytes(view: Format, resource: Format) -> bool {
-    use Format::{B8G8R8A8_SRGB, B8G8R8A8_UNORM};
-    view == resource
-        || matches!(
-            (view, resource),
-            (B8G8R8A8_SRGB, B8G8R8A8_UNORM) | (B8G8R8A8_UNORM, B8G8R8A8_SRGB)
-        )
+    use crate::resource::render_format as linear;
+    view == resource || linear(view) == linear(resource)
 }
 
 fn check_view(v: &SamplerView) -> Result<()> {
@@ -484,7 +480,8 @@ fn check_framebuffer(fb: &FramebufferState) -> Result<()> {
                 "colour buffer {w}x{h} is smaller than the framebuffer"
             ));
         }
-        let f = c.resource.format();
+        // An sRGB texture renders through its linear twin (resource::render_format).
+        let f = crate::resource::render_format(c.resource.format());
         if !f.info().renderable
             || matches!(
                 f.info().kind,

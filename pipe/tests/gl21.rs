@@ -289,3 +289,58 @@ fn a_1d_texture_samples_by_s_alone() {
     t.height = 2;
     assert!(r.screen.resource_create(&t).is_err());
 }
+
+/// st/mesa creates sRGB textures with RENDER_TARGET when their linear twin renders, and draws
+/// into them through linear surfaces (the screen offers no sRGB rendering): the texture is
+/// created, the format rule still says sRGB does not render, and a draw writes its colour
+/// unencoded, byte for byte, leaving the pixels outside it as they were.
+#[test]
+fn an_srgb_texture_renders_through_its_linear_twin_unencoded() {
+    let mut r = rig();
+    let rt_sv = bind::RENDER_TARGET | bind::SAMPLER_VIEW;
+    assert!(!r.screen.is_format_supported(
+        Format::B8G8R8A8_SRGB,
+        ResourceTarget::Texture2D,
+        rt_sv,
+        0
+    ));
+    assert_eq!(render_format(Format::B8G8R8A8_SRGB), Format::B8G8R8A8_UNORM);
+    let tex = texture(
+        &r,
+        ResourceTemplate::texture_2d(Format::B8G8R8A8_SRGB, 16, 16, 0, rt_sv),
+    );
+    let before: Vec<u8> = (0..16 * 16 * 4).map(|i| (i * 7 % 251) as u8).collect();
+    upload(&mut r, &tex, &before);
+    bind_const(&mut r, &fb(&tex, None));
+    // 0.5 encoded would be 188; unencoded it is 128 (B G R A bytes).
+    set_colour(&mut r, [0.5, 0.25, 1.0, 0.5]);
+    rect(&mut r, 4, 4, 12, 8, 0.0);
+    let got = r.ctx.read_level(&tex, 0, 0).unwrap();
+    for y in 0..16 {
+        for x in 0..16 {
+            let want = if (4..12).contains(&x) && (4..8).contains(&y) {
+                [255, 64, 128, 128]
+            } else {
+                pixel(&before, 16, x, y)
+            };
+            assert_eq!(pixel(&got, 16, x, y), want, "pixel {x},{y}");
+        }
+    }
+}
+
+#[test]
+fn an_srgb_render_target_needs_a_renderable_linear_twin_and_a_sampleable_srgb() {
+    let r = rig();
+    // A depth binding is no speculative colour binding: still refused.
+    let t = ResourceTemplate::texture_2d(
+        Format::B8G8R8A8_SRGB,
+        16,
+        16,
+        0,
+        bind::RENDER_TARGET | bind::DEPTH_STENCIL,
+    );
+    assert!(matches!(
+        r.screen.resource_create(&t),
+        Err(PipeError::UnsupportedFormat { .. })
+    ));
+}

@@ -2,8 +2,8 @@
 //!
 //! The USSE model has no indexed temporary addressing (only `sa[num + a0.x]` for
 //! constants), so an access is lowered over the array's elements, which stay ordinary
-//! virtual temporaries: the index is computed into a temporary from a copy of ADDR[0]
-//! (ARL/UARL write both a0 and that copy), clamped into the array, and each element is
+//! virtual temporaries: the index is computed into a temporary from a copy of the ADDR
+//! register (ARL/UARL write that copy, and a0 for ADDR[0]), clamped into the array, and each element is
 //! selected with a predicated MOV (`p0 = index == k`). GL leaves an out-of-range index
 //! undefined; clamping to the first or last element is this driver's definition, and never
 //! faults. The cost is two instructions per element and access, which suits the small
@@ -14,7 +14,7 @@ use sgx_hwdocs::usse::{Opcode, Pred};
 use super::Lower;
 use crate::error::Result;
 use crate::ir::{Dst, MInst, Reg, RegFile, Src};
-use crate::tgsi::{File, RegRef};
+use crate::tgsi::{File, Indirect, RegRef};
 
 /// A TEMP declaration's range and `ARRAY(n)` id (0 when it has none).
 #[derive(Debug, Clone, Copy)]
@@ -47,16 +47,7 @@ impl Lower<'_> {
         let Some(ind) = r.indirect else {
             unreachable!("array_access is called for indirect operands only")
         };
-        if ind.file != File::Addr || ind.index != 0 {
-            return Err(self.unsupported(format!(
-                "indirect index {}[{}] of TEMP (only ADDR[0])",
-                ind.file.name(),
-                ind.index
-            )));
-        }
-        let shadow = self.addr_shadow.ok_or_else(|| {
-            self.semantic("TEMP is indexed by ADDR[0], which is not declared".into())
-        })?;
+        let a = self.addr_lane(ind, "TEMP")?;
         // An access names its array by id; without one, the declaration holding the offset.
         let range = self
             .temp_ranges
@@ -88,7 +79,6 @@ impl Lower<'_> {
         // element = clamp(a, -offset, n - 1 - offset) + offset.
         let i = self.scratch();
         let ix = Dst { reg: i, mask: 1 };
-        let a = Src::of(shadow).splat(ind.comp);
         let lo = self.materialize([offset.wrapping_neg() as u32; 4], [0; 4]);
         self.push(MInst::alu(Opcode::IMAX, ix, a, lo));
         let hi = (n as i32 - 1).wrapping_sub(offset);
@@ -167,10 +157,21 @@ impl Lower<'_> {
         }
     }
 
-    /// Keeps the copy of ADDR[0] that indexed temporaries read in step with a0.
-    pub(super) fn shadow_addr(&mut self, op: Opcode, mask: u8, a: Src) {
-        if let Some(s) = self.addr_shadow {
-            self.push(MInst::alu(op, Dst { reg: s, mask }, a, a));
+    /// The lane of an ADDR register an indirect operand of `file` reads.
+    pub(super) fn addr_lane(&self, ind: Indirect, file: &str) -> Result<Src> {
+        if ind.file != File::Addr {
+            return Err(self.unsupported(format!(
+                "indirect index {}[{}] of {file} (only ADDR)",
+                ind.file.name(),
+                ind.index
+            )));
         }
+        let shadow = self.addr_shadows.get(&ind.index).ok_or_else(|| {
+            self.semantic(format!(
+                "{file} is indexed by ADDR[{}], which is not declared",
+                ind.index
+            ))
+        })?;
+        Ok(Src::of(*shadow).splat(ind.comp))
     }
 }

@@ -11,7 +11,7 @@ use sgx_hwdocs::usse::Opcode;
 use super::Lower;
 use crate::error::Result;
 use crate::ir::{Dst, MInst, Reg, Src};
-use crate::tgsi::{File, RegRef};
+use crate::tgsi::RegRef;
 
 impl Lower<'_> {
     /// A fresh temporary loaded with the constant-memory vec4 lane x of `at` selects.
@@ -37,16 +37,7 @@ impl Lower<'_> {
         let Some(ind) = r.indirect else {
             unreachable!("indexed_const is called for indirect operands only")
         };
-        if ind.file != File::Addr || ind.index != 0 {
-            return Err(self.unsupported(format!(
-                "indirect index {}[{}] of CONST (only ADDR[0])",
-                ind.file.name(),
-                ind.index
-            )));
-        }
-        let shadow = self.addr_shadow.ok_or_else(|| {
-            self.semantic("CONST is indexed by ADDR[0], which is not declared".into())
-        })?;
+        let a = self.addr_lane(ind, "CONST")?;
         // Clamped before the offset is added, so nothing wraps around i32:
         // element = clamp(a, first - k, last - k) + k, all within the declared range.
         let k = r.index;
@@ -58,7 +49,6 @@ impl Lower<'_> {
         };
         let i = self.scratch();
         let ix = Dst { reg: i, mask: 1 };
-        let a = Src::of(shadow).splat(ind.comp);
         let lo = self.materialize([lo as u32; 4], [0; 4]);
         self.push(MInst::alu(Opcode::IMAX, ix, a, lo));
         let hi = self.materialize([hi as u32; 4], [0; 4]);

@@ -65,8 +65,9 @@ pub struct Lower<'a> {
     info: LowerInfo,
     /// TEMP declarations, for indexed accesses.
     temp_ranges: Vec<array::TempRange>,
-    /// A temporary mirroring ADDR[0], which indexed temporaries read (a0 is write-only).
-    addr_shadow: Option<Reg>,
+    /// Per declared ADDR register, the temporary that indexed operands read: ADDR[0] is
+    /// mirrored in a0 too (a0 is write-only); ADDR[1..] exist only as these temporaries.
+    addr_shadows: BTreeMap<u32, Reg>,
     /// The indexed destination of the instruction being lowered.
     scatter: Option<array::Scatter>,
     /// A packed output written by the instruction being lowered: (value, output, lanes
@@ -96,7 +97,7 @@ pub fn lower(sh: &Shader, io: &IoLayout) -> Result<(Code, LowerInfo)> {
         line: 0,
         info: LowerInfo::default(),
         temp_ranges: Vec::new(),
-        addr_shadow: None,
+        addr_shadows: BTreeMap::new(),
         scatter: None,
         packed_write: None,
     };
@@ -189,18 +190,19 @@ impl Lower<'_> {
                     e.1 = e.1.max(d.last);
                 }
                 File::Addr => {
-                    io_limit(
-                        "usse::ADDRESS_REGS",
-                        u64::from(d.last) + 1,
-                        usse::ADDRESS_REGS,
-                    )?;
-                    if self.addr_shadow.is_none() {
-                        // a0 starts at 0 in every lane; so does its copy.
+                    // Only ADDR[0] has a hardware register (a0); st/mesa indexes samplers
+                    // with ADDR[2], which lives in a temporary like every shadow.
+                    io_limit("TGSI ADDR registers", u64::from(d.last) + 1, TGSI_ADDR_REGS)?;
+                    for k in d.first..=d.last {
+                        if self.addr_shadows.contains_key(&k) {
+                            continue;
+                        }
+                        // a0 starts at 0 in every lane; so does every copy.
                         let s = self.code.vreg();
                         let mut z = MInst::new(Opcode::LIMM);
                         z.dst = Dst { reg: s, mask: 0xF };
                         self.code.push(z);
-                        self.addr_shadow = Some(s);
+                        self.addr_shadows.insert(k, s);
                     }
                 }
                 File::Sampler => io_limit(
@@ -441,8 +443,8 @@ impl Lower<'_> {
         })
     }
 
-    /// A destination operand (TEMP or OUT; ADDR only for ARL/UARL).
-    fn dst(&mut self, d: &DstOperand, allow_addr: bool) -> Result<Dst> {
+    /// A destination operand (TEMP or OUT; ARL/UARL write ADDR themselves).
+    fn dst(&mut self, d: &DstOperand) -> Result<Dst> {
         let r = &d.reg;
         if r.indirect.is_some() && r.file == File::Temp {
             return self.array_write(r, d.mask);
@@ -454,10 +456,6 @@ impl Lower<'_> {
         let reg = match r.file {
             File::Temp => self.temps.get(&idx).copied(),
             File::Output => self.outs.get(&idx).copied(),
-            File::Addr if allow_addr && idx == 0 => Some(Reg {
-                file: RegFile::Address,
-                num: 0,
-            }),
             _ => {
                 return Err(self.semantic(format!(
                     "{}[{}] cannot be a destination",
@@ -636,6 +634,10 @@ enum SrcReg {
     Reg(Reg),
     Imm([u32; 4]),
 }
+
+/// ADDR registers a TGSI shader may declare: st/mesa's nir_to_tgsi uses ADDR[0] (arrays),
+/// ADDR[1] (constant buffers) and ADDR[2] (samplers).
+const TGSI_ADDR_REGS: u64 = 3;
 
 fn io_limit(limit: &'static str, need: u64, max: u64) -> Result<()> {
     crate::io::check_limit(limit, need, max)

@@ -9,7 +9,7 @@ use sgx_hwdocs::usse::{Opcode, Pred, SrcMod};
 use super::{imm_src, Lower};
 use crate::error::Result;
 use crate::ir::{compose_mod, Dst, MInst, Reg, RegFile, Src};
-use crate::tgsi::{Instruction, ShaderStage};
+use crate::tgsi::{File, Instruction, ShaderStage};
 
 /// Float opcodes applied lane by lane; `true` when TGSI replicates the result of `src.x`.
 fn float_unary(op: &str) -> Option<(Opcode, bool)> {
@@ -185,7 +185,7 @@ impl Lower<'_> {
         let sat = ins.sat;
         if let Some((uop, scalar)) = float_unary(op) {
             self.counts(ins, 1, 1)?;
-            let d = self.dst(&ins.dst[0], false)?;
+            let d = self.dst(&ins.dst[0])?;
             let mut a = self.src(&ins.src[0], false)?;
             if scalar {
                 a = a.splat(0);
@@ -198,7 +198,7 @@ impl Lower<'_> {
         }
         if let Some((bop, swap)) = float_binary(op) {
             self.counts(ins, 1, 2)?;
-            let d = self.dst(&ins.dst[0], false)?;
+            let d = self.dst(&ins.dst[0])?;
             let s = self.srcs(ins, false)?;
             let (a, b) = if swap { (s[1], s[0]) } else { (s[0], s[1]) };
             self.emit(bop, d, a, b, sat);
@@ -208,7 +208,7 @@ impl Lower<'_> {
             if let Some(scale) = self.float_held_shift(ins) {
                 self.counts(ins, 1, 2)?;
                 self.no_sat(ins)?;
-                let d = self.dst(&ins.dst[0], false)?;
+                let d = self.dst(&ins.dst[0])?;
                 let a = self.src(&ins.src[0], false)?;
                 let k = self.materialize(scale, [0, 1, 2, 3]);
                 self.push(MInst::alu(Opcode::FMUL, d, a, k));
@@ -218,7 +218,7 @@ impl Lower<'_> {
         if let Some(iop) = int_binary(op) {
             self.counts(ins, 1, 2)?;
             self.no_sat(ins)?;
-            let d = self.dst(&ins.dst[0], false)?;
+            let d = self.dst(&ins.dst[0])?;
             let s = self.srcs(ins, true)?;
             self.push(MInst::alu(iop, d, s[0], s[1]));
             return Ok(());
@@ -226,7 +226,7 @@ impl Lower<'_> {
         if let Some((uop, int)) = unary_other(op) {
             self.counts(ins, 1, 1)?;
             self.no_sat(ins)?;
-            let d = self.dst(&ins.dst[0], false)?;
+            let d = self.dst(&ins.dst[0])?;
             let a = self.src(&ins.src[0], int)?;
             self.push(MInst::alu(uop, d, a, a));
             return Ok(());
@@ -234,7 +234,7 @@ impl Lower<'_> {
         match op {
             "MOV" => {
                 self.counts(ins, 1, 1)?;
-                let d = self.dst(&ins.dst[0], false)?;
+                let d = self.dst(&ins.dst[0])?;
                 let a = self.src(&ins.src[0], false)?;
                 if sat {
                     self.emit(Opcode::FMUL, d, a, imm_src(1), true);
@@ -244,7 +244,7 @@ impl Lower<'_> {
             }
             "MAD" => {
                 self.counts(ins, 1, 3)?;
-                let d = self.dst(&ins.dst[0], false)?;
+                let d = self.dst(&ins.dst[0])?;
                 let s = self.srcs(ins, false)?;
                 let c = s[2];
                 let in_place = c.reg == d.reg
@@ -282,7 +282,7 @@ impl Lower<'_> {
             }
             "DPH" => {
                 self.counts(ins, 1, 2)?;
-                let d = self.dst(&ins.dst[0], false)?;
+                let d = self.dst(&ins.dst[0])?;
                 let s = self.srcs(ins, false)?;
                 let t = self.scratch();
                 self.push(MInst::alu(
@@ -307,7 +307,7 @@ impl Lower<'_> {
             }
             "SQRT" => {
                 self.counts(ins, 1, 1)?;
-                let d = self.dst(&ins.dst[0], false)?;
+                let d = self.dst(&ins.dst[0])?;
                 let a = self.src(&ins.src[0], false)?.splat(0);
                 let t = self.scratch();
                 // sqrt(x) as 1 / rsq(x): exact at 0 and infinity, two roundings elsewhere.
@@ -316,7 +316,7 @@ impl Lower<'_> {
             }
             "POW" => {
                 self.counts(ins, 1, 2)?;
-                let d = self.dst(&ins.dst[0], false)?;
+                let d = self.dst(&ins.dst[0])?;
                 let s = self.srcs(ins, false)?;
                 let t = self.scratch();
                 let tx = Dst { reg: t, mask: 1 };
@@ -334,7 +334,7 @@ impl Lower<'_> {
             }
             "DIV" => {
                 self.counts(ins, 1, 2)?;
-                let d = self.dst(&ins.dst[0], false)?;
+                let d = self.dst(&ins.dst[0])?;
                 let s = self.srcs(ins, false)?;
                 let t = self.scratch();
                 self.push(MInst::alu(
@@ -350,7 +350,7 @@ impl Lower<'_> {
             }
             "LRP" => {
                 self.counts(ins, 1, 3)?;
-                let d = self.dst(&ins.dst[0], false)?;
+                let d = self.dst(&ins.dst[0])?;
                 let s = self.srcs(ins, false)?;
                 let t = self.scratch();
                 let td = Dst {
@@ -367,7 +367,7 @@ impl Lower<'_> {
             }
             "XPD" => {
                 self.counts(ins, 1, 2)?;
-                let d = self.dst(&ins.dst[0], false)?;
+                let d = self.dst(&ins.dst[0])?;
                 let s = self.srcs(ins, false)?;
                 let t = self.scratch();
                 let xyz = d.mask & 0b0111;
@@ -403,7 +403,7 @@ impl Lower<'_> {
             }
             "EXP" => {
                 self.counts(ins, 1, 1)?;
-                let d = self.dst(&ins.dst[0], false)?;
+                let d = self.dst(&ins.dst[0])?;
                 let a = self.src(&ins.src[0], false)?.splat(0);
                 let t = self.scratch();
                 let u = self.scratch();
@@ -425,7 +425,7 @@ impl Lower<'_> {
             }
             "LOG" => {
                 self.counts(ins, 1, 1)?;
-                let d = self.dst(&ins.dst[0], false)?;
+                let d = self.dst(&ins.dst[0])?;
                 let mut a = self.src(&ins.src[0], false)?.splat(0);
                 a.modi = compose_mod(SrcMod::ABS, a.modi);
                 let t = self.scratch();
@@ -450,7 +450,7 @@ impl Lower<'_> {
                 if int {
                     self.no_sat(ins)?;
                 }
-                let d = self.dst(&ins.dst[0], false)?;
+                let d = self.dst(&ins.dst[0])?;
                 let s = self.srcs(ins, int)?;
                 let p = Dst {
                     reg: P0,
@@ -475,29 +475,37 @@ impl Lower<'_> {
             "ARL" | "UARL" => {
                 self.counts(ins, 1, 1)?;
                 self.no_sat(ins)?;
-                let d = self.dst(&ins.dst[0], true)?;
-                if d.reg.file != RegFile::Address {
-                    return Err(self.semantic(format!("{op} writes ADDR[0]")));
-                }
-                if op == "ARL" {
+                let dr = ins.dst[0].reg;
+                let k = u32::try_from(dr.index).ok();
+                let shadow = match (dr.file, dr.indirect, k) {
+                    (File::Addr, None, Some(k)) => {
+                        self.addr_shadows.get(&k).copied().ok_or_else(|| {
+                            self.semantic(format!("{op}: ADDR[{k}] is not declared"))
+                        })?
+                    }
+                    _ => return Err(self.semantic(format!("{op} writes ADDR[n]"))),
+                };
+                let mask = ins.dst[0].mask;
+                // a0 mirrors ADDR[0]; the other ADDR registers are only their copies.
+                let a0 = (k == Some(0)).then_some(Dst {
+                    reg: Reg {
+                        file: RegFile::Address,
+                        num: 0,
+                    },
+                    mask,
+                });
+                let (conv, a) = if op == "ARL" {
                     let a = self.src(&ins.src[0], false)?;
                     let t = self.scratch();
-                    self.push(MInst::alu(
-                        Opcode::FFLR,
-                        Dst {
-                            reg: t,
-                            mask: d.mask,
-                        },
-                        a,
-                        a,
-                    ));
-                    self.push(MInst::alu(Opcode::F2I, d, Src::of(t), Src::of(t)));
-                    self.shadow_addr(Opcode::F2I, d.mask, Src::of(t));
+                    self.push(MInst::alu(Opcode::FFLR, Dst { reg: t, mask }, a, a));
+                    (Opcode::F2I, Src::of(t))
                 } else {
-                    let a = self.src(&ins.src[0], true)?;
-                    self.push(MInst::alu(Opcode::MOV, d, a, a));
-                    self.shadow_addr(Opcode::MOV, d.mask, a);
+                    (Opcode::MOV, self.src(&ins.src[0], true)?)
+                };
+                if let Some(d) = a0 {
+                    self.push(MInst::alu(conv, d, a, a));
                 }
+                self.push(MInst::alu(conv, Dst { reg: shadow, mask }, a, a));
             }
             "KILL" | "KILL_IF" => {
                 if self.sh.stage == ShaderStage::Vertex {

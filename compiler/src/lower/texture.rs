@@ -5,13 +5,13 @@
 //! TGSI target only shapes the coordinate: 1D is a 2D texture of height 1, SHADOW1D/2D keep
 //! the reference in c.z where TGSI puts it, and TXP divides the lanes the TSP reads by w.
 
-use sgx_hwdocs::usse::{Opcode, SrcMod};
+use sgx_hwdocs::usse::{Opcode, Pred, SrcMod};
 
 use super::Lower;
 use crate::error::{CompileError, Result};
-use crate::ir::{Dst, MInst, Src};
+use crate::ir::{Dst, Item, MInst, Reg, RegFile, Src};
 use crate::opt::live::GRAD_LANES;
-use crate::tgsi::{File, Instruction, ShaderStage, TexTarget};
+use crate::tgsi::{File, Indirect, Instruction, ShaderStage, TexTarget};
 
 /// How the coordinate of a supported target reaches the TSP.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -74,31 +74,39 @@ impl Lower<'_> {
         // TXD: coordinate, d/dx, d/dy, sampler.
         let samp_at = if txd { 3 } else { 1 };
         self.counts(ins, 1, samp_at + 1)?;
-        let d = self.dst(&ins.dst[0], false)?;
+        let d = self.dst(&ins.dst[0])?;
         let samp = ins.src[samp_at].reg;
-        if samp.file != File::Sampler || samp.indirect.is_some() {
+        if samp.file != File::Sampler {
             return Err(self.semantic(format!("{op}: source {} must be SAMP[n]", samp_at + 1)));
         }
-        let unit = u32::try_from(samp.index).unwrap_or(u32::MAX);
+        let units = match samp.indirect {
+            None => vec![u32::try_from(samp.index).unwrap_or(u32::MAX)],
+            Some(_) => self.declared_samplers(),
+        };
+        let Some(&last_unit) = units.last() else {
+            return Err(self.semantic(format!("{op}: SAMP is indexed but none is declared")));
+        };
         crate::io::check_limit(
             "limits::MAX_TEXTURE_UNITS",
-            u64::from(unit) + 1,
+            u64::from(last_unit) + 1,
             sgx_hwdocs::limits::MAX_TEXTURE_UNITS,
         )?;
         let target = ins.target.unwrap_or(TexTarget::D2);
         let col = ins.target_col;
         let plan =
             plan(target).ok_or_else(|| self.target_error(col, unsupported_target(op, target)))?;
-        if let Some(prev) = self.info.samplers.get(&unit) {
-            if *prev != target {
-                return Err(self.target_error(
-                    col,
-                    format!(
-                        "SAMP[{unit}] sampled as {} here but as {} before: a unit has one target",
-                        target.name(),
-                        prev.name()
-                    ),
-                ));
+        for unit in &units {
+            if let Some(prev) = self.info.samplers.get(unit) {
+                if *prev != target {
+                    return Err(self.target_error(
+                        col,
+                        format!(
+                            "SAMP[{unit}] sampled as {} here but as {} before: a unit has one target",
+                            target.name(),
+                            prev.name()
+                        ),
+                    ));
+                }
             }
         }
         let lod_lane = if matches!(op, "TXB" | "TXL") { 8 } else { 0 };
@@ -156,16 +164,89 @@ impl Lower<'_> {
         if matches!(top, Opcode::TEX | Opcode::TEXB) && self.sh.stage == ShaderStage::Fragment {
             self.info.derivatives = true;
         }
-        self.info.samplers.insert(unit, target);
         let mut i = MInst::new(top);
         i.dst = d;
         i.src[0] = c;
-        i.sampler = unit;
         i.grad = grad;
         i.sat = ins.sat;
         i.coord_lanes = plan.tsp_lanes | lod_lane;
-        self.push(i);
+        let Some(ind) = samp.indirect else {
+            self.info.samplers.insert(last_unit, target);
+            i.sampler = last_unit;
+            self.push(i);
+            return Ok(());
+        };
+        // A chain over the declared units: the USSE's TEX names its unit in the word, so a
+        // dynamic index (GLSL sampler arrays indexed by a loop counter) branches to the TEX
+        // of the unit it selects. The coordinate is computed before the chain, so implicit
+        // LODs see the whole quad's coordinates even where the quad diverges.
+        let index = self.sampler_index(ind, samp.index, &units)?;
+        let end = self.code.label();
+        for (k, &unit) in units.iter().enumerate() {
+            self.info.samplers.insert(unit, target);
+            let chained = k + 1 < units.len();
+            let next = self.code.label();
+            if chained {
+                let kk = self.materialize([unit; 4], [0; 4]);
+                let p0 = Dst {
+                    reg: Reg {
+                        file: RegFile::Predicate,
+                        num: 0,
+                    },
+                    mask: 0b0001,
+                };
+                self.push(MInst::alu(Opcode::ICEQ, p0, index, kk));
+                self.branch(Opcode::BR, Pred::NOT_P0, next);
+            }
+            let mut t = i;
+            t.sampler = unit;
+            self.push(t);
+            if chained {
+                self.branch(Opcode::BR, Pred::ALWAYS, end);
+                self.code.items.push(Item::Label(next));
+            }
+        }
+        self.code.items.push(Item::Label(end));
         Ok(())
+    }
+
+    /// The units of the `SAMP` declarations, in order.
+    fn declared_samplers(&self) -> Vec<u32> {
+        let mut units: Vec<u32> = self
+            .sh
+            .decls
+            .iter()
+            .filter(|d| d.file == File::Sampler)
+            .flat_map(|d| d.first..=d.last)
+            .collect();
+        units.sort_unstable();
+        units.dedup();
+        units
+    }
+
+    /// The unit `SAMP[ADDR[n].c + offset]` selects, in lane x of a fresh temporary: clamped
+    /// into the declared units (GL leaves an out-of-range index undefined; this driver reads
+    /// the nearest declared unit, and the last one for an index between declarations).
+    fn sampler_index(&mut self, ind: Indirect, offset: i64, units: &[u32]) -> Result<Src> {
+        let a = self.addr_lane(ind, "SAMP")?;
+        let (first, last) = (units[0], units[units.len() - 1]);
+        // Clamped before the offset is added, so nothing wraps around i32.
+        let lo = i32::try_from(i64::from(first) - offset).ok();
+        let hi = i32::try_from(i64::from(last) - offset).ok();
+        let (Some(lo), Some(hi), Ok(off)) = (lo, hi, i32::try_from(offset)) else {
+            return Err(self.unsupported(format!("indirect sampler offset {offset}")));
+        };
+        let i = self.scratch();
+        let ix = Dst { reg: i, mask: 1 };
+        let lo = self.materialize([lo as u32; 4], [0; 4]);
+        self.push(MInst::alu(Opcode::IMAX, ix, a, lo));
+        let hi = self.materialize([hi as u32; 4], [0; 4]);
+        self.push(MInst::alu(Opcode::IMIN, ix, Src::of(i), hi));
+        if off != 0 {
+            let o = self.materialize([off as u32; 4], [0; 4]);
+            self.push(MInst::alu(Opcode::IADD, ix, Src::of(i), o));
+        }
+        Ok(Src::of(i).splat(0))
     }
 }
 

@@ -9,7 +9,9 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use sgx_compiler::tgsi::{File, Instruction, RegRef, Shader, ShaderStage, SrcOperand, TexTarget};
+use sgx_compiler::tgsi::{
+    File, Indirect, Instruction, RegRef, Shader, ShaderStage, SrcOperand, TexTarget,
+};
 use sgx_sim::usse::{Lod, Textures};
 
 pub type V = [u32; 4];
@@ -19,6 +21,24 @@ pub enum RefError {
     Divergent,
     Runaway,
     Bad(String),
+}
+
+/// Float operations whose USSE forms flush denormals (sim's `ftz`, hwdocs model-choices):
+/// their operands and results are flushed here too. CMP flushes only the compared operand
+/// (its other two are moved, bit for bit), KILL_IF its compare.
+const FLUSHING_OPS: [&str; 37] = [
+    "ADD", "MUL", "MAD", "DP2", "DP3", "DP4", "DPH", "MIN", "MAX", "RCP", "RSQ", "SQRT", "EX2",
+    "LG2", "POW", "SIN", "COS", "EXP", "LOG", "FRC", "FLR", "CEIL", "TRUNC", "ROUND", "SSG", "SLT",
+    "SGE", "SEQ", "SNE", "SGT", "SLE", "FSEQ", "FSNE", "FSLT", "FSGE", "LRP", "XPD",
+];
+
+/// A denormal as the zero of its sign.
+pub fn ftz(x: u32) -> u32 {
+    if x & 0x7F80_0000 == 0 {
+        x & 0x8000_0000
+    } else {
+        x
+    }
 }
 
 pub struct RefOut {
@@ -55,7 +75,8 @@ const INT_OPS: [&str; 27] = [
 struct Inst {
     temps: HashMap<u32, V>,
     outs: BTreeMap<u32, (V, u8)>,
-    addr: [i32; 4],
+    /// ADDR[0..3], four lanes each.
+    addr: [[i32; 4]; 3],
     inputs: BTreeMap<(File, u32), V>,
     active: bool,
     killed: bool,
@@ -144,7 +165,7 @@ pub fn run(
         .map(|inp| Inst {
             temps: HashMap::new(),
             outs: BTreeMap::new(),
-            addr: [0; 4],
+            addr: [[0; 4]; 3],
             inputs: inp.clone(),
             active: true,
             killed: false,
@@ -217,7 +238,7 @@ pub fn run(
                 for k in 0..n {
                     if st[k].active {
                         let a = fetch(&st[k], &ins.src[0], false, sh, env)?;
-                        if a.iter().any(|x| f(*x) < 0.0) {
+                        if a.iter().any(|x| f(ftz(*x)) < 0.0) {
                             st[k].killed = true;
                             st[k].active = false;
                         }
@@ -284,7 +305,7 @@ fn fetch(s: &Inst, o: &SrcOperand, int: bool, sh: &Shader, env: &Env) -> Result<
                         .filter(|d| d.file == File::Const && d.dim == r.dim);
                     let lo = decls.clone().map(|d| i64::from(d.first)).min().unwrap_or(0);
                     let hi = decls.map(|d| i64::from(d.last)).max().unwrap_or(0);
-                    (r.index + i64::from(s.addr[usize::from(ind.comp)])).clamp(lo, hi)
+                    (r.index + addr_of(&s.addr, ind)?).clamp(lo, hi)
                 }
                 None => r.index,
             };
@@ -317,7 +338,7 @@ fn fetch(s: &Inst, o: &SrcOperand, int: bool, sh: &Shader, env: &Env) -> Result<
 /// The TEMP register an operand names. An indexed access is clamped into its array (the
 /// declaration with its `ARRAY(n)` id, else the one holding the offset): GL leaves an
 /// out-of-range index undefined and this driver defines it as the nearest element.
-fn temp_index(sh: &Shader, r: &RegRef, addr: &[i32; 4]) -> Result<u32, RefError> {
+fn temp_index(sh: &Shader, r: &RegRef, addr: &[[i32; 4]; 3]) -> Result<u32, RefError> {
     let Some(ind) = r.indirect else {
         return Ok(r.index as u32);
     };
@@ -333,8 +354,37 @@ fn temp_index(sh: &Shader, r: &RegRef, addr: &[i32; 4]) -> Result<u32, RefError>
             }
         })
         .ok_or(RefError::Bad("indexed TEMP outside any declaration".into()))?;
-    let want = r.index + i64::from(addr[usize::from(ind.comp)]);
+    let want = r.index + addr_of(addr, ind)?;
     Ok(want.clamp(i64::from(d.first), i64::from(d.last)) as u32)
+}
+
+/// The lane of an ADDR register an indirect operand reads.
+fn addr_of(addr: &[[i32; 4]; 3], ind: Indirect) -> Result<i64, RefError> {
+    let reg = addr
+        .get(ind.index as usize)
+        .ok_or(RefError::Bad(format!("ADDR[{}]", ind.index)))?;
+    Ok(i64::from(reg[usize::from(ind.comp)]))
+}
+
+/// The unit a sampler operand names. An indexed one is clamped into the declared units (the
+/// nearest; an index between declarations reads the last declared unit), this driver's
+/// definition of GL's undefined out-of-range index.
+fn sampler_unit(sh: &Shader, r: &RegRef, addr: &[[i32; 4]; 3]) -> Result<u32, RefError> {
+    let Some(ind) = r.indirect else {
+        return Ok(r.index as u32);
+    };
+    let units: Vec<u32> = sh
+        .decls
+        .iter()
+        .filter(|d| d.file == File::Sampler)
+        .flat_map(|d| d.first..=d.last)
+        .collect();
+    let (lo, hi) = match (units.iter().min(), units.iter().max()) {
+        (Some(lo), Some(hi)) => (*lo, *hi),
+        _ => return Err(RefError::Bad("indexed SAMP without declarations".into())),
+    };
+    let want = (r.index + addr_of(addr, ind)?).clamp(i64::from(lo), i64::from(hi)) as u32;
+    Ok(if units.contains(&want) { want } else { hi })
 }
 
 fn lod_of(op: &str, stage: ShaderStage, c: [[f32; 4]; 4], i: usize, n: usize) -> Lod {
@@ -398,16 +448,24 @@ fn exec(sh: &Shader, ins: &Instruction, st: &mut [Inst], env: &mut Env) -> Resul
             continue;
         }
         let s = &srcs[i];
-        let a = s.first().copied().unwrap_or([0; 4]);
-        let c1 = s.get(1).copied().unwrap_or([0; 4]);
-        let c2 = s.get(2).copied().unwrap_or([0; 4]);
+        let mut a = s.first().copied().unwrap_or([0; 4]);
+        let mut c1 = s.get(1).copied().unwrap_or([0; 4]);
+        let mut c2 = s.get(2).copied().unwrap_or([0; 4]);
+        let flush = FLUSHING_OPS.contains(&op);
+        if flush || op == "CMP" {
+            a = a.map(ftz);
+        }
+        if flush {
+            c1 = c1.map(ftz);
+            c2 = c2.map(ftz);
+        }
         let fx = f(a[0]);
         let deriv = |bit: usize| -> V {
             if n < 4 {
                 return [b(0.0); 4];
             }
             let (hi, lo) = (srcs[i | bit][0], srcs[i & !bit][0]);
-            lanes2(hi, lo, |x, y| b(f(x) - f(y)))
+            lanes2(hi, lo, |x, y| ftz(b(f(ftz(x)) - f(ftz(y)))))
         };
         let r: V = match op {
             "MOV" => a,
@@ -532,7 +590,8 @@ fn exec(sh: &Shader, ins: &Instruction, st: &mut [Inst], env: &mut Env) -> Resul
             "ARL" => lanes(a, |x| f(x).floor() as i32 as u32),
             "UARL" => a,
             "TEX" | "TXB" | "TXL" | "TXP" | "TXD" => {
-                let unit = ins.src[if op == "TXD" { 3 } else { 1 }].reg.index as u32;
+                let samp = &ins.src[if op == "TXD" { 3 } else { 1 }].reg;
+                let unit = sampler_unit(sh, samp, &st[i].addr)?;
                 let lod = if op == "TXD" {
                     // The derivatives the target has: x for 1D, xy for 2D, xyz for 3D and
                     // cube; the other lanes 0.
@@ -561,6 +620,7 @@ fn exec(sh: &Shader, ins: &Instruction, st: &mut [Inst], env: &mut Env) -> Resul
             }
             _ => return Err(RefError::Bad(format!("reference: no opcode {op}"))),
         };
+        let r = if flush { r.map(ftz) } else { r };
         let r = if ins.sat { r.map(sat) } else { r };
         let d = ins.dst.first().ok_or(RefError::Bad("no dst".into()))?;
         let mut idx = d.reg.index as u32;
@@ -585,9 +645,13 @@ fn exec(sh: &Shader, ins: &Instruction, st: &mut [Inst], env: &mut Env) -> Resul
                 e.1 |= d.mask;
             }
             File::Addr => {
+                let a = s
+                    .addr
+                    .get_mut(idx as usize)
+                    .ok_or(RefError::Bad(format!("ADDR[{idx}]")))?;
                 for l in 0..4 {
                     if d.mask & (1 << l) != 0 {
-                        s.addr[l] = r[l] as i32;
+                        a[l] = r[l] as i32;
                     }
                 }
             }

@@ -107,9 +107,43 @@ fn fsgn(x: f32) -> f32 {
     }
 }
 
+/// A denormal as the zero of its sign. The USSE model flushes denormals: float (FLOAT and
+/// CMP kind) operations read denormal operands as zero and write denormal results as zero,
+/// as the GPUs of the SGX535's era do (hwdocs model-choices: a MODEL choice).
+#[inline(always)]
+pub(crate) fn ftz(x: u32) -> u32 {
+    if x & 0x7F80_0000 == 0 {
+        x & 0x8000_0000
+    } else {
+        x
+    }
+}
+
+#[inline(always)]
+fn ftz4(v: [u32; 4]) -> [u32; 4] {
+    [ftz(v[0]), ftz(v[1]), ftz(v[2]), ftz(v[3])]
+}
+
+/// FDDX/FDDY's lanes: `x - y`, denormals flushed.
+#[inline(always)]
+fn fdiff(x: [u32; 4], y: [u32; 4]) -> [u32; 4] {
+    ftz4(sub4(fv(ftz4(x)), fv(ftz4(y))).map(b))
+}
+
 /// Lane-wise (and dot-product) ALU operations of kinds FLOAT, CMP, INTCMP, INT, CONV, MOVE.
+/// FLOAT and CMP operations flush denormals ([`ftz`]).
 #[inline(always)]
 fn alu(op: Opcode, a: [u32; 4], c: [u32; 4], d: [u32; 4]) -> [u32; 4] {
+    if matches!(op.kind(), OpKind::FLOAT | OpKind::CMP) {
+        ftz4(alu_exact(op, ftz4(a), ftz4(c), ftz4(d)))
+    } else {
+        alu_exact(op, a, c, d)
+    }
+}
+
+/// `alu` without the denormal flush.
+#[inline(always)]
+fn alu_exact(op: Opcode, a: [u32; 4], c: [u32; 4], d: [u32; 4]) -> [u32; 4] {
     use Opcode::*;
     match op {
         MOV => a,
@@ -551,13 +585,13 @@ impl Machine {
             Opcode::FDDX | Opcode::FDDY => {
                 let mut v = [[0u32; 4]; 4];
                 if p.stage == Stage::Pixel {
-                    let mut a = [[0f32; 4]; 4];
+                    let mut a = [[0u32; 4]; 4];
                     for (i, ai) in a.iter_mut().enumerate().take(n) {
-                        *ai = fv(self.read(&ins.s0, i, pa, sa));
+                        *ai = self.read(&ins.s0, i, pa, sa);
                     }
                     let bit = if ins.op == Opcode::FDDX { 1 } else { 2 };
                     for (i, vi) in v.iter_mut().enumerate().take(n) {
-                        *vi = sub4(a[i | bit], a[i & !bit]).map(b);
+                        *vi = fdiff(a[i | bit], a[i & !bit]);
                     }
                 }
                 for i in 0..n {

@@ -665,3 +665,69 @@ fn emitdepth_last_wins_clamped_per_pixel() {
     )
     .is_err());
 }
+
+/// Denormals flush (hwdocs model-choices): FLOAT and CMP operations read a denormal operand
+/// as the zero of its sign and write a denormal result as one; moves keep the bits. Both
+/// paths (the straight-line quad and the scheduling interpreter) agree.
+#[test]
+fn float_operations_flush_denormals_and_moves_keep_them() {
+    let tiny = 2f32.powi(-70); // normal; tiny * tiny = 2^-140 is a denormal
+    let den = f32::from_bits(0x0000_0001); // 2^-149
+    let o = run1(
+        &[alu(FMUL, dout(0), pa(0), pa(1))],
+        fv([tiny, -tiny, 2f32.powi(-60), 1.0]),
+        fv([tiny, tiny, 2f32.powi(-60), den]),
+    );
+    // +0, -0, 2^-120 (normal, kept), and 1 * denormal read as 0.
+    assert_eq!(o, [0, 0x8000_0000, 2f32.powi(-120).to_bits(), 0]);
+    // A denormal operand of a compare is zero: 0 < den is false, 0 == -den is true.
+    let o = run1(
+        &[
+            alu(FSLT, dout(0).m(0b0001), imm(0), pa(0)),
+            alu(FSEQ, dout(0).m(0b0010), imm(0), pa(0).sw("yyyy")),
+        ],
+        fv([den, -den, 0.0, 0.0]),
+        [0; 4],
+    );
+    assert_eq!(ff(o)[..2], [0.0, 1.0]);
+    // EXP2 underflowing to a denormal gives 0; a MOV keeps a denormal's bits.
+    let o = run1(
+        &[
+            alu1(FEXP, dout(0).m(0b0001), pa(0)),
+            mov(dout(0).m(0b0010), pa(1)),
+        ],
+        fv([-140.0, 0.0, 0.0, 0.0]),
+        fv([0.0, den, 0.0, 0.0]),
+    );
+    assert_eq!(o[..2], [0, 1]);
+    // On a quad: FMUL, FADD, FMAD and FDDX on both paths.
+    let pav = quad_pa(|i| [tiny * (i + 1) as f32, tiny, den * i as f32, 1.0]);
+    let ins = [
+        alu(FMUL, dr(0), pa(0).sw("xxxx"), pa(0).sw("yyyy")),
+        alu(FADD, dr(1), pa(0).sw("zzzz"), imm(0)),
+        mov(dr(2), pa(0).sw("zzzz")),
+        alu(FMAD, dr(2), pa(0).sw("xxxx"), pa(0).sw("yyyy")),
+        alu1(FDDX, dr(3), pa(0).sw("zzzz")),
+        mov(dr(4).m(0b0001), r(0)),
+        mov(dr(4).m(0b0010), r(1)),
+        mov(dr(4).m(0b0100), r(2)),
+        mov(dr(4).m(0b1000), r(3)),
+        emitpix(r(4)),
+        end(),
+    ];
+    let p = Program::decode(&words(&ins), Stage::Pixel).unwrap();
+    for fast in [true, false] {
+        let mut out = QuadOut {
+            colour: [[1.0; 4]; 4],
+            killed: [false; 4],
+            depth: [None; 4],
+            instructions: 0,
+        };
+        Machine::with_paths(fast)
+            .run_quad(&p, &pav, [true; 4], &[], &mut NoTextures, &mut out)
+            .unwrap();
+        for (i, c) in out.colour.iter().enumerate() {
+            assert_eq!(c.map(f32::to_bits), [0; 4], "pixel {i}, fast {fast}");
+        }
+    }
+}

@@ -10,7 +10,7 @@ use sgx_hwdocs::usse::{InstrFormat, Opcode, Pred, SrcMod};
 
 use super::super::decode::{Dst, Instr, Program, Src, SrcReg};
 use super::super::{Lod, Textures, UsseError};
-use super::{alu, b, fv, ldc, sub4, Machine};
+use super::{alu, b, fdiff, ftz, ldc, Machine};
 
 impl Machine {
     /// `exec` of a straight-line pixel program on a quad: all four instances sit at the same
@@ -106,7 +106,7 @@ impl Machine {
                 let bit = if ins.op == Opcode::FDDX { 1 } else { 2 };
                 let mut v = [[0u32; 4]; 4];
                 for i in 0..4 {
-                    v[i] = sub4(fv(a[i | bit]), fv(a[i & !bit])).map(b);
+                    v[i] = fdiff(a[i | bit], a[i & !bit]);
                 }
                 self.write4(ins, v);
             }
@@ -128,12 +128,13 @@ impl Machine {
                     Opcode::FMUL | Opcode::FADD | Opcode::FMAD => {
                         for i in 0..4 {
                             for l in 0..4 {
-                                let (x, y) = (f32::from_bits(a[i][l]), f32::from_bits(c[i][l]));
-                                r[i][l] = match op {
+                                let x = f32::from_bits(ftz(a[i][l]));
+                                let y = f32::from_bits(ftz(c[i][l]));
+                                r[i][l] = ftz(match op {
                                     Opcode::FMUL => (x * y).to_bits(),
                                     Opcode::FADD => (x + y).to_bits(),
-                                    _ => (x * y + f32::from_bits(d[i][l])).to_bits(),
-                                };
+                                    _ => (x * y + f32::from_bits(ftz(d[i][l]))).to_bits(),
+                                });
                             }
                         }
                     }
