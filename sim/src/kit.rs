@@ -264,7 +264,8 @@ use sgx_hwdocs::limits::{TILE_H_PX, TILE_W_PX};
 use sgx_hwdocs::pbe::PbeState;
 use sgx_hwdocs::regs as rg;
 use sgx_hwdocs::render::{
-    AttrType, ProgramState, RasterState, VertexAttr, Viewport, DRAW_STATE_DWORDS,
+    AttrType, PolyState, ProgramState, RasterState, VertexAttr, Viewport, DRAW_STATE_DWORDS,
+    DRAW_STATE_POLY_DW,
 };
 use sgx_hwdocs::ta_stream::{CtrlObjType, CtrlPrim, CtrlState, CtrlTerminate, IndexType, Topology};
 use sgx_hwdocs::texture::TexState;
@@ -340,6 +341,7 @@ pub struct DrawDesc {
     pub tsp: TspState,
     pub vp: Viewport,
     pub raster: RasterState,
+    pub poly: PolyState,
     pub topology: Topology,
     pub count: u32,
     pub index: Option<(IndexType, Vec<u8>)>,
@@ -407,6 +409,7 @@ impl DrawDesc {
             tsp,
             vp,
             raster: RasterState::default(),
+            poly: PolyState::default(),
             topology,
             count: verts.len() as u32,
             index: None,
@@ -503,6 +506,8 @@ pub fn build(scene: &mut Scene, rd: &RenderDesc, draws: &[DrawDesc]) -> JobDesc 
         st[14..18].copy_from_slice(&d.tsp.pack().unwrap());
         st[18..24].copy_from_slice(&d.vp.pack().unwrap());
         st[24..28].copy_from_slice(&d.raster.pack().unwrap());
+        let at = DRAW_STATE_POLY_DW as usize;
+        st[at..at + 4].copy_from_slice(&d.poly.pack().unwrap());
         let state = scene.put(&st);
         stream.extend_from_slice(
             &CtrlState {
