@@ -43,6 +43,9 @@ bitflags::bitflags! {
         /// end, `set_active_query_state`, a new batch): found by the draw, which asks for the
         /// slot anyway.
         const QUERY = 1 << 14;
+        /// `set_framebuffer_state` bound a depth buffer of another depth resolution (the
+        /// polygon offset's units scale by it).
+        const DEPTH_FORMAT = 1 << 15;
     }
 }
 
@@ -61,6 +64,10 @@ impl Dirty {
     pub const PROGRAM: Dirty = Dirty::SHADERS.union(Dirty::VERTEX_ELEMENTS);
     /// Groups packed into the raster words (point size, query address).
     pub const RASTER: Dirty = Dirty::RASTERIZER.union(Dirty::QUERY).union(Dirty::SHADERS);
+    /// Groups packed into the polygon words (fill modes, offset, edge flag output).
+    pub const POLY: Dirty = Dirty::RASTERIZER
+        .union(Dirty::SHADERS)
+        .union(Dirty::DEPTH_FORMAT);
     /// Groups packed into the vertex attribute table.
     pub const ATTRS: Dirty = Dirty::VERTEX_ELEMENTS.union(Dirty::VBUF);
     /// Groups packed into the texture table.
