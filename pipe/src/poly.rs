@@ -45,8 +45,11 @@ impl Context {
         edgeflag_output: Option<u32>,
     ) -> Result<Vec<u32>> {
         let offset = r.offset_tri || r.offset_line || r.offset_point;
+        // Two steps per unit, as Mesa's draw module (softpipe) takes them: the model's window
+        // z is f32 from an f32 vertex transform, which resolves about two steps of a 24-bit
+        // buffer (piglit's gl-1.4-polygon-offset measures it), and one unit must separate.
         let units = if offset {
-            r.offset_units * depth_mrd(&self.fb)
+            r.offset_units * 2.0 * depth_mrd(&self.fb)
         } else {
             0.0
         };

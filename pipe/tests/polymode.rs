@@ -142,9 +142,9 @@ fn an_edgeflag_output_drops_edges() {
     assert_eq!(r.ctx.read_level(&t, 0, 0).unwrap(), filled);
 }
 
-/// Offset units are steps of the depth buffer (1 / (2^24 - 1) for Z24): a second copy of a
-/// square with units -1 passes LESS, with units 0 it does not; the unit follows a Z16
-/// buffer (1 / 65535), where a Z24 step is too small to pass after the store and load of a
+/// Offset units are steps of the depth buffer (two of 1 / (2^24 - 1) for Z24): a second copy
+/// of a square with units -1 passes LESS, with units 0 it does not; the unit follows a Z16
+/// buffer (1 / 65535), where a thousandth is too small to pass after the store and load of a
 /// new render.
 #[test]
 fn offset_units_are_steps_of_the_depth_buffer() {

@@ -137,9 +137,9 @@ impl Ta<'_> {
                 // the last of the triangle it came from (all of a clipped polygon's agree).
                 let prov = v[v.len() - 1].var;
                 for x in v.iter_mut() {
-                    for k in 0..d.nvar {
+                    for (k, p) in prov.iter().enumerate().take(d.nvar) {
                         if d.flat[k] {
-                            x.var[k] = prov[k];
+                            x.var[k] = *p;
                         }
                     }
                 }
@@ -261,7 +261,7 @@ mod tests {
     /// The rectangle x 2.25..9.25, y 3.25..7.25: no pixel centre lies on the border of a
     /// one-pixel line along its edges or of a point at its corners.
     fn rect(clockwise: bool, flags: [f32; 4]) -> Vec<(f32, f32, f32, f32)> {
-        let mut c = vec![(2.25, 3.25), (9.25, 3.25), (9.25, 7.25), (2.25, 7.25)];
+        let mut c = [(2.25, 3.25), (9.25, 3.25), (9.25, 7.25), (2.25, 7.25)];
         if clockwise {
             c.reverse();
         }
