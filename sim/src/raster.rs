@@ -379,12 +379,7 @@ impl Raster<'_> {
                         break;
                     }
                     let l = lam[i];
-                    // Relative to vertex 0, as the varyings (model-choices.md): a polygon of
-                    // constant depth has that depth exactly at every pixel, so depth slopes
-                    // read back (polygon offset) are not rounding noise.
-                    z[i] = clamp01(
-                        pv[0][2] + l[1] * (pv[1][2] - pv[0][2]) + l[2] * (pv[2][2] - pv[0][2]),
-                    );
+                    z[i] = clamp01(l[0] * pv[0][2] + l[1] * pv[1][2] + l[2] * pv[2][2]);
                 }
                 // Depth/stencil tests (no writes yet).
                 let mut spass = [true; 4];
