@@ -182,15 +182,15 @@ typedef struct {
   uint8_t front_ccw;
   // `PIPE_FACE_*` culled.
   uint8_t cull_face;
-  // `PIPE_POLYGON_MODE_*`: FILL only.
+  // `PIPE_POLYGON_MODE_*` of front faces: FILL, LINE or POINT.
   uint8_t fill_front;
-  // `PIPE_POLYGON_MODE_*`: FILL only.
+  // `PIPE_POLYGON_MODE_*` of back faces.
   uint8_t fill_back;
-  // Polygon offset for points: unsupported when units or scale are non-zero.
+  // Polygon offset for polygons drawn as points.
   uint8_t offset_point;
-  // Polygon offset for lines: as above.
+  // Polygon offset for polygons drawn as lines.
   uint8_t offset_line;
-  // Polygon offset for triangles: as above.
+  // Polygon offset for polygons drawn filled.
   uint8_t offset_tri;
   // Scissor test on.
   uint8_t scissor;
@@ -198,7 +198,7 @@ typedef struct {
   uint8_t poly_smooth;
   // Polygon stipple, with the pattern of `sgx535_set_polygon_stipple`.
   uint8_t poly_stipple_enable;
-  // Unsupported.
+  // Drawn aliased (see `line_smooth`).
   uint8_t point_smooth;
   // `PIPE_SPRITE_COORD_UPPER_LEFT` (0) or `_LOWER_LEFT` (1).
   uint8_t sprite_coord_mode;
@@ -208,7 +208,9 @@ typedef struct {
   uint8_t point_size_per_vertex;
   // A hint; single-sampled.
   uint8_t multisample;
-  // Unsupported.
+  // Drawn aliased: the rasterizer has no coverage for smooth lines and points, and GL
+  // programs that enable it (for looks) still get their lines; PIPE_CAPF_MAX_LINE_WIDTH_AA
+  // stays 0, so st/mesa asks for the narrowest line.
   uint8_t line_smooth;
   // Line stipple, with `line_stipple_factor` and `line_stipple_pattern`.
   uint8_t line_stipple_enable;

@@ -125,15 +125,15 @@ pub struct sgx535_rasterizer_state {
     pub front_ccw: u8,
     /// `PIPE_FACE_*` culled.
     pub cull_face: u8,
-    /// `PIPE_POLYGON_MODE_*`: FILL only.
+    /// `PIPE_POLYGON_MODE_*` of front faces: FILL, LINE or POINT.
     pub fill_front: u8,
-    /// `PIPE_POLYGON_MODE_*`: FILL only.
+    /// `PIPE_POLYGON_MODE_*` of back faces.
     pub fill_back: u8,
-    /// Polygon offset for points: unsupported when units or scale are non-zero.
+    /// Polygon offset for polygons drawn as points.
     pub offset_point: u8,
-    /// Polygon offset for lines: as above.
+    /// Polygon offset for polygons drawn as lines.
     pub offset_line: u8,
-    /// Polygon offset for triangles: as above.
+    /// Polygon offset for polygons drawn filled.
     pub offset_tri: u8,
     /// Scissor test on.
     pub scissor: u8,
@@ -141,7 +141,7 @@ pub struct sgx535_rasterizer_state {
     pub poly_smooth: u8,
     /// Polygon stipple, with the pattern of `sgx535_set_polygon_stipple`.
     pub poly_stipple_enable: u8,
-    /// Unsupported.
+    /// Drawn aliased (see `line_smooth`).
     pub point_smooth: u8,
     /// `PIPE_SPRITE_COORD_UPPER_LEFT` (0) or `_LOWER_LEFT` (1).
     pub sprite_coord_mode: u8,
@@ -151,7 +151,9 @@ pub struct sgx535_rasterizer_state {
     pub point_size_per_vertex: u8,
     /// A hint; single-sampled.
     pub multisample: u8,
-    /// Unsupported.
+    /// Drawn aliased: the rasterizer has no coverage for smooth lines and points, and GL
+    /// programs that enable it (for looks) still get their lines; PIPE_CAPF_MAX_LINE_WIDTH_AA
+    /// stays 0, so st/mesa asks for the narrowest line.
     pub line_smooth: u8,
     /// Line stipple, with `line_stipple_factor` and `line_stipple_pattern`.
     pub line_stipple_enable: u8,
@@ -337,8 +339,6 @@ fn rasterizer(s: &sgx535_rasterizer_state) -> Result<RasterizerState> {
     let refuse = [
         (s.light_twoside, "light_twoside"),
         (s.poly_smooth, "poly_smooth"),
-        (s.point_smooth, "point_smooth"),
-        (s.line_smooth, "line_smooth"),
         (s.rasterizer_discard, "rasterizer_discard"),
     ];
     if let Some((_, name)) = refuse.iter().find(|(v, _)| flag(*v)) {
@@ -346,12 +346,13 @@ fn rasterizer(s: &sgx535_rasterizer_state) -> Result<RasterizerState> {
             "rasterizer.{name}: not a feature of this GPU or library"
         ));
     }
-    if s.fill_front != 0 || s.fill_back != 0 {
-        return unsupported("rasterizer.fill_front/fill_back: only PIPE_POLYGON_MODE_FILL");
-    }
     let offset = flag(s.offset_point) || flag(s.offset_line) || flag(s.offset_tri);
-    if offset && (s.offset_units != 0.0 || s.offset_scale != 0.0) {
-        return unsupported("rasterizer polygon offset: no depth bias in the ISP model");
+    if offset
+        && ![s.offset_units, s.offset_scale, s.offset_clamp]
+            .iter()
+            .all(|v| v.is_finite())
+    {
+        return invalid("rasterizer offset_units, offset_scale and offset_clamp must be finite");
     }
     if !flag(s.half_pixel_center) {
         return unsupported("rasterizer.half_pixel_center = 0: pixel centres are at .5");
@@ -380,6 +381,14 @@ fn rasterizer(s: &sgx535_rasterizer_state) -> Result<RasterizerState> {
         // Gallium's factor is the repeat count minus one.
         line_stipple: flag(s.line_stipple_enable)
             .then_some((u16::from(s.line_stipple_factor) + 1, s.line_stipple_pattern)),
+        fill_front: gallium::fill(s.fill_front)?,
+        fill_back: gallium::fill(s.fill_back)?,
+        offset_tri: flag(s.offset_tri),
+        offset_line: flag(s.offset_line),
+        offset_point: flag(s.offset_point),
+        offset_units: if offset { s.offset_units } else { 0.0 },
+        offset_scale: if offset { s.offset_scale } else { 0.0 },
+        offset_clamp: if offset { s.offset_clamp } else { 0.0 },
     })
 }
 

@@ -2,8 +2,8 @@
 //! the generated tables; the small state enums are written out, each against p_defines.h.
 
 use sgx_pipe::state::{
-    AddrMode, BlendFactor, BlendFunc, CompareFunc, CullMode, Filter, LogicOp, MipFilter, StencilOp,
-    Swizzle, VertexFormat,
+    AddrMode, BlendFactor, BlendFunc, CompareFunc, CullMode, FillMode, Filter, LogicOp, MipFilter,
+    StencilOp, Swizzle, VertexFormat,
 };
 use sgx_pipe::{Cap, CapF, Format, PrimMode, QueryType, ResourceTarget, ShaderCap, ShaderStage};
 
@@ -202,7 +202,8 @@ pub(crate) fn target_value(t: ResourceTarget) -> u32 {
     }
 }
 
-/// A primitive type; quads, quad strips and polygons are for util_primconvert.
+/// A primitive type; the adjacency ones and patches are for a geometry stage this GPU has
+/// not.
 pub(crate) fn prim(v: u32) -> Result<PrimMode> {
     Ok(match v {
         0 => PrimMode::POINTS,
@@ -212,9 +213,24 @@ pub(crate) fn prim(v: u32) -> Result<PrimMode> {
         4 => PrimMode::TRIANGLES,
         5 => PrimMode::TRIANGLE_STRIP,
         6 => PrimMode::TRIANGLE_FAN,
-        7..=14 => return unsupported(format!("pipe_prim_type {v}: convert it to triangles first")),
+        7 => PrimMode::QUADS,
+        8 => PrimMode::QUAD_STRIP,
+        9 => PrimMode::POLYGON,
+        10..=14 => return unsupported(format!("pipe_prim_type {v}: no geometry stage")),
         _ => return invalid(format!("pipe_prim_type {v}")),
     })
+}
+
+/// `PIPE_POLYGON_MODE_*`.
+pub(crate) fn fill(v: u8) -> Result<FillMode> {
+    match v {
+        3 => unsupported("PIPE_POLYGON_MODE_FILL_RECTANGLE (NV_fill_rectangle)"),
+        _ => pick(
+            "pipe_polygon_mode",
+            v,
+            &[FillMode::FILL, FillMode::LINE, FillMode::POINT],
+        ),
+    }
 }
 
 fn pick<T: Copy>(what: &str, v: u8, table: &[T]) -> Result<T> {

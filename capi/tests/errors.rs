@@ -172,16 +172,48 @@ fn null_pointers_and_bad_numbers_are_invalid_arguments() {
         ok(sgx535_delete_blend_state(c, h));
         let rast = sgx535_rasterizer_state {
             fill_front: 1,
+            fill_back: 2,
+            offset_tri: 1,
+            offset_units: 1.0,
+            // Smooth lines and points are drawn aliased.
+            line_smooth: 1,
+            point_smooth: 1,
             half_pixel_center: 1,
             depth_clip_near: 1,
             depth_clip_far: 1,
             ..Default::default()
         };
-        assert_eq!(
-            sgx535_create_rasterizer_state(c, &rast, &mut h),
-            SGX535_ERROR_UNSUPPORTED
-        );
-        assert!(last_error().contains("fill_front"), "{}", last_error());
+        ok(sgx535_create_rasterizer_state(c, &rast, &mut h));
+        ok(sgx535_delete_rasterizer_state(c, h));
+        for (bad, status, says) in [
+            (
+                sgx535_rasterizer_state {
+                    fill_back: 4,
+                    ..rast
+                },
+                SGX535_ERROR_INVALID_ARGUMENT,
+                "pipe_polygon_mode 4",
+            ),
+            (
+                sgx535_rasterizer_state {
+                    fill_front: 3,
+                    ..rast
+                },
+                SGX535_ERROR_UNSUPPORTED,
+                "FILL_RECTANGLE",
+            ),
+            (
+                sgx535_rasterizer_state {
+                    offset_scale: f32::NAN,
+                    ..rast
+                },
+                SGX535_ERROR_INVALID_ARGUMENT,
+                "finite",
+            ),
+        ] {
+            assert_eq!(sgx535_create_rasterizer_state(c, &bad, &mut h), status);
+            assert!(last_error().contains(says), "{}", last_error());
+        }
         // A shader that is not TGSI.
         let junk = std::ffi::CString::new("FRAG\nNOT AN OPCODE\n").unwrap();
         let mut sh = sgx535_shader { id: 0 };

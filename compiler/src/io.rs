@@ -152,7 +152,7 @@ pub fn standalone(sh: &Shader) -> Result<IoLayout> {
                     Some(SemanticName::Position) => {
                         l.outputs.insert(*i, OutputLoc::Output(0));
                     }
-                    Some(SemanticName::Psize) => {}
+                    Some(SemanticName::Psize | SemanticName::Edgeflag) => {}
                     // The clip vertex feeds st/mesa's user-clip-plane lowering (it writes
                     // CLIPDIST); the model has no use for it, so it is computed and dropped.
                     Some(SemanticName::ClipVertex) => {}
@@ -174,10 +174,13 @@ pub fn standalone(sh: &Shader) -> Result<IoLayout> {
                     l.outputs.insert(i, OutputLoc::Output(k as u32 + 1));
                 }
             }
-            for (i, d) in &outs {
-                if d.semantic.map(|s| s.name) == Some(SemanticName::Psize) {
-                    l.outputs.insert(*i, OutputLoc::Output(next));
-                    next += 1;
+            // The point size, then the edge flag, follow the varyings.
+            for name in [SemanticName::Psize, SemanticName::Edgeflag] {
+                for (i, d) in &outs {
+                    if d.semantic.map(|s| s.name) == Some(name) {
+                        l.outputs.insert(*i, OutputLoc::Output(next));
+                        next += 1;
+                    }
                 }
             }
             vs_checks(sh, &l)?;
@@ -219,7 +222,7 @@ pub fn vs_checks(sh: &Shader, l: &IoLayout) -> Result<()> {
         .filter(|(_, d)| {
             !matches!(
                 d.semantic.map(|s| s.name),
-                Some(SemanticName::Position | SemanticName::Psize)
+                Some(SemanticName::Position | SemanticName::Psize | SemanticName::Edgeflag)
             )
         })
         .filter_map(|(i, _)| match l.outputs.get(i) {

@@ -65,6 +65,7 @@ pub fn link(vs_text: &str, fs_text: &str) -> Result<LinkedProgram> {
                 s.name,
                 SemanticName::Position
                     | SemanticName::Psize
+                    | SemanticName::Edgeflag
                     | SemanticName::ClipVertex
                     | SemanticName::ClipDist
             )
@@ -149,10 +150,14 @@ pub fn link(vs_text: &str, fs_text: &str) -> Result<LinkedProgram> {
         });
     }
     let nvar = varyings.iter().map(|v| v.fs_input + 1).max().unwrap_or(0);
+    let has_psize = io::declared(&vs, File::Output)
+        .iter()
+        .any(|(_, d)| d.semantic.map(|s| s.name) == Some(SemanticName::Psize));
     for (i, d) in io::declared(&vs, File::Output) {
         let loc = match d.semantic.map(|s| s.name) {
             Some(SemanticName::Position) => OutputLoc::Output(0),
             Some(SemanticName::Psize) => OutputLoc::Output(nvar + 1),
+            Some(SemanticName::Edgeflag) => OutputLoc::Output(nvar + 1 + u32::from(has_psize)),
             _ => feeds
                 .get(&i)
                 .map_or(OutputLoc::Discard, |o| OutputLoc::Output(*o)),

@@ -100,6 +100,9 @@ pub struct CompiledShader {
     pub pcoord_slot: Option<u32>,
     /// Vertex: output holding the point size in .x (RasterState point_size_output).
     pub psize_output: Option<u32>,
+    /// Vertex: output holding the edge flag in .x (PolyState edge_flag_output).
+    #[serde(default)]
+    pub edgeflag_output: Option<u32>,
 }
 
 impl CompiledShader {
@@ -199,6 +202,7 @@ pub fn compile_with(sh: &Shader, layout: &IoLayout) -> Result<CompiledShader> {
     }
     let mut outputs = Vec::new();
     let mut psize_output = None;
+    let mut edgeflag_output = None;
     for (i, d) in io::declared(sh, File::Output) {
         let loc = layout
             .outputs
@@ -208,6 +212,11 @@ pub fn compile_with(sh: &Shader, layout: &IoLayout) -> Result<CompiledShader> {
         if let (Some(SemanticName::Psize), OutputLoc::Output(n)) = (d.semantic.map(|s| s.name), loc)
         {
             psize_output = Some(n);
+        }
+        if let (Some(SemanticName::Edgeflag), OutputLoc::Output(n)) =
+            (d.semantic.map(|s| s.name), loc)
+        {
+            edgeflag_output = Some(n);
         }
         outputs.push(ShaderOutput {
             index: i,
@@ -240,7 +249,7 @@ pub fn compile_with(sh: &Shader, layout: &IoLayout) -> Result<CompiledShader> {
                 .filter(|o| {
                     !matches!(
                         o.semantic.map(|s| s.name),
-                        Some(SemanticName::Position | SemanticName::Psize)
+                        Some(SemanticName::Position | SemanticName::Psize | SemanticName::Edgeflag)
                     )
                 })
                 .filter_map(|o| match o.location {
@@ -281,5 +290,6 @@ pub fn compile_with(sh: &Shader, layout: &IoLayout) -> Result<CompiledShader> {
         face_slot,
         pcoord_slot,
         psize_output,
+        edgeflag_output,
     })
 }

@@ -92,6 +92,9 @@ impl CompiledShader {
         if let Some(o) = self.psize_output {
             within("psize_output", o.into(), usse::OUTPUT_REGS - 1)?;
         }
+        if let Some(o) = self.edgeflag_output {
+            within("edgeflag_output", o.into(), usse::OUTPUT_REGS - 1)?;
+        }
         Ok(())
     }
 }

@@ -385,3 +385,34 @@ fn integer_and_float_boolean_forms_both_work() {
         assert_eq!(oa.out[1][0], ob.out[1][0]);
     }
 }
+
+/// st/mesa's edge flag pass-through (`nir_lower_passthrough_edgeflags`): the flag attribute
+/// is copied to an EDGEFLAG output, which follows the varyings and the point size, and is
+/// named for the TA (PolyState edge_flag_output); it is not a varying.
+#[test]
+fn edge_flag_output_follows_the_point_size() {
+    let vs = "VERT\nDCL IN[0]\nDCL IN[1]\nDCL IN[2]\nDCL OUT[0], POSITION\nDCL OUT[1], COLOR\n\
+              DCL OUT[2], EDGEFLAG\nDCL OUT[3], PSIZE\n  0: MOV OUT[0], IN[0]\n\
+              1: MOV OUT[1], IN[1]\n  2: MOV OUT[2], IN[2]\n  3: MOV OUT[3], IN[0].wwww\n  4: END\n";
+    let fs = text("gears.frag");
+    let p = link(vs, &fs).unwrap();
+    assert_eq!(p.varyings.len(), 1);
+    assert_eq!(p.vs.varying_count, 1);
+    assert_eq!(p.vs.psize_output, Some(2));
+    assert_eq!(p.vs.edgeflag_output, Some(3));
+    let vsp = Program::decode(&p.vs.code, Stage::Vertex).unwrap();
+    let f = |v: [f32; 4]| v.map(f32::to_bits);
+    for flag in [0.0f32, 1.0] {
+        let attrs = [
+            f([1.0, 2.0, 3.0, 4.0]),
+            f([0.5; 4]),
+            f([flag, 0.0, 0.0, 1.0]),
+        ];
+        let out = run_vertex(&vsp, &attrs, &[], &mut FakeTex).unwrap();
+        assert_eq!(out.out[3][0], flag.to_bits());
+        assert_eq!(out.out[2][0], 4.0f32.to_bits());
+    }
+    // Alone, the same order.
+    let cs = compile(vs).unwrap();
+    assert_eq!((cs.psize_output, cs.edgeflag_output), (Some(2), Some(3)));
+}

@@ -187,5 +187,8 @@ pub(crate) fn prim_count(mode: ta_stream::Topology, count: u32) -> u64 {
         }
         TRIANGLES => c / 3,
         TRIANGLE_STRIP | TRIANGLE_FAN => c.saturating_sub(2),
+        QUADS => c / 4,
+        QUAD_STRIP => c.saturating_sub(2) / 2,
+        POLYGON => u64::from(c >= 3),
     }
 }

@@ -173,7 +173,8 @@ pub fn get_param(cap: Cap) -> i64 {
         ClipHalfz => 1,
         // Points, lines, line loops and strips, triangles, strips and fans (hwdocs Topology);
         // Mesa converts quads and polygons (util_primconvert). No primitive restart.
-        SupportedPrimModes => (1 << 7) - 1,
+        // POINTS..POLYGON: the TA takes quads and polygons whole (hwdocs ta-stream.json).
+        SupportedPrimModes => (1 << 10) - 1,
         SupportedPrimModesWithRestart => 0,
         // Mesa lowers these into shaders when the cap is 0: the model has no back-colour
         // select and no GL_CLAMP address mode; without user clip planes st/mesa lowers

@@ -45,6 +45,9 @@ bitflags::bitflags! {
         const QUERY = 1 << 14;
         /// `set_polygon_stipple`.
         const STIPPLE = 1 << 15;
+        /// `set_framebuffer_state` bound a depth buffer of another depth resolution (the
+        /// polygon offset's units scale by it).
+        const DEPTH_FORMAT = 1 << 16;
     }
 }
 
@@ -65,6 +68,10 @@ impl Dirty {
     pub const RASTER: Dirty = Dirty::RASTERIZER.union(Dirty::QUERY).union(Dirty::SHADERS);
     /// Groups packed into the PrimState words and the stipple pattern.
     pub const PRIM: Dirty = Dirty::RASTERIZER.union(Dirty::STIPPLE);
+    /// Groups packed into the polygon words (fill modes, offset, edge flag output).
+    pub const POLY: Dirty = Dirty::RASTERIZER
+        .union(Dirty::SHADERS)
+        .union(Dirty::DEPTH_FORMAT);
     /// Groups packed into the vertex attribute table.
     pub const ATTRS: Dirty = Dirty::VERTEX_ELEMENTS.union(Dirty::VBUF);
     /// Groups packed into the texture table.

@@ -231,9 +231,14 @@ impl Context {
         let varyings = u64::from(program.linked.fs.varying_count);
         let per_prim =
             limits::PB_PRIM_RECORD_B + 3 * (limits::PB_VERTEX_B + varyings * limits::PB_VARYING_B);
-        let need = prims * (per_prim + tiles * limits::PB_TILE_REF_B);
+        // Records a primitive may make: quads and polygons are several triangles, and each
+        // edge of an outlined polygon is a line of two.
+        let unfilled = self.rast.as_ref().is_some_and(|r| r.unfilled());
+        let per_rec = (per_prim + tiles * limits::PB_TILE_REF_B)
+            * crate::poly::records_per_prim(info.mode, info.count, unfilled);
+        let need = prims * per_rec;
         if need > self.pb_budget_B * 4 {
-            let max_prims = self.pb_budget_B / (per_prim + tiles * limits::PB_TILE_REF_B);
+            let max_prims = self.pb_budget_B / per_rec;
             if let Some(parts) =
                 crate::draw_split::parts(info.mode, info.start, info.count, max_prims)
             {

@@ -23,7 +23,9 @@ pub(crate) fn parts(
         LINE_STRIP => (1, 1),
         TRIANGLES => (3, 0),
         TRIANGLE_STRIP => (1, 2),
-        LINE_LOOP | TRIANGLE_FAN => return None,
+        QUADS => (4, 0),
+        QUAD_STRIP => (2, 2),
+        LINE_LOOP | TRIANGLE_FAN | POLYGON => return None,
     };
     let prims = crate::batch::prim_count(mode, count);
     // A strip's odd triangles wind the other way: every part starts on an even one, so each

@@ -93,7 +93,10 @@ impl Context {
                 vs_const_count: lvs.const_regs,
                 vs_temps: lvs.temps,
                 attr_count,
-                vs_outputs: 1 + lfs.varying_count + u32::from(lvs.psize_output.is_some()),
+                vs_outputs: 1
+                    + lfs.varying_count
+                    + u32::from(lvs.psize_output.is_some())
+                    + u32::from(lvs.edgeflag_output.is_some()),
                 fs_code_addr: p.fs_addr,
                 fs_const_addr: 0,
                 fs_const_count: lfs.const_regs,
@@ -173,6 +176,11 @@ impl Context {
                 Vec::new()
             };
             self.emit.set_stipple(rows);
+            packed += 1;
+        }
+        if d.intersects(Dirty::POLY) {
+            let words = self.poly_words(&rast, lvs.edgeflag_output)?;
+            self.emit.set_block(render::DRAW_STATE_POLY_DW, &words);
             packed += 1;
         }
         // Every dirty group is packed: the bits are consumed.

@@ -22,6 +22,7 @@ mod emit;
 mod error;
 mod flush;
 pub mod mesa_version;
+mod poly;
 mod program;
 mod query;
 mod query_ops;

@@ -5,6 +5,7 @@
 use std::sync::Arc;
 
 pub use sgx_hwdocs::isp::{CompareFunc, CullMode, StencilOp};
+pub use sgx_hwdocs::render::FillMode;
 pub use sgx_hwdocs::texture::{AddrMode, Filter, MipFilter, Swizzle};
 pub use sgx_hwdocs::tsp::{BlendFactor, BlendFunc, LogicOp};
 use sgx_hwdocs::Format;
@@ -142,6 +143,29 @@ pub struct RasterizerState {
     /// Line stipple `(factor, pattern)`: pixel n along a line is drawn when bit
     /// `(n / factor) % 16` of the pattern is set; None draws every pixel.
     pub line_stipple: Option<(u16, u16)>,
+    /// How front-facing polygons are drawn (glPolygonMode), after culling.
+    pub fill_front: FillMode,
+    /// How back-facing polygons are drawn.
+    pub fill_back: FillMode,
+    /// Polygon offset of polygons drawn as triangles.
+    pub offset_tri: bool,
+    /// Polygon offset of polygons drawn as lines.
+    pub offset_line: bool,
+    /// Polygon offset of polygons drawn as points.
+    pub offset_point: bool,
+    /// Polygon offset units: multiples of the depth buffer's minimum resolvable difference.
+    pub offset_units: f32,
+    /// Polygon offset factor of the depth slope.
+    pub offset_scale: f32,
+    /// Bound of the offset (0: none).
+    pub offset_clamp: f32,
+}
+
+impl RasterizerState {
+    /// Polygons may be drawn other than as filled triangles.
+    pub fn unfilled(&self) -> bool {
+        self.fill_front != FillMode::FILL || self.fill_back != FillMode::FILL
+    }
 }
 
 impl Default for RasterizerState {
@@ -159,6 +183,14 @@ impl Default for RasterizerState {
             flatshade_first: false,
             poly_stipple: false,
             line_stipple: None,
+            fill_front: FillMode::FILL,
+            fill_back: FillMode::FILL,
+            offset_tri: false,
+            offset_line: false,
+            offset_point: false,
+            offset_units: 0.0,
+            offset_scale: 0.0,
+            offset_clamp: 0.0,
         }
     }
 }

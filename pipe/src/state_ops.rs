@@ -268,6 +268,9 @@ impl Context {
             // The new framebuffer is bound even if submitting the old batch fails, so callers
             // restoring state always get it back; the submission error is returned.
             let r = self.flush_batch();
+            if crate::poly::depth_mrd(fb) != crate::poly::depth_mrd(&self.fb) {
+                self.dirty |= Dirty::DEPTH_FORMAT;
+            }
             self.fb = fb.clone();
             r?;
         }

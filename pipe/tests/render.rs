@@ -220,9 +220,9 @@ fn only_dirty_state_groups_are_repacked_and_emitted() {
     let tri = DrawInfo::arrays(PrimMode::TRIANGLES, 0, 3);
     r.ctx.draw_vbo(&tri).unwrap();
     let first = r.ctx.stats();
-    // Program, ISP, scissor, TSP, viewport, raster and primitive set-up words; attribute and
-    // texture tables; the two stages' constants.
-    assert_eq!(first.state_parts_packed, 11, "{first:?}");
+    // Program, ISP, scissor, TSP, viewport, raster, primitive set-up and polygon words;
+    // attribute and texture tables; the two stages' constants.
+    assert_eq!(first.state_parts_packed, 12, "{first:?}");
     assert_eq!(first.state_blocks_emitted, 1);
 
     // An identical draw: nothing is repacked, no state word or record is written.

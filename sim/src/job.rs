@@ -8,9 +8,9 @@ use std::sync::Arc;
 
 use sgx_hwdocs::isp::{IspState, Scissor};
 use sgx_hwdocs::render::{
-    PrimState, ProgramState, RasterState, Viewport, DRAW_STATE_DWORDS, DRAW_STATE_ISP_DW,
-    DRAW_STATE_PRIM_DW, DRAW_STATE_PROGRAM_DW, DRAW_STATE_RASTER_DW, DRAW_STATE_SCISSOR_DW,
-    DRAW_STATE_TSP_DW, DRAW_STATE_VIEWPORT_DW,
+    PolyState, PrimState, ProgramState, RasterState, Viewport, DRAW_STATE_DWORDS,
+    DRAW_STATE_ISP_DW, DRAW_STATE_POLY_DW, DRAW_STATE_PRIM_DW, DRAW_STATE_PROGRAM_DW,
+    DRAW_STATE_RASTER_DW, DRAW_STATE_SCISSOR_DW, DRAW_STATE_TSP_DW, DRAW_STATE_VIEWPORT_DW,
 };
 use sgx_hwdocs::tsp::TspState;
 use sgx_hwdocs::usse::INSTR_BYTES;
@@ -84,6 +84,7 @@ pub(crate) struct DrawState {
     pub vp: Viewport,
     pub raster: RasterState,
     pub prim: PrimState,
+    pub poly: PolyState,
 }
 
 /// Reads and decodes the DrawState block at `addr`; reserved bits are BadState of `unit`.
@@ -101,6 +102,7 @@ pub(crate) fn load_draw_state(mmu: &Mmu, unit: Unit, addr: u32) -> Result<DrawSt
         vp: Viewport::unpack(at(DRAW_STATE_VIEWPORT_DW)).map_err(bad)?,
         raster: RasterState::unpack(at(DRAW_STATE_RASTER_DW)).map_err(bad)?,
         prim: PrimState::unpack(at(DRAW_STATE_PRIM_DW)).map_err(bad)?,
+        poly: PolyState::unpack(at(DRAW_STATE_POLY_DW)).map_err(bad)?,
     })
 }
 

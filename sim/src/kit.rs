@@ -264,8 +264,8 @@ use sgx_hwdocs::limits::{TILE_H_PX, TILE_W_PX};
 use sgx_hwdocs::pbe::PbeState;
 use sgx_hwdocs::regs as rg;
 use sgx_hwdocs::render::{
-    AttrType, PrimState, ProgramState, RasterState, VertexAttr, Viewport, DRAW_STATE_DWORDS,
-    DRAW_STATE_PRIM_DW,
+    AttrType, PolyState, PrimState, ProgramState, RasterState, VertexAttr, Viewport,
+    DRAW_STATE_DWORDS, DRAW_STATE_POLY_DW, DRAW_STATE_PRIM_DW,
 };
 use sgx_hwdocs::ta_stream::{CtrlObjType, CtrlPrim, CtrlState, CtrlTerminate, IndexType, Topology};
 use sgx_hwdocs::texture::TexState;
@@ -345,6 +345,7 @@ pub struct DrawDesc {
     pub prim: PrimState,
     /// The polygon stipple pattern (PrimState.stipple_addr), rows top first.
     pub poly_stipple: [u32; 32],
+    pub poly: PolyState,
     pub topology: Topology,
     pub count: u32,
     pub index: Option<(IndexType, Vec<u8>)>,
@@ -414,6 +415,7 @@ impl DrawDesc {
             raster: RasterState::default(),
             prim: PrimState::default(),
             poly_stipple: [0; 32],
+            poly: PolyState::default(),
             topology,
             count: verts.len() as u32,
             index: None,
@@ -516,6 +518,8 @@ pub fn build(scene: &mut Scene, rd: &RenderDesc, draws: &[DrawDesc]) -> JobDesc 
         };
         let at = DRAW_STATE_PRIM_DW as usize;
         st[at..at + PrimState::DWORDS].copy_from_slice(&prim.pack().unwrap());
+        let at = DRAW_STATE_POLY_DW as usize;
+        st[at..at + 4].copy_from_slice(&d.poly.pack().unwrap());
         let state = scene.put(&st);
         stream.extend_from_slice(
             &CtrlState {

@@ -30,6 +30,8 @@ use crate::tsp::{Sampler, TexTable};
 use crate::usse::{batches_vertices, Machine, OutBank, Program, Stage};
 use crate::{Counters, Unit};
 
+mod poly;
+
 const TILE: i64 = TILE_W_PX as i64;
 
 mod provoke;
@@ -43,6 +45,8 @@ struct CVert {
     pos: [f32; 4],
     var: [[f32; 4]; MAX_VAR],
     psize: f32,
+    /// The edge from this vertex to the next one of its polygon is a boundary edge.
+    edge: bool,
 }
 
 /// A window-space vertex: (x, y, z, 1/w) and varyings.
@@ -50,6 +54,8 @@ struct CVert {
 struct WVert {
     p: [f32; 4],
     var: [[f32; 4]; MAX_VAR],
+    psize: f32,
+    edge: bool,
 }
 
 /// The draw state of the primitives being processed.
@@ -265,13 +271,15 @@ fn plane(v: &CVert, k: usize) -> f32 {
     }
 }
 
-/// The clip-space vertex of an output bank (o0 position, o1.. varyings, the point size output).
+/// The clip-space vertex of an output bank (o0 position, o1.. varyings, the point size and
+/// edge flag outputs).
 fn cvert(d: &Draw, out: &OutBank) -> CVert {
     let f = |v: [u32; 4]| v.map(f32::from_bits);
     let mut cv = CVert {
         pos: f(out[0]),
         var: [[0.0; 4]; MAX_VAR],
         psize: d.ds.raster.point_size,
+        edge: true,
     };
     for k in 0..d.nvar {
         cv.var[k] = f(out[k + 1]);
@@ -279,6 +287,10 @@ fn cvert(d: &Draw, out: &OutBank) -> CVert {
     let pso = d.ds.raster.point_size_output as usize;
     if pso != 0 {
         cv.psize = f32::from_bits(out[pso][0]);
+    }
+    let efo = d.ds.poly.edge_flag_output as usize;
+    if efo != 0 {
+        cv.edge = f32::from_bits(out[efo][0]) != 0.0;
     }
     cv
 }
@@ -327,6 +339,8 @@ impl Ta<'_> {
                 inv,
             ],
             var: v.var,
+            psize: v.psize,
+            edge: v.edge,
         }
     }
 
@@ -361,7 +375,12 @@ impl Ta<'_> {
                     next.push(*a);
                 }
                 if (da >= 0.0) != (db >= 0.0) {
-                    next.push(lerp(a, b, da / (da - db), d.nvar));
+                    let mut m = lerp(a, b, da / (da - db), d.nvar);
+                    // Leaving the volume, the new vertex starts an edge along the clip
+                    // plane: not a boundary edge of the polygon (as Mesa's draw clipper and
+                    // NVIDIA's drivers treat frustum planes).
+                    m.edge &= da < 0.0;
+                    next.push(m);
                 }
             }
             poly = next;
@@ -383,6 +402,9 @@ impl Ta<'_> {
 
     /// Culls and bins the triangle fan of a convex polygon of window-space vertices.
     fn fan(&mut self, d: &Draw, w: &[WVert]) -> Result<(), JobErr> {
+        if !poly::plain(&d.ds.poly) {
+            return self.polygon(d, w);
+        }
         for i in 1..w.len() - 1 {
             let (a, b, c) = (&w[0], &w[i], &w[i + 1]);
             let area =
@@ -646,6 +668,15 @@ impl Ta<'_> {
             Topology::TRIANGLE_FAN => {
                 for t in 0..n.saturating_sub(2) {
                     self.tri(d, [v(0), v(t + 1), v(t + 2)], 1)?;
+                }
+            }
+            Topology::QUADS | Topology::QUAD_STRIP | Topology::POLYGON => {
+                for (idx, outer) in poly::triangles(p.topology, n) {
+                    let mut t = idx.map(|k| *v(k));
+                    for (c, o) in t.iter_mut().zip(outer) {
+                        c.edge &= o;
+                    }
+                    self.triangle(d, [&t[0], &t[1], &t[2]])?;
                 }
             }
             Topology::POINTS => {

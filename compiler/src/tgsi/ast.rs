@@ -106,11 +106,14 @@ pub enum SemanticName {
     /// Clip distances, four per register (vertex output): a pixel whose interpolated
     /// distance is negative is clipped.
     ClipDist,
+    /// The edge flag (vertex output, .x non-zero: a boundary edge), which st/mesa passes
+    /// through from the edge flag attribute when polygons are drawn as lines or points.
+    Edgeflag,
 }
 
 impl SemanticName {
     /// All names, for parsing.
-    pub const ALL: [SemanticName; 11] = [
+    pub const ALL: [SemanticName; 12] = [
         SemanticName::Position,
         SemanticName::Color,
         SemanticName::BColor,
@@ -122,6 +125,7 @@ impl SemanticName {
         SemanticName::Pcoord,
         SemanticName::ClipVertex,
         SemanticName::ClipDist,
+        SemanticName::Edgeflag,
     ];
 
     /// The name as TGSI prints it.
@@ -138,6 +142,7 @@ impl SemanticName {
             SemanticName::Pcoord => "PCOORD",
             SemanticName::ClipVertex => "CLIPVERTEX",
             SemanticName::ClipDist => "CLIPDIST",
+            SemanticName::Edgeflag => "EDGEFLAG",
         }
     }
 }

@@ -120,10 +120,11 @@ sgx535g_context_create(struct pipe_screen *pscreen, void *priv, unsigned flags)
       goto fail;
    p->const_uploader = p->stream_uploader;
 
-   /* The plan of the ABI: POINTS..TRIANGLE_FAN at most; quads, quad strips and
-    * polygons are converted here, whatever else the cap claims. */
+   /* The plan of the ABI: POINTS..POLYGON at most (the library's TA takes quads,
+    * quad strips and polygons whole, so that glPolygonMode outlines them without
+    * their inner diagonals); what the cap does not claim is converted here. */
    unsigned prims = pscreen->get_param(pscreen, PIPE_CAP_SUPPORTED_PRIM_MODES) &
-                    BITFIELD_MASK(PIPE_PRIM_TRIANGLE_FAN + 1);
+                    BITFIELD_MASK(PIPE_PRIM_POLYGON + 1);
    ctx->primconvert_modes = prims;
    ctx->primconvert = util_primconvert_create(p, prims);
    if (!ctx->primconvert)

@@ -3,9 +3,9 @@
  * SPDX-License-Identifier: MIT
  *
  * Draws, clears, blits, copies and mipmap generation: every pixel is the
- * library's. Primitives the library does not take (quads, quad strips,
- * polygons) go through util_primconvert, which draws them again through
- * this draw_vbo as triangles.
+ * library's. Primitives the library's caps do not claim go through
+ * util_primconvert, which draws them again through this draw_vbo as
+ * triangles.
  */
 #include "sgx535_screen.h"
 
