@@ -288,7 +288,6 @@ sgx535g_present(struct sgx535g_screen *screen, sgx535_context lib_ctx,
    if (ok)
       screen->winsys->displaytarget_display(screen->winsys, res->dt, context_private, sub_box);
 }
-}
 
 static void
 sgx535g_flush_frontbuffer(struct pipe_screen *pscreen, struct pipe_context *pctx,
