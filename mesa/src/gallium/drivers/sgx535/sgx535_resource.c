@@ -258,8 +258,10 @@ sgx535g_present(struct sgx535g_screen *screen, sgx535_context lib_ctx,
    unsigned row_B = util_format_get_stride(p->format, p->width0);
    unsigned rows = util_format_get_nblocksy(p->format, p->height0);
 
-   uint8_t *dst =
-      screen->winsys->displaytarget_map(screen->winsys, res->dt, PIPE_MAP_READ_WRITE);
+   /* PIPE_MAP_WRITE only: a read map of the window system's buffer fetches the
+    * window's pixels (XGetImage, BadMatch on a window not shown yet). The rows
+    * read back below for the front buffer are the ones just written. */
+   uint8_t *dst = screen->winsys->displaytarget_map(screen->winsys, res->dt, PIPE_MAP_WRITE);
    if (!dst)
       return;
    bool ok = sgx535g_check(sgx535_resource_read_box(lib_ctx, res->lib, 0, &box, dst,
