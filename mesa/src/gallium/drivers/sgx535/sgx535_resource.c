@@ -8,10 +8,9 @@
  * writes) straight into it.
  *
  * A front buffer (resource_create_front: the frontend asks for one when the
- * application reads or draws GL_FRONT) holds what the window shows: it starts
- * as the window's pixels, and presenting a back buffer to the same drawable
- * copies the presented rows into it too, since after a swap GL's front is
- * the old back.
+ * application reads or draws GL_FRONT) holds what the window shows: presenting
+ * a back buffer to the same drawable copies the presented rows into it too,
+ * since after a swap GL's front is the old back.
  */
 #include "sgx535_screen.h"
 
@@ -73,25 +72,6 @@ sgx535g_write_rows(sgx535_context lib_ctx, struct sgx535g_resource *dst, const s
    return sgx535g_check(sgx535_transfer_unmap(lib_ctx, transfer), why);
 }
 
-/* A new front buffer starts as what the window shows (the display target's
- * read map fetches the window's pixels). */
-static void
-sgx535g_front_from_window(struct sgx535g_screen *screen, struct sgx535g_resource *res)
-{
-   struct sw_winsys *ws = screen->winsys;
-   const uint8_t *px = ws->displaytarget_map(ws, res->dt, PIPE_MAP_READ);
-   if (!px)
-      return;
-   struct pipe_box box;
-   u_box_2d(0, 0, res->base.width0, res->base.height0, &box);
-   simple_mtx_lock(&screen->internal_mtx);
-   sgx535_context lib_ctx = sgx535g_internal_ctx(screen);
-   if (lib_ctx.id)
-      sgx535g_write_rows(lib_ctx, res, &box, px, res->dt_stride_B, "transfer_map (front from window)");
-   simple_mtx_unlock(&screen->internal_mtx);
-   ws->displaytarget_unmap(ws, res->dt);
-}
-
 static struct pipe_resource *
 sgx535g_create(struct pipe_screen *pscreen, const struct pipe_resource *templ,
                const void *front_private)
@@ -126,8 +106,10 @@ sgx535g_create(struct pipe_screen *pscreen, const struct pipe_resource *templ,
          return NULL;
       }
       if (front_private) {
+         /* Not filled from the window: a read map of the window system's buffer
+          * is an XGetImage, which fails (BadMatch, fatal under Xlib's default
+          * handler) on a window not shown yet, as glxinfo's. Presents fill it. */
          res->front_private = front_private;
-         sgx535g_front_from_window(screen, res);
          simple_mtx_lock(&screen->fronts_mtx);
          list_addtail(&res->front_link, &screen->fronts);
          simple_mtx_unlock(&screen->fronts_mtx);
