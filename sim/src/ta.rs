@@ -412,19 +412,7 @@ impl Ta<'_> {
             if area == 0.0 || area.is_nan() {
                 continue;
             }
-            // Counter-clockwise on a y-down screen has a negative area here.
-            let back = if d.ds.isp.front_ccw {
-                area > 0.0
-            } else {
-                area < 0.0
-            };
-            use sgx_hwdocs::isp::CullMode;
-            let culled = match d.ds.isp.cull {
-                CullMode::NONE => false,
-                CullMode::FRONT => !back,
-                CullMode::BACK => back,
-                CullMode::FRONT_AND_BACK => true,
-            };
+            let (back, culled) = poly::facing(&d.ds.isp, area);
             if !culled {
                 self.bin.add(d, PrimKind::TRIANGLE, back, [a, b, c])?;
             }

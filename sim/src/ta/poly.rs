@@ -4,7 +4,7 @@
 //! a polygon. The TA is where a polygon's facing, its vertices and its depth slope are all
 //! known, so the model does it here, as GL 2.1 3.5.4-3.5.6 describes it.
 
-use sgx_hwdocs::isp::CullMode;
+use sgx_hwdocs::isp::{CullMode, IspState};
 use sgx_hwdocs::render::{FillMode, PolyState, PrimKind};
 use sgx_hwdocs::ta_stream::Topology;
 
@@ -47,6 +47,24 @@ pub(super) fn triangles(topology: Topology, n: usize) -> Vec<([usize; 3], [bool;
         _ => {}
     }
     out
+}
+
+/// Whether a polygon of signed window area `area` (twice the area, y down) faces back, and
+/// whether the ISP state culls it.
+pub(super) fn facing(isp: &IspState, area: f32) -> (bool, bool) {
+    // Counter-clockwise on a y-down screen has a negative area here.
+    let back = if isp.front_ccw {
+        area > 0.0
+    } else {
+        area < 0.0
+    };
+    let culled = match isp.cull {
+        CullMode::NONE => false,
+        CullMode::FRONT => !back,
+        CullMode::BACK => back,
+        CullMode::FRONT_AND_BACK => true,
+    };
+    (back, culled)
 }
 
 /// Twice the signed area of a window-space triangle.
@@ -94,18 +112,7 @@ impl Ta<'_> {
         if total == 0.0 || total.is_nan() {
             return Ok(());
         }
-        // Counter-clockwise on a y-down screen has a negative area here.
-        let back = if d.ds.isp.front_ccw {
-            total > 0.0
-        } else {
-            total < 0.0
-        };
-        let culled = match d.ds.isp.cull {
-            CullMode::NONE => false,
-            CullMode::FRONT => !back,
-            CullMode::BACK => back,
-            CullMode::FRONT_AND_BACK => true,
-        };
+        let (back, culled) = facing(&d.ds.isp, total);
         if culled {
             return Ok(());
         }

@@ -171,53 +171,70 @@ fn bilinear_kinds_equal_the_scalar_blend() {
     }
 }
 
+/// Coordinates at the edges of the footprint arithmetic: signed zeros, exact halves, just
+/// below 1, a denormal, past 2^23 texels, NaN and the infinities.
 #[cfg(target_arch = "x86_64")]
-#[test]
-fn packed_footprints_equal_the_scalar_ones() {
-    let mut rng = crate::kit::Rng(0x7f4a_7c15);
-    let mut next = move || rng.next();
-    let special = [
-        0.0,
-        -0.0,
-        0.5,
-        1.0,
-        -1.0,
-        1.0 / 512.0,
-        0.999_999_94,
-        -0.000_001,
-        2.5,
-        -7.25,
-        1e-40,
-        16_384.0,
-        1e9,
-        f32::NAN,
-        f32::INFINITY,
-        f32::NEG_INFINITY,
-    ];
+const SPECIAL_F32: [f32; 16] = [
+    0.0,
+    -0.0,
+    0.5,
+    1.0,
+    -1.0,
+    1.0 / 512.0,
+    0.999_999_94,
+    -0.000_001,
+    2.5,
+    -7.25,
+    1e-40,
+    16_384.0,
+    1e9,
+    f32::NAN,
+    f32::INFINITY,
+    f32::NEG_INFINITY,
+];
+
+/// Draw `k`'s level: the wrap mode pairs in turn; one time in four a power-of-two size below
+/// `2^max_log2` (which REPEAT wraps with a mask), else any size up to 600.
+#[cfg(target_arch = "x86_64")]
+fn random_level<'a>(
+    k: usize,
+    next: &mut impl FnMut() -> u32,
+    tables: &'a [u32],
+    max_log2: u32,
+    avx2: bool,
+) -> Level<'a> {
     let modes = [
         AddrMode::CLAMP_TO_EDGE,
         AddrMode::REPEAT,
         AddrMode::MIRRORED_REPEAT,
     ];
+    let (w, h) = if k.is_multiple_of(4) {
+        (1 << (next() % max_log2), 1 << (next() % max_log2))
+    } else {
+        (1 + next() % 600, 1 + next() % 600)
+    };
+    Level {
+        p: std::ptr::null(),
+        w,
+        h,
+        ws: modes[k % 3],
+        wt: modes[(k / 3) % 3],
+        cols_B: tables,
+        rows_B: tables,
+        avx2,
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[test]
+fn packed_footprints_equal_the_scalar_ones() {
+    let mut rng = crate::kit::Rng(0x7f4a_7c15);
+    let mut next = move || rng.next();
+    let special = SPECIAL_F32;
     let tables: Vec<u32> = (0..2048).collect();
     let (mut packed, mut total) = (0, 0);
     for k in 0..30_000usize {
-        let (w, h) = if k % 4 == 0 {
-            // Powers of two, which REPEAT wraps with a mask.
-            (1 << (next() % 11), 1 << (next() % 11))
-        } else {
-            (1 + next() % 600, 1 + next() % 600)
-        };
-        let lv = Level {
-            p: std::ptr::null(),
-            w,
-            h,
-            ws: modes[k % 3],
-            wt: modes[(k / 3) % 3],
-            cols_B: &tables,
-            rows_B: &tables,
-            avx2: false,
-        };
+        let lv = random_level(k, &mut next, &tables, 11, false);
         let mut pick = || {
             if next() % 4 == 0 {
                 special[next() as usize % special.len()]
@@ -236,7 +253,7 @@ fn packed_footprints_equal_the_scalar_ones() {
         for i in (0..4).filter(|&i| ex[i]) {
             let got = (f.xa[i], f.xb[i], f.ya[i], f.yb[i]);
             let want = (r.xa[i], r.xb[i], r.ya[i], r.yb[i]);
-            assert_eq!(got, want, "{coord:?} {w}x{h} lane {i}");
+            assert_eq!(got, want, "{coord:?} {}x{} lane {i}", lv.w, lv.h);
             assert_eq!(f.ax[i].to_bits(), r.ax[i].to_bits(), "{coord:?} ax {i}");
             assert_eq!(f.ay[i].to_bits(), r.ay[i].to_bits(), "{coord:?} ay {i}");
         }
@@ -388,48 +405,11 @@ fn span_footprints_equal_the_scalar_ones() {
     }
     let mut rng = crate::kit::Rng(0x51ed_270b);
     let mut next = move || rng.next();
-    let special = [
-        0.0,
-        -0.0,
-        0.5,
-        1.0,
-        -1.0,
-        1.0 / 512.0,
-        0.999_999_94,
-        -0.000_001,
-        2.5,
-        -7.25,
-        1e-40,
-        16_384.0,
-        1e9,
-        f32::NAN,
-        f32::INFINITY,
-        f32::NEG_INFINITY,
-    ];
-    let modes = [
-        AddrMode::CLAMP_TO_EDGE,
-        AddrMode::REPEAT,
-        AddrMode::MIRRORED_REPEAT,
-    ];
+    let special = SPECIAL_F32;
     let tables: Vec<u32> = (0..2048).collect();
     let (mut packed, mut total) = (0, 0);
     for k in 0..30_000usize {
-        let (w, h) = if k % 4 == 0 {
-            // Powers of two, which REPEAT wraps with a mask.
-            (1 << (next() % 12), 1 << (next() % 12))
-        } else {
-            (1 + next() % 600, 1 + next() % 600)
-        };
-        let lv = Level {
-            p: std::ptr::null(),
-            w,
-            h,
-            ws: modes[k % 3],
-            wt: modes[(k / 3) % 3],
-            cols_B: &tables,
-            rows_B: &tables,
-            avx2: true,
-        };
+        let lv = random_level(k, &mut next, &tables, 12, true);
         // Mostly ordinary coordinates (a special one in 1 of 64 lanes, so most spans are
         // packed), some far outside [0, 1].
         let spread = if k % 5 == 0 { 3000.0 } else { 1.0 };
@@ -456,7 +436,7 @@ fn span_footprints_equal_the_scalar_ones() {
             for i in 0..4 {
                 let got = (g.xa[i], g.xb[i], g.ya[i], g.yb[i]);
                 let want = (r.xa[i], r.xb[i], r.ya[i], r.yb[i]);
-                assert_eq!(got, want, "{c:?} {w}x{h} lane {i}");
+                assert_eq!(got, want, "{c:?} {}x{} lane {i}", lv.w, lv.h);
                 assert_eq!(g.ax[i].to_bits(), r.ax[i].to_bits(), "{c:?} ax {i}");
                 assert_eq!(g.ay[i].to_bits(), r.ay[i].to_bits(), "{c:?} ay {i}");
             }
