@@ -79,7 +79,14 @@ def glxinfo(driver, env):
         ["glxinfo", "-l"], env=dict(env, GALLIUM_DRIVER=driver), capture_output=True, text=True
     ).stdout
     m = re.search(r"\nOpenGL extensions:\n(.*?)\n\n", out, re.S)
-    exts = set(m.group(1).replace(",", " ").split()) if m else set()
+    # With -l the limits follow the list without a blank line: the list ends at the first
+    # line that is not names and commas.
+    names = []
+    for line in (m.group(1).splitlines() if m else []):
+        if "=" in line or ":" in line:
+            break
+        names += line.replace(",", " ").split()
+    exts = set(names)
     m = re.search(r"GL_MAX_VARYING_FLOATS = (\d+)", out)
     return exts, int(m.group(1)) if m else None
 
