@@ -205,6 +205,8 @@ const CHUNK: usize = 4096;
 #[derive(Default)]
 struct IndexHasher(u64);
 
+// 0x9e37_79b9_7f4a_7c15 is the golden-ratio multiplier of Fibonacci hashing, not a hardware
+// fact: the model's index cache only needs a cheap, well-spread hash.
 impl Hasher for IndexHasher {
     fn finish(&self) -> u64 {
         self.0

@@ -112,6 +112,7 @@ fn fsgn(x: f32) -> f32 {
 /// as the GPUs of the SGX535's era do (hwdocs model-choices: a MODEL choice).
 #[inline(always)]
 pub(crate) fn ftz(x: u32) -> u32 {
+    // IEEE 754 binary32: the exponent field and the sign bit (not hardware facts).
     if x & 0x7F80_0000 == 0 {
         x & 0x8000_0000
     } else {
