@@ -47,16 +47,23 @@ impl Lower<'_> {
         let (Some(lo), Some(hi), Some(mem)) = (lo, hi, mem) else {
             return Err(self.unsupported(format!("indirect constant offset {k}")));
         };
+        let i = self.clamped_index(a, lo, hi, mem);
+        Ok(self.load_const(Src::of(i)))
+    }
+
+    /// `clamp(a, lo, hi) + add` (integers) in lane x of a fresh temporary: an indirect index
+    /// held inside its declared range before its offset is added, so nothing wraps.
+    pub(super) fn clamped_index(&mut self, a: Src, lo: i32, hi: i32, add: i32) -> Reg {
         let i = self.scratch();
         let ix = Dst { reg: i, mask: 1 };
         let lo = self.materialize([lo as u32; 4], [0; 4]);
         self.push(MInst::alu(Opcode::IMAX, ix, a, lo));
         let hi = self.materialize([hi as u32; 4], [0; 4]);
         self.push(MInst::alu(Opcode::IMIN, ix, Src::of(i), hi));
-        if mem != 0 {
-            let m = self.materialize([mem as u32; 4], [0; 4]);
-            self.push(MInst::alu(Opcode::IADD, ix, Src::of(i), m));
+        if add != 0 {
+            let o = self.materialize([add as u32; 4], [0; 4]);
+            self.push(MInst::alu(Opcode::IADD, ix, Src::of(i), o));
         }
-        Ok(self.load_const(Src::of(i)))
+        i
     }
 }

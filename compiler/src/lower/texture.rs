@@ -236,16 +236,7 @@ impl Lower<'_> {
         let (Some(lo), Some(hi), Ok(off)) = (lo, hi, i32::try_from(offset)) else {
             return Err(self.unsupported(format!("indirect sampler offset {offset}")));
         };
-        let i = self.scratch();
-        let ix = Dst { reg: i, mask: 1 };
-        let lo = self.materialize([lo as u32; 4], [0; 4]);
-        self.push(MInst::alu(Opcode::IMAX, ix, a, lo));
-        let hi = self.materialize([hi as u32; 4], [0; 4]);
-        self.push(MInst::alu(Opcode::IMIN, ix, Src::of(i), hi));
-        if off != 0 {
-            let o = self.materialize([off as u32; 4], [0; 4]);
-            self.push(MInst::alu(Opcode::IADD, ix, Src::of(i), o));
-        }
+        let i = self.clamped_index(a, lo, hi, off);
         Ok(Src::of(i).splat(0))
     }
 }
