@@ -607,6 +607,56 @@ fn random_triangles_odd_target() {
     all_done("random", &r);
 }
 
+/// Depth tested at the buffer's precision (crate::depth): random sloped triangles at close
+/// depths over a random Z16 or Z24S8 buffer, loaded and stored, under every compare, with
+/// writes on and off; the fast quantiser against the reference one.
+#[test]
+fn depth_at_the_buffer_precision() {
+    for (fmt, bpe) in [(Format::Z16_UNORM, 2u32), (Format::Z24_UNORM_S8_UINT, 4)] {
+        let name = format!("depth precision {}", fmt.name());
+        let r = check(&name, |s| {
+            let (w, h) = (37u32, 29u32);
+            let (mut rd, fb) = target(s, w, h);
+            let zb = Mem::new((w * bpe * h) as usize);
+            let mut rng = Rng(0x5eed + bpe);
+            zb.write(0, &rng.bytes(zb.len_B()));
+            let zva = s.alloc_with(zb.clone(), Perm::RW);
+            rd.zls = Some((fmt, zva, w * bpe));
+            rd.tile_ctrl = Some(vec![0b1111; 6]);
+            let funcs = [
+                CompareFunc::LESS,
+                CompareFunc::EQUAL,
+                CompareFunc::LEQUAL,
+                CompareFunc::GREATER,
+                CompareFunc::NOTEQUAL,
+                CompareFunc::GEQUAL,
+            ];
+            let mut draws = Vec::new();
+            for k in 0..24 {
+                let mut verts = Vec::new();
+                // Depths within a few Z16 steps of 0.5, so that rounding decides the tests.
+                for _ in 0..3 {
+                    let (x, y) = (rng.f(-8.0, 45.0), rng.f(-8.0, 37.0));
+                    let z = rng.f(-1e-4, 1e-4);
+                    verts.push((clip_xy(x, y, w as f32, h as f32, z), [0.1, 0.2, 0.3, 1.0]));
+                }
+                let mut d = DrawDesc::new(
+                    Topology::TRIANGLES,
+                    &verts,
+                    words(&[emitpix(pa(0)), end()]),
+                    viewport(w as f32, h as f32),
+                );
+                d.isp.depth_test = true;
+                d.isp.depth_write = k % 4 != 3;
+                d.isp.depth_func = funcs[k % funcs.len()];
+                draws.push(d);
+            }
+            (vec![build(s, &rd, &draws)], vec![fb, zb])
+        });
+        all_done(&name, &r);
+    }
+}
+
 #[test]
 fn faults_agree() {
     // A texture whose level runs past its mapping: the fast path has no host pointer and

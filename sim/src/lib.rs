@@ -18,6 +18,7 @@ use sgx_hwdocs::limits::CORE_CLOCK_HZ;
 
 mod bench;
 mod clock;
+mod depth;
 mod job;
 mod mmu;
 mod num;
@@ -31,6 +32,8 @@ mod twod;
 pub mod usse;
 mod zls;
 
+#[cfg(test)]
+mod depth_tests;
 #[cfg(test)]
 mod fastpaths;
 mod kit;

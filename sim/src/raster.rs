@@ -14,6 +14,7 @@ use sgx_hwdocs::render::{PrimKind, PrimRecord, TileCtrl};
 use sgx_hwdocs::tsp::Interp;
 use sgx_hwdocs::usse::Opcode;
 
+use crate::depth::Precision;
 use crate::job::{load_consts, load_draw_state, DrawState, JobErr, ProgramCache, MAX_VAR};
 use crate::mmu::Mmu;
 use crate::pbe::Target;
@@ -139,6 +140,8 @@ struct Raster<'a> {
     fast: bool,
     /// The target's largest stored value per channel, for logic ops.
     chan_max: [u32; 4],
+    /// The precision depth is tested and kept at (the depth buffer's).
+    depth: Precision,
     c: Counters,
 }
 
@@ -299,6 +302,14 @@ impl Raster<'_> {
         // Depth is read only by the depth test (and its write) and the position input.
         let need_z = !self.fast || isp.depth_test || t.pos_enable;
         let fast = self.fast;
+        let prec = self.depth;
+        let quantise = |d: f32| {
+            if fast {
+                prec.quantise_fast(d)
+            } else {
+                prec.quantise(d)
+            }
+        };
         let mut sampler = Sampler::new(self.mmu, &ctx.tex, fast);
         let direct = ctx.tex_emit.filter(|te| fast && te.lod_free(&sampler));
         let mut passed = 0u32;
@@ -456,7 +467,20 @@ impl Raster<'_> {
                         break;
                     }
                     let l = lam[i];
-                    z[i] = clamp01(l[0] * pv[0][2] + l[1] * pv[1][2] + l[2] * pv[2][2]);
+                    // The plane through vertex 0, as the varyings (edges::lerp3): a triangle
+                    // of one depth yields that depth exactly at every pixel (the weighted
+                    // sum does not, as the weights add up to 1 only to rounding).
+                    z[i] = clamp01(
+                        pv[0][2] + l[1] * (pv[1][2] - pv[0][2]) + l[2] * (pv[2][2] - pv[0][2]),
+                    );
+                }
+                // The depth tested and written: z at the depth buffer's precision (MODEL:
+                // crate::depth). The program's position input keeps z as interpolated.
+                let mut zq = z;
+                if isp.depth_test {
+                    for q in zq.iter_mut() {
+                        *q = quantise(*q);
+                    }
                 }
                 // Depth/stencil tests (no writes yet).
                 let mut spass = [true; 4];
@@ -481,7 +505,7 @@ impl Raster<'_> {
                         );
                     }
                     if isp.depth_test {
-                        dpass[i] = compare(isp.depth_func, z[i], tile.depth[ti]);
+                        dpass[i] = compare(isp.depth_func, zq[i], tile.depth[ti]);
                     }
                     live[i] = has_kill || late_z || (spass[i] && dpass[i]);
                 }
@@ -562,8 +586,10 @@ impl Raster<'_> {
                             + qx
                             + (i & 1) as i64
                             - (tx * T) as i64) as usize;
-                        z[i] = self.qout.depth[i].unwrap_or(z[i]);
-                        dpass[i] = compare(isp.depth_func, z[i], tile.depth[ti]);
+                        if let Some(d) = self.qout.depth[i] {
+                            zq[i] = quantise(d);
+                        }
+                        dpass[i] = compare(isp.depth_func, zq[i], tile.depth[ti]);
                     }
                     self.c.pixels_shaded += live.iter().filter(|&&l| l).count() as u64;
                 }
@@ -606,7 +632,7 @@ impl Raster<'_> {
                         continue;
                     }
                     if isp.depth_test && isp.depth_write {
-                        tile.depth[ti] = z[i];
+                        tile.depth[ti] = zq[i];
                     }
                     tile.colour[ti] = if plain_colour {
                         self.qout.colour[i].map(clamp01)
@@ -630,7 +656,13 @@ impl Raster<'_> {
 impl<'a> Raster<'a> {
     /// A worker's rasteriser: its own draw-context and program caches, USSE machine and
     /// counters.
-    fn new(mmu: &'a Mmu, progs: ProgramCache, fast: bool, chan_max: [u32; 4]) -> Self {
+    fn new(
+        mmu: &'a Mmu,
+        progs: ProgramCache,
+        fast: bool,
+        chan_max: [u32; 4],
+        depth: Precision,
+    ) -> Self {
         Raster {
             mmu,
             progs,
@@ -647,6 +679,7 @@ impl<'a> Raster<'a> {
             rec: Vec::new(),
             fast,
             chan_max,
+            depth,
             c: Counters::default(),
         }
     }
@@ -673,9 +706,11 @@ pub(crate) struct Job3d<'a> {
     headers_at: u32,
     target: Target,
     bg: [f32; 4],
+    /// The background depth at the depth buffer's precision.
     bg_depth: f32,
     bg_stencil: u8,
     zls: Option<Zls>,
+    depth: Precision,
     rect: (u32, u32, u32, u32),
     fast: bool,
 }
@@ -712,6 +747,8 @@ pub(crate) fn run(
         .map_err(bad)?
         .value as u8;
     let zls = Zls::from_regs(regs)?;
+    // Without a depth buffer the tile keeps f32 depth (MODEL: crate::depth).
+    let depth = zls.as_ref().map_or(Precision::F32, Zls::precision);
     let rect = target.rect();
     let job = Job3d {
         mmu,
@@ -723,9 +760,12 @@ pub(crate) fn run(
         headers_at: pb_base.wrapping_add(headers_off),
         target,
         bg,
-        bg_depth,
+        // A tile starts from the background depth as the buffer would hold it, so a clear
+        // compares as it does once stored and loaded again.
+        bg_depth: depth.quantise(bg_depth),
         bg_stencil,
         zls,
+        depth,
         rect,
         fast,
     };
@@ -737,7 +777,18 @@ pub(crate) fn run(
     Ok(())
 }
 
-impl Job3d<'_> {
+impl<'a> Job3d<'a> {
+    /// A rasteriser for this job (one per worker or chunk of tiles).
+    fn raster(&self, progs: &ProgramCache) -> Raster<'a> {
+        Raster::new(
+            self.mmu,
+            progs.clone(),
+            self.fast,
+            self.target.channel_max(),
+            self.depth,
+        )
+    }
+
     /// Renders tile (`tx`, `ty`) with `rs` into `tile`'s buffers, reading memory only; the
     /// tile's control word when it is to be stored, None when the tile is skipped.
     fn shade(

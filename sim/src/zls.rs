@@ -2,8 +2,8 @@
 
 use sgx_hwdocs::limits::TILE_W_PX;
 use sgx_hwdocs::regs as r;
-use sgx_hwdocs::Format;
 
+use crate::depth::Precision;
 use crate::job::JobErr;
 use crate::mmu::Mmu;
 use crate::regs::RegFile;
@@ -13,7 +13,7 @@ const T: u32 = TILE_W_PX as u32;
 
 /// The depth buffer of a render, when ISP_ZLSCTL enables it.
 pub(crate) struct Zls {
-    fmt: Format,
+    prec: Precision,
     base: u32,
     stride: u32,
 }
@@ -25,27 +25,31 @@ impl Zls {
         if ctl.enable == 0 {
             return Ok(None);
         }
-        if !matches!(ctl.format, Format::Z16_UNORM | Format::Z24_UNORM_S8_UINT) {
-            return Err(JobErr::bad(
-                Unit::Isp,
-                format!("ZLS format {} is not a depth format", ctl.format.name()),
-            ));
-        }
+        let prec = match Precision::of(Some(ctl.format)) {
+            Some(p) => p,
+            None => {
+                return Err(JobErr::bad(
+                    Unit::Isp,
+                    format!("ZLS format {} is not a depth format", ctl.format.name()),
+                ))
+            }
+        };
         let base = r::ZlsZbase::unpack(&[regs.get(r::ZLS_ZBASE)])
             .map_err(bad)?
             .addr;
         let stride = r::ZlsStride::unpack(&[regs.get(r::ZLS_STRIDE)])
             .map_err(bad)?
             .stride_B;
-        Ok(Some(Zls {
-            fmt: ctl.format,
-            base,
-            stride,
-        }))
+        Ok(Some(Zls { prec, base, stride }))
+    }
+
+    /// The precision the ISP keeps this buffer's depth at.
+    pub(crate) fn precision(&self) -> Precision {
+        self.prec
     }
 
     fn bpe(&self) -> usize {
-        if self.fmt == Format::Z16_UNORM {
+        if self.prec == Precision::Unorm16 {
             2
         } else {
             4
@@ -90,7 +94,12 @@ impl Zls {
                     let mut e = [0u8; 4];
                     e[..bpe].copy_from_slice(&b[k * bpe..(k + 1) * bpe]);
                     let i = i0 + (x - tx * T) as usize;
-                    decode(bpe, u32::from_le_bytes(e), &mut depth[i], &mut stencil[i]);
+                    decode(
+                        self.prec,
+                        u32::from_le_bytes(e),
+                        &mut depth[i],
+                        &mut stencil[i],
+                    );
                 }
                 continue;
             }
@@ -99,7 +108,12 @@ impl Zls {
                 let a = row.wrapping_add(x * bpe as u32);
                 mmu.read(Unit::Isp, a, &mut b[..bpe])?;
                 let i = i0 + (x - tx * T) as usize;
-                decode(bpe, u32::from_le_bytes(b), &mut depth[i], &mut stencil[i]);
+                decode(
+                    self.prec,
+                    u32::from_le_bytes(b),
+                    &mut depth[i],
+                    &mut stencil[i],
+                );
             }
         }
         Ok(())
@@ -132,7 +146,7 @@ impl Zls {
                 let mut b = [0u8; 4 * T as usize];
                 for (k, x) in xs.clone().enumerate() {
                     let i = i0 + (x - tx * T) as usize;
-                    let v = encode_fast(bpe, depth[i], stencil[i]);
+                    let v = encode_fast(self.prec, depth[i], stencil[i]);
                     b[k * bpe..(k + 1) * bpe].copy_from_slice(&v.to_le_bytes()[..bpe]);
                 }
                 // SAFETY: span checked that n * bpe bytes at p lie in a writable backing.
@@ -141,7 +155,7 @@ impl Zls {
             }
             for x in xs.clone() {
                 let i = i0 + (x - tx * T) as usize;
-                let v = encode(bpe, depth[i], stencil[i]);
+                let v = encode(self.prec, depth[i], stencil[i]);
                 let a = row.wrapping_add(x * bpe as u32);
                 mmu.write(Unit::Isp, a, &v.to_le_bytes()[..bpe])?;
             }
@@ -152,52 +166,45 @@ impl Zls {
 
 /// A depth/stencil element's depth (and stencil, for Z24S8).
 #[inline(always)]
-// The depth formats' own numbers (Z16: 65535; Z24S8: 24 bits of depth under 8 of stencil),
-// as hwdocs's formats define them.
-fn decode(bpe: usize, v: u32, depth: &mut f32, stencil: &mut u8) {
-    if bpe == 2 {
-        *depth = v as f32 / 65535.0;
-    } else {
-        *depth = (v & 0xff_ffff) as f32 / 16_777_215.0;
+// Z24S8 keeps its 24 bits of depth under 8 of stencil, as hwdocs's formats define it.
+fn decode(p: Precision, v: u32, depth: &mut f32, stencil: &mut u8) {
+    *depth = p.decode(v & p.max_code());
+    if p == Precision::Unorm24 {
         *stencil = (v >> 24) as u8;
     }
 }
 
-/// [`encode`] without the libm call: for d in [0, 1], `d * 65535` and `d * 16777215` are
-/// exact in f64 (24-bit by at most 24-bit mantissas), and so is adding 0.5 below 2^24; the
-/// truncation of that is `round()` (half away from zero) for these non-negative values, and
-/// NaN goes to 0 in both.
+/// [`encode`] with the depth's fast encoder.
 #[inline(always)]
-// The same depth format numbers as `decode`.
-fn encode_fast(bpe: usize, depth: f32, stencil: u8) -> u32 {
-    let d = f64::from(depth.clamp(0.0, 1.0));
-    if bpe == 2 {
-        (d * 65535.0 + 0.5) as u32
-    } else {
-        ((d * 16_777_215.0 + 0.5) as u32).min(0xff_ffff) | (u32::from(stencil) << 24)
-    }
+fn encode_fast(p: Precision, depth: f32, stencil: u8) -> u32 {
+    pack(p, p.encode_fast(depth), stencil)
 }
 
 /// A depth/stencil element: Z16, or Z24 in bits 23:0 with stencil in 31:24.
-fn encode(bpe: usize, depth: f32, stencil: u8) -> u32 {
-    // In f64: in f32, 1.0 * 16777215 + 0.5 rounds up to 2^24 and would carry into the stencil.
-    let d = f64::from(depth.clamp(0.0, 1.0));
-    if bpe == 2 {
-        (d * 65535.0).round() as u32
+fn encode(p: Precision, depth: f32, stencil: u8) -> u32 {
+    pack(p, p.encode(depth), stencil)
+}
+
+#[inline(always)]
+fn pack(p: Precision, code: u32, stencil: u8) -> u32 {
+    if p == Precision::Unorm24 {
+        code | (u32::from(stencil) << 24)
     } else {
-        ((d * 16_777_215.0).round() as u32).min(0xff_ffff) | (u32::from(stencil) << 24)
+        code
     }
 }
 
 #[cfg(test)]
 mod tests {
-    /// The fast encoder equals the reference on every f32 in [0, 1] near each code's
-    /// halfway points, on the ends, out of range and on NaN.
+    use crate::depth::Precision::{Unorm16, Unorm24};
+
+    /// The fast element encoder equals the reference on depths around each code's halfway
+    /// points, on the ends, out of range and on NaN, with every kind of stencil.
     #[test]
     fn fast_encode_equals_the_reference() {
         let mut vals = vec![0.0f32, -0.0, 1.0, 2.0, -1.0, f32::NAN, f32::INFINITY, 1e-30];
-        for (bpe, k) in [(2usize, 65535u32), (4, 16_777_215)] {
-            for code in (0..k).step_by(if bpe == 2 { 1 } else { 97 }) {
+        for (p, k) in [(Unorm16, 65535u32), (Unorm24, 16_777_215)] {
+            for code in (0..k).step_by(if p == Unorm16 { 1 } else { 97 }) {
                 let half = ((f64::from(code) + 0.5) / f64::from(k)) as f32;
                 for d in -2i32..=2 {
                     vals.push(f32::from_bits(half.to_bits().wrapping_add_signed(d)));
@@ -206,9 +213,9 @@ mod tests {
             for &v in &vals {
                 for s in [0u8, 0x5a, 0xff] {
                     assert_eq!(
-                        super::encode_fast(bpe, v, s),
-                        super::encode(bpe, v, s),
-                        "{bpe} {v:e} {s}"
+                        super::encode_fast(p, v, s),
+                        super::encode(p, v, s),
+                        "{p:?} {v:e} {s}"
                     );
                 }
             }
@@ -217,12 +224,23 @@ mod tests {
 
     #[test]
     fn depth_one_stays_in_its_bits_and_stencil_is_kept() {
-        assert_eq!(super::encode(4, 1.0, 0), 0x00ff_ffff);
-        assert_eq!(super::encode(4, 1.0, 0x5a), 0x5aff_ffff);
-        assert_eq!(super::encode(4, 0.0, 7), 0x0700_0000);
-        assert_eq!(super::encode(4, 0.5, 0), 0x0080_0000);
-        assert_eq!(super::encode(4, 2.0, 0), 0x00ff_ffff);
-        assert_eq!(super::encode(2, 1.0, 9), 0xffff);
-        assert_eq!(super::encode(2, -1.0, 9), 0);
+        assert_eq!(super::encode(Unorm24, 1.0, 0), 0x00ff_ffff);
+        assert_eq!(super::encode(Unorm24, 1.0, 0x5a), 0x5aff_ffff);
+        assert_eq!(super::encode(Unorm24, 0.0, 7), 0x0700_0000);
+        assert_eq!(super::encode(Unorm24, 0.5, 0), 0x0080_0000);
+        assert_eq!(super::encode(Unorm24, 2.0, 0), 0x00ff_ffff);
+        assert_eq!(super::encode(Unorm16, 1.0, 9), 0xffff);
+        assert_eq!(super::encode(Unorm16, -1.0, 9), 0);
+    }
+
+    /// A Z24S8 element decodes its depth from bits 23:0 and its stencil from 31:24; a Z16
+    /// element leaves the stencil as it was.
+    #[test]
+    fn elements_decode_depth_and_stencil() {
+        let (mut d, mut s) = (0.0f32, 3u8);
+        super::decode(Unorm24, 0x5a80_0000, &mut d, &mut s);
+        assert_eq!((d, s), (8_388_608.0 / 16_777_215.0, 0x5a));
+        super::decode(Unorm16, 0x8000, &mut d, &mut s);
+        assert_eq!((d, s), (32768.0 / 65535.0, 0x5a));
     }
 }

@@ -17,7 +17,7 @@ use rayon::prelude::*;
 
 use sgx_hwdocs::render::TileCtrl;
 
-use super::{Job3d, Raster, Tile};
+use super::{Job3d, Tile};
 use crate::job::{JobErr, ProgramCache};
 use crate::Counters;
 
@@ -169,7 +169,7 @@ fn serial(
     progs: &ProgramCache,
     c: &mut Counters,
 ) -> Result<HashMap<u32, u32>, JobErr> {
-    let mut rs = Raster::new(job.mmu, progs.clone(), job.fast, job.target.channel_max());
+    let mut rs = job.raster(progs);
     let mut tile = Tile::boxed();
     let r = (|| {
         for ty in 0..job.h_tl {
@@ -226,7 +226,7 @@ fn shade_batch(
         .into_par_iter()
         .map(|k| {
             let job = shared.job();
-            let mut rs = Raster::new(job.mmu, progs.clone(), job.fast, job.target.channel_max());
+            let mut rs = job.raster(progs);
             let from = (tiles.start + k * len).min(tiles.end);
             let to = (from + len).min(tiles.end);
             (from..to)
