@@ -1,0 +1,150 @@
+//! Depth compares at the depth buffer's precision (the model's ISP, MODEL: hwdocs
+//! model-choices.md "Depth precision"), seen through the pipe: a surface drawn at the depth
+//! the buffer was cleared to passes GL_EQUAL at every pixel (piglit's
+//! depthstencil-default_fb-clear), and a surface redrawn after a flush at the depth it wrote
+//! fails GL_LESS and passes GL_EQUAL (gl-2.0-two-sided-stencil's second and third passes).
+
+mod common;
+
+use common::*;
+use sgx_pipe::state::*;
+use sgx_pipe::*;
+
+const GREEN: [u8; 4] = [0, 255, 0, 255];
+const RED: [u8; 4] = [0, 0, 255, 255];
+
+fn depth_buffer(r: &Rig, zf: Format, w: u32, h: u32) -> std::sync::Arc<Resource> {
+    r.screen
+        .resource_create(&ResourceTemplate::texture_2d(
+            zf,
+            w,
+            h,
+            0,
+            bind::DEPTH_STENCIL,
+        ))
+        .unwrap()
+}
+
+fn bind_depth(r: &mut Rig, func: CompareFunc) {
+    let dsa = r
+        .ctx
+        .create_depth_stencil_alpha_state(&DepthStencilAlphaState {
+            depth_enabled: true,
+            depth_writemask: true,
+            depth_func: func,
+            ..Default::default()
+        });
+    r.ctx.bind_depth_stencil_alpha_state(Some(&dsa));
+}
+
+/// Every pixel of the `w`x`h` target `t` is `want`.
+fn all_are(r: &mut Rig, t: &std::sync::Arc<Resource>, w: u32, h: u32, want: [u8; 4], what: &str) {
+    let px = r.ctx.read_level(t, 0, 0).unwrap();
+    for y in 0..h {
+        for x in 0..w {
+            assert_eq!(pixel(&px, w, x, y), want, "{what} at ({x},{y})");
+        }
+    }
+}
+
+#[test]
+fn a_surface_redrawn_after_a_flush_compares_as_written() {
+    for zf in [Format::Z24_UNORM_S8_UINT, Format::Z16_UNORM] {
+        // 0.5 (NDC 0) is halfway between two codes of both formats; the sloped surface puts
+        // most pixels between codes.
+        for (name, z) in [("flat", [0.0f32; 4]), ("sloped", [-0.6, 0.8, 0.1, 0.3])] {
+            let what = format!("{zf:?} {name}");
+            let (w, h) = (48, 40);
+            let mut r = rig();
+            let t = target(&r, Format::B8G8R8A8_UNORM, w, h);
+            let zb = depth_buffer(&r, zf, w, h);
+            bind_const(&mut r, &fb(&t, Some(&zb)));
+            r.ctx
+                .clear(
+                    clear_flags::COLOR0 | clear_flags::DEPTH,
+                    [0.0, 0.0, 0.0, 1.0],
+                    1.0,
+                    0,
+                )
+                .unwrap();
+            let pts = [
+                (-3.3, -2.7, z[0]),
+                (51.1, -1.9, z[1]),
+                (-2.9, 43.3, z[2]),
+                (50.7, 41.9, z[3]),
+            ];
+            bind_depth(&mut r, CompareFunc::LESS);
+            set_colour(&mut r, [1.0, 0.0, 0.0, 1.0]);
+            draw_px(&mut r, PrimMode::TRIANGLE_STRIP, &pts);
+            // The read flushes: the next draws load the depth the first one stored.
+            all_are(&mut r, &t, w, h, RED, &format!("{what}: first draw"));
+            set_colour(&mut r, [0.0, 1.0, 0.0, 1.0]);
+            draw_px(&mut r, PrimMode::TRIANGLE_STRIP, &pts);
+            all_are(&mut r, &t, w, h, RED, &format!("{what}: LESS redraw"));
+            bind_depth(&mut r, CompareFunc::EQUAL);
+            draw_px(&mut r, PrimMode::TRIANGLE_STRIP, &pts);
+            all_are(&mut r, &t, w, h, GREEN, &format!("{what}: EQUAL redraw"));
+        }
+    }
+}
+
+#[test]
+fn a_flat_surface_at_the_cleared_depth_passes_equal_everywhere() {
+    for zf in [Format::Z24_UNORM_S8_UINT, Format::Z16_UNORM] {
+        for depth in [0.75f32, 0.25, 0.625, 0.507_812_5] {
+            let mut r = rig();
+            let t = target(&r, Format::B8G8R8A8_UNORM, 48, 40);
+            let z = r
+                .screen
+                .resource_create(&ResourceTemplate::texture_2d(
+                    zf,
+                    48,
+                    40,
+                    0,
+                    bind::DEPTH_STENCIL,
+                ))
+                .unwrap();
+            bind_const(&mut r, &fb(&t, Some(&z)));
+            let dsa = r
+                .ctx
+                .create_depth_stencil_alpha_state(&DepthStencilAlphaState {
+                    depth_enabled: true,
+                    depth_func: CompareFunc::EQUAL,
+                    ..Default::default()
+                });
+            r.ctx.bind_depth_stencil_alpha_state(Some(&dsa));
+            r.ctx
+                .clear(
+                    clear_flags::COLOR0 | clear_flags::DEPTH,
+                    [0.0, 0.0, 0.0, 1.0],
+                    f64::from(depth),
+                    0,
+                )
+                .unwrap();
+            set_colour(&mut r, [0.0, 1.0, 0.0, 1.0]);
+            // NDC z whose viewport transform (z * 0.5 + 0.5) is `depth` exactly; corners off
+            // the pixel grid and past the target, so the weights are not simple fractions.
+            let zn = depth * 2.0 - 1.0;
+            draw_px(
+                &mut r,
+                PrimMode::TRIANGLE_STRIP,
+                &[
+                    (-3.3, -2.7, zn),
+                    (51.1, -1.9, zn),
+                    (-2.9, 43.3, zn),
+                    (50.7, 41.9, zn),
+                ],
+            );
+            let px = r.ctx.read_level(&t, 0, 0).unwrap();
+            for y in 0..40 {
+                for x in 0..48 {
+                    assert_eq!(
+                        pixel(&px, 48, x, y),
+                        GREEN,
+                        "{zf:?} depth {depth} at ({x},{y})"
+                    );
+                }
+            }
+        }
+    }
+}
