@@ -137,11 +137,8 @@ impl Zls {
                 mmu.span(row.wrapping_add(xs.start * bpe as u32), n * bpe, true),
             ) {
                 let mut b = [0u8; 4 * T as usize];
-                for (k, x) in xs.clone().enumerate() {
-                    let i = i0 + (x - tx * T) as usize;
-                    let v = encode_fast(bpe, depth[i], stencil[i]);
-                    b[k * bpe..(k + 1) * bpe].copy_from_slice(&v.to_le_bytes()[..bpe]);
-                }
+                let i = i0 + (xs.start - tx * T) as usize;
+                encode_row(bpe, &depth[i..i + n], &stencil[i..i + n], &mut b[..n * bpe]);
                 // SAFETY: span checked that n * bpe bytes at p lie in a writable backing.
                 unsafe { std::ptr::copy_nonoverlapping(b.as_ptr(), p, n * bpe) };
                 continue;
@@ -193,6 +190,21 @@ fn decode_row(bpe: usize, b: &[u8], depth: Option<&mut [f32]>, stencil: Option<&
     if let Some(s) = stencil {
         for (s, e) in s.iter_mut().zip(b.chunks_exact(4)) {
             *s = e[3];
+        }
+    }
+}
+
+/// [`encode_fast`] of a row into elements `b`, in loops of one format each (no per-element
+/// size dispatch or slicing).
+#[inline(always)]
+fn encode_row(bpe: usize, depth: &[f32], stencil: &[u8], b: &mut [u8]) {
+    if bpe == 2 {
+        for (e, &d) in b.chunks_exact_mut(2).zip(depth) {
+            e.copy_from_slice(&(encode_fast(2, d, 0) as u16).to_le_bytes());
+        }
+    } else {
+        for (e, (&d, &s)) in b.chunks_exact_mut(4).zip(depth.iter().zip(stencil)) {
+            e.copy_from_slice(&encode_fast(4, d, s).to_le_bytes());
         }
     }
 }
