@@ -24,6 +24,7 @@ pub(crate) const STRIDE_ALIGN: usize = limits::LINEAR_STRIDE_ALIGN_B as usize;
 use crate::kit::*;
 use crate::{Backing, JobDesc, JobResult, JobStatus, Perm};
 
+mod depth_span;
 mod gl21;
 mod vertex;
 

@@ -20,20 +20,24 @@ use crate::mmu::Mmu;
 use crate::pbe::Target;
 use crate::regs::RegFile;
 use crate::tsp::{Sampler, SpanTex, TexTable};
-use crate::usse::{Machine, Program, QuadOut, Stage, TexEmit};
+use crate::usse::{Machine, Program, QuadOut, Stage, TexEmit, VaryEmit};
 use crate::zls::Zls;
 use crate::{Counters, Unit};
 
 mod edges;
 mod fragment;
 mod span;
+mod span_z;
 mod stipple;
 mod tiles;
+mod varyings;
 #[cfg(test)]
 pub(crate) use span::SHADED_PX as SPAN_SHADED_PX;
+#[cfg(test)]
+pub(crate) use span_z::SHADED_PX as SPAN_Z_SHADED_PX;
 pub(crate) use tiles::Threads;
 
-use edges::{lam_packed, lam_scalar, lerp3, lerp3_scalar, step3, window_accepted, window_rejected};
+use edges::{lam_packed, lam_scalar, step3, window_accepted, window_rejected};
 use fragment::{blend, clamp01, compare, stencil_op};
 
 const T: u32 = TILE_W_PX as u32;
@@ -54,6 +58,7 @@ struct DrawCtx {
     blend_const: [f32; 4],
     /// The pixel program's precompiled form, when it has one.
     tex_emit: Option<TexEmit>,
+    vary_emit: Option<VaryEmit>,
     /// The polygon stipple pattern, when on.
     stipple: Option<stipple::Rows>,
 }
@@ -96,11 +101,13 @@ fn load_ctx(mmu: &Mmu, addr: u32, progs: &mut ProgramCache) -> Result<DrawCtx, J
     ];
     let blend_const = [t.blend_r, t.blend_g, t.blend_b, t.blend_a].map(|v| v as f32 / 255.0);
     let tex_emit = TexEmit::of(&fs);
+    let vary_emit = VaryEmit::of(&fs);
     let stipple = stipple::load(mmu, &ds.prim)?;
     Ok(DrawCtx {
         stipple,
         ds,
         tex_emit,
+        vary_emit,
         fs,
         consts,
         tex,
@@ -250,6 +257,13 @@ impl Raster<'_> {
         let prov = &pr.var[2];
         let t = &ds.tsp;
         let nvar = (t.varying_count as usize).min(pr.nvar);
+        let vary = varyings::Vary {
+            rhw: [pv[0][3], pv[1][3], pv[2][3]],
+            vars,
+            prov,
+            nvar,
+            interp: &ctx.interp,
+        };
         let sprite = if pr.kind == PrimKind::POINT {
             let (mx, my) = (
                 pr.p.iter().map(|v| v[0]).fold(f32::MAX, f32::min),
@@ -397,6 +411,55 @@ impl Raster<'_> {
                 };
             }
         }
+        // The depth span path shades the whole window of a colour varying's `EMITPIX`, depth
+        // tested or not, when nothing else is tested, stippled or blended; the quad loop then
+        // has nothing left, but the primary attributes of the last quad the program ran on
+        // are filled in as it would leave them.
+        #[cfg(target_arch = "x86_64")]
+        if let Some(ve) = ctx.vary_emit.filter(|ve| {
+            fast && !skip
+                && stip.is_none()
+                && plain_colour
+                && small_edges
+                && !isp.stencil_test
+                && ve.slot() < nvar
+                && !(t.pos_enable || t.face_enable || t.pcoord_enable)
+                && qy_start == qy0
+                && std::arch::is_x86_feature_detected!("avx2")
+        }) {
+            let k = ve.slot();
+            let win = span_z::Window {
+                th: ea.map(|e| e.4),
+                px0,
+                py0,
+                px1,
+                py1,
+                e0: [0, 1, 2].map(|e| edge_at(e, px0, py0)),
+                sx: ea.map(|(_, dy, ..)| -dy * sub),
+                sy: ea.map(|(dx, ..)| dx * sub),
+                inv_area,
+                z: [pv[0][2], pv[1][2], pv[2][2]],
+                rhw: vary.rhw,
+                depth: isp.depth_test.then_some((isp.depth_func, isp.depth_write)),
+                prec,
+                colour: span_z::Colour {
+                    interp: ctx.interp[k],
+                    v: [vars[0][k], vars[1][k], vars[2][k]],
+                    flat: prov[k],
+                },
+            };
+            // SAFETY: AVX2 was detected just above.
+            let done = unsafe { span_z::shade(&win, tile, (tx, ty)) };
+            self.c.pixels_shaded += done.px;
+            self.c.usse_instructions += 4 * done.quads * VaryEmit::INSTRUCTIONS_PER_PX;
+            passed += done.px as u32;
+            if let Some((qx, qy)) = done.last_live {
+                let here = [0, 1, 2].map(|k| edge_at(k, qx, qy));
+                let lam = lam_packed(here, &pix_off, inv_area);
+                varyings::fill(&mut self.pa, &lam, &vary, fast);
+            }
+            qy_start = py1 + 1;
+        }
         let mut row_e = [0, 1, 2].map(|k| edge_at(k, qx0, qy_start));
         let mut qy = qy_start;
         while qy <= py1 && !skip {
@@ -512,35 +575,9 @@ impl Raster<'_> {
                 let shade = live.iter().any(|&l| l);
                 if shade {
                     let pa = &mut self.pa;
-                    // The four pixels' 1/w sums first, so their divides issue together (one
-                    // packed divide) instead of each waiting on the last's latency.
-                    let mut qs = [[0f32; 3]; 4];
-                    let mut sums = [0f32; 4];
+                    let sums = varyings::fill(pa, &lam, &vary, fast);
                     for i in 0..4 {
-                        let l = lam[i];
-                        qs[i] = [l[0] * pv[0][3], l[1] * pv[1][3], l[2] * pv[2][3]];
-                        sums[i] = qs[i][0] + qs[i][1] + qs[i][2];
-                    }
-                    let invs = [1.0 / sums[0], 1.0 / sums[1], 1.0 / sums[2], 1.0 / sums[3]];
-                    for i in 0..4 {
-                        let l = lam[i];
-                        let (q, sum, inv) = (qs[i], sums[i], invs[i]);
-                        let w = [q[0] * inv, q[1] * inv, q[2] * inv];
-                        for k in 0..nvar {
-                            let (a, b, c) = (&vars[0][k], &vars[1][k], &vars[2][k]);
-                            let dst = &mut pa[i][k];
-                            match ctx.interp[k] {
-                                Interp::PERSPECTIVE if fast => *dst = lerp3(w, a, b, c),
-                                Interp::LINEAR if fast => *dst = lerp3(l, a, b, c),
-                                Interp::PERSPECTIVE => *dst = lerp3_scalar(w, a, b, c),
-                                Interp::LINEAR => *dst = lerp3_scalar(l, a, b, c),
-                                Interp::FLAT => {
-                                    for j in 0..4 {
-                                        dst[j] = prov[k][j].to_bits();
-                                    }
-                                }
-                            }
-                        }
+                        let sum = sums[i];
                         let pxy = || {
                             (
                                 (qx + (i & 1) as i64) as f32 + 0.5,
@@ -829,26 +866,22 @@ impl<'a> Job3d<'a> {
         tile.depth = [self.bg_depth; 256];
         tile.stencil = [self.bg_stencil; 256];
         if let Some(z) = &self.zls {
-            if ctrl.depth_load {
+            // Both halves from memory, or one (a partial clear: the other is the background).
+            let (d, s) = if ctrl.depth_load {
+                (true, true)
+            } else {
+                (ctrl.keep_depth, ctrl.keep_stencil)
+            };
+            if d || s {
                 z.load(
                     mmu,
                     tx,
                     ty,
                     self.rect,
-                    &mut tile.depth,
-                    &mut tile.stencil,
+                    d.then_some(&mut tile.depth),
+                    s.then_some(&mut tile.stencil),
                     self.fast,
                 )?;
-            } else if ctrl.keep_stencil || ctrl.keep_depth {
-                // One half from memory, the other from the background (a partial clear).
-                let (mut d, mut st) = ([0.0f32; 256], [0u8; 256]);
-                z.load(mmu, tx, ty, self.rect, &mut d, &mut st, self.fast)?;
-                if ctrl.keep_stencil {
-                    tile.stencil = st;
-                }
-                if ctrl.keep_depth {
-                    tile.depth = d;
-                }
             }
         }
         let pb_base = self.pb_base;

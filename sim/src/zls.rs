@@ -64,8 +64,10 @@ impl Zls {
         ]
     }
 
-    /// Loads the pixels of tile (tx, ty) inside `rect` (exclusive end). With `fast`, each
-    /// row held in one mapping is read in one copy (others, pixel by pixel as the reference).
+    /// Loads the pixels of tile (tx, ty) inside `rect` (exclusive end) into `depth` and
+    /// `stencil`, each when given (a partial clear keeps one half from memory: every element
+    /// is read either way). With `fast`, each row held in one mapping is read in one copy and
+    /// decoded a row at a time (others, pixel by pixel as the reference).
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn load(
         &self,
@@ -73,8 +75,8 @@ impl Zls {
         tx: u32,
         ty: u32,
         rect: (u32, u32, u32, u32),
-        depth: &mut [f32; 256],
-        stencil: &mut [u8; 256],
+        mut depth: Option<&mut [f32; 256]>,
+        mut stencil: Option<&mut [u8; 256]>,
         fast: bool,
     ) -> Result<(), Fault> {
         let bpe = self.bpe();
@@ -87,20 +89,13 @@ impl Zls {
                 fast && n > 0,
                 mmu.span(row.wrapping_add(xs.start * bpe as u32), n * bpe, false),
             ) {
+                let i = i0 + (xs.start - tx * T) as usize;
+                let d = depth.as_deref_mut().map(|d| &mut d[i..i + n]);
+                let st = stencil.as_deref_mut().map(|s| &mut s[i..i + n]);
                 let mut b = [0u8; 4 * T as usize];
                 // SAFETY: span checked that n * bpe bytes at p lie in a readable backing.
                 unsafe { std::ptr::copy_nonoverlapping(p, b.as_mut_ptr(), n * bpe) };
-                for (k, x) in xs.clone().enumerate() {
-                    let mut e = [0u8; 4];
-                    e[..bpe].copy_from_slice(&b[k * bpe..(k + 1) * bpe]);
-                    let i = i0 + (x - tx * T) as usize;
-                    decode(
-                        self.prec,
-                        u32::from_le_bytes(e),
-                        &mut depth[i],
-                        &mut stencil[i],
-                    );
-                }
+                decode_row(self.prec, &b[..n * bpe], d, st);
                 continue;
             }
             for x in xs.clone() {
@@ -108,12 +103,14 @@ impl Zls {
                 let a = row.wrapping_add(x * bpe as u32);
                 mmu.read(Unit::Isp, a, &mut b[..bpe])?;
                 let i = i0 + (x - tx * T) as usize;
-                decode(
-                    self.prec,
-                    u32::from_le_bytes(b),
-                    &mut depth[i],
-                    &mut stencil[i],
-                );
+                let (mut dv, mut sv) = (0.0, 0);
+                decode(self.prec, u32::from_le_bytes(b), &mut dv, &mut sv);
+                if let Some(d) = depth.as_deref_mut() {
+                    d[i] = dv;
+                }
+                if let (Some(s), true) = (stencil.as_deref_mut(), self.prec == Precision::Unorm24) {
+                    s[i] = sv;
+                }
             }
         }
         Ok(())
@@ -144,11 +141,13 @@ impl Zls {
                 mmu.span(row.wrapping_add(xs.start * bpe as u32), n * bpe, true),
             ) {
                 let mut b = [0u8; 4 * T as usize];
-                for (k, x) in xs.clone().enumerate() {
-                    let i = i0 + (x - tx * T) as usize;
-                    let v = encode_fast(self.prec, depth[i], stencil[i]);
-                    b[k * bpe..(k + 1) * bpe].copy_from_slice(&v.to_le_bytes()[..bpe]);
-                }
+                let i = i0 + (xs.start - tx * T) as usize;
+                encode_row(
+                    self.prec,
+                    &depth[i..i + n],
+                    &stencil[i..i + n],
+                    &mut b[..n * bpe],
+                );
                 // SAFETY: span checked that n * bpe bytes at p lie in a writable backing.
                 unsafe { std::ptr::copy_nonoverlapping(b.as_ptr(), p, n * bpe) };
                 continue;
@@ -171,6 +170,47 @@ fn decode(p: Precision, v: u32, depth: &mut f32, stencil: &mut u8) {
     *depth = p.decode(v & p.max_code());
     if p == Precision::Unorm24 {
         *stencil = (v >> 24) as u8;
+    }
+}
+
+/// [`decode`] of a row of elements `b` into those of `depth` and `stencil` that are given (a
+/// Z16 element has no stencil: its `stencil` is left as it is), in loops of one format each
+/// that the compiler vectorises; the same operations per element.
+#[inline(always)]
+fn decode_row(p: Precision, b: &[u8], depth: Option<&mut [f32]>, stencil: Option<&mut [u8]>) {
+    if p == Precision::Unorm16 {
+        if let Some(d) = depth {
+            for (d, e) in d.iter_mut().zip(b.chunks_exact(2)) {
+                *d = p.decode(u32::from(u16::from_le_bytes([e[0], e[1]])));
+            }
+        }
+        return;
+    }
+    if let Some(d) = depth {
+        for (d, e) in d.iter_mut().zip(b.chunks_exact(4)) {
+            let v = u32::from_le_bytes([e[0], e[1], e[2], e[3]]);
+            *d = p.decode(v & p.max_code());
+        }
+    }
+    if let Some(s) = stencil {
+        for (s, e) in s.iter_mut().zip(b.chunks_exact(4)) {
+            *s = e[3];
+        }
+    }
+}
+
+/// [`encode_fast`] of a row into elements `b`, in loops of one format each (no per-element
+/// size dispatch or slicing).
+#[inline(always)]
+fn encode_row(p: Precision, depth: &[f32], stencil: &[u8], b: &mut [u8]) {
+    if p == Precision::Unorm16 {
+        for (e, &d) in b.chunks_exact_mut(2).zip(depth) {
+            e.copy_from_slice(&(encode_fast(p, d, 0) as u16).to_le_bytes());
+        }
+    } else {
+        for (e, (&d, &s)) in b.chunks_exact_mut(4).zip(depth.iter().zip(stencil)) {
+            e.copy_from_slice(&encode_fast(p, d, s).to_le_bytes());
+        }
     }
 }
 

@@ -91,6 +91,51 @@ impl TexEmit {
     }
 }
 
+/// A recognised `EMITPIX paK; END` (or `RET`) program: the pixel's colour is primary
+/// attribute K, whole (a colour varying: `MOV OUT[0], IN[0]`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct VaryEmit {
+    /// The primary attribute K emitted.
+    slot: usize,
+}
+
+impl VaryEmit {
+    /// The program's precompiled form, when it is exactly that program: an unpredicated
+    /// EMITPIX of a primary attribute read whole and unmodified, then the end. It writes no
+    /// register, uses no output, predicate or address register, and what a run resets first
+    /// (the temporaries it may read before writing) no later run reads before resetting or
+    /// writing it: so skipping its runs leaves nothing a later program could see.
+    pub(crate) fn of(p: &Program) -> Option<VaryEmit> {
+        let [emit, end] = p.ins.as_slice() else {
+            return None;
+        };
+        let SrcReg::Primary(k) = emit.s0.reg else {
+            return None;
+        };
+        let ok = p.stage == Stage::Pixel
+            && emit.op == Opcode::EMITPIX
+            && emit.pred == Pred::ALWAYS
+            && emit.s0.swz == [0, 1, 2, 3]
+            && emit.s0.modi == SrcMod::NONE
+            && end.op.format() == InstrFormat::FLOW
+            && matches!(end.op, Opcode::END | Opcode::RET)
+            && end.pred == Pred::ALWAYS
+            && p.outs_used == 0
+            && !p.uses_pred_addr;
+        ok.then_some(VaryEmit {
+            slot: usize::from(k),
+        })
+    }
+
+    /// The primary attribute emitted.
+    pub(crate) fn slot(&self) -> usize {
+        self.slot
+    }
+
+    /// Instructions one pixel runs (EMITPIX, END), as the interpreter counts them.
+    pub(crate) const INSTRUCTIONS_PER_PX: u64 = 2;
+}
+
 #[cfg(test)]
 mod tests {
     use sgx_hwdocs::usse::Opcode::{FMUL, TEX, TEXL};
@@ -152,6 +197,54 @@ mod tests {
             ],
         ] {
             assert_eq!(TexEmit::of(&prog(&ins)), None, "{ins:?}");
+        }
+    }
+
+    #[test]
+    fn recognises_only_emitpix_of_a_primary_then_end() {
+        assert_eq!(
+            VaryEmit::of(&prog(&[emitpix(pa(3)), end()])),
+            Some(VaryEmit { slot: 3 })
+        );
+        for ins in [
+            vec![emitpix(pa(3).sw("yxzw")), end()],
+            vec![emitpix(r(3)), end()],
+            vec![emitpix(pa(3)), emitpix(pa(2)), end()],
+            vec![tex(dr(3), pa(2), 0), emitpix(r(3)), end()],
+            vec![alu(FMUL, dr(3), pa(1), pa(1)), emitpix(pa(1)), end()],
+        ] {
+            assert_eq!(VaryEmit::of(&prog(&ins)), None, "{ins:?}");
+        }
+    }
+
+    /// What `VaryEmit` stands for, the interpreter's count and colours: primary K whole,
+    /// two instructions per instance, nothing killed, no depth.
+    #[test]
+    fn vary_emit_is_what_the_interpreter_runs() {
+        let mut rng = Rng(0x0bad_cafe);
+        for slot in [0u32, 1, 5] {
+            let p = prog(&[emitpix(pa(slot)), end()]);
+            let ve = VaryEmit::of(&p).unwrap();
+            assert_eq!(ve.slot(), slot as usize);
+            let mut pa = [[[0u32; 4]; 16]; 4];
+            for px in &mut pa {
+                for v in px.iter_mut() {
+                    *v = [0; 4].map(|_: u32| rng.next());
+                }
+            }
+            for fast in [false, true] {
+                let mut out = blank();
+                Machine::with_paths(fast)
+                    .run_quad(&p, &pa, [true; 4], &[], &mut Mix, &mut out)
+                    .unwrap();
+                assert_eq!(out.instructions, 4 * VaryEmit::INSTRUCTIONS_PER_PX);
+                assert_eq!(out.killed, [false; 4]);
+                assert_eq!(out.depth, [None; 4]);
+                for (i, (c, px)) in out.colour.iter().zip(&pa).enumerate() {
+                    let want = px[slot as usize];
+                    assert_eq!(c.map(f32::to_bits), want, "fast {fast} px {i}");
+                }
+            }
         }
     }
 

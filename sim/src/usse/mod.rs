@@ -12,7 +12,7 @@ mod tests;
 
 pub(crate) use decode::program_extent;
 pub use decode::Program;
-pub(crate) use direct::TexEmit;
+pub(crate) use direct::{TexEmit, VaryEmit};
 pub(crate) use exec::vertex::{batches_vertices, OutBank};
 pub(crate) use exec::Machine;
 
