@@ -354,3 +354,48 @@ fn vertex_colours_are_clamped_to_0_1_and_generics_are_not() {
     assert_eq!(f(2), [0.0, 1.0, 0.5, 0.0]);
     assert_eq!(f(3)[..3], [-2.0, 0.5, 3.0]);
 }
+
+/// Past the varying limit the outputs are packed, and each one names its lanes: the clamp
+/// saturates exactly a colour's own lanes (all four of a COLOR, the two a `.xy` BCOLOR
+/// declares), and the generics packed beside them keep their values.
+#[test]
+fn packed_vertex_colours_are_clamped_in_their_own_lanes() {
+    // One varying more than the limit: two colours and scalar generics.
+    let n = sgx_hwdocs::limits::MAX_VARYINGS as u32 - 1;
+    let generics = 3..3 + n;
+    let mut text = String::from(
+        "VERT\nDCL IN[0]\nDCL IN[1]\nDCL OUT[0], POSITION\nDCL OUT[1], COLOR[0]\nDCL OUT[2].xy, BCOLOR[0]\n",
+    );
+    for i in generics.clone() {
+        text += &format!("DCL OUT[{i}].x, GENERIC[{}]\n", i - 3);
+    }
+    let mut code = vec![
+        "MOV OUT[0], IN[0]".to_string(),
+        "MOV OUT[1], IN[1]".into(),
+        "MOV OUT[2].xy, IN[1].wzyx".into(),
+    ];
+    code.extend(
+        generics
+            .clone()
+            .map(|i| format!("MOV OUT[{i}].x, IN[1].xxxx")),
+    );
+    code.push("END".into());
+    for (k, ins) in code.iter().enumerate() {
+        text += &format!("{k:3}: {ins}\n");
+    }
+    let cs = sgx_compiler::compile(&text).unwrap();
+    let lanes = |i: u32| cs.outputs.iter().find(|o| o.index == i).unwrap().lanes;
+    // The layout is packed (else this test says nothing about lanes): the colours start at
+    // lane 0 with their declared widths, and some generic shares a register at lane 1 or more.
+    assert_eq!((lanes(1), lanes(2)), ((0, 4), (0, 2)));
+    assert!(generics.clone().any(|i| lanes(i).0 > 0), "{:?}", cs.outputs);
+    let v = [-2.0f32, 0.5, 3.0, f32::NAN].map(f32::to_bits);
+    let out = common::run_vs_outputs(&text, &BTreeMap::from([(1, v)]));
+    let f = |i: u32| out[&i].map(f32::from_bits);
+    assert_eq!(f(1), [0.0, 0.5, 1.0, 0.0], "COLOR, every lane");
+    assert_eq!(f(2)[..2], [0.0, 1.0], "BCOLOR.xy (NaN and 3.0 clamped)");
+    for i in generics {
+        let (first, _) = lanes(i);
+        assert_eq!(f(i)[usize::from(first)], -2.0, "GENERIC OUT[{i}] unclamped");
+    }
+}

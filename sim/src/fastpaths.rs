@@ -97,6 +97,55 @@ fn rect(
     ]
 }
 
+/// A texture's memory: `size_B` random bytes, mapped read-only at `st.base_addr`.
+fn random_texture(s: &mut Scene, rng: &mut Rng, st: &mut TexState, size_B: usize) -> Arc<Mem> {
+    let m = Mem::new(size_B);
+    m.write(0, &rng.bytes(m.len_B()));
+    st.base_addr = s.alloc_with(m.clone(), Perm::RO);
+    m
+}
+
+/// The swizzle some scenes give every other texture: (B, 1, R, 0), each kind of source but G.
+fn swizzle_b1r0(st: &mut TexState) {
+    st.swz_r = Swizzle::B;
+    st.swz_g = Swizzle::ONE;
+    st.swz_b = Swizzle::R;
+    st.swz_a = Swizzle::ZERO;
+}
+
+/// A 33x17 target covered by one strip sampling the cube `st` (`size_B` random bytes), its
+/// corners (top left, top right, bottom left, bottom right) at directions sweeping every
+/// face, with the shadow references `refs` in w: the scene's job and buffers.
+fn cube_strip(
+    s: &mut Scene,
+    rng: &mut Rng,
+    mut st: TexState,
+    size_B: usize,
+    refs: [f32; 4],
+) -> Built {
+    let (rd, fb) = target(s, 33, 17);
+    let m = random_texture(s, rng, &mut st, size_B);
+    let corners = [
+        (0.0, 0.0, [-1.0, -1.2, 0.9]),
+        (33.0, 0.0, [1.3, -0.8, -1.1]),
+        (0.0, 17.0, [-0.7, 1.1, -0.6]),
+        (33.0, 17.0, [0.9, 1.4, 1.2]),
+    ];
+    let verts: Vec<_> = corners
+        .into_iter()
+        .zip(refs)
+        .map(|((x, y, d), w)| (clip_xy(x, y, 33.0, 17.0, 0.5), [d[0], d[1], d[2], w]))
+        .collect();
+    let mut d = DrawDesc::new(
+        Topology::TRIANGLE_STRIP,
+        &verts,
+        TEX_FS(Opcode::TEX),
+        viewport(33.0, 17.0),
+    );
+    d.textures = vec![st];
+    (vec![build(s, &rd, &[d])], vec![fb, m])
+}
+
 fn level_bytes(st: &TexState) -> usize {
     let bpe = st.format.info().bytes_per_el as usize;
     let (w0, h0) = (st.width_m1 as usize + 1, st.height_m1 as usize + 1);
@@ -165,15 +214,10 @@ fn every_texture_format_layout_filter_and_wrap() {
                             ..TexState::default()
                         };
                         if k == 1 {
-                            st.swz_r = Swizzle::B;
-                            st.swz_g = Swizzle::ONE;
-                            st.swz_b = Swizzle::R;
-                            st.swz_a = Swizzle::ZERO;
+                            swizzle_b1r0(&mut st);
                         }
-                        let m = Mem::new(level_bytes(&st));
-                        m.write(0, &rng.bytes(m.len_B()));
-                        st.base_addr = s.alloc_with(m.clone(), Perm::RO);
-                        bufs.push(m);
+                        let size_B = level_bytes(&st);
+                        bufs.push(random_texture(s, &mut rng, &mut st, size_B));
                         // Six strips of the window, each its own texture and state.
                         let y0 = (k * 2 + j) as f32 * 23.0 / 6.0;
                         let verts = rect(
@@ -238,10 +282,8 @@ fn mipmaps_lod_and_every_tex_opcode() {
                         wrap_t: AddrMode::MIRRORED_REPEAT,
                         ..TexState::default()
                     };
-                    let m = Mem::new(level_bytes(&st));
-                    m.write(0, &rng.bytes(m.len_B()));
-                    st.base_addr = s.alloc_with(m.clone(), Perm::RO);
-                    bufs.push(m);
+                    let size_B = level_bytes(&st);
+                    bufs.push(random_texture(s, &mut rng, &mut st, size_B));
                     let y0 = k as f32 * 14.0;
                     // Texcoords spanning many texels per pixel, with perspective, so the LOD
                     // varies over the draw.
@@ -283,9 +325,7 @@ fn mipmaps_lod_and_every_tex_opcode() {
 #[test]
 fn cube_maps() {
     let r = check("cube", |s| {
-        let mut rng = Rng(77);
-        let (rd, fb) = target(s, 33, 17);
-        let mut st = TexState {
+        let st = TexState {
             cube: true,
             width_m1: 7,
             height_m1: 7,
@@ -295,26 +335,7 @@ fn cube_maps() {
             mip_filter: MipFilter::LINEAR,
             ..TexState::default()
         };
-        let m = Mem::new(level_bytes(&st));
-        m.write(0, &rng.bytes(m.len_B()));
-        st.base_addr = s.alloc_with(m.clone(), Perm::RO);
-        // Directions sweeping every face.
-        let p =
-            |x: f32, y: f32, d: [f32; 3]| (clip_xy(x, y, 33.0, 17.0, 0.5), [d[0], d[1], d[2], 0.0]);
-        let verts = [
-            p(0.0, 0.0, [-1.0, -1.2, 0.9]),
-            p(33.0, 0.0, [1.3, -0.8, -1.1]),
-            p(0.0, 17.0, [-0.7, 1.1, -0.6]),
-            p(33.0, 17.0, [0.9, 1.4, 1.2]),
-        ];
-        let mut d = DrawDesc::new(
-            Topology::TRIANGLE_STRIP,
-            &verts,
-            TEX_FS(Opcode::TEX),
-            viewport(33.0, 17.0),
-        );
-        d.textures = vec![st];
-        (vec![build(s, &rd, &[d])], vec![fb, m])
+        cube_strip(s, &mut Rng(77), st, level_bytes(&st), [0.0; 4])
     });
     all_done("cube", &r);
 }
@@ -817,15 +838,10 @@ fn span_path_scenes() {
                         ..TexState::default()
                     };
                     if (k + n) % 3 == 1 {
-                        st.swz_r = Swizzle::B;
-                        st.swz_g = Swizzle::ONE;
-                        st.swz_b = Swizzle::R;
-                        st.swz_a = Swizzle::ZERO;
+                        swizzle_b1r0(&mut st);
                     }
-                    let m = Mem::new(level_bytes(&st));
-                    m.write(0, &rng.bytes(m.len_B()));
-                    st.base_addr = s.alloc_with(m.clone(), Perm::RO);
-                    bufs.push(m);
+                    let size_B = level_bytes(&st);
+                    bufs.push(random_texture(s, &mut rng, &mut st, size_B));
                     // Three rectangles, overlapping, each over several whole tiles, two with
                     // windows 4 and 6 pixels wide at their left; the last reaches 2^23 texels
                     // out and beyond.
@@ -894,9 +910,8 @@ fn span_path_random_triangles() {
             wrap_t: AddrMode::MIRRORED_REPEAT,
             ..TexState::default()
         };
-        let m = Mem::new(level_bytes(&st));
-        m.write(0, &rng.bytes(m.len_B()));
-        st.base_addr = s.alloc_with(m.clone(), Perm::RO);
+        let size_B = level_bytes(&st);
+        let m = random_texture(s, &mut rng, &mut st, size_B);
         let mut verts = Vec::new();
         // A vertex within `spread` of (cx, cy), on the half-pixel grid.
         let vert = |rng: &mut Rng, (cx, cy): (f32, f32), spread: f32| {

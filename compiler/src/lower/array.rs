@@ -77,17 +77,8 @@ impl Lower<'_> {
             .ok_or_else(|| self.unsupported(format!("indirect TEMP offset {}", r.index)))?;
         // Clamped before the offset is added, so that no index wraps around i32:
         // element = clamp(a, -offset, n - 1 - offset) + offset.
-        let i = self.scratch();
-        let ix = Dst { reg: i, mask: 1 };
-        let lo = self.materialize([offset.wrapping_neg() as u32; 4], [0; 4]);
-        self.push(MInst::alu(Opcode::IMAX, ix, a, lo));
         let hi = (n as i32 - 1).wrapping_sub(offset);
-        let hi = self.materialize([hi as u32; 4], [0; 4]);
-        self.push(MInst::alu(Opcode::IMIN, ix, Src::of(i), hi));
-        if offset != 0 {
-            let off = self.materialize([offset as u32; 4], [0; 4]);
-            self.push(MInst::alu(Opcode::IADD, ix, Src::of(i), off));
-        }
+        let i = self.clamped_index(a, offset.wrapping_neg(), hi, offset);
         Ok((elems, Src::of(i).splat(0)))
     }
 

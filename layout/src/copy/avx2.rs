@@ -7,37 +7,16 @@
 //! blocks, and one cross-lane permute per 32 bytes puts each block's halves together.
 
 use core::arch::x86_64::{
-    __m256i, _mm256_loadu_si256, _mm256_permute2x128_si256, _mm256_storeu_si256,
-    _mm256_stream_si256, _mm256_unpackhi_epi32, _mm256_unpacklo_epi32,
+    __m256i, _mm256_permute2x128_si256, _mm256_unpackhi_epi32, _mm256_unpacklo_epi32,
 };
 
-use super::sse2::{Stores, TILE16_B};
+use super::sse2::TILE16_B;
+use super::vector::{load, store_as, Stores};
 use crate::morton::block_of;
 
 /// Whether this CPU runs these bodies (the standard library caches the detection).
 pub(super) fn available() -> bool {
     std::arch::is_x86_feature_detected!("avx2")
-}
-
-#[inline(always)]
-fn load(b: &[u8]) -> __m256i {
-    let b = &b[..32];
-    // SAFETY: `b` is 32 readable bytes; the load is unaligned. Callers are AVX2 functions.
-    unsafe { _mm256_loadu_si256(b.as_ptr().cast()) }
-}
-
-#[inline(always)]
-fn store(how: Stores, b: &mut [u8], v: __m256i) {
-    let b = &mut b[..32];
-    // SAFETY: `b` is 32 writable bytes; the streaming store is used only when they start on
-    // a 32-byte boundary, as VMOVNTDQ needs. Callers are AVX2 functions.
-    unsafe {
-        if how == Stores::Stream && b.as_ptr().align_offset(32) == 0 {
-            _mm256_stream_si256(b.as_mut_ptr().cast(), v)
-        } else {
-            _mm256_storeu_si256(b.as_mut_ptr().cast(), v)
-        }
-    }
 }
 
 /// Twiddled byte offset, within a 16x16 tile of 4-byte texels, of block (`bx`, `by`).
@@ -73,15 +52,15 @@ pub(super) unsafe fn tile16_to_twiddled(
             let (a, b) = (_mm256_unpacklo_epi32(r0, r1), _mm256_unpackhi_epi32(r0, r1));
             let (c, d) = (_mm256_unpacklo_epi32(r2, r3), _mm256_unpackhi_epi32(r2, r3));
             let left = &mut tw[block_at(2 * hx, by)..][..64];
-            store(how, left, _mm256_permute2x128_si256::<0x20>(a, c));
-            store(
+            store_as(how, left, _mm256_permute2x128_si256::<0x20>(a, c));
+            store_as(
                 how,
                 &mut left[32..],
                 _mm256_permute2x128_si256::<0x20>(b, d),
             );
             let right = &mut tw[block_at(2 * hx + 1, by)..][..64];
-            store(how, right, _mm256_permute2x128_si256::<0x31>(a, c));
-            store(
+            store_as(how, right, _mm256_permute2x128_si256::<0x31>(a, c));
+            store_as(
                 how,
                 &mut right[32..],
                 _mm256_permute2x128_si256::<0x31>(b, d),
@@ -127,8 +106,8 @@ pub(super) unsafe fn tile16_to_linear(
         let rows = [half(0), half(1)];
         for r in 0..4 {
             let row = &mut lin[l + (4 * by + r) * stride..][..64];
-            store(how, row, rows[0][r]);
-            store(how, &mut row[32..], rows[1][r]);
+            store_as(how, row, rows[0][r]);
+            store_as(how, &mut row[32..], rows[1][r]);
         }
     }
 }

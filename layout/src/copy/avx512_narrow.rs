@@ -17,11 +17,11 @@
 //! complete a line each.
 
 use core::arch::x86_64::{
-    __m512i, _mm512_loadu_si512, _mm512_permutex2var_epi16, _mm512_permutex2var_epi8,
-    _mm512_permutexvar_epi32, _mm512_shuffle_i64x2, _mm512_storeu_si512, _mm512_stream_si512,
+    __m512i, _mm512_permutex2var_epi16, _mm512_permutex2var_epi8, _mm512_permutexvar_epi32,
+    _mm512_shuffle_i64x2,
 };
 
-use super::sse2::Stores;
+use super::vector::{load, store_as, Stores};
 use crate::morton::{block_of, square8_index};
 
 /// Whether this CPU runs these bodies (the standard library caches the detection).
@@ -93,27 +93,6 @@ const fn to_linear_index(n: usize) -> [[u8; 64]; 2] {
 static TO_TWIDDLED: [[[u8; 64]; 2]; 2] = [to_twiddled_index(1), to_twiddled_index(2)];
 static TO_LINEAR: [[[u8; 64]; 2]; 2] = [to_linear_index(1), to_linear_index(2)];
 
-#[inline(always)]
-fn load64(b: &[u8]) -> __m512i {
-    let b = &b[..64];
-    // SAFETY: `b` is 64 readable bytes; the load is unaligned. Callers are AVX-512 functions.
-    unsafe { _mm512_loadu_si512(b.as_ptr().cast()) }
-}
-
-#[inline(always)]
-fn store64(how: Stores, b: &mut [u8], v: __m512i) {
-    let b = &mut b[..64];
-    // SAFETY: `b` is 64 writable bytes; the streaming store is used only when they start on
-    // a 64-byte boundary, as VMOVNTDQ needs. Callers are AVX-512 functions.
-    unsafe {
-        if how == Stores::Stream && b.as_ptr().align_offset(64) == 0 {
-            _mm512_stream_si512(b.as_mut_ptr().cast(), v)
-        } else {
-            _mm512_storeu_si512(b.as_mut_ptr().cast(), v)
-        }
-    }
-}
-
 /// The two-source permute of `n`-byte lanes: lane i takes lane `idx[i]` of `a` then `b`.
 #[inline(always)]
 fn permute<const N: usize>(a: __m512i, idx: __m512i, b: __m512i) -> __m512i {
@@ -162,8 +141,8 @@ fn line_at<const N: usize>(ts: [usize; 4], bp: usize, p: usize, k: usize) -> usi
 #[inline(always)]
 fn lines<const N: usize>(tw: &[u8], ts: [usize; 4], bp: usize, p: usize) -> (__m512i, __m512i) {
     (
-        load64(&tw[line_at::<N>(ts, bp, p, 0)..]),
-        load64(&tw[line_at::<N>(ts, bp, p, 1)..]),
+        load(&tw[line_at::<N>(ts, bp, p, 0)..]),
+        load(&tw[line_at::<N>(ts, bp, p, 1)..]),
     )
 }
 
@@ -182,24 +161,24 @@ pub(super) unsafe fn group_to_twiddled<const N: usize>(
     how: Stores,
 ) {
     let idx = &TO_TWIDDLED[N - 1];
-    let (i0, i1) = (load64(&idx[0]), load64(&idx[1]));
+    let (i0, i1) = (load(&idx[0]), load(&idx[1]));
     for bp in 0..2 {
         // The band pair's eight whole 64-byte rows, bounds-checked once as one slice. All
         // are read before any store: twiddled and linear buffers that both start on a page
         // put stores 4 KiB apart from the next loads (sse2_narrow's group_to_twiddled).
         let at = l + 8 * bp * stride;
         let rows = &lin[at..at + 7 * stride + 64];
-        let row = |r: usize| load64(&rows[r * stride..]);
+        let row = |r: usize| load(&rows[r * stride..]);
         // transpose4 turns four rows into their four band pieces (lane p of each row).
         let upper = transpose4([row(0), row(1), row(2), row(3)]);
         let lower = transpose4([row(4), row(5), row(6), row(7)]);
         for (p, (a, b)) in upper.into_iter().zip(lower).enumerate() {
-            store64(
+            store_as(
                 how,
                 &mut tw[line_at::<N>(ts, bp, p, 0)..],
                 permute::<N>(a, i0, b),
             );
-            store64(
+            store_as(
                 how,
                 &mut tw[line_at::<N>(ts, bp, p, 1)..],
                 permute::<N>(a, i1, b),
@@ -223,7 +202,7 @@ pub(super) unsafe fn group_to_linear<const N: usize>(
     how: Stores,
 ) {
     let idx = &TO_LINEAR[N - 1];
-    let (i0, i1) = (load64(&idx[0]), load64(&idx[1]));
+    let (i0, i1) = (load(&idx[0]), load(&idx[1]));
     for bp in 0..2 {
         let src = [
             lines::<N>(tw, ts, bp, 0),
@@ -240,7 +219,7 @@ pub(super) unsafe fn group_to_linear<const N: usize>(
             ]);
             let b = 2 * bp + s;
             for (r, v) in band.into_iter().enumerate() {
-                store64(how, &mut lin[l + (4 * b + r) * stride..], v);
+                store_as(how, &mut lin[l + (4 * b + r) * stride..], v);
             }
         }
     }
@@ -275,19 +254,19 @@ pub(super) unsafe fn tile16_to_twiddled(
     stride: usize,
     how: Stores,
 ) {
-    let idx = load64(bytemuck::bytes_of(&ROWS_TO_BLOCK));
+    let idx = load(bytemuck::bytes_of(&ROWS_TO_BLOCK));
     for by in 0..4 {
         let at = l + 4 * by * stride;
         let blocks = transpose4([
-            load64(&lin[at..]),
-            load64(&lin[at + stride..]),
-            load64(&lin[at + 2 * stride..]),
-            load64(&lin[at + 3 * stride..]),
+            load(&lin[at..]),
+            load(&lin[at + stride..]),
+            load(&lin[at + 2 * stride..]),
+            load(&lin[at + 3 * stride..]),
         ]);
         for (bx, v) in blocks.into_iter().enumerate() {
             let v = _mm512_permutexvar_epi32(idx, v);
             // Each 4x4 block of 4-byte texels is 64 bytes.
-            store64(how, &mut tw[64 * block_of(bx, by)..], v);
+            store_as(how, &mut tw[64 * block_of(bx, by)..], v);
         }
     }
 }

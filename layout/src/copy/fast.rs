@@ -94,11 +94,11 @@ fn tiles_side_by_side<const N: usize, M: Mover<N>>(
 /// How the x86_64 bodies store, for a copy that streams or not.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-fn stores(stream: bool) -> super::sse2::Stores {
+fn stores(stream: bool) -> super::vector::Stores {
     if stream {
-        super::sse2::Stores::Stream
+        super::vector::Stores::Stream
     } else {
-        super::sse2::Stores::Cached
+        super::vector::Stores::Cached
     }
 }
 

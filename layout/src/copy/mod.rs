@@ -21,6 +21,10 @@ pub mod reference;
 mod sse2;
 #[cfg(target_arch = "x86_64")]
 mod sse2_narrow;
+#[cfg(target_arch = "x86_64")]
+mod unpack;
+#[cfg(target_arch = "x86_64")]
+mod vector;
 
 use crate::morton::Twiddle;
 use crate::LayoutError;

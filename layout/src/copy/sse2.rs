@@ -7,41 +7,9 @@
 //! copies the stores may be non-temporal ([`Stores::Stream`]): the written side then skips
 //! the read-for-ownership and does not evict the side being read.
 
-use core::arch::x86_64::{
-    __m128i, _mm_sfence, _mm_stream_si128, _mm_unpackhi_epi32, _mm_unpacklo_epi32,
-};
+use core::arch::x86_64::{__m128i, _mm_sfence, _mm_unpackhi_epi32, _mm_unpacklo_epi32};
 
-/// How a body writes its 16-byte vectors.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Stores {
-    /// Ordinary (cached) stores.
-    Cached,
-    /// Non-temporal stores wherever the destination is 16-byte aligned; [`fence`] must follow.
-    Stream,
-}
-
-#[inline(always)]
-pub(super) fn load(b: &[u8]) -> __m128i {
-    bytemuck::pod_read_unaligned(&b[..16])
-}
-
-#[inline(always)]
-fn store(b: &mut [u8], v: __m128i) {
-    b[..16].copy_from_slice(bytemuck::bytes_of(&v));
-}
-
-/// Stores `v` at `b[..16]` non-temporally when `b` is 16-byte aligned, else as [`store`].
-#[inline(always)]
-pub(super) fn store_as(how: Stores, b: &mut [u8], v: __m128i) {
-    let dst = &mut b[..16];
-    if how == Stores::Stream && dst.as_ptr().align_offset(16) == 0 {
-        // SAFETY: `dst` is 16 writable bytes (a bounds-checked slice of a `&mut [u8]`), and
-        // checked just above to start on a 16-byte boundary, which is all MOVNTDQ needs.
-        unsafe { _mm_stream_si128(dst.as_mut_ptr().cast(), v) }
-    } else {
-        store(dst, v);
-    }
-}
+use super::vector::{load, store, store_as, Stores};
 
 /// Orders earlier non-temporal stores before any later store, as the end of a copy must.
 #[inline]

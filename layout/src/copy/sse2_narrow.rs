@@ -11,13 +11,12 @@
 //! elements by mask-and-pack (SSE2 has no byte shuffle; `pshufb` would need SSSE3).
 
 use core::arch::x86_64::{
-    __m128i, _mm_and_si128, _mm_castps_si128, _mm_castsi128_ps, _mm_packs_epi32, _mm_packus_epi16,
-    _mm_set1_epi16, _mm_shuffle_ps, _mm_slli_epi32, _mm_srai_epi32, _mm_srli_epi16,
-    _mm_unpackhi_epi16, _mm_unpackhi_epi32, _mm_unpackhi_epi64, _mm_unpackhi_epi8,
+    __m128i, _mm_unpackhi_epi16, _mm_unpackhi_epi32, _mm_unpackhi_epi64, _mm_unpackhi_epi8,
     _mm_unpacklo_epi16, _mm_unpacklo_epi32, _mm_unpacklo_epi64, _mm_unpacklo_epi8,
 };
 
-use super::sse2::{load, store_as, Stores};
+use super::unpack::blocks_to_band;
+use super::vector::{load, store_as, Stores};
 use crate::morton::block_of;
 
 /// A band of four 16-texel rows of 1-byte elements as its four twiddled 4x4 blocks (16 bytes
@@ -35,40 +34,6 @@ fn band8_to_blocks(r: [__m128i; 4]) -> [__m128i; 4] {
             _mm_unpackhi_epi32(u1, v1),
         ]
     }
-}
-
-/// Even and odd 32-bit lanes of `a` then `b`: the inverse of unpacklo/hi_epi32.
-#[inline(always)]
-fn split32(a: __m128i, b: __m128i) -> (__m128i, __m128i) {
-    // SAFETY: SSE (baseline); touches no memory.
-    unsafe {
-        let (fa, fb) = (_mm_castsi128_ps(a), _mm_castsi128_ps(b));
-        (
-            _mm_castps_si128(_mm_shuffle_ps::<0b10_00_10_00>(fa, fb)),
-            _mm_castps_si128(_mm_shuffle_ps::<0b11_01_11_01>(fa, fb)),
-        )
-    }
-}
-
-/// Even and odd bytes of `a` then `b`: the inverse of unpacklo/hi_epi8.
-#[inline(always)]
-fn split8(a: __m128i, b: __m128i) -> (__m128i, __m128i) {
-    // SAFETY: SSE2 (baseline); touches no memory.
-    unsafe {
-        let m = _mm_set1_epi16(0x00ff);
-        (
-            _mm_packus_epi16(_mm_and_si128(a, m), _mm_and_si128(b, m)),
-            _mm_packus_epi16(_mm_srli_epi16::<8>(a), _mm_srli_epi16::<8>(b)),
-        )
-    }
-}
-
-/// Four twiddled 4x4 blocks of 1-byte elements, left to right, as their band's four rows.
-#[inline(always)]
-fn blocks_to_band8(w: [__m128i; 4]) -> [__m128i; 4] {
-    let ((u0, v0), (u1, v1)) = (split32(w[0], w[1]), split32(w[2], w[3]));
-    let ((r0, r1), (r2, r3)) = (split8(u0, u1), split8(v0, v1));
-    [r0, r1, r2, r3]
 }
 
 /// A band of four 8-texel rows of 2-byte elements as two twiddled 4x4 blocks (two vectors
@@ -94,34 +59,28 @@ fn band16_to_blocks(r: [__m128i; 4]) -> [__m128i; 4] {
     }
 }
 
-/// Even and odd 16-bit lanes of `a` then `b`: the inverse of unpacklo/hi_epi16 (sign
-/// extension first, so the signed saturating pack keeps every value).
+/// A band of four rows of `N`-byte elements, one 16-byte vector column of each, as its
+/// twiddled vectors (in [`vector_at`] order).
 #[inline(always)]
-fn split16(a: __m128i, b: __m128i) -> (__m128i, __m128i) {
-    // SAFETY: SSE2 (baseline); touches no memory.
-    unsafe {
-        let lo = |x| _mm_srai_epi32::<16>(_mm_slli_epi32::<16>(x));
-        (
-            _mm_packs_epi32(lo(a), lo(b)),
-            _mm_packs_epi32(_mm_srai_epi32::<16>(a), _mm_srai_epi32::<16>(b)),
-        )
+fn band_to_blocks<const N: usize>(r: [__m128i; 4]) -> [__m128i; 4] {
+    if N == 1 {
+        band8_to_blocks(r)
+    } else {
+        band16_to_blocks(r)
     }
 }
 
-/// Two twiddled 4x4 blocks of 2-byte elements (two vectors each) as their band's four rows.
+/// Twiddled byte offset, within a 16x16 tile of `N`-byte texels, of vector `i` (0..4) of
+/// vector column `h` (0..N) of band `by`: for 1-byte elements vector i is block i; for 2-byte
+/// ones it is half i % 2 of block 2h + i / 2.
 #[inline(always)]
-fn blocks_to_band16(w: [__m128i; 4]) -> [__m128i; 4] {
-    // SAFETY: SSE2 (baseline); touches no memory.
-    let (u0, v0, u1, v1) = unsafe {
-        (
-            _mm_unpacklo_epi64(w[0], w[1]),
-            _mm_unpackhi_epi64(w[0], w[1]),
-            _mm_unpacklo_epi64(w[2], w[3]),
-            _mm_unpackhi_epi64(w[2], w[3]),
-        )
+pub(super) fn vector_at<const N: usize>(h: usize, i: usize, by: usize) -> usize {
+    let (bx, half) = if N == 1 {
+        (i, 0)
+    } else {
+        (2 * h + i / 2, i % 2)
     };
-    let ((r0, r1), (r2, r3)) = (split16(u0, u1), split16(v0, v1));
-    [r0, r1, r2, r3]
+    16 * N * block_of(bx, by) + 16 * half
 }
 
 /// Bytes of one 16x16 tile of `N`-byte texels.
@@ -147,19 +106,8 @@ fn band_to_twiddled<const N: usize>(
     // One vector column (16 bytes of each row) at a time: 4 blocks (1-byte) or 2.
     for h in 0..N {
         let v = rows.map(|r| load(&r[16 * h..]));
-        let out = if N == 1 {
-            band8_to_blocks(v)
-        } else {
-            band16_to_blocks(v)
-        };
-        for (i, o) in out.into_iter().enumerate() {
-            // 1-byte: vector i is block i; 2-byte: vector i is half i % 2 of block i / 2.
-            let (bx, half) = if N == 1 {
-                (i, 0)
-            } else {
-                (2 * h + i / 2, i % 2)
-            };
-            store_as(how, &mut tw[16 * N * block_of(bx, by) + 16 * half..], o);
+        for (i, o) in band_to_blocks::<N>(v).into_iter().enumerate() {
+            store_as(how, &mut tw[vector_at::<N>(h, i, by)..], o);
         }
     }
 }
@@ -176,20 +124,8 @@ fn band_to_linear<const N: usize>(
 ) {
     let tw = &tw[..tile16_B(N)];
     for h in 0..N {
-        let at = |i: usize| {
-            let (bx, half) = if N == 1 {
-                (i, 0)
-            } else {
-                (2 * h + i / 2, i % 2)
-            };
-            load(&tw[16 * N * block_of(bx, by) + 16 * half..])
-        };
-        let v = [at(0), at(1), at(2), at(3)];
-        let rows = if N == 1 {
-            blocks_to_band8(v)
-        } else {
-            blocks_to_band16(v)
-        };
+        let at = |i: usize| load(&tw[vector_at::<N>(h, i, by)..]);
+        let rows = blocks_to_band::<__m128i, N>([at(0), at(1), at(2), at(3)]);
         for (r, v) in rows.into_iter().enumerate() {
             store_as(how, &mut lin[l + (4 * by + r) * stride + 16 * h..], v);
         }
@@ -264,18 +200,8 @@ pub(super) fn group_to_twiddled<const N: usize>(
             for h in 0..N {
                 let c = N * k + h;
                 let v = [rows[0][c], rows[1][c], rows[2][c], rows[3][c]];
-                let out = if N == 1 {
-                    band8_to_blocks(v)
-                } else {
-                    band16_to_blocks(v)
-                };
-                for (i, o) in out.into_iter().enumerate() {
-                    let (bx, half) = if N == 1 {
-                        (i, 0)
-                    } else {
-                        (2 * h + i / 2, i % 2)
-                    };
-                    store_as(how, &mut tw[16 * N * block_of(bx, by) + 16 * half..], o);
+                for (i, o) in band_to_blocks::<N>(v).into_iter().enumerate() {
+                    store_as(how, &mut tw[vector_at::<N>(h, i, by)..], o);
                 }
             }
         }

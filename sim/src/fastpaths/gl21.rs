@@ -9,9 +9,11 @@ use sgx_hwdocs::texture::{AddrMode, Filter, MipFilter, Swizzle, TexState};
 use sgx_hwdocs::usse::Opcode;
 use sgx_hwdocs::Format;
 
-use super::{all_done, check, rect, target, Rng, FACE_ALIGN, STRIDE_ALIGN, TEX_FS};
+use super::{
+    all_done, check, cube_strip, random_texture, rect, target, Rng, FACE_ALIGN, STRIDE_ALIGN,
+    TEX_FS,
+};
 use crate::kit::*;
-use crate::{Backing, Perm};
 
 /// Bytes of `st`'s whole chain (every slice and face), generously.
 fn chain_bytes(st: &TexState) -> usize {
@@ -69,10 +71,8 @@ fn strips(
         let mut draws = Vec::new();
         for (k, st) in states.iter().enumerate() {
             let mut st = *st;
-            let m = Mem::new(chain_bytes(&st));
-            m.write(0, &rng.bytes(m.len_B()));
-            st.base_addr = s.alloc_with(m.clone(), Perm::RO);
-            bufs.push(m);
+            let size_B = chain_bytes(&st);
+            bufs.push(random_texture(s, &mut rng, &mut st, size_B));
             let y0 = k as f32 * 31.0 / n;
             let mut verts = rect((0.0, y0, 41.0, y0 + 31.0 / n), uv, 41.0, 31.0, 0.5, 2.5);
             for (v, &(z, w)) in verts.iter_mut().zip(&zw) {
@@ -265,9 +265,7 @@ fn shadow_compare_every_function() {
 #[test]
 fn shadow_compare_on_a_cube() {
     let r = check("shadow cube", |s| {
-        let mut rng = Rng(5);
-        let (rd, fb) = target(s, 33, 17);
-        let mut st = TexState {
+        let st = TexState {
             format: Format::Z16_UNORM,
             layout: MemLayout::LINEAR,
             cube: true,
@@ -282,24 +280,8 @@ fn shadow_compare_on_a_cube() {
             compare_func: CompareFunc::LEQUAL,
             ..TexState::default()
         };
-        let m = Mem::new(chain_bytes(&st));
-        m.write(0, &rng.bytes(m.len_B()));
-        st.base_addr = s.alloc_with(m.clone(), Perm::RO);
-        let p = |x: f32, y: f32, d: [f32; 4]| (clip_xy(x, y, 33.0, 17.0, 0.5), d);
-        let verts = [
-            p(0.0, 0.0, [-1.0, -1.2, 0.9, -0.1]),
-            p(33.0, 0.0, [1.3, -0.8, -1.1, 0.4]),
-            p(0.0, 17.0, [-0.7, 1.1, -0.6, 0.7]),
-            p(33.0, 17.0, [0.9, 1.4, 1.2, 1.2]),
-        ];
-        let mut d = DrawDesc::new(
-            Topology::TRIANGLE_STRIP,
-            &verts,
-            TEX_FS(Opcode::TEX),
-            viewport(33.0, 17.0),
-        );
-        d.textures = vec![st];
-        (vec![build(s, &rd, &[d])], vec![fb, m])
+        let refs = [-0.1, 0.4, 0.7, 1.2];
+        cube_strip(s, &mut Rng(5), st, chain_bytes(&st), refs)
     });
     all_done("shadow cube", &r);
 }
