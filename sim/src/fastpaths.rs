@@ -25,6 +25,7 @@ use crate::kit::*;
 use crate::{Backing, JobDesc, JobResult, JobStatus, Perm};
 
 mod gl21;
+mod states;
 mod vertex;
 
 type Built = (Vec<JobDesc>, Vec<Arc<Mem>>);
