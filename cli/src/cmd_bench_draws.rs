@@ -172,7 +172,7 @@ impl Bench {
         // The second attribute reads the position again: the program ignores it, the TA
         // fetches it.
         let mut two = VertexElement::packed(&[VertexFormat::R32G32B32A32_FLOAT]);
-        two.push(two[0].clone());
+        two.push(two[0]);
         let velems2 = ctx.create_vertex_elements_state(&two)?;
         ctx.bind_vertex_elements_state(Some(&velems));
         let index_data: Vec<u8> = (0..3 * DRAWS)

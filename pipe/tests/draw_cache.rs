@@ -309,7 +309,7 @@ fn alternating_states(reuse: bool) -> (Vec<u8>, ContextStats) {
         .create_vertex_elements_state(&VertexElement::packed(&[VertexFormat::R32G32B32A32_FLOAT]))
         .unwrap();
     let mut two_e = VertexElement::packed(&[VertexFormat::R32G32B32A32_FLOAT]);
-    two_e.push(two_e[0].clone());
+    two_e.push(two_e[0]);
     let two = r.ctx.create_vertex_elements_state(&two_e).unwrap();
     let red = r.ctx.create_fs_state(FS_CONST).unwrap();
     let green = r.ctx.create_fs_state(FS_GREEN).unwrap();

@@ -58,7 +58,7 @@ fn block(rng: &mut Rng, k: usize) -> DrawDesc {
         let extra = d.attrs[0].clone();
         d.attrs.push(extra);
     }
-    if k % 3 == 0 {
+    if k.is_multiple_of(3) {
         d.isp.cull = CullMode::BACK;
     }
     assert_eq!(d.attrs[0].0, AttrType::FLOAT32);
