@@ -1,6 +1,8 @@
 //! `sgx535 bench draws`: draws per second for 10,000 small draws, each its own draw_vbo call,
 //! into one 256x256 target on the device model, with and without state changes between draws;
-//! with the context's counters, which show how much state each pattern re-emits.
+//! with the context's counters, which show how much state each pattern re-emits; then the same
+//! draws of zero-area triangles (culled by the TA, as piglit's drawoverhead draws), whose cost
+//! is the driver's and the TA's alone.
 
 use crate::out::outln;
 use std::sync::Arc;
@@ -9,8 +11,8 @@ use std::time::{Duration, Instant};
 use anyhow::Context as _;
 use sgx_pipe::state::*;
 use sgx_pipe::{
-    bind, clear_flags, Context, ContextStats, DrawInfo, Format, PrimMode, ResourceTemplate, Screen,
-    ShaderStage,
+    bind, clear_flags, Context, ContextStats, DrawInfo, Format, PrimMode, Resource,
+    ResourceTemplate, Screen, ShaderStage, ShaderState,
 };
 use sgx_winsys::{Device, SimDevice};
 
@@ -35,6 +37,16 @@ DCL CONST[0][0]
   1: END
 ";
 
+/// A second fragment program of the same colour, for program changes between draws.
+const FS_VIA_TEMP: &str = "FRAG
+DCL OUT[0], COLOR
+DCL CONST[0][0]
+DCL TEMP[0]
+  0: MOV TEMP[0], CONST[0][0]
+  1: MOV OUT[0], TEMP[0]
+  2: END
+";
+
 /// What changes between consecutive draws.
 #[derive(Clone, Copy)]
 enum Change {
@@ -46,6 +58,13 @@ enum Change {
     Constants,
     /// Two blend states alternate (opaque, additive).
     Blend,
+    /// Two vertex layouts alternate: one attribute, then two (drawoverhead's intermixed
+    /// glCallList test).
+    Layout,
+    /// Two fragment programs alternate (drawoverhead's program change).
+    Program,
+    /// Nothing, but each draw is indexed (16-bit indices from a buffer resource).
+    Indexed,
 }
 
 impl Change {
@@ -55,6 +74,9 @@ impl Change {
             Change::RebindSame => "same blend state rebound",
             Change::Constants => "alternating constants",
             Change::Blend => "alternating blend states",
+            Change::Layout => "alternating vertex layouts",
+            Change::Program => "alternating programs",
+            Change::Indexed => "indexed, no state change",
         }
     }
 }
@@ -79,8 +101,15 @@ struct Bench {
     dev: Arc<dyn Device>,
     ctx: Context,
     vbuf: VertexBuffer,
+    /// Every vertex at the origin: zero-area triangles the TA culls, as drawoverhead's.
+    vbuf_culled: VertexBuffer,
     blend: [Arc<BlendState>; 2],
     colours: [ConstantBuffer; 2],
+    /// One attribute, two attributes.
+    layouts: [Arc<Vec<VertexElement>>; 2],
+    fs: [Arc<ShaderState>; 2],
+    /// Indices 0, 1, 2, ... of every draw's vertices.
+    indices: Arc<Resource>,
 }
 
 struct Row {
@@ -134,12 +163,30 @@ impl Bench {
         ))?;
         let vs = ctx.create_vs_state(VS)?;
         let fs = ctx.create_fs_state(FS)?;
+        let fs_via_temp = ctx.create_fs_state(FS_VIA_TEMP)?;
         ctx.bind_vs_state(Some(&vs))?;
         ctx.bind_fs_state(Some(&fs))?;
         let velems = ctx.create_vertex_elements_state(&VertexElement::packed(&[
             VertexFormat::R32G32B32A32_FLOAT,
         ]))?;
+        // The second attribute reads the position again: the program ignores it, the TA
+        // fetches it.
+        let mut two = VertexElement::packed(&[VertexFormat::R32G32B32A32_FLOAT]);
+        two.push(two[0]);
+        let velems2 = ctx.create_vertex_elements_state(&two)?;
         ctx.bind_vertex_elements_state(Some(&velems));
+        let index_data: Vec<u8> = (0..3 * DRAWS)
+            .flat_map(|i| {
+                u16::try_from(i)
+                    .expect("30,000 indices fit 16 bits")
+                    .to_le_bytes()
+            })
+            .collect();
+        let indices = screen.resource_create(&ResourceTemplate::buffer(
+            u32::try_from(index_data.len())?,
+            bind::INDEX_BUFFER,
+        ))?;
+        ctx.buffer_subdata(&indices, 0, &index_data)?;
         let data = triangles();
         let vb = screen.resource_create(&ResourceTemplate::buffer(
             u32::try_from(data.len())?,
@@ -150,6 +197,16 @@ impl Bench {
             stride: 16,
             buffer_offset: 0,
             buffer: BufferSource::Resource(vb),
+        };
+        let zeros = screen.resource_create(&ResourceTemplate::buffer(
+            u32::try_from(data.len())?,
+            bind::VERTEX_BUFFER,
+        ))?;
+        ctx.buffer_subdata(&zeros, 0, &vec![0; data.len()])?;
+        let vbuf_culled = VertexBuffer {
+            stride: 16,
+            buffer_offset: 0,
+            buffer: BufferSource::Resource(zeros),
         };
         let opaque = ctx.create_blend_state(&BlendState::default());
         let additive = ctx.create_blend_state(&BlendState {
@@ -165,25 +222,36 @@ impl Bench {
             dev,
             ctx,
             vbuf,
+            vbuf_culled,
             blend: [opaque, additive],
             colours: [colour([0.9, 0.5, 0.1, 1.0]), colour([0.1, 0.4, 0.9, 1.0])],
+            layouts: [velems, velems2],
+            fs: [fs, fs_via_temp],
+            indices,
         })
     }
 
     /// Binds the baseline state and clears.
-    fn reset(&mut self) -> anyhow::Result<()> {
+    fn reset(&mut self, culled: bool) -> anyhow::Result<()> {
         self.ctx.bind_blend_state(Some(&self.blend[0]));
+        self.ctx.bind_vertex_elements_state(Some(&self.layouts[0]));
+        self.ctx.bind_fs_state(Some(&self.fs[0]))?;
         self.ctx
             .set_constant_buffer(ShaderStage::Fragment, 0, Some(self.colours[0].clone()))?;
-        self.ctx.set_vertex_buffers(0, &[Some(self.vbuf.clone())])?;
+        let vbuf = if culled {
+            &self.vbuf_culled
+        } else {
+            &self.vbuf
+        };
+        self.ctx.set_vertex_buffers(0, &[Some(vbuf.clone())])?;
         self.ctx
             .clear(clear_flags::COLOR0, [0.0, 0.0, 0.0, 1.0], 1.0, 0)?;
         Ok(())
     }
 
     /// `draws` draws with `change` between them, then a flush and a wait for the fence.
-    fn run(&mut self, change: Change, draws: u32) -> anyhow::Result<Row> {
-        self.reset()?;
+    fn run(&mut self, change: Change, draws: u32, culled: bool) -> anyhow::Result<Row> {
+        self.reset(culled)?;
         let before = self.ctx.stats();
         let t0 = Instant::now();
         for i in 0..draws {
@@ -197,9 +265,20 @@ impl Bench {
                     Some(self.colours[k].clone()),
                 )?,
                 Change::Blend => self.ctx.bind_blend_state(Some(&self.blend[k])),
+                Change::Layout => self.ctx.bind_vertex_elements_state(Some(&self.layouts[k])),
+                Change::Program => self.ctx.bind_fs_state(Some(&self.fs[k]))?,
+                Change::Indexed => {}
             }
-            self.ctx
-                .draw_vbo(&DrawInfo::arrays(PrimMode::TRIANGLES, 3 * i, 3))?;
+            let draw = DrawInfo::arrays(PrimMode::TRIANGLES, 3 * i, 3);
+            if matches!(change, Change::Indexed) {
+                self.ctx.draw_vbo(&DrawInfo {
+                    index_size: 2,
+                    index: Some(BufferSource::Resource(self.indices.clone())),
+                    ..draw
+                })?;
+            } else {
+                self.ctx.draw_vbo(&draw)?;
+            }
         }
         let record = t0.elapsed();
         let fence = self.ctx.flush()?.context("the run submitted nothing")?;
@@ -216,12 +295,8 @@ impl Bench {
     }
 }
 
-pub fn run() -> anyhow::Result<()> {
-    let mut b = Bench::new()?;
-    // Warm up: compile, link and upload the program, so no run pays for it.
-    b.run(Change::None, 1)?;
-    b.dev.wait_idle(sgx_pipe::DEFAULT_TIMEOUT)?;
-    outln!("{DRAWS} draws of one small triangle each into {SIZE_PX}x{SIZE_PX} B8G8R8A8_UNORM (device model), flush and wait at the end; best of {RUNS} runs");
+/// One row per kind of change between draws.
+fn table(b: &mut Bench, culled: bool) -> anyhow::Result<()> {
     outln!(
         "{:<26} {:>10} {:>12} {:>10} {:>12} {:>12} {:>8} {:>6} {:>8}",
         "between draws",
@@ -239,11 +314,14 @@ pub fn run() -> anyhow::Result<()> {
         Change::RebindSame,
         Change::Constants,
         Change::Blend,
+        Change::Layout,
+        Change::Program,
+        Change::Indexed,
     ] {
         // Best of three: the machine is shared, and the fastest run is the least disturbed.
-        let mut r = b.run(change, DRAWS)?;
+        let mut r = b.run(change, DRAWS, culled)?;
         for _ in 1..RUNS {
-            let again = b.run(change, DRAWS)?;
+            let again = b.run(change, DRAWS, culled)?;
             if again.total < r.total {
                 r = again;
             }
@@ -264,6 +342,22 @@ pub fn run() -> anyhow::Result<()> {
         if r.stats.draws != u64::from(DRAWS) {
             anyhow::bail!("{} of {DRAWS} draws drew", r.stats.draws);
         }
+    }
+    Ok(())
+}
+
+pub fn run() -> anyhow::Result<()> {
+    let mut b = Bench::new()?;
+    // Warm up: compile, link and upload the program, so no run pays for it.
+    b.run(Change::None, 1, false)?;
+    b.dev.wait_idle(sgx_pipe::DEFAULT_TIMEOUT)?;
+    for culled in [false, true] {
+        if culled {
+            outln!("the same draws with every vertex at the origin (zero-area triangles the TA culls, as piglit's drawoverhead draws): the CPU cost per draw without pixels");
+        } else {
+            outln!("{DRAWS} draws of one small triangle each into {SIZE_PX}x{SIZE_PX} B8G8R8A8_UNORM (device model), flush and wait at the end; best of {RUNS} runs");
+        }
+        table(&mut b, culled)?;
     }
     Ok(())
 }

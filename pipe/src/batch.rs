@@ -54,6 +54,11 @@ pub(crate) struct Batch {
     /// were last written in this batch's arena: a block written after a change of one table
     /// points at the others where they are (`EmitCache::upload`).
     pub table_va: [Option<u32>; 4],
+    /// The last few tables of each kind (`TABLE_*`), polygon stipples and whole blocks written
+    /// into this batch's arena, with their addresses: a state that comes back (alternating
+    /// programs, vertex layouts, constants) points at its earlier copy instead of writing it
+    /// again (`EmitCache::upload`). The arena only grows, so a copy stays valid for the batch.
+    pub recent: [Recent; RECENT_KINDS],
     /// The block whose buffers `bos` and `reads` hold (`Context::take_state_uses`).
     pub uses_va: Option<u32>,
     /// The index buffer `bos` got last (by buffer id).
@@ -68,6 +73,47 @@ pub(crate) struct Batch {
     /// User buffers uploaded in this batch, and where. The batch holds each one, so its
     /// address cannot be reused by a later buffer while the entry stands.
     pub user_uploads: Vec<(std::sync::Arc<[u8]>, u32)>,
+}
+
+/// `Batch::recent` kinds: the four tables, then polygon stipples, then blocks.
+pub(crate) const RECENT_KINDS: usize = 6;
+pub(crate) const RECENT_STIPPLE: usize = 4;
+pub(crate) const RECENT_BLOCK: usize = 5;
+
+/// How many copies of each kind `Recent` remembers: enough for states that alternate between
+/// a few values, few enough that a miss (every draw different) costs a few compares. A driver
+/// choice, not a hardware fact.
+const RECENT_COPIES: usize = 4;
+
+/// The last `RECENT_COPIES` word runs of one kind written into a batch, and where.
+#[derive(Default)]
+pub(crate) struct Recent {
+    copies: Vec<(Vec<u32>, u32)>,
+    /// The slot `note` replaces next once all are used.
+    next: usize,
+}
+
+impl Recent {
+    /// The address of an earlier copy of `words`.
+    pub fn find(&self, words: &[u32]) -> Option<u32> {
+        self.copies
+            .iter()
+            .find(|(w, _)| w.as_slice() == words)
+            .map(|&(_, va)| va)
+    }
+
+    /// Remembers that `words` were written at `va`, forgetting the oldest copy when full.
+    pub fn note(&mut self, words: &[u32], va: u32) {
+        if self.copies.len() < RECENT_COPIES {
+            self.copies.push((words.to_vec(), va));
+            return;
+        }
+        let slot = &mut self.copies[self.next];
+        slot.0.clear();
+        slot.0.extend_from_slice(words);
+        slot.1 = va;
+        self.next = (self.next + 1) % RECENT_COPIES;
+    }
 }
 
 /// Largest parameter memory one render gets by default; a batch that would need more is split.
@@ -106,6 +152,7 @@ impl Batch {
             pb_need_B: 0,
             state_va: None,
             table_va: [None; 4],
+            recent: Default::default(),
             uses_va: None,
             index_bo: None,
             query_slots: Vec::new(),

@@ -103,6 +103,9 @@ pub struct Context {
     pub(crate) dirty: Dirty,
     /// The DrawState parts as last packed.
     pub(crate) emit: EmitCache,
+    /// Point at a batch's earlier copy of a table or block instead of writing it again
+    /// (`Context::set_state_reuse`).
+    pub(crate) reuse_state: bool,
 }
 
 impl std::fmt::Debug for Context {
@@ -151,6 +154,7 @@ impl Context {
             reset: ResetWatch::new(screen_resets),
             dirty: Dirty::all(),
             emit: EmitCache::default(),
+            reuse_state: true,
         }
     }
 
@@ -178,6 +182,14 @@ impl Context {
     /// ([`crate::HELD_BUDGET_B`] by default).
     pub fn set_held_budget(&mut self, bytes: u64) {
         self.held_budget_B = bytes;
+    }
+
+    /// Whether a DrawState table or block equal to one of the last few written into the batch
+    /// is pointed at again (on by default; drawoverhead's alternating programs and vertex
+    /// layouts then write nothing after their first two draws). Off, every changed part is
+    /// written anew: the reference the reuse is tested against.
+    pub fn set_state_reuse(&mut self, on: bool) {
+        self.reuse_state = on;
     }
 
     /// Sets how long CPU waits on the GPU may take.

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use sgx_hwdocs::{limits, render, texture, tsp};
 use sgx_winsys::{Bo, Device};
 
-use crate::batch::Batch;
+use crate::batch::{Batch, RECENT_BLOCK, RECENT_STIPPLE};
 use crate::error::{PipeError, Result};
 use crate::program::Program;
 use crate::resource::{Resource, ResourceTarget};
@@ -101,8 +101,11 @@ impl EmitCache {
 
     /// Writes the tables and constants that changed since the batch last got them (the
     /// others stay where the batch has them), patches their addresses into the block, writes
-    /// the block. Returns the block's address and the dwords written.
-    pub fn upload(&mut self, dev: &dyn Device, b: &mut Batch) -> Result<(u32, u64)> {
+    /// the block. With `reuse`, a table, stipple or block equal to one of the last few of its
+    /// kind in this batch is pointed at instead of written again; without, everything that
+    /// changed is written (the reference the reuse is tested against). Returns the block's
+    /// address, the dwords written and whether the block itself was written.
+    pub fn upload(&mut self, dev: &dyn Device, b: &mut Batch, reuse: bool) -> Result<Upload> {
         let align = limits::STATE_ALIGN_B as usize;
         let calign = limits::CONST_ALIGN_B as usize;
         let mut block = [0u32; render::DRAW_STATE_DWORDS as usize];
@@ -110,7 +113,18 @@ impl EmitCache {
         let mut program =
             render::ProgramState::unpack(&block[render::DRAW_STATE_PROGRAM_DW as usize..])
                 .map_err(|e| PipeError::InvalidArgument(format!("internal: {e}")))?;
-        let mut written = block.len() as u64;
+        let mut written = 0;
+        // Writes `words` of `kind`, or finds an earlier copy: (address, dwords written).
+        let put = |b: &mut Batch, kind: usize, words: &[u32], al: usize| -> Result<(u32, u64)> {
+            if reuse {
+                if let Some(a) = b.recent[kind].find(words) {
+                    return Ok((a, 0));
+                }
+            }
+            let a = b.arena.push_dwords(dev, words, al)?;
+            b.recent[kind].note(words, a);
+            Ok((a, words.len() as u64))
+        };
         let tables = [
             (&self.attrs, align),
             (&self.texs, align),
@@ -125,9 +139,9 @@ impl EmitCache {
             va[t] = match b.table_va[t] {
                 Some(a) if self.tables_changed & (1 << t) == 0 => a,
                 _ => {
-                    let a = b.arena.push_dwords(dev, words, al)?;
+                    let (a, n) = put(b, t, words, al)?;
+                    written += n;
                     b.table_va[t] = Some(a);
-                    written += words.len() as u64;
                     a
                 }
             };
@@ -142,12 +156,28 @@ impl EmitCache {
             let at = render::DRAW_STATE_PRIM_DW as usize;
             let mut prim = render::PrimState::unpack(&block[at..])
                 .map_err(|e| PipeError::InvalidArgument(format!("internal: {e}")))?;
-            prim.stipple_addr = b.arena.push_dwords(dev, &self.stipple, align)?;
-            written += self.stipple.len() as u64;
+            let (a, n) = put(b, RECENT_STIPPLE, &self.stipple, align)?;
+            prim.stipple_addr = a;
+            written += n;
             pack_into(&mut block, render::DRAW_STATE_PRIM_DW, &prim.pack()?);
         }
-        Ok((b.arena.push_dwords(dev, &block, align)?, written))
+        let (block_va, n) = put(b, RECENT_BLOCK, &block, align)?;
+        Ok(Upload {
+            block_va,
+            words: written + n,
+            block_written: n != 0,
+        })
     }
+}
+
+/// What `EmitCache::upload` did.
+pub(crate) struct Upload {
+    /// The block's address.
+    pub block_va: u32,
+    /// Dwords written (tables, stipple, block).
+    pub words: u64,
+    /// The block was written (not found among the batch's recent ones).
+    pub block_written: bool,
 }
 
 fn pack_into(words: &mut [u32], at: u64, w: &[u32]) {

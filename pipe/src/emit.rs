@@ -200,18 +200,21 @@ impl Context {
         let b = self.batch.as_mut().expect("batch exists");
         if self.emit.changed || b.state_va.is_none() {
             let dev = self.screen.device().clone();
-            let (va, words) = self.emit.upload(&*dev, b)?;
-            b.state_va = Some(va);
-            b.stream.extend(
-                ta_stream::CtrlState {
-                    state_addr: va,
-                    ..Default::default()
-                }
-                .pack()?,
-            );
+            let up = self.emit.upload(&*dev, b, self.reuse_state)?;
+            // A block found again that the draws use already needs no STATE object.
+            if b.state_va != Some(up.block_va) {
+                b.state_va = Some(up.block_va);
+                b.stream.extend(
+                    ta_stream::CtrlState {
+                        state_addr: up.block_va,
+                        ..Default::default()
+                    }
+                    .pack()?,
+                );
+            }
             self.emit.changed = false;
-            self.stats.state_blocks_emitted += 1;
-            self.stats.state_words_emitted += words;
+            self.stats.state_blocks_emitted += u64::from(up.block_written);
+            self.stats.state_words_emitted += up.words;
         }
         Ok(())
     }

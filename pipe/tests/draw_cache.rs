@@ -269,3 +269,95 @@ fn a_new_block_rewrites_only_the_tables_that_changed_and_each_draw_reads_its_own
         assert_eq!(pixel(&px, W, x, y), want, "pixel {x},{y}");
     }
 }
+
+/// 16 draws of 4x4-pixel triangles in a row, each with the state of step `k % 4`: red,
+/// blue (the fragment constants), a second vertex element (another layout) and the green
+/// program; so every state comes back. With state reuse on or off: the pixels and the
+/// context's counters.
+fn alternating_states(reuse: bool) -> (Vec<u8>, ContextStats) {
+    let mut r = rig();
+    let t = cleared_target(&mut r);
+    base(&mut r, &t);
+    r.ctx.set_state_reuse(reuse);
+    let pts: Vec<(f32, f32, f32)> = (0..16)
+        .flat_map(|k| {
+            let (x, y) = ((k % 8) as f32 * 4.0, (k / 8) as f32 * 4.0);
+            [(x, y, 0.0), (x + 4.0, y, 0.0), (x, y + 4.0, 0.0)]
+        })
+        .collect();
+    let data = verts_px(&pts, W, W);
+    let vb = r
+        .screen
+        .resource_create(&ResourceTemplate::buffer(
+            data.len() as u32,
+            bind::VERTEX_BUFFER,
+        ))
+        .unwrap();
+    r.ctx.buffer_subdata(&vb, 0, &data).unwrap();
+    r.ctx
+        .set_vertex_buffers(
+            0,
+            &[Some(VertexBuffer {
+                stride: 16,
+                buffer_offset: 0,
+                buffer: BufferSource::Resource(vb),
+            })],
+        )
+        .unwrap();
+    let one = r
+        .ctx
+        .create_vertex_elements_state(&VertexElement::packed(&[VertexFormat::R32G32B32A32_FLOAT]))
+        .unwrap();
+    let mut two_e = VertexElement::packed(&[VertexFormat::R32G32B32A32_FLOAT]);
+    two_e.push(two_e[0]);
+    let two = r.ctx.create_vertex_elements_state(&two_e).unwrap();
+    let red = r.ctx.create_fs_state(FS_CONST).unwrap();
+    let green = r.ctx.create_fs_state(FS_GREEN).unwrap();
+    for k in 0..16u32 {
+        let step = k % 4;
+        set_colour(
+            &mut r,
+            if step == 1 {
+                [0.0, 0.0, 1.0, 1.0]
+            } else {
+                [1.0, 0.0, 0.0, 1.0]
+            },
+        );
+        r.ctx
+            .bind_vertex_elements_state(Some(if step == 2 { &two } else { &one }));
+        r.ctx
+            .bind_fs_state(Some(if step == 3 { &green } else { &red }))
+            .unwrap();
+        r.ctx
+            .draw_vbo(&DrawInfo::arrays(PrimMode::TRIANGLES, 3 * k, 3))
+            .unwrap();
+    }
+    r.ctx.flush().unwrap();
+    let stats = r.ctx.stats();
+    (r.ctx.read_level(&t, 0, 0).unwrap(), stats)
+}
+
+#[test]
+fn states_that_come_back_reuse_their_blocks_and_draw_as_blocks_written_anew() {
+    let (reused, with) = alternating_states(true);
+    let (written, without) = alternating_states(false);
+    assert!(reused == written, "reusing blocks changed the pixels");
+    // Each draw's own colour, computed from its step (BGRA bytes).
+    let (red, blue, green) = ([0, 0, 255, 255], [255, 0, 0, 255], [0, 255, 0, 255]);
+    for k in 0..16u32 {
+        let want = match k % 4 {
+            1 => blue,
+            3 => green,
+            _ => red,
+        };
+        let (x, y) = ((k % 8) * 4, (k / 8) * 4);
+        assert_eq!(pixel(&reused, W, x, y), want, "draw {k}");
+    }
+    // Off, each of the 16 draws writes a block; on, only the four distinct ones are.
+    assert_eq!(without.state_blocks_emitted, 16, "{without:?}");
+    assert_eq!(with.state_blocks_emitted, 4, "{with:?}");
+    assert!(
+        with.state_words_emitted < without.state_words_emitted,
+        "{with:?} vs {without:?}"
+    );
+}

@@ -26,6 +26,7 @@ use crate::{Backing, JobDesc, JobResult, JobStatus, Perm};
 
 mod depth_span;
 mod gl21;
+mod states;
 mod vertex;
 
 type Built = (Vec<JobDesc>, Vec<Arc<Mem>>);

@@ -464,7 +464,20 @@ impl RenderDesc {
 
 /// Lays out and maps everything a render needs; returns the job.
 pub fn build(scene: &mut Scene, rd: &RenderDesc, draws: &[DrawDesc]) -> JobDesc {
-    let mut stream = Vec::new();
+    let order: Vec<usize> = (0..draws.len()).collect();
+    build_ordered(scene, rd, draws, &order)
+}
+
+/// As `build`, but each draw's state block and primitive list are laid out once and the
+/// control stream draws `order` (indices into `draws`, repeats allowed): a STATE object and
+/// the PRIM for each, so blocks are revisited by address.
+pub fn build_ordered(
+    scene: &mut Scene,
+    rd: &RenderDesc,
+    draws: &[DrawDesc],
+    order: &[usize],
+) -> JobDesc {
+    let mut objs = Vec::new();
     for d in draws {
         let vs = scene.put(&d.vs);
         let fs = scene.put(&d.fs);
@@ -521,7 +534,8 @@ pub fn build(scene: &mut Scene, rd: &RenderDesc, draws: &[DrawDesc]) -> JobDesc 
         let at = DRAW_STATE_POLY_DW as usize;
         st[at..at + 4].copy_from_slice(&d.poly.pack().unwrap());
         let state = scene.put(&st);
-        stream.extend_from_slice(
+        let mut obj = Vec::new();
+        obj.extend_from_slice(
             &CtrlState {
                 obj_type: CtrlObjType::STATE,
                 state_addr: state,
@@ -541,8 +555,10 @@ pub fn build(scene: &mut Scene, rd: &RenderDesc, draws: &[DrawDesc]) -> JobDesc 
             index_addr,
             base_vertex: 0,
         };
-        stream.extend_from_slice(&prim.pack().unwrap());
+        obj.extend_from_slice(&prim.pack().unwrap());
+        objs.push(obj);
     }
+    let mut stream: Vec<u32> = order.iter().flat_map(|&k| objs[k].clone()).collect();
     stream.extend_from_slice(
         &CtrlTerminate {
             obj_type: CtrlObjType::TERMINATE,

@@ -11,6 +11,7 @@
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
+use std::rc::Rc;
 use std::sync::Arc;
 
 use sgx_hwdocs::limits::{
@@ -756,6 +757,38 @@ fn load_draw(mmu: &Mmu, state_addr: u32, progs: &mut ProgramCache) -> Result<Dra
     })
 }
 
+/// How many decoded DrawState blocks a job keeps (`Decoded`): enough for state that
+/// alternates between a few blocks. A model choice for speed, not a hardware fact.
+const DECODED_BLOCKS: usize = 8;
+
+/// The last few DrawState blocks a job's STATE objects pointed at, decoded, by address (the
+/// fast path; the reference decodes every STATE object). Nothing writes memory while the
+/// TA walks the stream (parameter memory is written after it), so a block, its tables and its
+/// program read the same at the second STATE object as at the first: decoding again would
+/// give the same draw, or the same fault, which the first decode would already have raised.
+#[derive(Default)]
+struct Decoded {
+    draws: Vec<(u32, Rc<Draw>)>,
+    /// The entry replaced next once all are used.
+    next: usize,
+}
+
+impl Decoded {
+    fn get(&mut self, mmu: &Mmu, addr: u32, progs: &mut ProgramCache) -> Result<Rc<Draw>, JobErr> {
+        if let Some((_, d)) = self.draws.iter().find(|(a, _)| *a == addr) {
+            return Ok(d.clone());
+        }
+        let d = Rc::new(load_draw(mmu, addr, progs)?);
+        if self.draws.len() < DECODED_BLOCKS {
+            self.draws.push((addr, d.clone()));
+        } else {
+            self.draws[self.next] = (addr, d.clone());
+            self.next = (self.next + 1) % DECODED_BLOCKS;
+        }
+        Ok(d)
+    }
+}
+
 /// Runs the TA phase: bins the control stream's primitives into parameter memory; returns the
 /// byte offset of the tile headers from DPM_PB_BASE (DPM state the 3D phase starts from).
 pub(crate) fn run(
@@ -797,7 +830,8 @@ pub(crate) fn run(
         return Err(JobErr::Oom);
     }
     let mut cur = base;
-    let mut draw: Option<Draw> = None;
+    let mut draw: Option<Rc<Draw>> = None;
+    let mut decoded = Decoded::default();
     loop {
         let d0 = mmu.read_u32(Unit::Vdm, cur)?;
         match CtrlObjType::from_raw(d0 >> 30) {
@@ -805,7 +839,11 @@ pub(crate) fn run(
                 let mut w = [0u32; 2];
                 mmu.read_dwords(Unit::Vdm, cur, &mut w)?;
                 let s = CtrlState::unpack(&w).map_err(bad)?;
-                let d = load_draw(mmu, s.state_addr, progs)?;
+                let d = if fast {
+                    decoded.get(mmu, s.state_addr, progs)?
+                } else {
+                    Rc::new(load_draw(mmu, s.state_addr, progs)?)
+                };
                 ta.line_w = d.ds.raster.line_width;
                 draw = Some(d);
                 cur = cur.wrapping_add(8);
