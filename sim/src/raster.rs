@@ -25,6 +25,8 @@ use crate::{Counters, Unit};
 
 mod edges;
 mod fragment;
+mod pool;
+mod ring;
 mod span;
 mod stipple;
 mod tiles;
