@@ -81,9 +81,10 @@ impl Crew {
     }
 }
 
-/// Tile buffers in the ring: enough that a worker seldom waits for the caller's stores, and
-/// a bound on the memory (a tile's buffers are 5 KiB). Not hardware: a model tuning value.
-const RING_TILES: usize = 128;
+/// Tile buffers in the ring: enough that a worker goes on shading for a few milliseconds
+/// while the caller is preempted (half a 512x512 frame), and a bound on the memory (a tile's
+/// buffers are 5 KiB: 2.7 MiB a pool). Not hardware: a model tuning value.
+const RING_TILES: usize = 512;
 
 /// The process's pool: one thread per core, the caller being one of them (None on one core).
 fn global() -> Option<Arc<Crew>> {
@@ -320,8 +321,15 @@ impl<'b> Shared<'_, 'b> {
     }
 }
 
-/// Spins a worker does, when the ring is full, before it yields its core.
-const SPINS_BEFORE_YIELD: u32 = 64;
+/// Spins a worker does, when the ring is full, before it sleeps (a model tuning value).
+const SPINS_BEFORE_NAP: u32 = 64;
+
+/// A worker's sleep when the ring stays full: the caller is behind with its stores (or was
+/// preempted). It sleeps rather than yields: under group scheduling (autogroup, cgroups)
+/// the process's threads share one weight, so a worker spinning on `sched_yield` takes the
+/// core from the very caller it waits for. A full ring is over 100 tiles of the caller's
+/// work, so the nap (plus timer slack) costs the frame nothing. A model tuning value.
+const RING_FULL_NAP: std::time::Duration = std::time::Duration::from_micros(50);
 
 fn parallel(
     job: &Job3d,
@@ -360,11 +368,11 @@ fn parallel(
                 }
                 None if ring.exhausted() => break,
                 // The ring is full: the caller is behind with its stores.
-                None if idle < SPINS_BEFORE_YIELD => {
+                None if idle < SPINS_BEFORE_NAP => {
                     idle += 1;
                     std::hint::spin_loop();
                 }
-                None => std::thread::yield_now(),
+                None => std::thread::sleep(RING_FULL_NAP),
             }
         }
     };
