@@ -23,6 +23,7 @@ use crate::usse::{Machine, Program, QuadOut, Stage, TexEmit};
 use crate::zls::Zls;
 use crate::{Counters, Unit};
 
+mod backoff;
 mod edges;
 mod fragment;
 mod pool;

@@ -11,6 +11,7 @@
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
 
 /// A task as the workers see it: called with the worker's number (1..).
 type TaskFn<'a> = dyn Fn(usize) + Sync + 'a;
@@ -89,7 +90,18 @@ impl Pool {
     /// with its own k (1..); returns `mine`'s value once no worker is inside `helper`.
     /// Another thread's `run` on the same pool meanwhile gets no workers (its `mine` runs
     /// alone). A panic in `mine` is resumed here, after the workers have left.
+    #[cfg(test)]
     pub(crate) fn run<R>(&self, helper: &TaskFn<'_>, mine: impl FnOnce() -> R) -> R {
+        self.run_timed(helper, mine).0
+    }
+
+    /// [`Pool::run`], with how long the caller then waited for workers still inside (zero
+    /// when none was, or none was offered the task).
+    pub(crate) fn run_timed<R>(
+        &self,
+        helper: &TaskFn<'_>,
+        mine: impl FnOnce() -> R,
+    ) -> (R, Duration) {
         let erased: *const TaskFn<'_> = helper;
         // SAFETY: only the lifetime changes; the pointer is dereferenced by workers only
         // between this offer and the wait below for `inside` to fall back to zero.
@@ -100,22 +112,27 @@ impl Pool {
             let mut s = self.inner.lock();
             if s.task.is_some() || self.handles.is_empty() {
                 drop(s);
-                return mine();
+                return (mine(), Duration::ZERO);
             }
             s.generation = s.generation.wrapping_add(1);
             s.task = Some(erased);
         }
         self.inner.offered.notify_all();
         let r = catch_unwind(AssertUnwindSafe(mine));
+        let mut waited = Duration::ZERO;
         let theirs = {
             let mut s = self.inner.lock();
             s.task = None;
+            let since = (s.inside > 0).then(Instant::now);
             while s.inside > 0 {
                 s = self
                     .inner
                     .left
                     .wait(s)
                     .unwrap_or_else(PoisonError::into_inner);
+            }
+            if let Some(t) = since {
+                waited = t.elapsed();
             }
             std::mem::take(&mut s.panicked)
         };
@@ -124,7 +141,7 @@ impl Pool {
             !theirs,
             "a tile worker panicked (invariant: tasks do not panic)"
         );
-        r
+        (r, waited)
     }
 }
 
@@ -179,7 +196,6 @@ fn work(inner: &Inner, who: usize) {
 mod tests {
     use super::*;
     use std::sync::atomic::{AtomicUsize, Ordering};
-    use std::time::Duration;
 
     #[test]
     fn the_caller_alone_finishes_a_task_and_workers_that_join_help() {
@@ -213,7 +229,7 @@ mod tests {
         let pool = Pool::new(1);
         let slept = AtomicUsize::new(0);
         let t = std::time::Instant::now();
-        pool.run(
+        let ((), waited) = pool.run_timed(
             &|who| {
                 assert_eq!(who, 1);
                 std::thread::sleep(Duration::from_millis(30));
@@ -226,6 +242,9 @@ mod tests {
         assert!(joined <= 1);
         if joined == 1 {
             assert!(t.elapsed() >= Duration::from_millis(30));
+            assert!(waited <= t.elapsed());
+        } else {
+            assert_eq!(waited, Duration::ZERO);
         }
         let ran = AtomicUsize::new(0);
         let mine = pool.run(

@@ -24,6 +24,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use sgx_hwdocs::render::TileCtrl;
 
+use super::backoff::Backoff;
 use super::pool::Pool;
 use super::ring::Ring;
 use super::{Job3d, Raster, Tile};
@@ -46,6 +47,8 @@ pub struct Crew {
     pool: Pool,
     /// Locked by the job running on the pool; another job meanwhile runs serially.
     bufs: Mutex<Bufs>,
+    /// Whether the next jobs skip the pool (its workers were late).
+    backoff: Backoff,
     /// The process's pool, for `Debug`.
     global: bool,
     /// Test only: worker 1 sleeps this long inside its first tile of every job, as if
@@ -69,6 +72,7 @@ impl Crew {
                 ring,
                 own: Shaded::new(),
             }),
+            backoff: Backoff::default(),
             global,
             #[cfg(test)]
             stall: None,
@@ -211,6 +215,10 @@ pub(super) fn render_all(
 ) -> Result<HashMap<u32, u32>, JobErr> {
     let n = job.w_tl as usize * job.h_tl as usize;
     match threads {
+        // Late workers made the last pooled job wait: this one runs alone.
+        Threads::Pool(crew) if n >= MIN_PARALLEL_TILES && crew.backoff.take_alone() => {
+            serial(job, progs, c)
+        }
         Threads::Pool(crew) if n >= MIN_PARALLEL_TILES => match crew.bufs.try_lock() {
             Ok(mut bufs) => parallel(job, progs, crew, &mut bufs, c),
             // Another job (another `Gpu` sharing the process's pool) has it.
@@ -376,7 +384,8 @@ fn parallel(
             }
         }
     };
-    let r = crew.pool.run(&helper, || {
+    let started = std::time::Instant::now();
+    let (r, waited) = crew.pool.run_timed(&helper, || {
         let mut rs = raster();
         let mut queries = HashMap::new();
         let mut head = ring.consumer();
@@ -403,9 +412,11 @@ fn parallel(
         }
         r.map(|()| queries)
     });
+    crew.backoff
+        .record(started.elapsed().saturating_sub(waited), waited);
     let late = ring.takeovers();
     if late > 0 {
-        log::debug!("{late} of {n} tiles taken over from late workers");
+        log::debug!("{late} of {n} tiles taken over from late workers, then waited {waited:?}");
     }
     r
 }
