@@ -215,9 +215,12 @@ pub(super) fn render_all(
 ) -> Result<HashMap<u32, u32>, JobErr> {
     let n = job.w_tl as usize * job.h_tl as usize;
     match threads {
-        // Late workers made the last pooled job wait: this one runs alone.
+        // The pool did not pay lately: this job runs alone (and is timed for the comparison).
         Threads::Pool(crew) if n >= MIN_PARALLEL_TILES && crew.backoff.take_alone() => {
-            serial(job, progs, c)
+            let started = std::time::Instant::now();
+            let r = serial(job, progs, c);
+            crew.backoff.record_alone(n, started.elapsed());
+            r
         }
         Threads::Pool(crew) if n >= MIN_PARALLEL_TILES => match crew.bufs.try_lock() {
             Ok(mut bufs) => parallel(job, progs, crew, &mut bufs, c),
@@ -412,8 +415,7 @@ fn parallel(
         }
         r.map(|()| queries)
     });
-    crew.backoff
-        .record(started.elapsed().saturating_sub(waited), waited);
+    crew.backoff.record(n, started.elapsed(), waited);
     let late = ring.takeovers();
     if late > 0 {
         log::debug!("{late} of {n} tiles taken over from late workers, then waited {waited:?}");
