@@ -1,5 +1,6 @@
 //! When the pool does not pay, the caller stops offering it its jobs for a while: after a
-//! pooled job that took longer per tile than the jobs run alone lately, or whose caller
+//! pooled job that took longer per tile than the jobs run alone lately (the pool's first job
+//! runs alone for a figure), or whose caller
 //! waited for a late worker (one the scheduler preempted inside a tile, which the caller must
 //! wait for: it borrows the job) for more than a quarter of the caller's own time in the job,
 //! the next 1, then 2, 4 ... up to 64 jobs run on the caller alone before the pool is tried
@@ -31,11 +32,14 @@ fn per_tile(tiles: usize, wall: Duration) -> u64 {
 }
 
 impl Backoff {
-    /// Whether the next job is to run alone; counts it when so.
+    /// Whether the next job is to run alone; counts it when so. The first job runs alone,
+    /// to have a figure to compare the pool's with.
     pub(crate) fn take_alone(&self) -> bool {
-        self.alone_left
-            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1))
-            .is_ok()
+        self.alone_ns_per_tile.load(Ordering::Relaxed) == 0
+            || self
+                .alone_left
+                .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1))
+                .is_ok()
     }
 
     /// Records a job run alone: its tiles and wall time.
@@ -79,6 +83,9 @@ mod tests {
     fn long_waits_double_the_jobs_run_alone_up_to_a_bound_and_a_good_job_resets() {
         let ms = Duration::from_millis;
         let b = Backoff::default();
+        // The first job runs alone, for a figure (here too slow to make the pool look slow).
+        assert!(b.take_alone());
+        b.record_alone(1, ms(1000));
         assert!(!b.take_alone());
         // A wait of a quarter of the caller's time is tolerated.
         b.record(100, ms(5), ms(1));
@@ -100,8 +107,10 @@ mod tests {
     fn a_pooled_job_slower_per_tile_than_the_jobs_run_alone_backs_off() {
         let ms = Duration::from_millis;
         let b = Backoff::default();
+        assert!(b.take_alone());
         // 40 us a tile alone.
         b.record_alone(100, ms(4));
+        assert!(!b.take_alone());
         // Pooled at 30 us a tile: pays.
         b.record(200, ms(6), Duration::ZERO);
         assert_eq!(alone_run(&b), 0);

@@ -216,7 +216,7 @@ pub(super) fn render_all(
     let n = job.w_tl as usize * job.h_tl as usize;
     match threads {
         // The pool did not pay lately: this job runs alone (and is timed for the comparison).
-        Threads::Pool(crew) if n >= MIN_PARALLEL_TILES && crew.backoff.take_alone() => {
+        Threads::Pool(crew) if n >= MIN_PARALLEL_TILES && BACKOFF && crew.backoff.take_alone() => {
             let started = std::time::Instant::now();
             let r = serial(job, progs, c);
             crew.backoff.record_alone(n, started.elapsed());
@@ -230,6 +230,10 @@ pub(super) fn render_all(
         _ => serial(job, progs, c),
     }
 }
+
+/// Whether pools back off when they do not pay. The crate's tests turn it off: their scenes
+/// must take the pool (the back-off has tests of its own).
+const BACKOFF: bool = !cfg!(test);
 
 /// Fewest tiles a job needs to go on the pool: below it, handing tiles over costs more than
 /// it saves (measured: a 64x64 mip chain, at most 4 tiles a render, ran slower on two threads).
