@@ -1,6 +1,6 @@
 //! When the pool does not pay, the caller stops offering it its jobs for a while: after a
-//! pooled job that took longer per tile than the jobs run alone lately (the pool's first job
-//! runs alone for a figure), or whose caller
+//! pooled job that took longer per tile than the jobs run alone lately (the job after a pool's
+//! first runs alone for a figure), or whose caller
 //! waited for a late worker (one the scheduler preempted inside a tile, which the caller must
 //! wait for: it borrows the job) for more than a quarter of the caller's own time in the job,
 //! the next 1, then 2, 4 ... up to 64 jobs run on the caller alone before the pool is tried
@@ -9,7 +9,7 @@
 //! costs on one thread, not that plus a scheduler's time slice; on a free one nothing changes.
 //! Results are the same either way.
 
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::time::Duration;
 
 /// Most jobs run alone between two tries of the pool (a model tuning value).
@@ -24,6 +24,8 @@ pub(crate) struct Backoff {
     streak: AtomicU32,
     /// Wall nanoseconds per tile of the jobs run alone, a moving average (0: none yet).
     alone_ns_per_tile: AtomicU64,
+    /// A pooled job has been recorded.
+    pooled: AtomicBool,
 }
 
 /// A job's wall nanoseconds per tile.
@@ -32,10 +34,10 @@ fn per_tile(tiles: usize, wall: Duration) -> u64 {
 }
 
 impl Backoff {
-    /// Whether the next job is to run alone; counts it when so. The first job runs alone,
-    /// to have a figure to compare the pool's with.
+    /// Whether the next job is to run alone; counts it when so. The job after the first
+    /// pooled one runs alone, to have a figure to compare the pool's with.
     pub(crate) fn take_alone(&self) -> bool {
-        self.alone_ns_per_tile.load(Ordering::Relaxed) == 0
+        (self.alone_ns_per_tile.load(Ordering::Relaxed) == 0 && self.pooled.load(Ordering::Relaxed))
             || self
                 .alone_left
                 .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1))
@@ -54,6 +56,7 @@ impl Backoff {
     /// Records a job the pool ran: its tiles, wall time, and the caller's wait for the
     /// workers at its end.
     pub(crate) fn record(&self, tiles: usize, wall: Duration, waited: Duration) {
+        self.pooled.store(true, Ordering::Relaxed);
         let own = wall.saturating_sub(waited);
         let alone = self.alone_ns_per_tile.load(Ordering::Relaxed);
         let slower = alone != 0 && per_tile(tiles, wall) > alone;
@@ -83,12 +86,12 @@ mod tests {
     fn long_waits_double_the_jobs_run_alone_up_to_a_bound_and_a_good_job_resets() {
         let ms = Duration::from_millis;
         let b = Backoff::default();
-        // The first job runs alone, for a figure (here too slow to make the pool look slow).
+        // The first job goes on the pool; the next alone, for a figure (here too slow to make
+        // the pool look slow). A wait of a quarter of the caller's time is tolerated.
+        assert!(!b.take_alone());
+        b.record(100, ms(5), ms(1));
         assert!(b.take_alone());
         b.record_alone(1, ms(1000));
-        assert!(!b.take_alone());
-        // A wait of a quarter of the caller's time is tolerated.
-        b.record(100, ms(5), ms(1));
         assert_eq!(alone_run(&b), 0);
         let mut want = 1;
         for _ in 0..9 {
@@ -107,6 +110,7 @@ mod tests {
     fn a_pooled_job_slower_per_tile_than_the_jobs_run_alone_backs_off() {
         let ms = Duration::from_millis;
         let b = Backoff::default();
+        b.record(100, ms(3), Duration::ZERO);
         assert!(b.take_alone());
         // 40 us a tile alone.
         b.record_alone(100, ms(4));
