@@ -107,7 +107,7 @@ fn time(gpu: &mut crate::Gpu, jobs: &[JobDesc], runs: u32, mut cpu: impl FnMut()
 }
 
 /// The textured-quad scene: its jobs and target.
-fn quad_scene(size: u32, tex_side: u32) -> (Scene, Vec<JobDesc>, Arc<Mem>, Vec<u8>) {
+pub(crate) fn quad_scene(size: u32, tex_side: u32) -> (Scene, Vec<JobDesc>, Arc<Mem>, Vec<u8>) {
     let mut s = Scene::new();
     let texels = pattern((tex_side * tex_side * 4) as usize);
     let tb = s.put_bytes(&texels);
@@ -182,7 +182,7 @@ fn chain_scene(base: u32) -> (Scene, Vec<JobDesc>, Arc<Mem>, u64) {
 /// Runs the model benchmarks, each beside its CPU reference.
 pub fn bench_sim() -> Vec<BenchRow> {
     let mut rows = Vec::new();
-    let threads = rayon::current_num_threads();
+    let threads = crate::raster::Threads::with(0).count();
     // 512x512 target, 256x256 twiddled BGRA8 texture magnified with bilinear filtering.
     let (mut s, jobs, _, texels) = quad_scene(512, 256);
     let mut fb = vec![0u8; 512 * 512 * 4];

@@ -8,6 +8,7 @@
 //! colour, shadow compare, sRGB and depth textures.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use sgx_hwdocs::isp::{CompareFunc, CullMode, IspState, Scissor, StencilOp};
 use sgx_hwdocs::pbe::{MemLayout, PbeState};
@@ -22,6 +23,7 @@ pub(crate) const FACE_ALIGN: usize = limits::CUBE_FACE_ALIGN_B as usize;
 pub(crate) const STRIDE_ALIGN: usize = limits::LINEAR_STRIDE_ALIGN_B as usize;
 
 use crate::kit::*;
+use crate::raster::Threads;
 use crate::{Backing, JobDesc, JobResult, JobStatus, Perm};
 
 mod depth_span;
@@ -31,19 +33,25 @@ mod vertex;
 
 type Built = (Vec<JobDesc>, Vec<Arc<Mem>>);
 
-/// Runs the scene `build` makes through both paths, the fast one on one thread and on a
-/// pool of three; returns the (identical) results.
+/// Runs the scene `build` makes through both paths, the fast one on one thread, on a pool
+/// of three, and on a pool of three whose worker 1 is late (asleep inside its first tile of
+/// every job, as if preempted there); returns the (identical) results.
 fn check(name: &str, build: impl Fn(&mut Scene) -> Built) -> Vec<JobResult> {
-    let run = |reference: bool, threads: usize| {
+    let run = |reference: bool, threads: Threads| {
         let mut s = Scene::new();
         let (jobs, bufs) = build(&mut s);
         s.gpu.set_reference_paths(reference);
-        s.gpu.set_threads(threads);
+        s.gpu.threads = threads;
         let results: Vec<JobResult> = jobs.iter().map(|j| s.gpu.run(j)).collect();
         (results, bufs.iter().map(|b| b.bytes()).collect::<Vec<_>>())
     };
-    let (fast, fast_b) = run(false, 1);
-    for (what, reference, threads) in [("reference", true, 1), ("3 threads", false, 3)] {
+    let (fast, fast_b) = run(false, Threads::Serial);
+    let late = Duration::from_millis(2);
+    for (what, reference, threads) in [
+        ("reference", true, Threads::Serial),
+        ("3 threads", false, Threads::with(3)),
+        ("3 threads, one late", false, Threads::stalled(3, late)),
+    ] {
         let (other, other_b) = run(reference, threads);
         assert_eq!(fast, other, "{name}: job results differ, fast vs {what}");
         for (k, (a, b)) in fast_b.iter().zip(&other_b).enumerate() {
@@ -56,6 +64,38 @@ fn check(name: &str, build: impl Fn(&mut Scene) -> Built) -> Vec<JobResult> {
         }
     }
     fast
+}
+
+/// A worker the scheduler preempts inside a tile (here: made to sleep there) holds the frame
+/// up only for that tile: the caller shades it itself and stores on, and the result is still
+/// the serial one byte for byte, counters included.
+#[test]
+fn a_late_workers_tile_is_taken_over_and_the_result_is_unchanged() {
+    let run = |threads: Threads| {
+        // 4096 tiles: long enough for the worker to wake and claim tiles on a busy machine.
+        let (mut s, jobs, mem, _) = crate::bench::quad_scene(1024, 256);
+        s.gpu.threads = threads;
+        let r: Vec<JobResult> = jobs.iter().map(|j| s.gpu.run(j)).collect();
+        (r, mem.bytes(), s.gpu.threads.takeovers())
+    };
+    let (serial, serial_b, _) = run(Threads::Serial);
+    all_done("quad", &serial);
+    let mut took = 0;
+    for _ in 0..10 {
+        let (r, b, t) = run(Threads::stalled(2, Duration::from_millis(50)));
+        assert_eq!(r, serial, "job results differ, serial vs a late worker");
+        if let Some(i) = serial_b.iter().zip(&b).position(|(x, y)| x != y) {
+            panic!(
+                "byte {i} differs: serial {} vs a late worker {}",
+                serial_b[i], b[i]
+            );
+        }
+        took += t;
+        if took > 0 {
+            break;
+        }
+    }
+    assert!(took > 0, "the late worker never claimed a tile in 10 runs");
 }
 
 fn all_done(name: &str, r: &[JobResult]) {

@@ -24,8 +24,11 @@ use crate::usse::{Machine, Program, QuadOut, Stage, TexEmit, VaryEmit};
 use crate::zls::Zls;
 use crate::{Counters, Unit};
 
+mod backoff;
 mod edges;
 mod fragment;
+mod pool;
+mod ring;
 mod span;
 mod span_z;
 mod stipple;

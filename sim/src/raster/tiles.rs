@@ -1,23 +1,33 @@
-//! The 3D phase's tile loop, on this thread or on a thread pool.
+//! The 3D phase's tile loop, on this thread or with a pool's workers.
 //!
 //! The 3D core renders independent tiles, and so may the model: shading a tile (background or
-//! load, then its primitives) only reads memory, into the tile's own buffers. So workers shade
-//! a batch of tiles in any order, each with its own rasteriser (USSE machine, draw and program
-//! caches), and the calling thread then stores the batch through the PBE and ZLS in raster
-//! order. What order could change is merged in raster order too: each tile's counters and
-//! query counts are kept apart and summed tile by tile, and the first failing tile (in shading
-//! or in its store) gives the job's error and ends the sums and the stores, as the serial loop
+//! load, then its primitives) only reads memory, into the tile's own buffers. So the tiles
+//! are handed out one at a time, in raster order, to whichever thread asks (the caller and
+//! the pool's workers, each with its own rasteriser: USSE machine, draw and program caches),
+//! into a ring of tile buffers ([`ring`](super::ring)); the calling thread stores them
+//! through the PBE and ZLS in raster order as they are ready, shading tiles itself in
+//! between. When the next tile to store is still being shaded and nothing is left to claim,
+//! the caller shades that tile itself and the late worker's copy is dropped: a worker the
+//! scheduler preempted holds the frame up only for the tile it is in at the frame's end.
+//! What order could change is merged in raster order too: each tile's counters and query
+//! counts are kept apart and summed tile by tile, and the first failing tile (in shading or in
+//! its store) gives the job's error and ends the sums and the stores, as the serial loop
 //! would. So the result is the serial one byte for byte, counters included, faults too.
+//!
+//! Workers shade while the caller stores earlier tiles: both touch the same bytes only when a
+//! draw samples the memory the job writes (a feedback loop; GL leaves its result undefined).
+//! Such a job's result could then depend on the timing, as it depended on the batch size
+//! before this loop; the model does not detect it.
 
 use std::collections::HashMap;
-use std::ops::Range;
-use std::sync::Arc;
-
-use rayon::prelude::*;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use sgx_hwdocs::render::TileCtrl;
 
-use super::{Job3d, Tile};
+use super::backoff::Backoff;
+use super::pool::Pool;
+use super::ring::Ring;
+use super::{Job3d, Raster, Tile};
 use crate::job::{JobErr, ProgramCache};
 use crate::Counters;
 
@@ -27,30 +37,113 @@ pub enum Threads {
     /// One after another on the caller's thread (`SGX_THREADS=1`).
     #[default]
     Serial,
-    /// On rayon's global pool (one thread per core; the default: see [`Threads::from_env`]).
-    Global,
-    /// On a pool of its own (a set thread count).
-    Pool(Arc<rayon::ThreadPool>),
+    /// With a pool's workers: the process's (one thread per core) or one of a set size.
+    Pool(Arc<Crew>),
 }
 
-impl Threads {
-    /// `n` threads: 1 is [`Threads::Serial`], 0 the global pool (one per core), else a pool
-    /// of `n` (or serial, with a warning, if the system refuses the threads).
-    pub fn with(n: usize) -> Threads {
-        match n {
-            0 => Threads::Global,
-            1 => Threads::Serial,
-            _ => match rayon::ThreadPoolBuilder::new().num_threads(n).build() {
-                Ok(p) => Threads::Pool(Arc::new(p)),
-                Err(e) => {
-                    log::warn!("no pool of {n} threads ({e}): rendering tiles serially");
-                    Threads::Serial
-                }
-            },
+/// A pool and the tile buffers its jobs go through (kept from job to job: a frame spawns
+/// and allocates nothing but the rasterisers, as the serial loop does).
+pub struct Crew {
+    pool: Pool,
+    /// Locked by the job running on the pool; another job meanwhile runs serially.
+    bufs: Mutex<Bufs>,
+    /// Whether the next jobs skip the pool (its workers were late).
+    backoff: Backoff,
+    /// The process's pool, for `Debug`.
+    global: bool,
+    /// Test only: worker 1 sleeps this long inside its first tile of every job, as if
+    /// preempted there.
+    #[cfg(test)]
+    stall: Option<std::time::Duration>,
+}
+
+struct Bufs {
+    ring: Ring<Shaded>,
+    /// The caller's buffers for a tile it takes over.
+    own: Shaded,
+}
+
+impl Crew {
+    fn new(workers: usize, global: bool) -> Crew {
+        let ring = Ring::new(RING_TILES, Shaded::new);
+        Crew {
+            pool: Pool::new(workers),
+            bufs: Mutex::new(Bufs {
+                ring,
+                own: Shaded::new(),
+            }),
+            backoff: Backoff::default(),
+            global,
+            #[cfg(test)]
+            stall: None,
         }
     }
 
-    /// From `SGX_THREADS`: unset or empty is one thread per core ([`Threads::Global`]); `1`
+    /// Threads tiles may run on: the workers and the caller.
+    fn count(&self) -> usize {
+        self.pool.workers() + 1
+    }
+}
+
+/// Tile buffers in the ring: enough that a worker goes on shading for a few milliseconds
+/// while the caller is preempted (half a 512x512 frame), and a bound on the memory (a tile's
+/// buffers are 5 KiB: 2.7 MiB a pool). Not hardware: a model tuning value.
+const RING_TILES: usize = 512;
+
+/// The process's pool: one thread per core, the caller being one of them (None on one core).
+fn global() -> Option<Arc<Crew>> {
+    static GLOBAL: OnceLock<Option<Arc<Crew>>> = OnceLock::new();
+    GLOBAL
+        .get_or_init(|| {
+            let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+            (cores > 1).then(|| Arc::new(Crew::new(cores - 1, true)))
+        })
+        .clone()
+}
+
+impl Threads {
+    /// `n` threads: 1 is [`Threads::Serial`], 0 the process's pool (one thread per core),
+    /// else a pool of `n - 1` workers beside the caller (or serial, with a warning, if the
+    /// system refuses every thread).
+    pub fn with(n: usize) -> Threads {
+        match n {
+            0 => global().map_or(Threads::Serial, Threads::Pool),
+            1 => Threads::Serial,
+            _ => {
+                let crew = Crew::new(n - 1, false);
+                if crew.pool.workers() == 0 {
+                    log::warn!("no worker thread started: rendering tiles serially");
+                    Threads::Serial
+                } else {
+                    Threads::Pool(Arc::new(crew))
+                }
+            }
+        }
+    }
+
+    /// Test only: `n` threads of which worker 1 sleeps `d` inside its first tile of every
+    /// job (a worker the scheduler preempted mid-tile).
+    #[cfg(test)]
+    pub(crate) fn stalled(n: usize, d: std::time::Duration) -> Threads {
+        assert!(
+            n >= 2,
+            "a stalled worker needs a pool (invariant of the tests)"
+        );
+        let mut crew = Crew::new(n - 1, false);
+        crew.stall = Some(d);
+        Threads::Pool(Arc::new(crew))
+    }
+
+    /// Tiles the caller took over from a late worker in the last job (0 when serial).
+    #[cfg(test)]
+    pub(crate) fn takeovers(&self) -> usize {
+        match self {
+            Threads::Serial => 0,
+            Threads::Pool(c) => c.bufs.lock().map_or(0, |b| b.ring.takeovers()),
+        }
+    }
+
+    /// From `SGX_THREADS`: unset or empty is one thread per core (the process's pool); `1`
     /// forces the serial loop (for debugging: results are the same). A bad value is warned
     /// about and taken as unset. The pool is safe where the drm-shim runs the model inside
     /// its ioctl: the shim's wrappers no longer take its device lock for descriptors that
@@ -58,13 +151,13 @@ impl Threads {
     /// opens and closes cgroup files), which deadlocked before.
     pub fn from_env() -> Threads {
         match std::env::var("SGX_THREADS") {
-            Err(_) => Threads::Global,
-            Ok(v) if v.trim().is_empty() => Threads::Global,
+            Err(_) => Threads::with(0),
+            Ok(v) if v.trim().is_empty() => Threads::with(0),
             Ok(v) => match v.trim().parse::<usize>() {
                 Ok(n) => Threads::with(n),
                 Err(_) => {
                     log::warn!("SGX_THREADS={v:?} is not a thread count: one per core");
-                    Threads::Global
+                    Threads::with(0)
                 }
             },
         }
@@ -74,8 +167,7 @@ impl Threads {
     pub fn count(&self) -> usize {
         match self {
             Threads::Serial => 1,
-            Threads::Global => rayon::current_num_threads(),
-            Threads::Pool(p) => p.current_num_threads(),
+            Threads::Pool(c) => c.count(),
         }
     }
 }
@@ -84,7 +176,7 @@ impl std::fmt::Debug for Threads {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Threads::Serial => write!(f, "Serial"),
-            Threads::Global => write!(f, "Global({})", self.count()),
+            Threads::Pool(c) if c.global => write!(f, "Global({})", self.count()),
             Threads::Pool(_) => write!(f, "Pool({})", self.count()),
         }
     }
@@ -122,47 +214,31 @@ pub(super) fn render_all(
     c: &mut Counters,
 ) -> Result<HashMap<u32, u32>, JobErr> {
     let n = job.w_tl as usize * job.h_tl as usize;
-    if n < MIN_PARALLEL_TILES || threads.count() < 2 {
-        return serial(job, progs, c);
-    }
-    let shared = Shared(job);
-    let mut queries: HashMap<u32, u32> = HashMap::new();
-    // Batches bound the shaded tiles held before their stores (a tile's buffers are 5 KiB).
-    let batch = BATCH_PER_THREAD * threads.count();
-    let chunks = CHUNKS_PER_THREAD * threads.count();
-    for start in (0..n).step_by(batch) {
-        let tiles = start..(start + batch).min(n);
-        let done = match threads {
-            Threads::Pool(p) => p.install(|| shade_batch(&shared, progs, tiles, chunks)),
-            _ => shade_batch(&shared, progs, tiles, chunks),
-        };
-        for d in done {
-            add(c, &d.c);
-            let (tile, ctrl) = match d.shaded {
-                Err(e) => return Err(e),
-                Ok(None) => continue,
-                Ok(Some(s)) => s,
-            };
-            for (addr, k) in d.queries {
-                let q = queries.entry(addr).or_insert(0);
-                *q = q.wrapping_add(k);
-            }
-            job.store(c, &tile, d.tx, d.ty, ctrl)?;
+    match threads {
+        // The pool did not pay lately: this job runs alone (and is timed for the comparison).
+        Threads::Pool(crew) if n >= MIN_PARALLEL_TILES && BACKOFF && crew.backoff.take_alone() => {
+            let started = std::time::Instant::now();
+            let r = serial(job, progs, c);
+            crew.backoff.record_alone(n, started.elapsed());
+            r
         }
+        Threads::Pool(crew) if n >= MIN_PARALLEL_TILES => match crew.bufs.try_lock() {
+            Ok(mut bufs) => parallel(job, progs, crew, &mut bufs, c),
+            // Another job (another `Gpu` sharing the process's pool) has it.
+            Err(_) => serial(job, progs, c),
+        },
+        _ => serial(job, progs, c),
     }
-    Ok(queries)
 }
 
-/// Tiles shaded per worker thread before the calling thread stores them.
-const BATCH_PER_THREAD: usize = 256;
+/// Whether pools back off when they do not pay. The crate's tests turn it off: their scenes
+/// must take the pool (the back-off has tests of its own).
+const BACKOFF: bool = !cfg!(test);
 
 /// Fewest tiles a job needs to go on the pool: below it, handing tiles over costs more than
 /// it saves (measured: a 64x64 mip chain, at most 4 tiles a render, ran slower on two threads).
 /// The crate's tests render small scenes, which must take the pool too.
 const MIN_PARALLEL_TILES: usize = if cfg!(test) { 2 } else { 16 };
-
-/// Chunks of a batch per worker thread.
-const CHUNKS_PER_THREAD: usize = 4;
 
 fn serial(
     job: &Job3d,
@@ -185,14 +261,24 @@ fn serial(
     r.map(|()| rs.queries)
 }
 
-/// One tile's outcome, merged in raster order.
-struct Done {
-    tx: u32,
-    ty: u32,
+/// One shaded tile, kept until the caller stores it in raster order.
+struct Shaded {
+    tile: Box<Tile>,
     c: Counters,
     queries: HashMap<u32, u32>,
-    /// The shaded tile and how to store it; None for a skipped tile.
-    shaded: Result<Option<(Box<Tile>, TileCtrl)>, JobErr>,
+    /// How to store the tile (None: skipped), or why shading failed.
+    ctrl: Result<Option<TileCtrl>, JobErr>,
+}
+
+impl Shaded {
+    fn new() -> Shaded {
+        Shaded {
+            tile: Tile::boxed(),
+            c: Counters::default(),
+            queries: HashMap::new(),
+            ctrl: Ok(None),
+        }
+    }
 }
 
 /// The job as the workers see it.
@@ -200,54 +286,142 @@ struct Shared<'a, 'b>(&'a Job3d<'b>);
 
 // SAFETY: what `Job3d` holds that is not `Sync` is the `Mmu`'s raw pointers into backings
 // (which are `Send + Sync` and outlive the job). While workers hold a `Shared`, the page
-// tables are only read (mapping takes `&mut Gpu`) and nothing writes through the pointers:
-// shading only reads memory; stores and query writes happen on the calling thread after the
-// batch's workers have joined.
+// tables are only read (mapping takes `&mut Gpu`); workers only read memory through the
+// pointers, and the calling thread's stores (PBE, ZLS) write the bytes of tiles already
+// shaded, which no other tile's shading reads (save a feedback loop: see the module comment).
 unsafe impl Sync for Shared<'_, '_> {}
 
 impl<'b> Shared<'_, 'b> {
     fn job(&self) -> &Job3d<'b> {
         self.0
     }
+
+    /// Tile `t`'s position in raster order.
+    fn xy(&self, t: usize) -> (u32, u32) {
+        let w = self.0.w_tl as usize;
+        ((t % w) as u32, (t / w) as u32)
+    }
+
+    /// Shades tile `t` with `rs` into `s`, with the counters and query counts it made.
+    fn shade(&self, rs: &mut Raster, t: usize, s: &mut Shaded) {
+        let (tx, ty) = self.xy(t);
+        s.ctrl = self.0.shade(rs, &mut s.tile, tx, ty);
+        s.c = std::mem::take(&mut rs.c);
+        // Swapped, not taken: both maps keep their room from tile to tile.
+        s.queries.clear();
+        std::mem::swap(&mut s.queries, &mut rs.queries);
+    }
+
+    /// Adds shaded tile `t` to the job in raster order: its counters, its query counts, its
+    /// store; the tile's error, or its store's, ends the job.
+    fn merge(
+        &self,
+        t: usize,
+        s: &mut Shaded,
+        c: &mut Counters,
+        queries: &mut HashMap<u32, u32>,
+    ) -> Result<(), JobErr> {
+        add(c, &s.c);
+        let ctrl = match std::mem::replace(&mut s.ctrl, Ok(None)) {
+            Err(e) => return Err(e),
+            Ok(None) => return Ok(()),
+            Ok(Some(ctrl)) => ctrl,
+        };
+        for (&addr, &k) in &s.queries {
+            let q = queries.entry(addr).or_insert(0);
+            *q = q.wrapping_add(k);
+        }
+        let (tx, ty) = self.xy(t);
+        self.0.store(c, &s.tile, tx, ty, ctrl)
+    }
 }
 
-fn shade_batch(
-    shared: &Shared,
+/// Spins a worker does, when the ring is full, before it sleeps (a model tuning value).
+const SPINS_BEFORE_NAP: u32 = 64;
+
+/// A worker's sleep when the ring stays full: the caller is behind with its stores (or was
+/// preempted). It sleeps rather than yields: under group scheduling (autogroup, cgroups)
+/// the process's threads share one weight, so a worker spinning on `sched_yield` takes the
+/// core from the very caller it waits for. A full ring is over 100 tiles of the caller's
+/// work, so the nap (plus timer slack) costs the frame nothing. A model tuning value.
+const RING_FULL_NAP: std::time::Duration = std::time::Duration::from_micros(50);
+
+fn parallel(
+    job: &Job3d,
     progs: &ProgramCache,
-    tiles: Range<usize>,
-    chunks: usize,
-) -> Vec<Done> {
-    let w = shared.job().w_tl as usize;
-    let len = tiles.len().div_ceil(chunks);
-    // Contiguous chunks, each with one rasteriser (which loads its draw states once), several
-    // per thread so that work stealing evens out tiles of unequal cost; `collect` keeps the
-    // chunks, and so the tiles, in raster order.
-    let per_chunk: Vec<Vec<Done>> = (0..chunks)
-        .into_par_iter()
-        .map(|k| {
-            let job = shared.job();
-            let mut rs = job.raster(progs);
-            let from = (tiles.start + k * len).min(tiles.end);
-            let to = (from + len).min(tiles.end);
-            (from..to)
-                .map(|t| {
-                    let (tx, ty) = ((t % w) as u32, (t / w) as u32);
-                    let mut tile = Tile::boxed();
-                    let shaded = job
-                        .shade(&mut rs, &mut tile, tx, ty)
-                        .map(|ctrl| ctrl.map(|ctrl| (tile, ctrl)));
-                    Done {
-                        tx,
-                        ty,
-                        c: std::mem::take(&mut rs.c),
-                        queries: std::mem::take(&mut rs.queries),
-                        shaded,
+    crew: &Crew,
+    bufs: &mut Bufs,
+    c: &mut Counters,
+) -> Result<HashMap<u32, u32>, JobErr> {
+    let n = job.w_tl as usize * job.h_tl as usize;
+    bufs.ring.reset(n);
+    let (ring, own) = (&bufs.ring, &mut bufs.own);
+    let shared = Shared(job);
+    let raster = || shared.job().raster(progs);
+    #[cfg(test)]
+    let stall = crew.stall;
+    let helper = |_who: usize| {
+        // Made on the first tile claimed: a worker that comes too late allocates nothing.
+        let mut rs = None;
+        let mut idle = 0u32;
+        #[cfg(test)]
+        let mut first = true;
+        loop {
+            match ring.claim() {
+                Some(mut f) => {
+                    idle = 0;
+                    #[cfg(test)]
+                    if let (Some(d), 1, true) = (stall, _who, std::mem::take(&mut first)) {
+                        std::thread::sleep(d);
                     }
-                })
-                .collect()
-        })
-        .collect();
-    per_chunk.into_iter().flatten().collect()
+                    let rs = rs.get_or_insert_with(raster);
+                    shared.shade(rs, f.index(), f.data());
+                    f.finish();
+                }
+                None if ring.exhausted() => break,
+                // The ring is full: the caller is behind with its stores.
+                None if idle < SPINS_BEFORE_NAP => {
+                    idle += 1;
+                    std::hint::spin_loop();
+                }
+                None => std::thread::sleep(RING_FULL_NAP),
+            }
+        }
+    };
+    let started = std::time::Instant::now();
+    let (r, waited) = crew.pool.run_timed(&helper, || {
+        let mut rs = raster();
+        let mut queries = HashMap::new();
+        let mut head = ring.consumer();
+        let r = (|| {
+            while !head.done() {
+                if let Some(mut ready) = head.ready() {
+                    let t = ready.index();
+                    let r = shared.merge(t, ready.data(), c, &mut queries);
+                    ready.release();
+                    r?;
+                } else if let Some(mut f) = ring.claim() {
+                    shared.shade(&mut rs, f.index(), f.data());
+                    f.finish();
+                } else if let Some(t) = head.take_over() {
+                    shared.shade(&mut rs, t, own);
+                    shared.merge(t, own, c, &mut queries)?;
+                }
+                // Else the next tile became ready or was claimed just now: look again.
+            }
+            Ok(())
+        })();
+        if r.is_err() {
+            ring.stop();
+        }
+        r.map(|()| queries)
+    });
+    crew.backoff.record(n, started.elapsed(), waited);
+    let late = ring.takeovers();
+    if late > 0 {
+        log::debug!("{late} of {n} tiles taken over from late workers, then waited {waited:?}");
+    }
+    r
 }
 
 #[cfg(test)]
@@ -260,8 +434,13 @@ mod tests {
         assert_eq!(Threads::with(1).count(), 1);
         assert!(matches!(Threads::with(3), Threads::Pool(_)));
         assert_eq!(Threads::with(3).count(), 3);
-        assert!(matches!(Threads::with(0), Threads::Global));
-        assert_eq!(Threads::with(0).count(), rayon::current_num_threads());
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        assert_eq!(Threads::with(0).count(), cores);
+        // The process's pool is made once and shared.
+        if let (Threads::Pool(a), Threads::Pool(b)) = (Threads::with(0), Threads::with(0)) {
+            assert!(Arc::ptr_eq(&a, &b));
+            assert!(a.global);
+        }
         let mut g = crate::Gpu::new();
         g.set_threads(1);
         assert_eq!(g.threads(), 1);
