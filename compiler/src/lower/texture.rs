@@ -289,7 +289,19 @@ mod tests {
             .filter(|t| plan(**t).is_some())
             .map(|t| t.name())
             .collect();
-        assert_eq!(ok, ["1D", "2D", "3D", "CUBE", "SHADOW1D", "SHADOW2D"]);
+        assert_eq!(
+            ok,
+            [
+                "1D",
+                "2D",
+                "3D",
+                "CUBE",
+                "RECT",
+                "SHADOW1D",
+                "SHADOW2D",
+                "SHADOWRECT"
+            ]
+        );
     }
 
     #[test]
