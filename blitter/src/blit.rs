@@ -2,11 +2,14 @@
 //! textured-quad draw; and the GPU resource_copy_region built on it. The draw reads and writes
 //! 1D/2D levels: a cube face, a 3D slice, or a copy within one image (glCopyPixels on one
 //! framebuffer: the quad cannot sample the target it renders to) goes through 2D temporaries,
-//! copied in and out with `resource_copy_region`.
+//! copied in and out with `resource_copy_region`. The source may be read through a view in
+//! its format's sRGB or linear twin (`blit_src_view`): the same bytes, decoded or not.
 
 use std::sync::Arc;
 
-use sgx_pipe::{bind, Context, PipeBox, Resource, ResourceTarget, ResourceTemplate};
+use sgx_pipe::{
+    bind, render_format, Context, Format, PipeBox, Resource, ResourceTarget, ResourceTemplate,
+};
 
 use crate::blitter::{Blitter, QuadDraw};
 use crate::error::{BlitError, Result};
@@ -76,23 +79,57 @@ fn temp(ctx: &Context, like: &Resource, w: u32, h: u32) -> Result<Arc<Resource>>
     Ok(ctx.screen().resource_create(&t)?)
 }
 
+/// Whether `view` reads `resource`'s bytes: its own format, or its sRGB or linear twin (an
+/// sRGB texture read through its UNORM twin is not decoded; a UNORM one read through its
+/// sRGB twin is).
+pub(crate) fn is_twin_view(view: Format, resource: Format) -> bool {
+    view == resource || render_format(view) == render_format(resource)
+}
+
 impl Blitter {
     /// `blit`: submitted with the next flush; the application's state is as it was after.
     pub fn blit(&self, ctx: &mut Context, info: &BlitInfo) -> Result<()> {
+        self.blit_src_view(ctx, info, info.src.format())
+    }
+
+    /// `blit` reading the source through a view in `src_view`, the source's format or its
+    /// sRGB/linear twin (Gallium's `pipe_blit_info.src.format`; st/mesa reads an sRGB texture
+    /// back through its UNORM twin, undecoded). Any other format is an invalid argument.
+    pub fn blit_src_view(
+        &self,
+        ctx: &mut Context,
+        info: &BlitInfo,
+        src_view: Format,
+    ) -> Result<()> {
+        if !is_twin_view(src_view, info.src.format()) {
+            return Err(BlitError::InvalidArgument(format!(
+                "source view format {} does not read {}'s bytes",
+                src_view.name(),
+                info.src.format().name()
+            )));
+        }
         let same_image = Arc::ptr_eq(&info.src, &info.dst)
             && info.src_level == info.dst_level
             && info.src_face == info.dst_face
             && info.src_box.z == info.dst_box.z;
         if same_image || !is_2d(&info.src) || !is_2d(&info.dst) {
-            return self.blit_staged(ctx, info, same_image);
+            return self.blit_staged(ctx, info, same_image, src_view);
         }
-        self.blit_2d(ctx, info)
+        self.blit_2d(ctx, info, src_view)
     }
 
     /// A blit with a side that is not a 1D/2D level, or within one image: the source box is
     /// copied into a temporary first (when it is not a distinct 2D level), the quad draws
     /// into a temporary when the destination is a face or slice, which is then copied back.
-    fn blit_staged(&self, ctx: &mut Context, info: &BlitInfo, same_image: bool) -> Result<()> {
+    /// The temporary holds the source's bytes in the source's format, so `src_view` reads it
+    /// as it would the source.
+    fn blit_staged(
+        &self,
+        ctx: &mut Context,
+        info: &BlitInfo,
+        same_image: bool,
+        src_view: Format,
+    ) -> Result<()> {
         let (sb, db) = (info.src_box, info.dst_box);
         let mut flat = info.clone();
         (flat.src_face, flat.dst_face) = (0, 0);
@@ -104,12 +141,12 @@ impl Blitter {
             flat.src_box = PipeBox::new(0, 0, sb.width, sb.height);
         }
         if is_2d(&info.dst) {
-            return self.blit_2d(ctx, &flat);
+            return self.blit_2d(ctx, &flat, src_view);
         }
         let t = temp(ctx, &info.dst, db.width, db.height)?;
         (flat.dst, flat.dst_level) = (t.clone(), 0);
         flat.dst_box = PipeBox::new(0, 0, db.width, db.height);
-        self.blit_2d(ctx, &flat)?;
+        self.blit_2d(ctx, &flat, src_view)?;
         let (face, dz) = match info.dst.target() {
             ResourceTarget::TextureCube => (info.dst_face, 0),
             _ => (0, db.z),
@@ -121,13 +158,14 @@ impl Blitter {
     }
 
     /// The quad draw between two distinct 1D/2D levels.
-    fn blit_2d(&self, ctx: &mut Context, info: &BlitInfo) -> Result<()> {
+    fn blit_2d(&self, ctx: &mut Context, info: &BlitInfo, src_view: Format) -> Result<()> {
         check(&info.src, info.src_level, &info.src_box, "source")?;
         check(&info.dst, info.dst_level, &info.dst_box, "destination")?;
         let (sw, sh) = info.src.level_extent(info.src_level)?;
         let sb = info.src_box;
         let q = QuadDraw {
             src: &info.src,
+            src_format: src_view,
             src_level: info.src_level,
             st: [
                 sb.x as f32 / sw as f32,

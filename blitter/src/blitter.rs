@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use sgx_pipe::state::*;
-use sgx_pipe::{Context, DrawInfo, PrimMode, Resource, ShaderState};
+use sgx_pipe::{Context, DrawInfo, Format, PrimMode, Resource, ShaderState};
 
 use crate::admission::Admission;
 use crate::error::Result;
@@ -37,6 +37,8 @@ impl std::fmt::Debug for Blitter {
 /// surface.
 pub(crate) struct QuadDraw<'a> {
     pub src: &'a Arc<Resource>,
+    /// The format `src` is read as: its own, or its sRGB/linear twin.
+    pub src_format: Format,
     pub src_level: u32,
     /// Texture coordinates of the quad's corners.
     pub st: [f32; 4],
@@ -132,12 +134,11 @@ impl Blitter {
             &self.nearest
         };
         ctx.bind_sampler_states(0, &[Some(samp.clone())])?;
-        ctx.set_sampler_views(
-            0,
-            &[Some(
-                SamplerView::new(q.src).levels(q.src_level, q.src_level),
-            )],
-        )?;
+        let view = SamplerView {
+            format: q.src_format,
+            ..SamplerView::new(q.src).levels(q.src_level, q.src_level)
+        };
+        ctx.set_sampler_views(0, &[Some(view)])?;
         ctx.bind_vertex_elements_state(Some(&self.velems));
         let [s0, t0, s1, t1] = q.st;
         ctx.set_vertex_buffers(

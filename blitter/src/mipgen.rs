@@ -157,6 +157,7 @@ impl Blitter {
             let (w, h) = target.level_extent(level)?;
             let q = QuadDraw {
                 src: target,
+                src_format: target.format(),
                 src_level: level - 1,
                 st: [0.0, 0.0, 1.0, 1.0],
                 dst: target,

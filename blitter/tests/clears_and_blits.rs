@@ -256,3 +256,66 @@ fn a_blit_between_3d_slices_touches_only_the_destination_slice_box() {
     cpu_copy(s2, &s0, 8, 2, 1, 0, 3, 5, 4);
     assert_eq!(r.ctx.read_level(&tex, 0, 0).unwrap(), expected);
 }
+
+/// An sRGB texture blitted through its UNORM twin (st/mesa's glGetTexImage of an sRGB
+/// texture) copies its bytes undecoded, also when staged (a copy within one image); a
+/// view in a format of other bytes is an invalid argument that draws nothing.
+#[test]
+fn a_blit_through_the_srgb_twin_view_copies_the_bytes_undecoded() {
+    let mut r = rig();
+    let src = rt(&r, Format::R8G8B8A8_SRGB, 16, 16);
+    let dst = rt(&r, Format::R8G8B8A8_UNORM, 16, 16);
+    let (sp, dp) = (texels(16 * 16, 5), texels(16 * 16, 6));
+    let whole = PipeBox::new(0, 0, 16, 16);
+    r.ctx
+        .texture_subdata(&src, 0, 0, whole, &sp, 64, 0)
+        .unwrap();
+    r.ctx
+        .texture_subdata(&dst, 0, 0, whole, &dp, 64, 0)
+        .unwrap();
+    let info = BlitInfo {
+        dst: dst.clone(),
+        dst_level: 0,
+        dst_face: 0,
+        dst_box: PipeBox::new(4, 2, 7, 9),
+        src: src.clone(),
+        src_level: 0,
+        src_face: 0,
+        src_box: PipeBox::new(1, 3, 7, 9),
+        linear: false,
+    };
+    r.blitter
+        .blit_src_view(&mut r.ctx, &info, Format::R8G8B8A8_UNORM)
+        .unwrap();
+    let mut expected = dp.clone();
+    cpu_copy(&mut expected, &sp, 16, 1, 3, 4, 2, 7, 9);
+    assert_eq!(r.ctx.read_level(&dst, 0, 0).unwrap(), expected);
+    // The decoding view (the resource's own sRGB format) gives other bytes: the view counts.
+    r.blitter.blit(&mut r.ctx, &info).unwrap();
+    assert_ne!(r.ctx.read_level(&dst, 0, 0).unwrap(), expected);
+
+    // Within one image (staged through a temporary), undecoded too.
+    let within = BlitInfo {
+        dst: src.clone(),
+        dst_box: PipeBox::new(6, 5, 7, 9),
+        ..info.clone()
+    };
+    r.blitter
+        .blit_src_view(&mut r.ctx, &within, Format::R8G8B8A8_UNORM)
+        .unwrap();
+    let mut expected = sp.clone();
+    cpu_copy(&mut expected, &sp, 16, 1, 3, 6, 5, 7, 9);
+    assert_eq!(r.ctx.read_level(&src, 0, 0).unwrap(), expected);
+
+    let before = r.ctx.read_level(&dst, 0, 0).unwrap();
+    let e = r
+        .blitter
+        .blit_src_view(&mut r.ctx, &info, Format::B8G8R8A8_UNORM)
+        .unwrap_err();
+    assert!(
+        matches!(e, sgx_blitter::BlitError::InvalidArgument(_)),
+        "{e}"
+    );
+    r.ctx.flush().unwrap();
+    assert_eq!(r.ctx.read_level(&dst, 0, 0).unwrap(), before);
+}

@@ -267,7 +267,8 @@ typedef struct {
   uint8_t compare_mode;
   // `PIPE_FUNC_*`.
   uint8_t compare_func;
-  // Normalised coordinates (only 1; RECT textures are a shader matter).
+  // Normalised coordinates; 0 (RECT textures) reads s and t in texels of the view's first
+  // level.
   uint8_t normalized_coords;
   // 0 or 1 (no anisotropic filtering).
   uint8_t max_anisotropy;

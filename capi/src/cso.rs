@@ -213,7 +213,8 @@ pub struct sgx535_sampler_state {
     pub compare_mode: u8,
     /// `PIPE_FUNC_*`.
     pub compare_func: u8,
-    /// Normalised coordinates (only 1; RECT textures are a shader matter).
+    /// Normalised coordinates; 0 (RECT textures) reads s and t in texels of the view's first
+    /// level.
     pub normalized_coords: u8,
     /// 0 or 1 (no anisotropic filtering).
     pub max_anisotropy: u8,
@@ -393,9 +394,6 @@ fn rasterizer(s: &sgx535_rasterizer_state) -> Result<RasterizerState> {
 }
 
 fn sampler(s: &sgx535_sampler_state) -> Result<SamplerState> {
-    if !flag(s.normalized_coords) {
-        return unsupported("sampler.normalized_coords = 0: unnormalised coordinates");
-    }
     if s.max_anisotropy > 1 {
         return unsupported(format!(
             "sampler.max_anisotropy {}: no anisotropic filtering",
@@ -424,6 +422,7 @@ fn sampler(s: &sgx535_sampler_state) -> Result<SamplerState> {
         border_color: s.border_color,
         compare_mode: s.compare_mode == 1,
         compare_func: gallium::func(s.compare_func)?,
+        unnormalized_coords: !flag(s.normalized_coords),
     })
 }
 

@@ -281,16 +281,9 @@ pub unsafe extern "C" fn sgx535_blit(
         }
         let dst = resource::get(b.dst.resource, c.owner.screen, "dst.resource")?;
         let src = resource::get(b.src.resource, c.owner.screen, "src.resource")?;
-        for (img, r, what) in [(&b.dst, &dst, "dst"), (&b.src, &src, "src")] {
-            let f = gallium::format(img.format)?;
-            if f != r.format() {
-                return unsupported(format!(
-                    "{what}.format {}: views in another format than the resource's {}",
-                    f.name(),
-                    r.format().name()
-                ));
-            }
-        }
+        let src_view = gallium::format(b.src.format)?;
+        let dst_view = gallium::format(b.dst.format)?;
+        check_blit_views(&src, src_view, &dst, dst_view, b.mask & zs != 0)?;
         let (df, mut dbox) = box_::split(&dst, &b.dst.r#box)?;
         let (sf, mut sbox) = box_::split(&src, &b.src.r#box)?;
         if b.scissor_enable != 0 && !clip_to_scissor(&mut sbox, &mut dbox, &b.scissor)? {
@@ -321,10 +314,42 @@ pub unsafe extern "C" fn sgx535_blit(
                 blit_zs::blit(&mut inner.ctx, sides.src, sides.dst, b.mask)?;
                 continue;
             }
-            blit_one(&mut inner, &sides, linear)?;
+            blit_one(&mut inner, &sides, src_view, linear)?;
         }
         Ok(())
     })
+}
+
+/// The views a blit may name: the resource's own format on both sides of a depth/stencil
+/// blit; for colour, a source read through its format's sRGB or linear twin (the same bytes,
+/// decoded or not: st/mesa reads an sRGB texture back through its UNORM twin), and a
+/// destination written through its format or, for an sRGB one, its linear twin (the library
+/// never encodes sRGB on writes: `sgx_pipe::render_format`). Anything else is unsupported.
+fn check_blit_views(
+    src: &Resource,
+    src_view: sgx_pipe::Format,
+    dst: &Resource,
+    dst_view: sgx_pipe::Format,
+    depth_stencil: bool,
+) -> Result<()> {
+    use sgx_pipe::render_format;
+    let src_ok = src_view == src.format()
+        || (!depth_stencil && render_format(src_view) == render_format(src.format()));
+    let dst_ok =
+        dst_view == dst.format() || (!depth_stencil && dst_view == render_format(dst.format()));
+    for (ok, view, r, what) in [
+        (dst_ok, dst_view, dst, "dst"),
+        (src_ok, src_view, src, "src"),
+    ] {
+        if !ok {
+            return unsupported(format!(
+                "{what}.format {}: views in another format than the resource's {}",
+                view.name(),
+                r.format().name()
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Clips an unscaled blit to the scissor (the destination's pixels inside it, and the source
@@ -355,7 +380,12 @@ struct BlitSides<'a> {
 
 /// One slice's blit through the blitter (which stages faces, slices and copies within one
 /// image through 2D temporaries).
-fn blit_one(inner: &mut crate::context::CtxInner, s: &BlitSides<'_>, linear: bool) -> Result<()> {
+fn blit_one(
+    inner: &mut crate::context::CtxInner,
+    s: &BlitSides<'_>,
+    src_view: sgx_pipe::Format,
+    linear: bool,
+) -> Result<()> {
     let (src, src_level, src_face, src_box) = s.src;
     let (dst, dst_level, dst_face, dst_box) = s.dst;
     let info = BlitInfo {
@@ -370,7 +400,7 @@ fn blit_one(inner: &mut crate::context::CtxInner, s: &BlitSides<'_>, linear: boo
         linear,
     };
     let (ctx, bl) = inner.blitter()?;
-    bl.blit(ctx, &info)?;
+    bl.blit_src_view(ctx, &info, src_view)?;
     Ok(())
 }
 

@@ -182,7 +182,7 @@ pub(crate) fn target(v: u32) -> Result<ResourceTarget> {
     match v {
         0 => Ok(ResourceTarget::Buffer),
         1 => Ok(ResourceTarget::Texture1D),
-        // PIPE_TEXTURE_RECT: unnormalised coordinates are a shader matter; storage is 2D.
+        // PIPE_TEXTURE_RECT: storage is 2D; its samplers have unnormalised coordinates.
         2 | 5 => Ok(ResourceTarget::Texture2D),
         3 => Ok(ResourceTarget::Texture3D),
         4 => Ok(ResourceTarget::TextureCube),

@@ -248,3 +248,124 @@ fn a_depth_blit_between_formats_rescales_depth() {
     }
     ok(sgx535_screen_destroy(s));
 }
+
+const PIPE_FORMAT_R8G8B8A8_UNORM: u32 = 53;
+const PIPE_FORMAT_R8G8B8A8_SRGB: u32 = 161;
+
+/// Blits `src` (`sf` view) 6x5 from (1, 2) to (2, 1) of a fresh 8x8 UNORM destination holding
+/// `pattern(8, 9)`; returns the destination's bytes and the pattern it started with.
+fn blit_through_view(
+    s: sgx535_screen,
+    c: sgx535_context,
+    src: sgx535_resource,
+    sf: u32,
+) -> (Vec<u8>, Vec<u8>) {
+    let n = 8u32;
+    let bind = PIPE_BIND_SAMPLER_VIEW | PIPE_BIND_RENDER_TARGET;
+    let df = PIPE_FORMAT_R8G8B8A8_UNORM;
+    let dst = create(s, &tex2d(df, n, n, 0, bind));
+    let dp = pattern(n, 9);
+    upload(c, dst, 0, n, n, &dp);
+    let b = info(
+        image(dst, df, 2, 1, 6, 5),
+        image(src, sf, 1, 2, 6, 5),
+        MASK_RGBA,
+    );
+    // SAFETY: a valid pointer.
+    ok(unsafe { sgx535_blit(c, &b) });
+    (read_level(c, dst, 0, n, n, 4), dp)
+}
+
+/// glGetTexImage of an sRGB texture (st/mesa: a blit whose source view is the UNORM twin):
+/// the bytes arrive undecoded, inside the box only.
+#[test]
+fn an_srgb_texture_read_through_its_unorm_twin_is_copied_undecoded() {
+    let (s, c) = model();
+    let n = 8u32;
+    let bind = PIPE_BIND_SAMPLER_VIEW | PIPE_BIND_RENDER_TARGET;
+    let src = create(s, &tex2d(PIPE_FORMAT_R8G8B8A8_SRGB, n, n, 0, bind));
+    let sp = pattern(n, 8);
+    upload(c, src, 0, n, n, &sp);
+    let (got, dp) = blit_through_view(s, c, src, PIPE_FORMAT_R8G8B8A8_UNORM);
+    assert_eq!(got, copied_from(&sp, &dp, n));
+    ok(sgx535_screen_destroy(s));
+}
+
+/// The other direction: a UNORM texture read through its sRGB twin is decoded exactly as an
+/// sRGB texture holding the same bytes (and so differs from the raw copy).
+#[test]
+fn a_unorm_texture_read_through_its_srgb_twin_is_decoded() {
+    let (s, c) = model();
+    let n = 8u32;
+    let bind = PIPE_BIND_SAMPLER_VIEW | PIPE_BIND_RENDER_TARGET;
+    let sp = pattern(n, 8);
+    let unorm = create(s, &tex2d(PIPE_FORMAT_R8G8B8A8_UNORM, n, n, 0, bind));
+    let srgb = create(s, &tex2d(PIPE_FORMAT_R8G8B8A8_SRGB, n, n, 0, bind));
+    upload(c, unorm, 0, n, n, &sp);
+    upload(c, srgb, 0, n, n, &sp);
+    let (through_view, dp) = blit_through_view(s, c, unorm, PIPE_FORMAT_R8G8B8A8_SRGB);
+    let (decoded, _) = blit_through_view(s, c, srgb, PIPE_FORMAT_R8G8B8A8_SRGB);
+    assert_eq!(through_view, decoded);
+    assert_ne!(
+        through_view,
+        copied_from(&sp, &dp, n),
+        "the view must decode"
+    );
+    ok(sgx535_screen_destroy(s));
+}
+
+/// `blit_through_view`'s expected result for an undecoded copy.
+fn copied_from(sp: &[u8], dp: &[u8], n: u32) -> Vec<u8> {
+    let mut want = dp.to_vec();
+    for y in 1..6u32 {
+        for x in 2..8u32 {
+            let d = ((y * n + x) * 4) as usize;
+            let s = (((y - 1 + 2) * n + x - 2 + 1) * 4) as usize;
+            want[d..d + 4].copy_from_slice(&sp[s..s + 4]);
+        }
+    }
+    want
+}
+
+/// Views that do not read the resource's bytes as they are, or that would ask for sRGB
+/// encoding on write, are refused before anything is drawn.
+#[test]
+fn blits_through_unrelated_views_are_unsupported_and_write_nothing() {
+    let (s, c) = model();
+    let n = 8u32;
+    let bind = PIPE_BIND_SAMPLER_VIEW | PIPE_BIND_RENDER_TARGET;
+    let (u, srgb) = (PIPE_FORMAT_R8G8B8A8_UNORM, PIPE_FORMAT_R8G8B8A8_SRGB);
+    let src = create(s, &tex2d(srgb, n, n, 0, bind));
+    let dst = create(s, &tex2d(u, n, n, 0, bind));
+    upload(c, src, 0, n, n, &pattern(n, 10));
+    let dp = pattern(n, 11);
+    upload(c, dst, 0, n, n, &dp);
+    let cases = [
+        // A source view in a format of other bytes (BGRA is not RGBA's twin).
+        (u, PIPE_FORMAT_B8G8R8A8_UNORM),
+        // An sRGB view of a UNORM destination would need encoding on write.
+        (srgb, u),
+    ];
+    for (df, sf) in cases {
+        let b = info(
+            image(dst, df, 0, 0, 4, 4),
+            image(src, sf, 0, 0, 4, 4),
+            MASK_RGBA,
+        );
+        // SAFETY: a valid pointer.
+        let st = unsafe { sgx535_blit(c, &b) };
+        assert_eq!(
+            st,
+            SGX535_ERROR_UNSUPPORTED,
+            "dst {df} src {sf}: {}",
+            last_error()
+        );
+        assert!(
+            last_error().contains("views in another format"),
+            "{}",
+            last_error()
+        );
+    }
+    assert_eq!(read_level(c, dst, 0, n, n, 4), dp);
+    ok(sgx535_screen_destroy(s));
+}

@@ -204,6 +204,21 @@ fn bind_common_state(c: sgx535_context, w: u32, h: u32) {
 
 #[test]
 fn a_textured_quad_shows_each_texel_as_a_block() {
+    textured_quad_blocks(false);
+}
+
+/// The same picture from a RECT texture (Gallium's PIPE_TEXTURE_RECT, a sampler with
+/// normalized_coords = 0, TGSI's RECT target) sampled at texel coordinates.
+#[test]
+fn a_rect_texture_samples_at_texel_coordinates() {
+    textured_quad_blocks(true);
+}
+
+/// The RECT fragment shader: the quad's [0, 1] coordinate times the texture's 4 texels.
+const FS_RECT: &str = "FRAG\nDCL IN[0], GENERIC[0], PERSPECTIVE\nDCL OUT[0], COLOR\nDCL SAMP[0]\nDCL SVIEW[0], RECT, FLOAT\nDCL TEMP[0]\nIMM[0] FLT32 {    4.0000,     4.0000,     0.0000,     1.0000}\n  0: MUL TEMP[0], IN[0], IMM[0]\n  1: TEX OUT[0], TEMP[0], SAMP[0], RECT\n  2: END\n";
+
+fn textured_quad_blocks(rect: bool) {
+    const PIPE_TEXTURE_RECT: u32 = 5;
     let (s, c) = model();
     let (w, h) = (32u32, 32u32);
     bind_common_state(c, w, h);
@@ -212,10 +227,11 @@ fn a_textured_quad_shows_each_texel_as_a_block() {
     let texels: Vec<u8> = (0..16u8)
         .flat_map(|i| [i * 15, 255 - i * 15, i * 7, 255])
         .collect();
-    let tex = create(
-        s,
-        &tex2d(PIPE_FORMAT_B8G8R8A8_UNORM, 4, 4, 0, PIPE_BIND_SAMPLER_VIEW),
-    );
+    let mut t = tex2d(PIPE_FORMAT_B8G8R8A8_UNORM, 4, 4, 0, PIPE_BIND_SAMPLER_VIEW);
+    if rect {
+        t.target = PIPE_TEXTURE_RECT;
+    }
+    let tex = create(s, &t);
     upload(c, tex, 0, 4, 4, &texels);
     let vt = level0_view(PIPE_FORMAT_B8G8R8A8_UNORM);
     let samp = sgx535_sampler_state {
@@ -223,11 +239,11 @@ fn a_textured_quad_shows_each_texel_as_a_block() {
         wrap_t: PIPE_TEX_WRAP_CLAMP_TO_EDGE,
         wrap_r: PIPE_TEX_WRAP_CLAMP_TO_EDGE,
         min_mip_filter: PIPE_TEX_MIPFILTER_NONE,
-        normalized_coords: 1,
+        normalized_coords: u8::from(!rect),
         ..Default::default()
     };
     let vs = shader(c, VS, true);
-    let fs = shader(c, FS_TEX, false);
+    let fs = shader(c, if rect { FS_RECT } else { FS_TEX }, false);
     let verts = vertices();
     let vb = user_vertices(&verts);
     let draw = strip4();

@@ -1,4 +1,5 @@
-//! The texture targets GL 2.1 needs (1D, 2D, 3D, CUBE, SHADOW1D, SHADOW2D): the coordinate
+//! The texture targets GL 2.1 needs (1D, 2D, 3D, CUBE, RECT, SHADOW1D, SHADOW2D, SHADOWRECT):
+//! the coordinate
 //! each hands the TSP, 1D lookups on a height-1 2D texture, differential runs of the
 //! GLSL-1.20-style shaders, SamplerUse, and the targets that stay errors.
 
@@ -311,8 +312,6 @@ fn assert_target_error_at(t: &str, prefix: &str, word: &str, what: &str) {
 #[test]
 fn unsupported_targets_are_errors_at_line_and_column() {
     for t in [
-        "RECT",
-        "SHADOWRECT",
         "SHADOWCUBE",
         "1D_ARRAY",
         "2D_ARRAY",
@@ -337,6 +336,40 @@ fn unsupported_targets_are_errors_at_line_and_column() {
             t,
             &format!("unsupported SVIEW texture target {t}"),
         );
+    }
+}
+
+/// RECT and SHADOWRECT compile as 2D and SHADOW2D: the coordinate (texels; the unit's
+/// unnormalised sampler scales it) reaches the TSP as the shader computed it, divided by q
+/// for TXP and nothing else.
+#[test]
+fn rect_lookups_hand_the_tsp_the_texel_coordinate() {
+    let mut r = Rng(0x7a7a_0003);
+    for (t, op, lanes) in [
+        ("RECT", "TEX", 2),
+        ("RECT", "TXP", 2),
+        ("SHADOWRECT", "TEX", 3),
+        ("SHADOWRECT", "TXP", 3),
+    ] {
+        let cs = compile(&fs(t, &format!(" 0: {op} TEMP[0], IN[0], SAMP[0], {t}\n"))).unwrap();
+        for _ in 0..20 {
+            // Texel coordinates of a 640x480 rectangle.
+            let inputs: [Vec<V>; 4] = [0; 4].map(|_| {
+                let c = coord(&mut r).map(f);
+                vec![[c[0] * 640.0, c[1] * 480.0, c[2], c[3]].map(f32::to_bits)]
+            });
+            let seen = recorded(&cs, &inputs, [0; 4]);
+            assert_eq!(seen.len(), 4, "{t} {op}: one sample per pixel");
+            for (p, (u, c)) in seen.iter().enumerate() {
+                assert_eq!(*u, 0);
+                let want = if op == "TXP" {
+                    div_by_w(inputs[p][0])
+                } else {
+                    [inputs[p][0][0], inputs[p][0][1], inputs[p][0][2]]
+                };
+                assert_eq!(c[..lanes], want[..lanes], "{t} {op}, pixel {p}");
+            }
+        }
     }
 }
 

@@ -186,8 +186,9 @@ pub fn get_param(cap: Cap) -> i64 {
         // Transfers are CPU copies of the twiddled layout, never blits.
         TextureTransferModes => 0,
         MaxVaryings => limits::MAX_VARYINGS as i64,
-        // Rectangle textures: the compiler takes normalised 2D targets only; Mesa lowers RECT.
-        Texrect => 0,
+        // Rectangle textures: RECT targets compile as 2D ones and the sampler takes texel
+        // coordinates (TexState.unnormalized, from the sampler's unnormalised coordinates).
+        Texrect => 1,
         MaxVertexBuffers => limits::MAX_VERTEX_ATTRIBS as i64,
         // Maps are staging copies written back at unmap: no persistent or coherent mappings.
         BufferMapPersistentCoherent => 0,

@@ -215,6 +215,11 @@ pub(crate) fn tex_state(view: &SamplerView, s: &SamplerState) -> Result<texture:
         sgx_hwdocs::FormatKind::Depth | sgx_hwdocs::FormatKind::DepthStencil
     );
     let volume = view.resource.target() == ResourceTarget::Texture3D;
+    if s.unnormalized_coords && (volume || view.resource.is_cube_target()) {
+        return Err(PipeError::InvalidArgument(
+            "unnormalised coordinates sample 1D and 2D textures only".into(),
+        ));
+    }
     let border = s.border_color.map(unorm8);
     Ok(texture::TexState {
         base_addr: st.bo.gpu_addr(),
@@ -250,6 +255,7 @@ pub(crate) fn tex_state(view: &SamplerView, s: &SamplerState) -> Result<texture:
         // Compare applies to depth textures only; GL ignores it for colour textures.
         compare: s.compare_mode && depth_format,
         compare_func: s.compare_func,
+        unnormalized: s.unnormalized_coords,
     })
 }
 
@@ -260,6 +266,8 @@ pub(crate) fn target_fits(use_target: TexTarget, target: ResourceTarget) -> bool
         TexTarget::D1 | TexTarget::Shadow1D | TexTarget::D2 | TexTarget::Shadow2D => {
             matches!(target, R::Texture1D | R::Texture2D)
         }
+        // Gallium's PIPE_TEXTURE_RECT is stored as a 2D texture.
+        TexTarget::Rect | TexTarget::ShadowRect => target == R::Texture2D,
         TexTarget::D3 => target == R::Texture3D,
         TexTarget::Cube => target == R::TextureCube,
         _ => false,

@@ -225,6 +225,9 @@ pub struct SamplerState {
     pub compare_mode: bool,
     /// The compare function: a tap passes when `reference FUNC depth`.
     pub compare_func: CompareFunc,
+    /// s and t in texels of the view's first level (Gallium's `normalized_coords` = 0, which
+    /// st/mesa sets for RECT textures), not in [0, 1]. Only for 1D/2D views.
+    pub unnormalized_coords: bool,
 }
 
 impl Default for SamplerState {
@@ -243,6 +246,7 @@ impl Default for SamplerState {
             border_color: [0.0; 4],
             compare_mode: false,
             compare_func: CompareFunc::LEQUAL,
+            unnormalized_coords: false,
         }
     }
 }

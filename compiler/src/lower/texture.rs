@@ -33,14 +33,17 @@ impl TargetPlan {
     }
 }
 
-/// The plan of a target GL 2.1 needs; `None` for the rest (RECT, arrays, SHADOWCUBE, MSAA,
-/// buffers), which the TSP model cannot sample.
+/// The plan of a target GL 2.1 needs; `None` for the rest (arrays, SHADOWCUBE, MSAA, buffers),
+/// which the TSP model cannot sample.
 pub(crate) fn plan(t: TexTarget) -> Option<TargetPlan> {
     let (tsp_lanes, height1) = match t {
         TexTarget::D1 => (0b0011, true),
         TexTarget::Shadow1D => (0b0111, true),
-        TexTarget::D2 => (0b0011, false),
-        TexTarget::Shadow2D | TexTarget::D3 | TexTarget::Cube => (0b0111, false),
+        // RECT: the sampler takes its texel coordinates (the unit's unnormalised sampler).
+        TexTarget::D2 | TexTarget::Rect => (0b0011, false),
+        TexTarget::Shadow2D | TexTarget::ShadowRect | TexTarget::D3 | TexTarget::Cube => {
+            (0b0111, false)
+        }
         _ => return None,
     };
     Some(TargetPlan { tsp_lanes, height1 })
@@ -49,7 +52,7 @@ pub(crate) fn plan(t: TexTarget) -> Option<TargetPlan> {
 /// The message for a target `plan` refuses.
 pub(crate) fn unsupported_target(what: &str, t: TexTarget) -> String {
     format!(
-        "unsupported {what} texture target {} (supported: 1D, 2D, 3D, CUBE, SHADOW1D, SHADOW2D)",
+        "unsupported {what} texture target {} (supported: 1D, 2D, 3D, CUBE, RECT, SHADOW1D, SHADOW2D, SHADOWRECT)",
         t.name()
     )
 }
@@ -286,7 +289,19 @@ mod tests {
             .filter(|t| plan(**t).is_some())
             .map(|t| t.name())
             .collect();
-        assert_eq!(ok, ["1D", "2D", "3D", "CUBE", "SHADOW1D", "SHADOW2D"]);
+        assert_eq!(
+            ok,
+            [
+                "1D",
+                "2D",
+                "3D",
+                "CUBE",
+                "RECT",
+                "SHADOW1D",
+                "SHADOW2D",
+                "SHADOWRECT"
+            ]
+        );
     }
 
     #[test]

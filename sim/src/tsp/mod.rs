@@ -151,6 +151,9 @@ impl TexUnit {
         if st.volume && st.cube {
             return Err("volume and cube together".into());
         }
+        if st.unnormalized && (st.cube || st.volume) {
+            return Err("unnormalized coordinates on a cube or volume".into());
+        }
         if !st.volume && d0 != 1 {
             return Err(format!("depth {d0} on a texture that is not a volume"));
         }
@@ -705,6 +708,32 @@ impl Sampler<'_> {
     }
 }
 
+/// The coordinate and LOD an `unnormalized` unit samples with: s and t (and their
+/// derivatives) divided by the base level's width and height, so everything after reads
+/// normalised coordinates. Other units' are returned as they are.
+#[inline(always)]
+fn normalized(u: &TexUnit, coord: [f32; 4], lod: Lod) -> ([f32; 4], Lod) {
+    if !u.st.unnormalized {
+        return (coord, lod);
+    }
+    let base = u.st.base_level as usize;
+    let (w, h) = (u.w[base] as f32, u.h[base] as f32);
+    let n = |c: [f32; 4]| [c[0] / w, c[1] / h, c[2], c[3]];
+    let lod = match lod {
+        Lod::Implicit { ddx, ddy } => Lod::Implicit {
+            ddx: n(ddx),
+            ddy: n(ddy),
+        },
+        Lod::Bias { ddx, ddy, bias } => Lod::Bias {
+            ddx: n(ddx),
+            ddy: n(ddy),
+            bias,
+        },
+        Lod::Explicit(l) => Lod::Explicit(l),
+    };
+    (n(coord), lod)
+}
+
 impl Textures for Sampler<'_> {
     fn needs_lod(&self, unit: u32) -> bool {
         let unit = unit.wrapping_add(self.base);
@@ -719,6 +748,10 @@ impl Textures for Sampler<'_> {
 
     fn sample(&mut self, unit: u32, coord: [f32; 4], lod: Lod) -> Result<[f32; 4], Fault> {
         let unit = unit.wrapping_add(self.base);
+        let (coord, lod) = match self.table.units.get(unit as usize) {
+            Some(u) => normalized(u, coord, lod),
+            None => (coord, lod),
+        };
         if self.fast {
             self.sample_with::<true>(unit, coord, lod)
         } else {
@@ -735,11 +768,13 @@ impl Textures for Sampler<'_> {
         out: &mut [[f32; 4]; 4],
     ) -> Result<(), Fault> {
         let unit = unit.wrapping_add(self.base);
-        if self.fast && ex != [false; 4] {
-            if let Some(u) = self.table.units.get(unit as usize) {
-                if self.quad_fast(u, coord, ex, out) {
-                    return Ok(());
-                }
+        let (mut coord, mut lod) = (*coord, *lod);
+        if let Some(u) = self.table.units.get(unit as usize) {
+            for i in 0..4 {
+                (coord[i], lod[i]) = normalized(u, coord[i], lod[i]);
+            }
+            if self.fast && ex != [false; 4] && self.quad_fast(u, &coord, ex, out) {
+                return Ok(());
             }
         }
         for i in 0..4 {

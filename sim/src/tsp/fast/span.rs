@@ -46,7 +46,9 @@ impl<'a> Sampler<'a> {
             Kind::Bgrx8 => (true, true),
             Kind::Table | Kind::Decoder => return None,
         };
+        // Texel coordinates are normalised on the quad path (`tsp::normalized`), not here.
         let ok = self.fast
+            && !u.st.unnormalized
             && u.lod_free
             && !u.fast.cols_B.is_empty()
             && u.st.mag_filter == Filter::LINEAR

@@ -8,6 +8,7 @@ mod border;
 mod decode;
 mod lod_clamp;
 mod shadow;
+mod unnormalized;
 mod vertex;
 mod volume;
 
