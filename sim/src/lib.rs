@@ -18,6 +18,7 @@ use sgx_hwdocs::limits::CORE_CLOCK_HZ;
 
 mod bench;
 mod clock;
+mod coverage;
 mod job;
 mod mmu;
 mod num;

@@ -4,7 +4,7 @@
 //! Parameter memory (hwdocs render.json `parameter_memory`, MODEL): primitive records, then
 //! one tile header per tile of the render box (row-major), then the tile reference lists.
 //! - record: dw0 DrawState address; dw1 bits 3:0 varyings, bit 4 back-facing, bits 6:5 kind
-//!   (0 triangle, 1 point sprite, 2 line quad); dw2 primitive number; dw3 0; then three
+//!   (0 triangle, 1 point sprite, 2 aliased line rectangle, 3 smooth line rectangle); dw2 primitive number; dw3 0; then three
 //!   vertices of (x, y, z, 1/w) f32 in window space, each followed by its varyings (vec4 f32).
 //! - tile header: dw0 byte offset (from DPM_PB_BASE) of the tile's first reference, dw1 count.
 //! - reference: byte offset of a primitive record, in submission order.
@@ -23,6 +23,7 @@ use sgx_hwdocs::ta_stream::{CtrlObjType, CtrlPrim, CtrlState, CtrlTerminate, Ind
 use sgx_hwdocs::tsp::Interp;
 use sgx_hwdocs::usse::Opcode;
 
+use crate::coverage::GROW_PX;
 use crate::job::{load_consts, load_draw_state, DrawState, JobErr, ProgramCache, MAX_VAR};
 use crate::mmu::Mmu;
 use crate::regs::RegFile;
@@ -34,6 +35,8 @@ mod poly;
 
 const TILE: i64 = TILE_W_PX as i64;
 
+mod aliased;
+mod diamond;
 mod provoke;
 mod stipple;
 #[cfg(test)]
@@ -468,39 +471,51 @@ impl Ta<'_> {
             }
         }
         let (p, q) = (self.project(d, &a2), self.project(d, &b2));
-        if d.ds.prim.line_stipple {
-            return self.stippled(d, &p, &q);
+        let stipple = d.ds.prim.line_stipple;
+        match (d.ds.prim.line_smooth, stipple) {
+            (true, true) => self.stippled_smooth(d, &p, &q),
+            (true, false) => self.smooth_line(d, &p, &q),
+            (false, _) => self.aliased_line(d, &p, &q, stipple, false),
         }
-        self.line_quad(d, &p, &q)
     }
 
-    /// Bins the quad of a window-space line from `p` to `q` (flat varyings from `q`).
-    fn line_quad(&mut self, d: &Draw, p: &WVert, q: &WVert) -> Result<(), JobErr> {
+    /// Bins an antialiased window-space line from `p` to `q` (flat varyings from `q`): its
+    /// rectangle of RasterState.line_width x length grown by `coverage::GROW_PX` on every
+    /// side, as two SMOOTH_LINE triangles whose first vertex is a corner of the rectangle
+    /// (the 3D phase recovers the line's rectangle from them).
+    fn smooth_line(&mut self, d: &Draw, p: &WVert, q: &WVert) -> Result<(), JobErr> {
         let (dx, dy) = (q.p[0] - p.p[0], q.p[1] - p.p[1]);
         let len = (dx * dx + dy * dy).sqrt();
-        if len == 0.0 || len.is_nan() {
+        if len == 0.0 || !len.is_finite() {
             return Ok(());
         }
-        let hw = self.line_w.max(1.0) / 2.0;
-        let (nx, ny) = (-dy / len * hw, dx / len * hw);
-        let off = |v: &WVert, s: f32| {
-            let mut w = *v;
-            w.p[0] += nx * s;
-            w.p[1] += ny * s;
-            w
-        };
-        let (p0, p1, q0, q1) = (off(p, 1.0), off(p, -1.0), off(q, 1.0), off(q, -1.0));
-        let mut pf = [p0, p1];
-        for w in pf.iter_mut() {
-            for k in 0..d.nvar {
-                if d.flat[k] {
-                    w.var[k] = q.var[k];
-                }
+        let g = GROW_PX;
+        let w = if self.line_w > 0.0 { self.line_w } else { 1.0 };
+        let h = w / 2.0 + g;
+        let (ux, uy) = (dx / len, dy / len);
+        let (nx, ny) = (-uy * h, ux * h);
+        // The line's ends moved out by g, varyings extrapolated along it.
+        let mut ends = [
+            stipple::at(d, p, q, -g / len),
+            stipple::at(d, p, q, 1.0 + g / len),
+        ];
+        for e in ends.iter_mut() {
+            for k in (0..d.nvar).filter(|&k| d.flat[k]) {
+                e.var[k] = q.var[k];
             }
         }
+        let off = |v: &WVert, s: f32| {
+            let mut o = *v;
+            o.p[0] += nx * s;
+            o.p[1] += ny * s;
+            o
+        };
+        let (p0, p1) = (off(&ends[0], 1.0), off(&ends[0], -1.0));
+        let (q0, q1) = (off(&ends[1], 1.0), off(&ends[1], -1.0));
         self.bin
-            .add(d, PrimKind::LINE, false, [&pf[0], &pf[1], &q0])?;
-        self.bin.add(d, PrimKind::LINE, false, [&pf[1], &q1, &q0])
+            .add(d, PrimKind::SMOOTH_LINE, false, [&p0, &p1, &q0])?;
+        self.bin
+            .add(d, PrimKind::SMOOTH_LINE, false, [&q1, &q0, &p1])
     }
 
     fn prim(&mut self, d: &Draw, p: &CtrlPrim) -> Result<(), JobErr> {
