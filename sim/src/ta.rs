@@ -73,6 +73,29 @@ struct Draw {
     flat: [bool; MAX_VAR],
     /// The vertex program runs four vertices at a time (`usse::batches_vertices`).
     batch: bool,
+    /// User clip distances (RasterState.clip_mask): varying and lane of each.
+    user: Vec<(usize, usize)>,
+}
+
+/// The view volume's planes (`plane`), then up to 8 user clip distances.
+const MAX_PLANES: usize = 7 + 8;
+
+impl Draw {
+    /// Planes to clip against.
+    fn planes(&self) -> usize {
+        7 + self.user.len()
+    }
+
+    /// The signed distance of `v` from plane `k`: the view volume's, then the user's.
+    fn dist(&self, v: &CVert, k: usize) -> f32 {
+        match k.checked_sub(7) {
+            None => plane(v, k),
+            Some(u) => {
+                let (s, l) = self.user[u];
+                v.var[s][l]
+            }
+        }
+    }
 }
 
 struct Binner {
@@ -350,10 +373,11 @@ impl Ta<'_> {
     }
 
     fn triangle(&mut self, d: &Draw, v: [&CVert; 3]) -> Result<(), JobErr> {
-        let mut out = [0u32; 7];
+        let mut out = [0u32; MAX_PLANES];
+        let out = &mut out[..d.planes()];
         for (k, o) in out.iter_mut().enumerate() {
             for (i, vv) in v.iter().enumerate() {
-                if plane(vv, k) < 0.0 {
+                if d.dist(vv, k) < 0.0 {
                     *o |= 1 << i;
                 }
             }
@@ -375,7 +399,7 @@ impl Ta<'_> {
             for i in 0..poly.len() {
                 let a = &poly[i];
                 let b = &poly[(i + 1) % poly.len()];
-                let (da, db) = (plane(a, k), plane(b, k));
+                let (da, db) = (d.dist(a, k), d.dist(b, k));
                 if da >= 0.0 {
                     next.push(*a);
                 }
@@ -426,7 +450,7 @@ impl Ta<'_> {
     }
 
     fn point(&mut self, d: &Draw, v: &CVert) -> Result<(), JobErr> {
-        if (0..7).any(|k| plane(v, k) < 0.0) {
+        if (0..d.planes()).any(|k| d.dist(v, k) < 0.0) {
             return Ok(());
         }
         let size = if v.psize.is_nan() {
@@ -449,8 +473,8 @@ impl Ta<'_> {
 
     fn line(&mut self, d: &Draw, a: &CVert, b: &CVert) -> Result<(), JobErr> {
         let (mut t0, mut t1) = (0.0f32, 1.0f32);
-        for k in 0..7 {
-            let (da, db) = (plane(a, k), plane(b, k));
+        for k in 0..d.planes() {
+            let (da, db) = (d.dist(a, k), d.dist(b, k));
             if da < 0.0 && db < 0.0 {
                 return Ok(());
             }
@@ -758,7 +782,20 @@ fn load_draw(mmu: &Mmu, state_addr: u32, progs: &mut ProgramCache) -> Result<Dra
         t.v9_interp,
     ];
     let flat = interp.map(|i| i == Interp::FLAT);
+    let r = &ds.raster;
+    let mut user = Vec::new();
+    for bit in (0..8).filter(|b| r.clip_mask >> b & 1 != 0) {
+        let slot = r.clip_slot as usize + bit / 4;
+        if slot >= nvar {
+            return Err(JobErr::bad(
+                Unit::Ta,
+                format!("clip distance {bit} in varying {slot}: the draw has {nvar} varyings"),
+            ));
+        }
+        user.push((slot, bit % 4));
+    }
     Ok(Draw {
+        user,
         state_addr,
         ds,
         consts,
