@@ -299,6 +299,25 @@ fn plane(v: &CVert, k: usize) -> f32 {
     }
 }
 
+/// How far past the viewport lines are clipped in x and y, in viewport widths (heights) from
+/// its centre: the model's convention, not a hardware number. A line clipped at the viewport's
+/// edge would end on a pixel border there, where the diamond-exit rule's perturbation drops
+/// the last pixel of lines leaving right or down; out here the clipped end lies off the
+/// target, and the line stays bounded (the TA walks its pixels).
+const LINE_GUARD: f32 = 2.0;
+
+/// Line clipping distances: the view volume's x and y planes widened by `LINE_GUARD`.
+fn guarded(d: &Draw, v: &CVert, k: usize) -> f32 {
+    let [x, y, _, w] = v.pos;
+    match k {
+        1 => LINE_GUARD * w + x,
+        2 => LINE_GUARD * w - x,
+        3 => LINE_GUARD * w + y,
+        4 => LINE_GUARD * w - y,
+        _ => d.dist(v, k),
+    }
+}
+
 /// The clip-space vertex of an output bank (o0 position, o1.. varyings, the point size and
 /// edge flag outputs).
 fn cvert(d: &Draw, out: &OutBank) -> CVert {
@@ -474,7 +493,7 @@ impl Ta<'_> {
     fn line(&mut self, d: &Draw, a: &CVert, b: &CVert) -> Result<(), JobErr> {
         let (mut t0, mut t1) = (0.0f32, 1.0f32);
         for k in 0..d.planes() {
-            let (da, db) = (d.dist(a, k), d.dist(b, k));
+            let (da, db) = (guarded(d, a, k), guarded(d, b, k));
             if da < 0.0 && db < 0.0 {
                 return Ok(());
             }

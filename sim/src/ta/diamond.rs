@@ -1,11 +1,12 @@
 //! GL's diamond-exit rule for aliased lines (GL 2.1 3.4.1, MODEL: hwdocs render.json
 //! `PrimKind`). Pixel f is drawn when the segment from a to b meets the open diamond
 //! R_f = {|x - x_f| + |y - y_f| < 1/2} around its centre and b does not lie in it (the segment
-//! *exits* R_f). GL perturbs the endpoints a hair so that no segment runs through a diamond's
-//! corner; the model moves the whole segment an infinitesimal step towards smaller minor
-//! coordinates (up for an x-major line, left for a y-major one): a line through the corner
-//! between two pixels draws the one above (left of) it, and an endpoint on the lower (right)
-//! half of a diamond's border lies inside it.
+//! *exits* R_f). GL perturbs the endpoints a hair so that no case is ambiguous; the model
+//! moves the whole segment by (-e, -e^2), e infinitesimal: a hair left, then a hair up. An
+//! endpoint on a diamond's border is then inside it exactly when it lies right of the centre,
+//! and a line through the corner between two pixels draws the upper one of a horizontal line,
+//! the left one of a vertical line, and otherwise the one its slope takes it into when moved
+//! left.
 //!
 //! An x-major segment (|dx| >= |dy|) crosses each diamond it meets through the diamond's
 //! vertical diagonal, so it draws at most one pixel per column: the TA walks the columns from
@@ -31,23 +32,16 @@ pub(super) struct Span {
 /// Window coordinates beyond any target (the TA clips lines to the view volume first).
 const FAR_PX: f64 = 1e9;
 
-/// The row (column) of pixels whose diamond the infinite line at minor coordinate `v` crosses
-/// on a diagonal, after the perturbation towards smaller coordinates: `r < v <= r + 1`.
-fn pixel_of(v: f64) -> i64 {
-    v.ceil() as i64 - 1
-}
-
-/// Whether point (pu, pv) (major, minor) lies in the open diamond of a pixel of column `c`,
-/// after the perturbation.
-fn in_diamond(pu: f64, pv: f64, c: i64) -> bool {
-    let du = (pu - (c as f64 + 0.5)).abs();
-    let dv = pv - (pixel_of(pv) as f64 + 0.5);
-    // dv is in (-1/2, 1/2]; pv - eps lies below the centre when dv <= 0.
-    if dv > 0.0 {
-        du + dv <= 0.5
-    } else {
-        du - dv < 0.5
-    }
+/// Whether window point `p` lies in the open diamond of a pixel of column (row) `c` of the
+/// major axis, after the perturbation: `x_major` says which of p's coordinates is the major.
+fn in_diamond(pu: f64, pv: f64, c: i64, x_major: bool) -> bool {
+    let du = pu - (c as f64 + 0.5);
+    // The nearest centre, the one on the left (above) when two are as near.
+    let dv = pv - (pv.ceil() - 0.5);
+    let s = du.abs() + dv.abs();
+    // On the border, the hair to the left decides: inside when right of the centre.
+    let right = if x_major { du > 0.0 } else { dv > 0.0 };
+    s < 0.5 || (s == 0.5 && right)
 }
 
 impl Span {
@@ -67,14 +61,18 @@ impl Span {
             return None;
         }
         let step = if ub > ua { 1 } else { -1 };
-        let (ca, cb) = (ua.floor() as i64, ub.floor() as i64);
+        // The columns of a and b, moved a hair towards smaller coordinates: an endpoint on a
+        // pixel border belongs to the pixel before it.
+        let (ca, cb) = (ua.ceil() as i64 - 1, ub.ceil() as i64 - 1);
         let (lo, hi) = (ua.min(ub), ua.max(ub));
         // Column c is drawn when the segment crosses its diagonal (the crossing lies in the
-        // diamond of the line's pixel there) or a lies in its diamond, and b does not.
+        // diamond of the line's pixel there) or a lies in its diamond, and b does not. Moved a
+        // hair towards smaller major coordinates, the segment crosses u = xc when
+        // lo <= xc < hi.
         let drawn = |c: i64| {
             let xc = c as f64 + 0.5;
-            let crosses = lo <= xc && xc <= hi;
-            (crosses || in_diamond(ua, va, c)) && !in_diamond(ub, vb, c)
+            let crosses = lo <= xc && xc < hi;
+            (crosses || in_diamond(ua, va, c, x_major)) && !in_diamond(ub, vb, c, x_major)
         };
         // Columns strictly between a's and b's are crossed, and neither endpoint is in them.
         let first = if drawn(ca) { ca } else { ca + step };
@@ -105,7 +103,15 @@ impl Span {
         let xc = self.major(k) as f64 + 0.5;
         // Multiplied before divided: from f32 inputs the product is exact and the quotient
         // correctly rounded, so a line through a diamond's corner lands on it exactly.
-        pixel_of(self.va + (xc - self.ua) * self.dv / self.du)
+        let v = self.va + (xc - self.ua) * self.dv / self.du;
+        let f = v.floor();
+        if v != f {
+            return f as i64;
+        }
+        // On the border between pixels v - 1 and v: moved a hair left, an x-major line of
+        // positive slope (down to the right) lies below it, any other one above (left).
+        let down = self.x_major && (self.dv > 0.0) == (self.du > 0.0) && self.dv != 0.0;
+        f as i64 - i64::from(!down)
     }
 
     /// The fraction of the segment from a to b at major coordinate `u`.
@@ -119,20 +125,20 @@ mod tests {
     use super::*;
     use std::collections::BTreeSet;
 
-    /// The perturbation of the reference: far below any distance between two points of the
-    /// 1/8 grids the tests draw on, far above f64 rounding at their sizes.
-    const EPS: f64 = 1.0 / (1u64 << 24) as f64;
+    /// The perturbation of the reference, (-EPS, -EPS^2): EPS far below any distance between
+    /// two points of the 1/8 grids the tests draw on, EPS^2 far above f64 rounding at their
+    /// sizes.
+    const EPS: f64 = 1.0 / (1u64 << 20) as f64;
 
     /// The slow reference: GL's definition tested at every pixel near the segment, the
-    /// segment moved by EPS towards smaller minor coordinates. |x - xf| + |y - yf| is convex
-    /// and piecewise linear along the segment: its minimum is at an end or where x = xf or
-    /// y = yf.
+    /// segment moved by (-EPS, -EPS^2). |x - xf| + |y - yf| is convex and piecewise linear
+    /// along the segment: its minimum is at an end or where x = xf or y = yf.
     fn reference(a: [f64; 2], b: [f64; 2]) -> BTreeSet<(i64, i64)> {
-        let x_major = (b[0] - a[0]).abs() >= (b[1] - a[1]).abs();
         let (mut a, mut b) = (a, b);
-        let m = usize::from(x_major);
-        a[m] -= EPS;
-        b[m] -= EPS;
+        for p in [&mut a, &mut b] {
+            p[0] -= EPS;
+            p[1] -= EPS * EPS;
+        }
         let f = |t: f64, xf: f64, yf: f64| {
             let x = a[0] + (b[0] - a[0]) * t;
             let y = a[1] + (b[1] - a[1]) * t;
@@ -203,12 +209,14 @@ mod tests {
 
     #[test]
     fn endpoints_on_pixel_edges_and_corners() {
-        // Along a row of centres from edge to edge: every pixel between.
+        // Along a row of centres from edge to edge: moved a hair left, a starts in the
+        // diamond of pixel 1 and b ends in pixel 5's.
         assert_eq!(
             fast([2.0, 3.5], [6.0, 3.5]),
-            (2..6).map(|x| (x, 3)).collect()
+            (1..5).map(|x| (x, 3)).collect()
         );
-        // Along a pixel border: the perturbation draws the row above (smaller y).
+        // Along a pixel border: the perturbation draws the row above (smaller y), the column
+        // on the left.
         assert_eq!(
             fast([2.0, 3.0], [6.0, 3.0]),
             (2..6).map(|x| (x, 2)).collect()
@@ -217,6 +225,21 @@ mod tests {
             fast([5.0, 1.0], [5.0, 4.0]),
             (1..4).map(|y| (4, y)).collect()
         );
+        // The outline of x 2.25..9.25, y 3.25..12.75 either way round: every edge from corner
+        // to corner, the corners on diamond borders all left out of the diamonds.
+        let c = [[2.25, 3.25], [9.25, 3.25], [9.25, 12.75], [2.25, 12.75]];
+        for k in 0..4 {
+            let (a, b) = (c[k], c[(k + 1) % 4]);
+            let want: BTreeSet<_> = if a[1] == b[1] {
+                (2..9).map(|x| (x, a[1] as i64)).collect()
+            } else {
+                (3..13).map(|y| (a[0] as i64, y)).collect()
+            };
+            assert_eq!(fast(a, b), want, "{a:?} -> {b:?}");
+            assert_eq!(fast(b, a), want, "{b:?} -> {a:?}");
+            check(a, b);
+            check(b, a);
+        }
         for a in [
             [2.0, 3.0],
             [2.5, 3.0],

@@ -172,7 +172,7 @@ fn a_stippled_polygon_keeps_the_pixels_of_set_bits_and_lines_are_not_stippled() 
     let want = expect(GREEN, |x, y| rows[y % 32] & (0x8000_0000 >> (x % 32)) != 0);
     assert_eq!(got, want);
     // The same pattern leaves a line whole: row 3 is fully drawn.
-    let line = [(p(0.0, 3.5), GREEN), (p(32.0, 3.5), GREEN)];
+    let line = [(p(0.5, 3.5), GREEN), (p(32.5, 3.5), GREEN)];
     let got = render(|| {
         let mut d = flat_draw(Topology::LINES, &line, prim);
         d.poly_stipple = rows;
@@ -191,22 +191,22 @@ fn a_stippled_line_draws_the_set_bits_and_strips_carry_the_count_on() {
     };
     let bit = |pattern: u32, factor: usize, n: usize| pattern >> ((n / factor) % 16) & 1 != 0;
     // One line across row 3, pattern 0x0F0F factor 1: pixels 0-3, 8-11, 16-19, 24-27.
-    let line = [(p(0.0, 3.5), RED), (p(32.0, 3.5), RED)];
+    let line = [(p(0.5, 3.5), RED), (p(32.5, 3.5), RED)];
     let got = render(|| flat_draw(Topology::LINES, &line, stipple(1, 0x0F0F)));
     assert_eq!(got, expect(RED, |x, y| y == 3 && bit(0x0F0F, 1, x)));
     // Factor 3, an irregular pattern.
     let got = render(|| flat_draw(Topology::LINES, &line, stipple(3, 0x2D3)));
     assert_eq!(got, expect(RED, |x, y| y == 3 && bit(0x2D3, 3, x)));
     // A strip of two segments split at x = 10 counts on: the same pixels as one line.
-    let strip = [(p(0.0, 3.5), RED), (p(10.0, 3.5), RED), (p(32.0, 3.5), RED)];
+    let strip = [(p(0.5, 3.5), RED), (p(10.5, 3.5), RED), (p(32.5, 3.5), RED)];
     let got = render(|| flat_draw(Topology::LINE_STRIP, &strip, stipple(1, 0x0F0F)));
     assert_eq!(got, expect(RED, |x, y| y == 3 && bit(0x0F0F, 1, x)));
     // Independent lines restart the count: the second starts at pixel 10 with bit 0.
     let lines = [
-        (p(0.0, 3.5), RED),
-        (p(10.0, 3.5), RED),
-        (p(10.0, 3.5), RED),
-        (p(32.0, 3.5), RED),
+        (p(0.5, 3.5), RED),
+        (p(10.5, 3.5), RED),
+        (p(10.5, 3.5), RED),
+        (p(32.5, 3.5), RED),
     ];
     let got = render(|| flat_draw(Topology::LINES, &lines, stipple(1, 0x0F0F)));
     let want = expect(RED, |x, y| {
