@@ -31,7 +31,7 @@ impl Rect {
         for k in 0..2 {
             let e = [v[k + 1][0] - v[0][0], v[k + 1][1] - v[0][1]];
             let l = (e[0] * e[0] + e[1] * e[1]).sqrt();
-            if !(l > 2.0 * g) || !l.is_finite() {
+            if l.is_nan() || l <= 2.0 * g || !l.is_finite() {
                 return None;
             }
             u[k] = [e[0] / l, e[1] / l];
