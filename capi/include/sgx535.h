@@ -198,7 +198,8 @@ typedef struct {
   uint8_t poly_smooth;
   // Polygon stipple, with the pattern of `sgx535_set_polygon_stipple`.
   uint8_t poly_stipple_enable;
-  // Drawn aliased (see `line_smooth`).
+  // Drawn aliased: the rasterizer has no coverage for smooth points, and GL programs that
+  // enable it (for looks) still get their points.
   uint8_t point_smooth;
   // `PIPE_SPRITE_COORD_UPPER_LEFT` (0) or `_LOWER_LEFT` (1).
   uint8_t sprite_coord_mode;
@@ -208,9 +209,8 @@ typedef struct {
   uint8_t point_size_per_vertex;
   // A hint; single-sampled.
   uint8_t multisample;
-  // Drawn aliased: the rasterizer has no coverage for smooth lines and points, and GL
-  // programs that enable it (for looks) still get their lines; PIPE_CAPF_MAX_LINE_WIDTH_AA
-  // stays 0, so st/mesa asks for the narrowest line.
+  // Antialiased lines: each pixel's alpha is multiplied by the area of the pixel inside
+  // the line's width x length rectangle (GL 2.1 3.4.2).
   uint8_t line_smooth;
   // Line stipple, with `line_stipple_factor` and `line_stipple_pattern`.
   uint8_t line_stipple_enable;

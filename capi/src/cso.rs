@@ -141,7 +141,8 @@ pub struct sgx535_rasterizer_state {
     pub poly_smooth: u8,
     /// Polygon stipple, with the pattern of `sgx535_set_polygon_stipple`.
     pub poly_stipple_enable: u8,
-    /// Drawn aliased (see `line_smooth`).
+    /// Drawn aliased: the rasterizer has no coverage for smooth points, and GL programs that
+    /// enable it (for looks) still get their points.
     pub point_smooth: u8,
     /// `PIPE_SPRITE_COORD_UPPER_LEFT` (0) or `_LOWER_LEFT` (1).
     pub sprite_coord_mode: u8,
@@ -151,9 +152,8 @@ pub struct sgx535_rasterizer_state {
     pub point_size_per_vertex: u8,
     /// A hint; single-sampled.
     pub multisample: u8,
-    /// Drawn aliased: the rasterizer has no coverage for smooth lines and points, and GL
-    /// programs that enable it (for looks) still get their lines; PIPE_CAPF_MAX_LINE_WIDTH_AA
-    /// stays 0, so st/mesa asks for the narrowest line.
+    /// Antialiased lines: each pixel's alpha is multiplied by the area of the pixel inside
+    /// the line's width x length rectangle (GL 2.1 3.4.2).
     pub line_smooth: u8,
     /// Line stipple, with `line_stipple_factor` and `line_stipple_pattern`.
     pub line_stipple_enable: u8,
@@ -374,6 +374,7 @@ fn rasterizer(s: &sgx535_rasterizer_state) -> Result<RasterizerState> {
         flatshade: flag(s.flatshade),
         point_size: s.point_size,
         line_width: s.line_width,
+        line_smooth: flag(s.line_smooth),
         point_quad_rasterization: flag(s.point_quad_rasterization),
         sprite_coord_enable: s.sprite_coord_enable,
         sprite_coord_lower_left: s.sprite_coord_mode == 1,

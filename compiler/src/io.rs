@@ -43,7 +43,7 @@ pub struct IoLayout {
     /// `OUT[i]`.
     pub outputs: BTreeMap<u32, OutputLoc>,
     /// Fragment: clip distances the vertex program writes, as varyings pa[n] with the lanes
-    /// that hold one; the program discards a pixel where one is negative.
+    /// that hold one; the TA clips against them (the program does not read them).
     pub clip_dists: Vec<(u32, u8)>,
     /// Packed varyings: `IN[i]` (fragment) whose lanes start at lane `.0` of its register
     /// and span `.1` lanes; absent means lanes 0..4 as written.

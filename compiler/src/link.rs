@@ -72,8 +72,8 @@ pub fn link(vs_text: &str, fs_text: &str) -> Result<LinkedProgram> {
         })
         .collect();
     // Clip distances (st/mesa's lowering of user clip planes and gl_ClipVertex) become
-    // varyings after the matched ones; the fragment program discards where one is negative.
-    // Interpolated perspective-correct, a distance linear in clip space is exact per pixel.
+    // varyings after the matched ones, in consecutive slots; the TA clips primitives against
+    // them as against the view volume (`CompiledShader::clip_varyings`).
     let mut clips: Vec<(Semantic, u32, u8)> = io::declared(&vs, File::Output)
         .into_iter()
         .filter_map(|(i, d)| {

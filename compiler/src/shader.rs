@@ -103,6 +103,10 @@ pub struct CompiledShader {
     /// Vertex: output holding the edge flag in .x (PolyState edge_flag_output).
     #[serde(default)]
     pub edgeflag_output: Option<u32>,
+    /// Fragment: varyings pa[n] holding user clip distances, with the lanes that hold one,
+    /// in plane order (RasterState clip_slot and clip_mask): the TA clips against them.
+    #[serde(default)]
+    pub clip_varyings: Vec<(u32, u8)>,
 }
 
 impl CompiledShader {
@@ -291,5 +295,10 @@ pub fn compile_with(sh: &Shader, layout: &IoLayout) -> Result<CompiledShader> {
         pcoord_slot,
         psize_output,
         edgeflag_output,
+        clip_varyings: if fs {
+            layout.clip_dists.clone()
+        } else {
+            Vec::new()
+        },
     })
 }

@@ -355,12 +355,13 @@ impl CapF {
 pub fn get_paramf(cap: CapF) -> f32 {
     use CapF::*;
     match cap {
-        MinLineWidth | MinPointSize => 1.0,
-        // No antialiased points or lines.
-        MinLineWidthAa | MaxLineWidthAa | MinPointSizeAa | MaxPointSizeAa => 0.0,
+        MinLineWidth | MinPointSize | MinLineWidthAa => 1.0,
+        // No antialiased points. Smooth lines are drawn with coverage (hwdocs PrimKind
+        // SMOOTH_LINE, MODEL), at any width.
+        MinPointSizeAa | MaxPointSizeAa => 0.0,
         // The rasterizer state carries f32 sizes (hwdocs RasterState, MODEL); the largest
         // useful one covers the largest render target.
-        MaxLineWidth | MaxPointSize => limits::MAX_TARGET_PX as f32,
+        MaxLineWidth | MaxLineWidthAa | MaxPointSize => limits::MAX_TARGET_PX as f32,
         LineWidthGranularity | PointSizeGranularity => 0.1,
         MaxTextureAnisotropy => 1.0,
         // The texture word's bias is a signed 8-bit count of 1/16 levels (hwdocs TexState).

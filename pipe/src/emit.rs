@@ -147,7 +147,22 @@ impl Context {
             packed += 1;
         }
         if d.intersects(Dirty::RASTER) {
+            // User clip distances (hwdocs RasterState clip_mask, MODEL): the linker puts
+            // them in consecutive varyings, four planes to a varying.
+            let cv = &lfs.clip_varyings;
+            let clip_slot = cv.first().map_or(0, |c| c.0);
+            let mut clip_mask = 0u32;
+            for (k, &(slot, lanes)) in cv.iter().enumerate() {
+                if k > 1 || slot != clip_slot + k as u32 {
+                    return Err(PipeError::Unsupported(format!(
+                        "clip distances in varyings {cv:?}: the TA takes two consecutive ones"
+                    )));
+                }
+                clip_mask |= u32::from(lanes) << (4 * k);
+            }
             let words = render::RasterState {
+                clip_mask,
+                clip_slot,
                 point_size: rast.point_size,
                 line_width: rast.line_width,
                 query_addr: query.unwrap_or(0),
@@ -163,6 +178,7 @@ impl Context {
                 flat_first: rast.flatshade_first,
                 poly_stipple: rast.poly_stipple,
                 line_stipple: rast.line_stipple.is_some(),
+                line_smooth: rast.line_smooth,
                 // Gallium's factor is 1..=256: it fits the field minus one.
                 line_stipple_factor_m1: u32::from(factor.clamp(1, 256) - 1),
                 line_stipple_pattern: u32::from(pattern),

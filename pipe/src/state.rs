@@ -126,6 +126,8 @@ pub struct RasterizerState {
     pub point_size: f32,
     /// Line width.
     pub line_width: f32,
+    /// Antialiased lines (GL_LINE_SMOOTH): coverage multiplies the fragment's alpha.
+    pub line_smooth: bool,
     /// Point sprites: texture coordinates replaced by the point coordinate.
     pub point_quad_rasterization: bool,
     /// Bit n: when drawing points, fragment input GENERIC[n] reads the point coordinate
@@ -177,6 +179,7 @@ impl Default for RasterizerState {
             flatshade: false,
             point_size: 1.0,
             line_width: 1.0,
+            line_smooth: false,
             point_quad_rasterization: false,
             sprite_coord_enable: 0,
             sprite_coord_lower_left: false,

@@ -19,6 +19,7 @@ use sgx_hwdocs::limits::CORE_CLOCK_HZ;
 mod bench;
 mod clock;
 mod depth;
+mod coverage;
 mod job;
 mod mmu;
 mod num;

@@ -15,6 +15,7 @@ use sgx_hwdocs::tsp::Interp;
 use sgx_hwdocs::usse::Opcode;
 
 use crate::depth::Precision;
+use crate::coverage::Rect;
 use crate::job::{load_consts, load_draw_state, DrawState, JobErr, ProgramCache, MAX_VAR};
 use crate::mmu::Mmu;
 use crate::pbe::Target;
@@ -280,6 +281,15 @@ impl Raster<'_> {
         } else {
             None
         };
+        // A smooth line's coverage weighs its pixels (MODEL: hwdocs render.json PrimKind).
+        let smooth = if pr.kind == PrimKind::SMOOTH_LINE {
+            match Rect::of_triangle(pr.p.map(|v| [v[0], v[1]])) {
+                Some(r) => Some(r),
+                None => return Ok(()),
+            }
+        } else {
+            None
+        };
         let (sfunc, sfail, szfail, szpass, sref, srmask, swmask) = if isp.two_sided && pr.back {
             (
                 isp.back_func,
@@ -367,7 +377,7 @@ impl Raster<'_> {
         // starts at that quad (qx_start, qy_start).
         let (mut qx_start, mut qy_start) = (qx0, qy0);
         #[cfg(target_arch = "x86_64")]
-        if !skip && no_tests && stip.is_none() && plain_colour && small_edges {
+        if !skip && no_tests && stip.is_none() && smooth.is_none() && plain_colour && small_edges {
             let span_tex = direct.and_then(|te| {
                 let k = te.slot();
                 let fed = |on: bool, slot: u32| on && slot as usize == k;
@@ -422,6 +432,7 @@ impl Raster<'_> {
         if let Some(ve) = ctx.vary_emit.filter(|ve| {
             fast && !skip
                 && stip.is_none()
+                && smooth.is_none()
                 && plain_colour
                 && small_edges
                 && !isp.stencil_test
@@ -513,6 +524,15 @@ impl Raster<'_> {
                 if let Some(rows) = stip {
                     for (i, c) in cov.iter_mut().enumerate() {
                         *c &= stipple::keeps(rows, qx + (i & 1) as i64, qy + (i >> 1) as i64);
+                    }
+                }
+                let mut weight = [1.0f32; 4];
+                if let Some(r) = &smooth {
+                    for (i, c) in cov.iter_mut().enumerate() {
+                        if *c {
+                            weight[i] = r.coverage(qx + (i & 1) as i64, qy + (i >> 1) as i64);
+                            *c = weight[i] > 0.0;
+                        }
                     }
                 }
                 // Or-ed, not compared as an array: the array compare reloads the four bool
@@ -617,6 +637,11 @@ impl Raster<'_> {
                         ),
                     }
                     .map_err(JobErr::usse)?;
+                    if smooth.is_some() {
+                        for (c, w) in self.qout.colour.iter_mut().zip(weight) {
+                            c[3] *= w;
+                        }
+                    }
                     self.c.usse_instructions += self.qout.instructions;
                     for i in 0..4 {
                         if !(late_z && live[i]) {

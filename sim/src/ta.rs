@@ -4,7 +4,7 @@
 //! Parameter memory (hwdocs render.json `parameter_memory`, MODEL): primitive records, then
 //! one tile header per tile of the render box (row-major), then the tile reference lists.
 //! - record: dw0 DrawState address; dw1 bits 3:0 varyings, bit 4 back-facing, bits 6:5 kind
-//!   (0 triangle, 1 point sprite, 2 line quad); dw2 primitive number; dw3 0; then three
+//!   (0 triangle, 1 point sprite, 2 aliased line rectangle, 3 smooth line rectangle); dw2 primitive number; dw3 0; then three
 //!   vertices of (x, y, z, 1/w) f32 in window space, each followed by its varyings (vec4 f32).
 //! - tile header: dw0 byte offset (from DPM_PB_BASE) of the tile's first reference, dw1 count.
 //! - reference: byte offset of a primitive record, in submission order.
@@ -24,6 +24,7 @@ use sgx_hwdocs::ta_stream::{CtrlObjType, CtrlPrim, CtrlState, CtrlTerminate, Ind
 use sgx_hwdocs::tsp::Interp;
 use sgx_hwdocs::usse::Opcode;
 
+use crate::coverage::GROW_PX;
 use crate::job::{load_consts, load_draw_state, DrawState, JobErr, ProgramCache, MAX_VAR};
 use crate::mmu::Mmu;
 use crate::regs::RegFile;
@@ -35,6 +36,8 @@ mod poly;
 
 const TILE: i64 = TILE_W_PX as i64;
 
+mod aliased;
+mod diamond;
 mod provoke;
 mod stipple;
 #[cfg(test)]
@@ -71,6 +74,29 @@ struct Draw {
     flat: [bool; MAX_VAR],
     /// The vertex program runs four vertices at a time (`usse::batches_vertices`).
     batch: bool,
+    /// User clip distances (RasterState.clip_mask): varying and lane of each.
+    user: Vec<(usize, usize)>,
+}
+
+/// The view volume's planes (`plane`), then up to 8 user clip distances.
+const MAX_PLANES: usize = 7 + 8;
+
+impl Draw {
+    /// Planes to clip against.
+    fn planes(&self) -> usize {
+        7 + self.user.len()
+    }
+
+    /// The signed distance of `v` from plane `k`: the view volume's, then the user's.
+    fn dist(&self, v: &CVert, k: usize) -> f32 {
+        match k.checked_sub(7) {
+            None => plane(v, k),
+            Some(u) => {
+                let (s, l) = self.user[u];
+                v.var[s][l]
+            }
+        }
+    }
 }
 
 struct Binner {
@@ -274,6 +300,25 @@ fn plane(v: &CVert, k: usize) -> f32 {
     }
 }
 
+/// How far past the viewport lines are clipped in x and y, in viewport widths (heights) from
+/// its centre: the model's convention, not a hardware number. A line clipped at the viewport's
+/// edge would end on a pixel border there, where the diamond-exit rule's perturbation drops
+/// the last pixel of lines leaving right or down; out here the clipped end lies off the
+/// target, and the line stays bounded (the TA walks its pixels).
+const LINE_GUARD: f32 = 2.0;
+
+/// Line clipping distances: the view volume's x and y planes widened by `LINE_GUARD`.
+fn guarded(d: &Draw, v: &CVert, k: usize) -> f32 {
+    let [x, y, _, w] = v.pos;
+    match k {
+        1 => LINE_GUARD * w + x,
+        2 => LINE_GUARD * w - x,
+        3 => LINE_GUARD * w + y,
+        4 => LINE_GUARD * w - y,
+        _ => d.dist(v, k),
+    }
+}
+
 /// The clip-space vertex of an output bank (o0 position, o1.. varyings, the point size and
 /// edge flag outputs).
 fn cvert(d: &Draw, out: &OutBank) -> CVert {
@@ -348,10 +393,11 @@ impl Ta<'_> {
     }
 
     fn triangle(&mut self, d: &Draw, v: [&CVert; 3]) -> Result<(), JobErr> {
-        let mut out = [0u32; 7];
+        let mut out = [0u32; MAX_PLANES];
+        let out = &mut out[..d.planes()];
         for (k, o) in out.iter_mut().enumerate() {
             for (i, vv) in v.iter().enumerate() {
-                if plane(vv, k) < 0.0 {
+                if d.dist(vv, k) < 0.0 {
                     *o |= 1 << i;
                 }
             }
@@ -373,7 +419,7 @@ impl Ta<'_> {
             for i in 0..poly.len() {
                 let a = &poly[i];
                 let b = &poly[(i + 1) % poly.len()];
-                let (da, db) = (plane(a, k), plane(b, k));
+                let (da, db) = (d.dist(a, k), d.dist(b, k));
                 if da >= 0.0 {
                     next.push(*a);
                 }
@@ -424,7 +470,7 @@ impl Ta<'_> {
     }
 
     fn point(&mut self, d: &Draw, v: &CVert) -> Result<(), JobErr> {
-        if (0..7).any(|k| plane(v, k) < 0.0) {
+        if (0..d.planes()).any(|k| d.dist(v, k) < 0.0) {
             return Ok(());
         }
         let size = if v.psize.is_nan() {
@@ -447,8 +493,8 @@ impl Ta<'_> {
 
     fn line(&mut self, d: &Draw, a: &CVert, b: &CVert) -> Result<(), JobErr> {
         let (mut t0, mut t1) = (0.0f32, 1.0f32);
-        for k in 0..7 {
-            let (da, db) = (plane(a, k), plane(b, k));
+        for k in 0..d.planes() {
+            let (da, db) = (guarded(d, a, k), guarded(d, b, k));
             if da < 0.0 && db < 0.0 {
                 return Ok(());
             }
@@ -469,39 +515,51 @@ impl Ta<'_> {
             }
         }
         let (p, q) = (self.project(d, &a2), self.project(d, &b2));
-        if d.ds.prim.line_stipple {
-            return self.stippled(d, &p, &q);
+        let stipple = d.ds.prim.line_stipple;
+        match (d.ds.prim.line_smooth, stipple) {
+            (true, true) => self.stippled_smooth(d, &p, &q),
+            (true, false) => self.smooth_line(d, &p, &q),
+            (false, _) => self.aliased_line(d, &p, &q, stipple, false),
         }
-        self.line_quad(d, &p, &q)
     }
 
-    /// Bins the quad of a window-space line from `p` to `q` (flat varyings from `q`).
-    fn line_quad(&mut self, d: &Draw, p: &WVert, q: &WVert) -> Result<(), JobErr> {
+    /// Bins an antialiased window-space line from `p` to `q` (flat varyings from `q`): its
+    /// rectangle of RasterState.line_width x length grown by `coverage::GROW_PX` on every
+    /// side, as two SMOOTH_LINE triangles whose first vertex is a corner of the rectangle
+    /// (the 3D phase recovers the line's rectangle from them).
+    fn smooth_line(&mut self, d: &Draw, p: &WVert, q: &WVert) -> Result<(), JobErr> {
         let (dx, dy) = (q.p[0] - p.p[0], q.p[1] - p.p[1]);
         let len = (dx * dx + dy * dy).sqrt();
-        if len == 0.0 || len.is_nan() {
+        if len == 0.0 || !len.is_finite() {
             return Ok(());
         }
-        let hw = self.line_w.max(1.0) / 2.0;
-        let (nx, ny) = (-dy / len * hw, dx / len * hw);
-        let off = |v: &WVert, s: f32| {
-            let mut w = *v;
-            w.p[0] += nx * s;
-            w.p[1] += ny * s;
-            w
-        };
-        let (p0, p1, q0, q1) = (off(p, 1.0), off(p, -1.0), off(q, 1.0), off(q, -1.0));
-        let mut pf = [p0, p1];
-        for w in pf.iter_mut() {
-            for k in 0..d.nvar {
-                if d.flat[k] {
-                    w.var[k] = q.var[k];
-                }
+        let g = GROW_PX;
+        let w = if self.line_w > 0.0 { self.line_w } else { 1.0 };
+        let h = w / 2.0 + g;
+        let (ux, uy) = (dx / len, dy / len);
+        let (nx, ny) = (-uy * h, ux * h);
+        // The line's ends moved out by g, varyings extrapolated along it.
+        let mut ends = [
+            stipple::at(d, p, q, -g / len),
+            stipple::at(d, p, q, 1.0 + g / len),
+        ];
+        for e in ends.iter_mut() {
+            for k in (0..d.nvar).filter(|&k| d.flat[k]) {
+                e.var[k] = q.var[k];
             }
         }
+        let off = |v: &WVert, s: f32| {
+            let mut o = *v;
+            o.p[0] += nx * s;
+            o.p[1] += ny * s;
+            o
+        };
+        let (p0, p1) = (off(&ends[0], 1.0), off(&ends[0], -1.0));
+        let (q0, q1) = (off(&ends[1], 1.0), off(&ends[1], -1.0));
         self.bin
-            .add(d, PrimKind::LINE, false, [&pf[0], &pf[1], &q0])?;
-        self.bin.add(d, PrimKind::LINE, false, [&pf[1], &q1, &q0])
+            .add(d, PrimKind::SMOOTH_LINE, false, [&p0, &p1, &q0])?;
+        self.bin
+            .add(d, PrimKind::SMOOTH_LINE, false, [&q1, &q0, &p1])
     }
 
     fn prim(&mut self, d: &Draw, p: &CtrlPrim) -> Result<(), JobErr> {
@@ -744,7 +802,20 @@ fn load_draw(mmu: &Mmu, state_addr: u32, progs: &mut ProgramCache) -> Result<Dra
         t.v9_interp,
     ];
     let flat = interp.map(|i| i == Interp::FLAT);
+    let r = &ds.raster;
+    let mut user = Vec::new();
+    for bit in (0..8).filter(|b| r.clip_mask >> b & 1 != 0) {
+        let slot = r.clip_slot as usize + bit / 4;
+        if slot >= nvar {
+            return Err(JobErr::bad(
+                Unit::Ta,
+                format!("clip distance {bit} in varying {slot}: the draw has {nvar} varyings"),
+            ));
+        }
+        user.push((slot, bit % 4));
+    }
     Ok(Draw {
+        user,
         state_addr,
         ds,
         consts,

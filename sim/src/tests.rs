@@ -723,7 +723,8 @@ fn points_and_lines_rasterise_as_quads() {
     d.raster.point_size = 2.0;
     let mut l = DrawDesc::new(
         Topology::LINES,
-        &tri([(8.0, 10.5), (14.0, 10.5), (0.0, 0.0)], 16.0, 16.0, 0.5)[..2],
+        // From pixel 8's centre to pixel 14's: GL's diamond-exit rule draws 8..=13.
+        &tri([(8.5, 10.5), (14.5, 10.5), (0.0, 0.0)], 16.0, 16.0, 0.5)[..2],
         const_fs(),
         viewport(16.0, 16.0),
     );

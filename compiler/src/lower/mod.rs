@@ -1,7 +1,6 @@
 //! TGSI syntax tree -> IR: registers, operands and control flow; opcodes are in `ops`.
 
 mod array;
-mod clip;
 mod colour_clamp;
 mod constants;
 mod ops;
@@ -264,7 +263,6 @@ impl Lower<'_> {
                 self.code.push(MInst::new(Opcode::EMITVTX));
             }
             ShaderStage::Fragment => {
-                self.clip_discard();
                 if let Some(c) = self.color {
                     let mut e = MInst::new(Opcode::EMITPIX);
                     e.src[0] = Src::of(c);

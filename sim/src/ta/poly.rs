@@ -166,25 +166,10 @@ impl Ta<'_> {
         Ok(())
     }
 
-    /// A polygon edge as a line of RasterState.line_width pixels: the rectangle the TA makes
-    /// of a line (`Ta::line`), from vertices already clipped and in window space.
+    /// A polygon edge as an aliased line of RasterState.line_width pixels (`Ta::line`'s
+    /// pixels), from vertices already clipped and in window space; not stippled.
     fn wide_line(&mut self, d: &Draw, back: bool, p: &WVert, q: &WVert) -> Result<(), JobErr> {
-        let (dx, dy) = (q.p[0] - p.p[0], q.p[1] - p.p[1]);
-        let len = (dx * dx + dy * dy).sqrt();
-        if len == 0.0 || len.is_nan() {
-            return Ok(());
-        }
-        let hw = d.ds.raster.line_width.max(1.0) / 2.0;
-        let (nx, ny) = (-dy / len * hw, dx / len * hw);
-        let off = |v: &WVert, s: f32| {
-            let mut w = *v;
-            w.p[0] += nx * s;
-            w.p[1] += ny * s;
-            w
-        };
-        let (p0, p1, q0, q1) = (off(p, 1.0), off(p, -1.0), off(q, 1.0), off(q, -1.0));
-        self.bin.add(d, PrimKind::LINE, back, [&p0, &p1, &q0])?;
-        self.bin.add(d, PrimKind::LINE, back, [&p1, &q1, &q0])
+        self.aliased_line(d, p, q, false, back)
     }
 
     /// A polygon vertex as a point: the square the TA makes of a point (`Ta::point`).

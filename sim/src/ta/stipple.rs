@@ -2,7 +2,14 @@
 //! runs of pixels the pattern draws and bins each run as a line of its own, as Mesa's draw
 //! module does for i915 and softpipe (`draw_stipple.c`): pixel n along the major axis,
 //! counted on across the segments of a strip or loop, is drawn when bit
-//! `(n / factor) % 16` of the pattern is set.
+//! `(n / factor) % 16` of the pattern is set. Aliased lines count the pixels the
+//! diamond-exit rule draws (`aliased`); smooth lines count pixel lengths along the major
+//! axis ([`runs`]).
+
+/// Whether the stipple draws pixel `n` of a line.
+pub(super) fn draws(n: u32, factor: u32, pattern: u16) -> bool {
+    pattern >> ((n / factor) % 16) & 1 != 0
+}
 
 use super::{Draw, JobErr, Ta, WVert};
 
@@ -17,7 +24,7 @@ pub(super) fn runs(len_px: f32, n: &mut u32, factor: u32, pattern: u16) -> Vec<(
     let pixels = len_px.ceil().min(1e6) as u32;
     let mut start = None;
     for i in 0..pixels {
-        let on = pattern >> ((*n / factor) % 16) & 1 != 0;
+        let on = draws(*n, factor, pattern);
         *n = n.wrapping_add(1);
         match (on, start) {
             (true, None) => start = Some(i),
@@ -36,7 +43,7 @@ pub(super) fn runs(len_px: f32, n: &mut u32, factor: u32, pattern: u16) -> Vec<(
 
 /// The window-space point a fraction `t` from `p` to `q`: position and 1/w linear in window
 /// space, varyings perspective-correct (linear over w, divided by the interpolated 1/w).
-fn at(d: &Draw, p: &WVert, q: &WVert, t: f32) -> WVert {
+pub(super) fn at(d: &Draw, p: &WVert, q: &WVert, t: f32) -> WVert {
     let mut o = *p;
     for i in 0..4 {
         o.p[i] = p.p[i] + (q.p[i] - p.p[i]) * t;
@@ -56,8 +63,8 @@ fn at(d: &Draw, p: &WVert, q: &WVert, t: f32) -> WVert {
 }
 
 impl Ta<'_> {
-    /// Bins the drawn runs of the stippled window-space line from `p` to `q`.
-    pub(super) fn stippled(&mut self, d: &Draw, p: &WVert, q: &WVert) -> Result<(), JobErr> {
+    /// Bins the drawn runs of the stippled smooth window-space line from `p` to `q`.
+    pub(super) fn stippled_smooth(&mut self, d: &Draw, p: &WVert, q: &WVert) -> Result<(), JobErr> {
         let s = &d.ds.prim;
         let len_px = (q.p[0] - p.p[0]).abs().max((q.p[1] - p.p[1]).abs());
         let factor = s.line_stipple_factor_m1 + 1;
@@ -68,7 +75,7 @@ impl Ta<'_> {
             for k in (0..d.nvar).filter(|&k| d.flat[k]) {
                 b.var[k] = q.var[k];
             }
-            self.line_quad(d, &a, &b)?;
+            self.smooth_line(d, &a, &b)?;
         }
         Ok(())
     }

@@ -172,7 +172,7 @@ fn a_stippled_polygon_keeps_the_pixels_of_set_bits_and_lines_are_not_stippled() 
     let want = expect(GREEN, |x, y| rows[y % 32] & (0x8000_0000 >> (x % 32)) != 0);
     assert_eq!(got, want);
     // The same pattern leaves a line whole: row 3 is fully drawn.
-    let line = [(p(0.0, 3.5), GREEN), (p(32.0, 3.5), GREEN)];
+    let line = [(p(0.5, 3.5), GREEN), (p(32.5, 3.5), GREEN)];
     let got = render(|| {
         let mut d = flat_draw(Topology::LINES, &line, prim);
         d.poly_stipple = rows;
@@ -191,22 +191,22 @@ fn a_stippled_line_draws_the_set_bits_and_strips_carry_the_count_on() {
     };
     let bit = |pattern: u32, factor: usize, n: usize| pattern >> ((n / factor) % 16) & 1 != 0;
     // One line across row 3, pattern 0x0F0F factor 1: pixels 0-3, 8-11, 16-19, 24-27.
-    let line = [(p(0.0, 3.5), RED), (p(32.0, 3.5), RED)];
+    let line = [(p(0.5, 3.5), RED), (p(32.5, 3.5), RED)];
     let got = render(|| flat_draw(Topology::LINES, &line, stipple(1, 0x0F0F)));
     assert_eq!(got, expect(RED, |x, y| y == 3 && bit(0x0F0F, 1, x)));
     // Factor 3, an irregular pattern.
     let got = render(|| flat_draw(Topology::LINES, &line, stipple(3, 0x2D3)));
     assert_eq!(got, expect(RED, |x, y| y == 3 && bit(0x2D3, 3, x)));
     // A strip of two segments split at x = 10 counts on: the same pixels as one line.
-    let strip = [(p(0.0, 3.5), RED), (p(10.0, 3.5), RED), (p(32.0, 3.5), RED)];
+    let strip = [(p(0.5, 3.5), RED), (p(10.5, 3.5), RED), (p(32.5, 3.5), RED)];
     let got = render(|| flat_draw(Topology::LINE_STRIP, &strip, stipple(1, 0x0F0F)));
     assert_eq!(got, expect(RED, |x, y| y == 3 && bit(0x0F0F, 1, x)));
     // Independent lines restart the count: the second starts at pixel 10 with bit 0.
     let lines = [
-        (p(0.0, 3.5), RED),
-        (p(10.0, 3.5), RED),
-        (p(10.0, 3.5), RED),
-        (p(32.0, 3.5), RED),
+        (p(0.5, 3.5), RED),
+        (p(10.5, 3.5), RED),
+        (p(10.5, 3.5), RED),
+        (p(32.5, 3.5), RED),
     ];
     let got = render(|| flat_draw(Topology::LINES, &lines, stipple(1, 0x0F0F)));
     let want = expect(RED, |x, y| {
@@ -218,4 +218,134 @@ fn a_stippled_line_draws_the_set_bits_and_strips_carry_the_count_on() {
             }
     });
     assert_eq!(got, want);
+}
+
+/// piglit's linestipple "Line loop" on this target: endpoints on pixel centres, the loop
+/// running right, down, left and up; each segment draws from its first pixel to the one
+/// before its last (GL's diamond-exit rule), the stipple counting on around the loop.
+#[test]
+fn a_stippled_loop_draws_each_segment_from_its_first_pixel_in_every_direction() {
+    let pattern = 0x8cef;
+    let corners = [(1usize, 1usize), (20, 1), (20, 6), (1, 6)];
+    let verts: Vec<_> = corners
+        .iter()
+        .map(|&(x, y)| (p(x as f32 + 0.5, y as f32 + 0.5), GREEN))
+        .collect();
+    let prim = PrimState {
+        line_stipple: true,
+        line_stipple_factor_m1: 0,
+        line_stipple_pattern: pattern,
+        ..PrimState::default()
+    };
+    let got = render(|| flat_draw(Topology::LINE_LOOP, &verts, prim));
+    // piglit's walk: from each corner towards the next, one pixel per step, the end excluded.
+    let mut lit = vec![false; W * H];
+    let mut n = 0usize;
+    for k in 0..4 {
+        let (a, b) = (corners[k], corners[(k + 1) % 4]);
+        let (dx, dy) = (b.0 as i64 - a.0 as i64, b.1 as i64 - a.1 as i64);
+        let steps = dx.abs().max(dy.abs());
+        for i in 0..steps {
+            let x = (a.0 as i64 + dx.signum() * i) as usize;
+            let y = (a.1 as i64 + dy.signum() * i) as usize;
+            lit[y * W + x] = pattern >> (n % 16) & 1 != 0;
+            n += 1;
+        }
+    }
+    assert_eq!(got, expect(GREEN, |x, y| lit[y * W + x]));
+}
+
+/// A smooth line's pixels carry the area of their square inside the line's 1 x length
+/// rectangle in alpha: the line at y = 3.25 covers a quarter of row 2 and three quarters of
+/// row 3, from x = 2 to 30 (whole columns).
+#[test]
+fn a_smooth_line_folds_its_coverage_into_alpha() {
+    let line = [(p(2.0, 3.25), [1.0; 4]), (p(30.0, 3.25), [1.0; 4])];
+    let prim = PrimState {
+        line_smooth: true,
+        ..PrimState::default()
+    };
+    let got = render(|| flat_draw(Topology::LINES, &line, prim));
+    let mut want = Vec::new();
+    for y in 0..H {
+        for x in 0..W {
+            let a = match y {
+                2 if (2..30).contains(&x) => 0.25f32,
+                3 if (2..30).contains(&x) => 0.75,
+                _ => 0.0,
+            };
+            let b = (a * 255.0).round() as u8;
+            want.extend_from_slice(&if a > 0.0 { [255, 255, 255, b] } else { [0; 4] });
+        }
+    }
+    assert_eq!(got, want);
+}
+
+/// A full-target quad whose vertex output 2 holds clip distances x - 12.5 and 20.5 - x
+/// (window x), as RasterState.clip_mask's planes.
+fn user_clipped(topology: Topology, verts: &[(f32, f32)], mask: u32) -> DrawDesc {
+    let v: Vec<_> = verts.iter().map(|&(x, y)| (p(x, y), GREEN)).collect();
+    let mut d = flat_draw(topology, &v, PrimState::default());
+    let dist: Vec<u8> = verts
+        .iter()
+        .flat_map(|&(x, _)| [x - 12.5, 20.5 - x, 0.0, 0.0])
+        .flat_map(f32::to_le_bytes)
+        .collect();
+    d.attrs
+        .push((sgx_hwdocs::render::AttrType::FLOAT32, 4, 16, dist));
+    d.tsp.varying_count = 2;
+    d.raster.clip_mask = mask;
+    d.raster.clip_slot = 1;
+    d
+}
+
+/// User clip distances clip in the TA like the view volume: the clipped polygon's new edges
+/// follow the top-left rule, so pixel centres on the plane x = 12.5 (a left edge of what is
+/// kept) are drawn and those on x = 20.5 (a right edge) are not. Lines and points are
+/// clipped too.
+#[test]
+fn user_clip_distances_clip_primitives_with_the_top_left_rule_on_the_plane() {
+    let quad = [
+        (0.0, 0.0),
+        (32.0, 0.0),
+        (0.0, 8.0),
+        (32.0, 0.0),
+        (32.0, 8.0),
+        (0.0, 8.0),
+    ];
+    let got = render(|| user_clipped(Topology::TRIANGLES, &quad, 0b11));
+    assert_eq!(got, expect(GREEN, |x, _| (12..20).contains(&x)));
+    // One plane only.
+    let got = render(|| user_clipped(Topology::TRIANGLES, &quad, 0b01));
+    assert_eq!(got, expect(GREEN, |x, _| x >= 12));
+    // A line along row 3 is cut to x 12.5..20.5: pixels 12 to 19.
+    let line = [(0.5, 3.5), (31.5, 3.5)];
+    let got = render(|| user_clipped(Topology::LINES, &line, 0b11));
+    assert_eq!(got, expect(GREEN, |x, y| y == 3 && (12..20).contains(&x)));
+    // Points outside a plane are dropped whole.
+    let pts = [(4.5, 2.5), (14.5, 2.5), (24.5, 2.5)];
+    let got = render(|| user_clipped(Topology::POINTS, &pts, 0b11));
+    assert_eq!(got, expect(GREEN, |x, y| (x, y) == (14, 2)));
+}
+
+#[test]
+fn clip_distances_past_the_draw_s_varyings_are_refused() {
+    let mut s = Scene::new();
+    let fb = Mem::filled(W * H * 4, 0);
+    let va = s.alloc_with(fb, Perm::RW);
+    let rd = RenderDesc::linear(va, W as u32, H as u32, (W * 4) as u32);
+    // Bit 4 is lane 0 of varying clip_slot + 1 = 2: the draw has 2 varyings.
+    let d = user_clipped(
+        Topology::TRIANGLES,
+        &[(0.0, 0.0), (32.0, 0.0), (0.0, 8.0)],
+        0b1_0000,
+    );
+    let job = build(&mut s, &rd, &[d]);
+    match s.gpu.run(&job).status {
+        JobStatus::BadState { unit, reason } => {
+            assert_eq!(unit, crate::Unit::Ta);
+            assert!(reason.contains("clip distance 4 in varying 2"), "{reason}");
+        }
+        st => panic!("{st:?}"),
+    }
 }
