@@ -18,8 +18,8 @@ use sgx_hwdocs::limits::CORE_CLOCK_HZ;
 
 mod bench;
 mod clock;
-mod depth;
 mod coverage;
+mod depth;
 mod job;
 mod mmu;
 mod num;

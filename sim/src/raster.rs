@@ -14,8 +14,8 @@ use sgx_hwdocs::render::{PrimKind, PrimRecord, TileCtrl};
 use sgx_hwdocs::tsp::Interp;
 use sgx_hwdocs::usse::Opcode;
 
-use crate::depth::Precision;
 use crate::coverage::Rect;
+use crate::depth::Precision;
 use crate::job::{load_consts, load_draw_state, DrawState, JobErr, ProgramCache, MAX_VAR};
 use crate::mmu::Mmu;
 use crate::pbe::Target;
