@@ -234,8 +234,34 @@ impl Context {
         // Records a primitive may make: quads and polygons are several triangles, and each
         // edge of an outlined polygon is a line of two.
         let unfilled = self.rast.as_ref().is_some_and(|r| r.unfilled());
-        let per_rec = (per_prim + tiles * limits::PB_TILE_REF_B)
-            * crate::poly::records_per_prim(info.mode, info.count, unfilled);
+        let records = crate::poly::records_per_prim(info.mode, info.count, unfilled);
+        let lines = unfilled
+            || matches!(
+                info.mode,
+                PrimMode::LINES | PrimMode::LINE_STRIP | PrimMode::LINE_LOOP
+            );
+        let per_rec = if lines {
+            // The model's TA bins an aliased line as two records per run of pixels in one
+            // row (column), up to one run per pixel of its major axis (sim ta/aliased.rs),
+            // so a line's records grow with its length, bounded by the draw rectangle's
+            // extent E; the runs' rectangles touch at most E/16 + 2 runs tiles along the
+            // major axis and width/16 + 2 across.
+            let extent_px = u64::from(x1.saturating_sub(x0).max(y1.saturating_sub(y0))) + 1;
+            let width_px = self
+                .rast
+                .as_ref()
+                .map_or(1.0, |r| r.line_width)
+                .round()
+                .clamp(1.0, extent_px as f32) as u64;
+            let line_B = 2 * extent_px * per_prim
+                + 2 * (extent_px / 16 + 2 * extent_px)
+                    * (width_px / 16 + 2)
+                    * limits::PB_TILE_REF_B;
+            // A line primitive is one line; an outlined polygon's records are two per edge.
+            line_B * if unfilled { records.div_ceil(2) } else { 1 }
+        } else {
+            (per_prim + tiles * limits::PB_TILE_REF_B) * records
+        };
         let need = prims * per_rec;
         if need > self.pb_budget_B * 4 {
             let max_prims = self.pb_budget_B / per_rec;

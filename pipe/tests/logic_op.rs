@@ -168,3 +168,59 @@ fn first_diff(got: &[u8], want: &[u8]) -> String {
         None => "equal".into(),
     }
 }
+
+/// piglit's gl-1.1-xor: a diamond of XOR lines changes the target, and the same lines drawn
+/// again give every byte back (no pixel drawn twice at the strip's shared vertices). The
+/// diagonal lines bin a rectangle per pixel: the draw's parameter memory must be sized for
+/// that, or the TA runs out and the lines are lost.
+#[test]
+fn xor_lines_change_the_target_and_drawn_twice_restore_it() {
+    const S: u32 = 64;
+    for width in [1.0f32, 4.0] {
+        let mut r = rig();
+        let t = target(&r, Format::B8G8R8A8_UNORM, S, S);
+        bind_const(&mut r, &fb(&t, None));
+        set_colour(&mut r, [0.2, 0.4, 0.6, 1.0]);
+        rect(&mut r, 0, 0, S, S, 0.0);
+        let before = r.ctx.read_level(&t, 0, 0).unwrap();
+        let blend = r.ctx.create_blend_state(&BlendState {
+            logicop_enable: true,
+            logicop_func: LogicOp::XOR,
+            colormask: 0xF,
+            ..Default::default()
+        });
+        r.ctx.bind_blend_state(Some(&blend));
+        let rast = r
+            .ctx
+            .create_rasterizer_state(&RasterizerState {
+                line_width: width,
+                ..Default::default()
+            })
+            .unwrap();
+        r.ctx.bind_rasterizer_state(Some(&rast));
+        set_colour(&mut r, [1.0; 4]);
+        let h = S as f32 / 2.0;
+        let diamond = [
+            (h, 0.05 * h, 0.0),
+            (1.95 * h, h, 0.0),
+            (h, 1.95 * h, 0.0),
+            (0.05 * h, h, 0.0),
+            (h, 0.05 * h, 0.0),
+        ];
+        draw_px(&mut r, PrimMode::LINE_STRIP, &diamond);
+        let once = r.ctx.read_level(&t, 0, 0).unwrap();
+        let changed = once
+            .chunks(4)
+            .zip(before.chunks(4))
+            .filter(|(a, b)| a != b)
+            .count();
+        assert!(changed > 0, "width {width}: the XOR lines changed no pixel");
+        draw_px(&mut r, PrimMode::LINE_STRIP, &diamond);
+        let twice = r.ctx.read_level(&t, 0, 0).unwrap();
+        assert!(
+            twice == before,
+            "width {width}: {}",
+            first_diff(&twice, &before)
+        );
+    }
+}
