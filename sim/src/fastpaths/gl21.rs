@@ -9,34 +9,8 @@ use sgx_hwdocs::texture::{AddrMode, Filter, MipFilter, Swizzle, TexState};
 use sgx_hwdocs::usse::Opcode;
 use sgx_hwdocs::Format;
 
-use super::{
-    all_done, check, cube_strip, random_texture, rect, target, Rng, FACE_ALIGN, STRIDE_ALIGN,
-    TEX_FS,
-};
+use super::{all_done, chain_bytes, check, cube_strip, random_texture, rect, target, Rng, TEX_FS};
 use crate::kit::*;
-
-/// Bytes of `st`'s whole chain (every slice and face), generously.
-fn chain_bytes(st: &TexState) -> usize {
-    let bpe = st.format.info().bytes_per_el as usize;
-    let (w0, h0, d0) = (
-        st.width_m1 as usize + 1,
-        st.height_m1 as usize + 1,
-        st.depth_m1 as usize + 1,
-    );
-    let faces = if st.cube { 6 } else { 1 };
-    let chain: usize = (0..st.levels as usize)
-        .map(|l| {
-            let (w, h, d) = ((w0 >> l).max(1), (h0 >> l).max(1), (d0 >> l).max(1));
-            let slice = if st.layout == MemLayout::TWIDDLED {
-                w * h * bpe
-            } else {
-                (w * bpe).div_ceil(STRIDE_ALIGN) * STRIDE_ALIGN * h
-            };
-            slice * d
-        })
-        .sum();
-    faces * (chain.div_ceil(FACE_ALIGN) * FACE_ALIGN) + FACE_ALIGN
-}
 
 /// The fragment program of `op`; TEXD takes scaled screen derivatives of the coordinate.
 fn fs(op: Opcode) -> Vec<u32> {

@@ -5,7 +5,7 @@
 //! the quad path's AVX2 blend, two pixels per register. Every lane is bit-identical to
 //! `quad_linear`: `fast/tests.rs` compares the footprints with `footprints_scalar` on random
 //! and special coordinates, sizes and every wrap mode (the blend is the quad path's, tested
-//! there), and `crate::fastpaths::span_path_scenes` compares whole renders with the reference
+//! there), and `crate::fastpaths::spans::span_path_scenes` compares whole renders with the reference
 //! on every kind, both layouts, every wrap mode, a swizzle and each interpolation.
 //!
 //! Tried and not kept (measured in CPU time over `bench sim`): channels in lanes, each tap's
