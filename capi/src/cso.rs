@@ -1,21 +1,21 @@
-//! Constant state objects and shaders: create, bind, delete, in Gallium's shape. Fields use
+//! Constant state objects: create, bind, delete, in Gallium's shape. Fields use
 //! Gallium's numbering; features the GPU lacks are refused at create with
 //! SGX535_ERROR_UNSUPPORTED and a message naming the field, never ignored.
 
+mod shader;
+pub use shader::*;
+
 use std::any::Any;
-use std::ffi::c_char;
 use std::sync::Arc;
 
 use sgx_pipe::state::*;
-use sgx_pipe::{Context, ShaderStage, ShaderState};
+use sgx_pipe::Context;
 
 use crate::context::{self, check_owner, sgx535_context, Locked};
-use crate::ffi::{check_out, flag, guard, read, slice, string, write};
+use crate::ffi::{check_out, flag, guard, read, slice, write};
 use crate::gallium;
-use crate::handles::{self, Kind, Owner};
-use crate::status::{
-    invalid, sgx535_status, unsupported, Error, Result, SGX535_ERROR_INVALID_HANDLE,
-};
+use crate::handles::{self, Kind};
+use crate::status::{invalid, sgx535_status, unsupported, Result};
 
 /// A constant state object (blend, depth-stencil-alpha, rasterizer, sampler, vertex elements).
 #[repr(C)]
@@ -23,15 +23,6 @@ use crate::status::{
 #[allow(non_camel_case_types)]
 pub struct sgx535_cso {
     /// Opaque; 0 is none (bind 0 to unbind).
-    pub id: u64,
-}
-
-/// A compiled vertex or fragment shader.
-#[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[allow(non_camel_case_types)]
-pub struct sgx535_shader {
-    /// Opaque; 0 is none.
     pub id: u64,
 }
 
@@ -688,118 +679,6 @@ pub extern "C" fn sgx535_delete_vertex_elements_state(
 ) -> sgx535_status {
     let what = "vertex elements state";
     delete_cso::<Arc<Vec<VertexElement>>>(ctx, cso, Kind::VertexElements, what)
-}
-
-fn create_shader(
-    ctx: sgx535_context,
-    tgsi: *const c_char,
-    out: *mut sgx535_shader,
-    stage: ShaderStage,
-) -> Result<()> {
-    let c = context::get(ctx)?;
-    check_out(out, "out")?;
-    // SAFETY: the caller's NUL-terminated text, checked by string.
-    let text = unsafe { string(tgsi, "tgsi")? };
-    let (s, kind) = {
-        let inner = c.lock();
-        match stage {
-            ShaderStage::Vertex => (inner.ctx.create_vs_state(&text)?, Kind::VertexShader),
-            ShaderStage::Fragment => (inner.ctx.create_fs_state(&text)?, Kind::FragmentShader),
-        }
-    };
-    // Shaders belong to the screen (PIPE_CAP_SHAREABLE_SHADERS): any of its contexts may bind
-    // or delete them.
-    let owner = Owner {
-        screen: c.owner.screen,
-        ctx: 0,
-    };
-    let id = handles::insert(kind, owner, s);
-    // SAFETY: checked by check_out.
-    unsafe { write(out, "out", sgx535_shader { id }) }
-}
-
-/// A shader of this context's screen (id 0: None).
-fn shader(c: &Locked, h: u64, kind: Kind, what: &str) -> Result<Option<Arc<ShaderState>>> {
-    if h == 0 {
-        return Ok(None);
-    }
-    let (v, owner) = handles::get::<Arc<ShaderState>>(h, kind, what)?;
-    if owner.screen != c.owner.screen {
-        return Err(Error::new(
-            SGX535_ERROR_INVALID_HANDLE,
-            format!("{what} was made on another screen"),
-        ));
-    }
-    Ok(Some((*v).clone()))
-}
-
-fn delete_shader(ctx: sgx535_context, h: u64, kind: Kind, what: &str) -> Result<()> {
-    let c = context::get(ctx)?;
-    if h == 0 {
-        return invalid(format!("{what} is a null handle"));
-    }
-    shader(&c, h, kind, what)?;
-    handles::remove::<Arc<ShaderState>>(h, kind, what)?;
-    Ok(())
-}
-
-fn bind_shader(ctx: sgx535_context, s: sgx535_shader, stage: ShaderStage) -> Result<()> {
-    let c = context::get(ctx)?;
-    let (kind, what) = match stage {
-        ShaderStage::Vertex => (Kind::VertexShader, "vertex shader"),
-        ShaderStage::Fragment => (Kind::FragmentShader, "fragment shader"),
-    };
-    let v = shader(&c, s.id, kind, what)?;
-    let mut inner = c.lock();
-    match stage {
-        ShaderStage::Vertex => inner.ctx.bind_vs_state(v.as_ref())?,
-        ShaderStage::Fragment => inner.ctx.bind_fs_state(v.as_ref())?,
-    }
-    Ok(())
-}
-
-/// `create_vs_state` from TGSI text (tgsi_dump's dialect; floats may be hex).
-#[no_mangle]
-pub unsafe extern "C" fn sgx535_create_vs_state(
-    ctx: sgx535_context,
-    tgsi: *const c_char,
-    out: *mut sgx535_shader,
-) -> sgx535_status {
-    guard(|| create_shader(ctx, tgsi, out, ShaderStage::Vertex))
-}
-
-/// Binds a vertex shader (id 0 unbinds).
-#[no_mangle]
-pub extern "C" fn sgx535_bind_vs_state(ctx: sgx535_context, s: sgx535_shader) -> sgx535_status {
-    guard(|| bind_shader(ctx, s, ShaderStage::Vertex))
-}
-
-/// Deletes a vertex shader.
-#[no_mangle]
-pub extern "C" fn sgx535_delete_vs_state(ctx: sgx535_context, s: sgx535_shader) -> sgx535_status {
-    guard(|| delete_shader(ctx, s.id, Kind::VertexShader, "vertex shader"))
-}
-
-/// `create_fs_state` from TGSI text.
-#[no_mangle]
-pub unsafe extern "C" fn sgx535_create_fs_state(
-    ctx: sgx535_context,
-    tgsi: *const c_char,
-    out: *mut sgx535_shader,
-) -> sgx535_status {
-    guard(|| create_shader(ctx, tgsi, out, ShaderStage::Fragment))
-}
-
-/// Binds a fragment shader (id 0 unbinds).
-#[no_mangle]
-pub extern "C" fn sgx535_bind_fs_state(ctx: sgx535_context, s: sgx535_shader) -> sgx535_status {
-    guard(|| bind_shader(ctx, s, ShaderStage::Fragment))
-}
-
-/// Deletes a fragment shader.
-#[no_mangle]
-pub extern "C" fn sgx535_delete_fs_state(ctx: sgx535_context, s: sgx535_shader) -> sgx535_status {
-    guard(|| delete_shader(ctx, s.id, Kind::FragmentShader, "fragment shader"))
 }
 
 #[cfg(test)]

@@ -4,8 +4,8 @@
     python3 capi/tools/gen_interface.py
 
 The order is capi/abi/sgx535-MAJOR.MINOR.txt of the newest version; signatures are read from
-the `extern "C" fn` definitions in capi/src. The table only grows at its end within a major:
-capi/tests/abi.rs fails when it changes without a new abi/ file.
+the `extern "C" fn` definitions in capi/src and its folders. The table only grows at its end
+within a major: capi/tests/abi.rs fails when it changes without a new abi/ file.
 """
 import glob
 import os
@@ -34,7 +34,7 @@ def split_top(s):
 
 def signatures():
     sigs = {}
-    for path in glob.glob(os.path.join(ROOT, "src", "*.rs")):
+    for path in sorted(glob.glob(os.path.join(ROOT, "src", "**", "*.rs"), recursive=True)):
         text = open(path).read()
         for m in re.finditer(
             r'pub (?:unsafe )?extern "C" fn (sgx535_\w+)\s*\((.*?)\)\s*->\s*([^{]+?)\s*\{',
