@@ -113,16 +113,7 @@ fn bad_input_is_an_error_and_keeps_what_was_bound() {
         ),
         "{e:?}"
     );
-    let z = r
-        .screen
-        .resource_create(&ResourceTemplate::texture_2d(
-            Format::Z16_UNORM,
-            16,
-            16,
-            0,
-            bind::DEPTH_STENCIL,
-        ))
-        .unwrap();
+    let z = depth_buffer(&r, Format::Z16_UNORM, 16, 16, 0);
     let bad_fb = FramebufferState {
         width: 16,
         height: 16,
@@ -339,16 +330,7 @@ fn a_refused_draw_takes_no_references_into_the_batch() {
         16,
     );
     r.ctx.buffer_subdata(&vbuf, 0, &verts).unwrap();
-    r.ctx
-        .set_vertex_buffers(
-            0,
-            &[Some(VertexBuffer {
-                stride: 16,
-                buffer_offset: 0,
-                buffer: BufferSource::Resource(vbuf.clone()),
-            })],
-        )
-        .unwrap();
+    bind_vertex_resource(&mut r, &vbuf);
     // Indices past the end of their buffer: refused.
     let idx = r
         .screen

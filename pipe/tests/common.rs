@@ -58,6 +58,69 @@ pub fn fb(c: &Arc<Resource>, z: Option<&Arc<Resource>>) -> FramebufferState {
     }
 }
 
+/// A `w`x`h` depth/stencil buffer of `zf`, bound as DEPTH_STENCIL and `more_binds`.
+pub fn depth_buffer(r: &Rig, zf: Format, w: u32, h: u32, more_binds: u32) -> Arc<Resource> {
+    r.screen
+        .resource_create(&ResourceTemplate::texture_2d(
+            zf,
+            w,
+            h,
+            0,
+            bind::DEPTH_STENCIL | more_binds,
+        ))
+        .unwrap()
+}
+
+/// Binds a depth test with `func` and depth writes on (stencil off).
+pub fn bind_depth(r: &mut Rig, func: CompareFunc) {
+    let dsa = r
+        .ctx
+        .create_depth_stencil_alpha_state(&DepthStencilAlphaState {
+            depth_enabled: true,
+            depth_writemask: true,
+            depth_func: func,
+            ..Default::default()
+        });
+    r.ctx.bind_depth_stencil_alpha_state(Some(&dsa));
+}
+
+/// A vertex buffer resource of `size_B` bytes holding `data` from its start.
+#[allow(non_snake_case)] // byte counts end in _B (CONTRIBUTING.md)
+pub fn vertex_resource(r: &mut Rig, data: &[u8], size_B: u32) -> Arc<Resource> {
+    let vb = r
+        .screen
+        .resource_create(&ResourceTemplate::buffer(size_B, bind::VERTEX_BUFFER))
+        .unwrap();
+    r.ctx.buffer_subdata(&vb, 0, data).unwrap();
+    vb
+}
+
+/// Binds `vb` as vertex buffer 0, one vec4 of f32 per vertex.
+pub fn bind_vertex_resource(r: &mut Rig, vb: &Arc<Resource>) {
+    r.ctx
+        .set_vertex_buffers(
+            0,
+            &[Some(VertexBuffer {
+                stride: 16,
+                buffer_offset: 0,
+                buffer: BufferSource::Resource(vb.clone()),
+            })],
+        )
+        .unwrap();
+}
+
+/// Binds a rasterizer state with the scissor test on (the rest default).
+pub fn scissor_on(r: &mut Rig) {
+    let ras = r
+        .ctx
+        .create_rasterizer_state(&RasterizerState {
+            scissor: true,
+            ..Default::default()
+        })
+        .unwrap();
+    r.ctx.bind_rasterizer_state(Some(&ras));
+}
+
 /// Binds a constant-colour pipeline onto framebuffer `f`.
 pub fn bind_const(r: &mut Rig, f: &FramebufferState) {
     let ctx = &mut r.ctx;

@@ -13,30 +13,6 @@ use sgx_pipe::*;
 const GREEN: [u8; 4] = [0, 255, 0, 255];
 const RED: [u8; 4] = [0, 0, 255, 255];
 
-fn depth_buffer(r: &Rig, zf: Format, w: u32, h: u32) -> std::sync::Arc<Resource> {
-    r.screen
-        .resource_create(&ResourceTemplate::texture_2d(
-            zf,
-            w,
-            h,
-            0,
-            bind::DEPTH_STENCIL,
-        ))
-        .unwrap()
-}
-
-fn bind_depth(r: &mut Rig, func: CompareFunc) {
-    let dsa = r
-        .ctx
-        .create_depth_stencil_alpha_state(&DepthStencilAlphaState {
-            depth_enabled: true,
-            depth_writemask: true,
-            depth_func: func,
-            ..Default::default()
-        });
-    r.ctx.bind_depth_stencil_alpha_state(Some(&dsa));
-}
-
 /// Every pixel of the `w`x`h` target `t` is `want`.
 fn all_are(r: &mut Rig, t: &std::sync::Arc<Resource>, w: u32, h: u32, want: [u8; 4], what: &str) {
     let px = r.ctx.read_level(t, 0, 0).unwrap();
@@ -57,7 +33,7 @@ fn a_surface_redrawn_after_a_flush_compares_as_written() {
             let (w, h) = (48, 40);
             let mut r = rig();
             let t = target(&r, Format::B8G8R8A8_UNORM, w, h);
-            let zb = depth_buffer(&r, zf, w, h);
+            let zb = depth_buffer(&r, zf, w, h, 0);
             bind_const(&mut r, &fb(&t, Some(&zb)));
             r.ctx
                 .clear(
@@ -94,16 +70,7 @@ fn a_flat_surface_at_the_cleared_depth_passes_equal_everywhere() {
         for depth in [0.75f32, 0.25, 0.625, 0.507_812_5] {
             let mut r = rig();
             let t = target(&r, Format::B8G8R8A8_UNORM, 48, 40);
-            let z = r
-                .screen
-                .resource_create(&ResourceTemplate::texture_2d(
-                    zf,
-                    48,
-                    40,
-                    0,
-                    bind::DEPTH_STENCIL,
-                ))
-                .unwrap();
+            let z = depth_buffer(&r, zf, 48, 40, 0);
             bind_const(&mut r, &fb(&t, Some(&z)));
             let dsa = r
                 .ctx

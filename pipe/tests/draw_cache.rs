@@ -39,14 +39,7 @@ fn changes() -> Vec<(&'static str, Change)> {
             r.ctx.bind_blend_state(Some(&b));
         }),
         ("scissor", |r| {
-            let ras = r
-                .ctx
-                .create_rasterizer_state(&RasterizerState {
-                    scissor: true,
-                    ..Default::default()
-                })
-                .unwrap();
-            r.ctx.bind_rasterizer_state(Some(&ras));
+            scissor_on(r);
             r.ctx
                 .set_scissor_state(&ScissorState {
                     minx: 12,
@@ -134,40 +127,20 @@ fn a_batch_lists_each_buffer_it_reads_once_and_every_one_it_reads() {
     base(&mut r, &t);
     let vbuf = |r: &mut Rig, pts: &[(f32, f32, f32)]| {
         let data = verts_px(pts, W, W);
-        let b = r
-            .screen
-            .resource_create(&ResourceTemplate::buffer(
-                data.len() as u32,
-                bind::VERTEX_BUFFER,
-            ))
-            .unwrap();
-        r.ctx.buffer_subdata(&b, 0, &data).unwrap();
-        b
+        vertex_resource(r, &data, data.len() as u32)
     };
     let (b1, b2) = (vbuf(&mut r, &TRI1), vbuf(&mut r, &TRI2));
-    let bind = |r: &mut Rig, b: &Arc<Resource>| {
-        r.ctx
-            .set_vertex_buffers(
-                0,
-                &[Some(VertexBuffer {
-                    stride: 16,
-                    buffer_offset: 0,
-                    buffer: BufferSource::Resource(b.clone()),
-                })],
-            )
-            .unwrap();
-    };
     let tri = DrawInfo::arrays(PrimMode::TRIANGLES, 0, 3);
     // Many draws from b1 with one state, then b2 after a state change, then b1 again.
-    bind(&mut r, &b1);
+    bind_vertex_resource(&mut r, &b1);
     for _ in 0..20 {
         r.ctx.draw_vbo(&tri).unwrap();
     }
     set_colour(&mut r, [0.0, 0.0, 1.0, 1.0]);
-    bind(&mut r, &b2);
+    bind_vertex_resource(&mut r, &b2);
     r.ctx.draw_vbo(&tri).unwrap();
     set_colour(&mut r, [1.0, 0.0, 0.0, 1.0]);
-    bind(&mut r, &b1);
+    bind_vertex_resource(&mut r, &b1);
     r.ctx.draw_vbo(&tri).unwrap();
     let fence = r.ctx.flush().unwrap().unwrap();
     let e = r
@@ -286,24 +259,8 @@ fn alternating_states(reuse: bool) -> (Vec<u8>, ContextStats) {
         })
         .collect();
     let data = verts_px(&pts, W, W);
-    let vb = r
-        .screen
-        .resource_create(&ResourceTemplate::buffer(
-            data.len() as u32,
-            bind::VERTEX_BUFFER,
-        ))
-        .unwrap();
-    r.ctx.buffer_subdata(&vb, 0, &data).unwrap();
-    r.ctx
-        .set_vertex_buffers(
-            0,
-            &[Some(VertexBuffer {
-                stride: 16,
-                buffer_offset: 0,
-                buffer: BufferSource::Resource(vb),
-            })],
-        )
-        .unwrap();
+    let vb = vertex_resource(&mut r, &data, data.len() as u32);
+    bind_vertex_resource(&mut r, &vb);
     let one = r
         .ctx
         .create_vertex_elements_state(&VertexElement::packed(&[VertexFormat::R32G32B32A32_FLOAT]))

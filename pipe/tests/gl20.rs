@@ -86,16 +86,7 @@ fn without_the_mask_bit_or_for_a_triangle_the_input_is_not_replaced() {
 fn stencil_rig() -> (Rig, std::sync::Arc<Resource>) {
     let mut r = rig();
     let t = target(&r, Format::B8G8R8A8_UNORM, 32, 32);
-    let z = r
-        .screen
-        .resource_create(&ResourceTemplate::texture_2d(
-            Format::Z24_UNORM_S8_UINT,
-            32,
-            32,
-            0,
-            bind::DEPTH_STENCIL,
-        ))
-        .unwrap();
+    let z = depth_buffer(&r, Format::Z24_UNORM_S8_UINT, 32, 32, 0);
     bind_const(&mut r, &fb(&t, Some(&z)));
     let all = clear_flags::COLOR0 | clear_flags::DEPTH | clear_flags::STENCIL;
     r.ctx.clear(all, [0.0, 0.0, 0.0, 1.0], 1.0, 0).unwrap();

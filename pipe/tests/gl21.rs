@@ -160,15 +160,7 @@ fn rendered_depth(r: &mut Rig) -> Arc<Resource> {
     );
     let c = target(r, Format::B8G8R8A8_UNORM, 16, 16);
     bind_const(r, &fb(&c, Some(&z)));
-    let dsa = r
-        .ctx
-        .create_depth_stencil_alpha_state(&DepthStencilAlphaState {
-            depth_enabled: true,
-            depth_writemask: true,
-            depth_func: CompareFunc::ALWAYS,
-            ..Default::default()
-        });
-    r.ctx.bind_depth_stencil_alpha_state(Some(&dsa));
+    bind_depth(r, CompareFunc::ALWAYS);
     let all = clear_flags::COLOR0 | clear_flags::DEPTH | clear_flags::STENCIL;
     r.ctx.clear(all, [0.0; 4], 1.0, 0xA5).unwrap();
     set_colour(r, [1.0; 4]);

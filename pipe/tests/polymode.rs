@@ -156,26 +156,9 @@ fn offset_units_are_steps_of_the_depth_buffer() {
     ] {
         let mut r = rig();
         let t = target(&r, Format::B8G8R8A8_UNORM, W, W);
-        let z = r
-            .screen
-            .resource_create(&ResourceTemplate::texture_2d(
-                zf,
-                W,
-                W,
-                0,
-                bind::DEPTH_STENCIL,
-            ))
-            .unwrap();
+        let z = depth_buffer(&r, zf, W, W, 0);
         bind_const(&mut r, &fb(&t, Some(&z)));
-        let dsa = r
-            .ctx
-            .create_depth_stencil_alpha_state(&DepthStencilAlphaState {
-                depth_enabled: true,
-                depth_writemask: true,
-                depth_func: CompareFunc::LESS,
-                ..Default::default()
-            });
-        r.ctx.bind_depth_stencil_alpha_state(Some(&dsa));
+        bind_depth(&mut r, CompareFunc::LESS);
         r.ctx
             .clear(clear_flags::COLOR0 | clear_flags::DEPTH, [0.0; 4], 1.0, 0)
             .unwrap();

@@ -10,7 +10,6 @@ mod common;
 use std::sync::Arc;
 
 use common::*;
-use sgx_pipe::state::*;
 use sgx_pipe::*;
 
 /// A target drawn with a red triangle over a blue clear.
@@ -104,16 +103,7 @@ fn an_unsynchronized_buffer_write_lands_without_a_submission() {
     .chain((48..256).map(|i| i as u8))
     .collect();
     r.ctx.buffer_subdata(&vb, 0, &old).unwrap();
-    r.ctx
-        .set_vertex_buffers(
-            0,
-            &[Some(VertexBuffer {
-                stride: 16,
-                buffer_offset: 0,
-                buffer: BufferSource::Resource(vb.clone()),
-            })],
-        )
-        .unwrap();
+    bind_vertex_resource(&mut r, &vb);
     r.ctx
         .draw_vbo(&DrawInfo::arrays(PrimMode::TRIANGLES, 0, 3))
         .unwrap();

@@ -390,21 +390,8 @@ fn a_batch_holding_more_buffer_bytes_than_its_budget_is_submitted_and_still_righ
             (x + 16.0, y + 16.0, 0.0),
         ];
         let data = verts_px(&pts, 64, 64);
-        let vb = r
-            .screen
-            .resource_create(&ResourceTemplate::buffer(4096, bind::VERTEX_BUFFER))
-            .unwrap();
-        r.ctx.buffer_subdata(&vb, 0, &data).unwrap();
-        r.ctx
-            .set_vertex_buffers(
-                0,
-                &[Some(VertexBuffer {
-                    stride: 16,
-                    buffer_offset: 0,
-                    buffer: BufferSource::Resource(vb),
-                })],
-            )
-            .unwrap();
+        let vb = vertex_resource(&mut r, &data, 4096);
+        bind_vertex_resource(&mut r, &vb);
         r.ctx
             .draw_vbo(&DrawInfo::arrays(PrimMode::TRIANGLE_STRIP, 0, 4))
             .unwrap();
@@ -548,26 +535,9 @@ fn a_draw_larger_than_parameter_memory_is_drawn_in_parts_with_the_same_pixels() 
 fn depth_rig(zf: Format) -> (Rig, std::sync::Arc<Resource>) {
     let mut r = rig();
     let t = target(&r, Format::B8G8R8A8_UNORM, 32, 32);
-    let z = r
-        .screen
-        .resource_create(&ResourceTemplate::texture_2d(
-            zf,
-            32,
-            32,
-            0,
-            bind::DEPTH_STENCIL,
-        ))
-        .unwrap();
+    let z = depth_buffer(&r, zf, 32, 32, 0);
     bind_const(&mut r, &fb(&t, Some(&z)));
-    let dsa = r
-        .ctx
-        .create_depth_stencil_alpha_state(&DepthStencilAlphaState {
-            depth_enabled: true,
-            depth_writemask: true,
-            depth_func: CompareFunc::LESS,
-            ..Default::default()
-        });
-    r.ctx.bind_depth_stencil_alpha_state(Some(&dsa));
+    bind_depth(&mut r, CompareFunc::LESS);
     (r, t)
 }
 
@@ -635,16 +605,7 @@ fn clearing_depth_keeps_stencil_and_clearing_stencil_keeps_depth() {
 #[test]
 fn a_depth_only_framebuffer_keeps_every_depth_texel() {
     let mut r = rig();
-    let z = r
-        .screen
-        .resource_create(&ResourceTemplate::texture_2d(
-            Format::Z24_UNORM_S8_UINT,
-            64,
-            64,
-            0,
-            bind::DEPTH_STENCIL | bind::SAMPLER_VIEW,
-        ))
-        .unwrap();
+    let z = depth_buffer(&r, Format::Z24_UNORM_S8_UINT, 64, 64, bind::SAMPLER_VIEW);
     let f = FramebufferState {
         width: 64,
         height: 64,
@@ -656,15 +617,7 @@ fn a_depth_only_framebuffer_keeps_every_depth_texel() {
         }),
     };
     bind_const(&mut r, &f);
-    let dsa = r
-        .ctx
-        .create_depth_stencil_alpha_state(&DepthStencilAlphaState {
-            depth_enabled: true,
-            depth_writemask: true,
-            depth_func: CompareFunc::ALWAYS,
-            ..Default::default()
-        });
-    r.ctx.bind_depth_stencil_alpha_state(Some(&dsa));
+    bind_depth(&mut r, CompareFunc::ALWAYS);
     r.ctx
         .clear(
             clear_flags::DEPTH | clear_flags::STENCIL,

@@ -21,14 +21,7 @@ fn red_under(s: ScissorState) -> Vec<u8> {
     r.ctx
         .clear(clear_flags::COLOR0, [1.0, 1.0, 1.0, 1.0], 1.0, 0)
         .unwrap();
-    let ras = r
-        .ctx
-        .create_rasterizer_state(&RasterizerState {
-            scissor: true,
-            ..Default::default()
-        })
-        .unwrap();
-    r.ctx.bind_rasterizer_state(Some(&ras));
+    scissor_on(&mut r);
     r.ctx.set_scissor_state(&s).unwrap();
     set_colour(&mut r, [1.0, 0.0, 0.0, 1.0]);
     rect(&mut r, 0, 0, W, H, 0.0);
