@@ -265,6 +265,26 @@ mod tests {
     use super::*;
     use std::time::Duration;
 
+    /// One move of the consumer, which fills pieces too: takes the next ready piece (checking
+    /// its value is index * 3), else fills a free one, else takes a late filler's piece over
+    /// (and computes its value itself). False when it could do none of these.
+    fn step(ring: &Ring<u64>, c: &mut Consumer<'_, u64>, out: &mut Vec<u64>) -> bool {
+        if let Some(mut r) = c.ready() {
+            let i = r.index() as u64;
+            assert_eq!(*r.data(), i * 3);
+            out.push(*r.data());
+            r.release();
+        } else if let Some(mut f) = ring.claim() {
+            *f.data() = f.index() as u64 * 3;
+            f.finish();
+        } else if let Some(i) = c.take_over() {
+            out.push(i as u64 * 3);
+        } else {
+            return false;
+        }
+        true
+    }
+
     /// Runs a job of `n` pieces (piece i's value is i * 3) on the consumer and `helpers`
     /// threads, helper 0 sleeping `nap` inside its first piece; returns the values in the
     /// order consumed and the takeover count.
@@ -294,17 +314,7 @@ mod tests {
             let mut out = Vec::new();
             let mut c = ring.consumer();
             while !c.done() {
-                if let Some(mut r) = c.ready() {
-                    let i = r.index() as u64;
-                    assert_eq!(*r.data(), i * 3);
-                    out.push(*r.data());
-                    r.release();
-                } else if let Some(mut f) = ring.claim() {
-                    *f.data() = f.index() as u64 * 3;
-                    f.finish();
-                } else if let Some(i) = c.take_over() {
-                    out.push(i as u64 * 3);
-                }
+                step(ring, &mut c, &mut out);
             }
             out
         });
@@ -333,19 +343,10 @@ mod tests {
         let mut c = ring.consumer();
         let mut out = Vec::new();
         while !c.done() {
-            if let Some(mut r) = c.ready() {
-                let i = r.index() as u64;
-                assert_eq!(*r.data(), i * 3);
-                out.push(*r.data());
-                r.release();
-            } else if let Some(mut f) = ring.claim() {
-                *f.data() = f.index() as u64 * 3;
-                f.finish();
-            } else if let Some(i) = c.take_over() {
-                out.push(i as u64 * 3);
-            } else {
-                panic!("the consumer can always move on");
-            }
+            assert!(
+                step(&ring, &mut c, &mut out),
+                "the consumer can always move on"
+            );
         }
         assert_eq!(out, (0..10u64).map(|i| i * 3).collect::<Vec<_>>());
         // Piece 0, then 4 and 8, whose slot the late filler still holds.

@@ -5,6 +5,22 @@ use sgx_hwdocs::Format;
 use super::super::twiddle;
 use super::*;
 
+/// 4 KiB of random texel bytes from `seed`, and the generator, left for offsets and weights.
+fn random_texels(seed: u32) -> (Vec<u8>, crate::kit::Rng) {
+    let mut rng = crate::kit::Rng(seed);
+    let texels = (0..4096).map(|_| rng.next() as u8).collect();
+    (texels, rng)
+}
+
+/// Two colours bit for bit equal, lane by lane, but that any NaN equals any NaN: NaN payloads
+/// follow the operand order LLVM picks for commutative operations (Rust leaves them
+/// unspecified, for the reference too), and any NaN colour stores as 0.
+fn same(a: [f32; 4], b: [f32; 4]) -> bool {
+    a.iter()
+        .zip(&b)
+        .all(|(x, y)| x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan()))
+}
+
 #[test]
 fn twiddle_splits_into_column_and_row() {
     for (lw, lh) in [
@@ -107,9 +123,8 @@ fn kinds_read_like_the_decoder() {
 
 #[test]
 fn bilinear_kinds_equal_the_scalar_blend() {
-    let mut rng = crate::kit::Rng(0x2545_f491);
+    let (texels, mut rng) = random_texels(0x2545_f491);
     let mut next = move || rng.next();
-    let texels: Vec<u8> = (0..4096).map(|_| next() as u8).collect();
     let p = texels.as_ptr();
     let u = TexUnit::blank(TexState::default());
     let weights = [
@@ -139,14 +154,6 @@ fn bilinear_kinds_equal_the_scalar_blend() {
         };
         // SAFETY: every offset + 4 lies inside `texels`.
         unsafe {
-            // NaN payloads follow the operand order LLVM picks for commutative operations
-            // (Rust leaves them unspecified, for the reference too); any NaN colour
-            // stores as 0. Everything else must match bit for bit.
-            let same = |a: [f32; 4], b: [f32; 4]| {
-                a.iter()
-                    .zip(&b)
-                    .all(|(x, y)| x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan()))
-            };
             let (f, r) = (
                 Bgra8::bilinear(&u, p, off, ax, ay),
                 bilinear_scalar::<Bgra8>(&u, p, off, ax, ay),
@@ -337,9 +344,8 @@ fn avx2_quads_equal_the_scalar_blend() {
         eprintln!("no AVX2 on this CPU: its quad blend is not taken, nothing to compare");
         return;
     }
-    let mut rng = crate::kit::Rng(0x9e37_79b9);
+    let (texels, mut rng) = random_texels(0x9e37_79b9);
     let mut next = move || rng.next();
-    let texels: Vec<u8> = (0..4096).map(|_| next() as u8).collect();
     let p = texels.as_ptr();
     let u = TexUnit::blank(TexState::default());
     let special = [
@@ -353,11 +359,6 @@ fn avx2_quads_equal_the_scalar_blend() {
         f32::INFINITY,
         1e-30,
     ];
-    let same = |a: [f32; 4], b: [f32; 4]| {
-        a.iter()
-            .zip(&b)
-            .all(|(x, y)| x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan()))
-    };
     for k in 0..3000usize {
         let off = [0; 4].map(|_: u32| [0; 4].map(|_: u32| (next() % 1023) * 4));
         let w = |n: usize, r: u32| {

@@ -20,18 +20,7 @@ fn sample2(
         (Some(x), Some(y)) => el(x, y),
         _ => border,
     };
-    match st.mag_filter {
-        Filter::NEAREST => texel(
-            (c[0] * w as f32).floor() as i64,
-            (c[1] * h as f32).floor() as i64,
-        ),
-        Filter::LINEAR => {
-            let ((x, ax), (y, ay)) = (foot(c[0], w), foot(c[1], h));
-            let top = lerp(texel(x, y), texel(x + 1, y), ax);
-            let bot = lerp(texel(x, y + 1), texel(x + 1, y + 1), ax);
-            lerp(top, bot, ay)
-        }
-    }
+    filter_2d(st, (w, h), c, texel)
 }
 
 fn edge_probes() -> Vec<[f32; 4]> {

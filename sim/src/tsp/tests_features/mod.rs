@@ -93,6 +93,29 @@ pub(super) fn foot(c: f32, n: u32) -> (i64, f32) {
     (i as i64, f - i)
 }
 
+/// The 2D magnification filter of the CPU models: `st.mag_filter` at coordinate `c` of a
+/// `w`x`h` level, where `tap(x, y)` is the (already wrapped, bordered or compared) value of the
+/// texel at any integer (x, y).
+pub(super) fn filter_2d(
+    st: &TexState,
+    (w, h): (u32, u32),
+    c: [f32; 4],
+    tap: impl Fn(i64, i64) -> [f32; 4],
+) -> [f32; 4] {
+    match st.mag_filter {
+        Filter::NEAREST => tap(
+            (c[0] * w as f32).floor() as i64,
+            (c[1] * h as f32).floor() as i64,
+        ),
+        Filter::LINEAR => {
+            let ((x, ax), (y, ay)) = (foot(c[0], w), foot(c[1], h));
+            let top = lerp(tap(x, y), tap(x + 1, y), ax);
+            let bot = lerp(tap(x, y + 1), tap(x + 1, y + 1), ax);
+            lerp(top, bot, ay)
+        }
+    }
+}
+
 /// A texture image: level extents and bytes of every texel, laid out into memory by
 /// `memory` (levels packed largest first, slices consecutive, the usual 32-byte linear stride).
 pub(super) struct Image {

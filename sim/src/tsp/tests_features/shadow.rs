@@ -49,18 +49,7 @@ fn model(
         };
         [v, v, v, 1.0]
     };
-    match st.mag_filter {
-        Filter::NEAREST => tap(
-            (c[0] * w as f32).floor() as i64,
-            (c[1] * h as f32).floor() as i64,
-        ),
-        Filter::LINEAR => {
-            let ((x, ax), (y, ay)) = (foot(c[0], w), foot(c[1], h));
-            let top = lerp(tap(x, y), tap(x + 1, y), ax);
-            let bot = lerp(tap(x, y + 1), tap(x + 1, y + 1), ax);
-            lerp(top, bot, ay)
-        }
-    }
+    filter_2d(st, (w, h), c, tap)
 }
 
 #[test]
