@@ -10,6 +10,17 @@ use sgx535::*;
 fn a_destroyed_screen_leaves_no_handle_behind() {
     let start = live_handles();
     let (s, c) = model();
+    // A create refused for its NULL output makes no handle.
+    let made = live_handles();
+    let t = tex2d(PIPE_FORMAT_B8G8R8A8_UNORM, 8, 8, 0, PIPE_BIND_SAMPLER_VIEW);
+    // SAFETY: a valid template; the NULL output is what is tested.
+    let st = unsafe { sgx535_resource_create(s, &t, std::ptr::null_mut()) };
+    assert_eq!(st, SGX535_ERROR_INVALID_ARGUMENT);
+    assert_eq!(
+        live_handles(),
+        made,
+        "a refused create left a handle behind"
+    );
     let r = create(
         s,
         &tex2d(

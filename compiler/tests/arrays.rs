@@ -114,7 +114,7 @@ fn small_floats(r: &mut Rng) -> V {
 #[test]
 fn indexed_temporaries_in_vertex_programs_match_the_reference() {
     let mut r = Rng(0x1d3_a77a);
-    for case in 0..300 {
+    for _ in 0..300 {
         let len = 1 + r.below(9) as u32;
         let first = r.below(3) as u32;
         let t = program(&mut r, "VERT", first, len);
@@ -129,7 +129,6 @@ fn indexed_temporaries_in_vertex_programs_match_the_reference() {
         ]
         .into_iter()
         .collect();
-        let _ = case;
         check_vs(&t, &attrs, &BTreeMap::new());
     }
 }

@@ -271,15 +271,18 @@ fn bad_boxes_are_errors_and_write_nothing() {
         Err(BufferTooSmall { .. })
     ));
     let mut c = before.clone();
-    let _ = l.write_box(
-        &mut c,
-        0,
-        0,
-        Box3::new(0, 0, 0, 4, 4, 4),
-        &src[..need - 1],
-        16,
-        64,
-    );
+    assert!(matches!(
+        l.write_box(
+            &mut c,
+            0,
+            0,
+            Box3::new(0, 0, 0, 4, 4, 4),
+            &src[..need - 1],
+            16,
+            64,
+        ),
+        Err(BufferTooSmall { .. })
+    ));
     assert_eq!(c, before);
     // Empty boxes do nothing.
     l.write_box(&mut c, 0, 0, Box3::new(3, 3, 1, 2, 2, 0), &[], 8, 0)
