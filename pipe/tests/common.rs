@@ -121,6 +121,17 @@ pub fn scissor_on(r: &mut Rig) {
     r.ctx.bind_rasterizer_state(Some(&ras));
 }
 
+/// A BGRA8 `w`x`h` target with the constant-colour pipeline bound onto it, cleared to opaque
+/// black.
+pub fn black_target(r: &mut Rig, w: u32, h: u32) -> Arc<Resource> {
+    let t = target(r, Format::B8G8R8A8_UNORM, w, h);
+    bind_const(r, &fb(&t, None));
+    r.ctx
+        .clear(clear_flags::COLOR0, [0.0, 0.0, 0.0, 1.0], 1.0, 0)
+        .unwrap();
+    t
+}
+
 /// Binds a constant-colour pipeline onto framebuffer `f`.
 pub fn bind_const(r: &mut Rig, f: &FramebufferState) {
     let ctx = &mut r.ctx;
@@ -192,6 +203,15 @@ pub fn rect(r: &mut Rig, x0: u32, y0: u32, x1: u32, y1: u32, z: f32) {
 pub fn pixel(data: &[u8], w: u32, x: u32, y: u32) -> [u8; 4] {
     let i = ((y * w + x) * 4) as usize;
     [data[i], data[i + 1], data[i + 2], data[i + 3]]
+}
+
+/// Every pixel (x, y) of the `w`x`h` BGRA8 image `px` is `want(x, y)`; `what` names the case.
+pub fn assert_pixels(px: &[u8], w: u32, h: u32, what: &str, want: impl Fn(u32, u32) -> [u8; 4]) {
+    for y in 0..h {
+        for x in 0..w {
+            assert_eq!(pixel(px, w, x, y), want(x, y), "{what} at ({x},{y})");
+        }
+    }
 }
 
 /// A fragment shader sampling unit 0 through `target` with `op` (TEX or TXP).

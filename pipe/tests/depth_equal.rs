@@ -16,11 +16,7 @@ const RED: [u8; 4] = [0, 0, 255, 255];
 /// Every pixel of the `w`x`h` target `t` is `want`.
 fn all_are(r: &mut Rig, t: &std::sync::Arc<Resource>, w: u32, h: u32, want: [u8; 4], what: &str) {
     let px = r.ctx.read_level(t, 0, 0).unwrap();
-    for y in 0..h {
-        for x in 0..w {
-            assert_eq!(pixel(&px, w, x, y), want, "{what} at ({x},{y})");
-        }
-    }
+    assert_pixels(&px, w, h, what, |_, _| want);
 }
 
 #[test]
@@ -103,15 +99,7 @@ fn a_flat_surface_at_the_cleared_depth_passes_equal_everywhere() {
                 ],
             );
             let px = r.ctx.read_level(&t, 0, 0).unwrap();
-            for y in 0..40 {
-                for x in 0..48 {
-                    assert_eq!(
-                        pixel(&px, 48, x, y),
-                        GREEN,
-                        "{zf:?} depth {depth} at ({x},{y})"
-                    );
-                }
-            }
+            assert_pixels(&px, 48, 40, &format!("{zf:?} depth {depth}"), |_, _| GREEN);
         }
     }
 }

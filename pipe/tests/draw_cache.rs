@@ -69,19 +69,10 @@ IMM[0] FLT32 {    0.0000,     1.0000,     0.0000,     1.0000}
   1: END
 ";
 
-fn cleared_target(r: &mut Rig) -> Arc<Resource> {
-    let t = target(r, Format::B8G8R8A8_UNORM, W, W);
-    bind_const(r, &fb(&t, None));
-    r.ctx
-        .clear(clear_flags::COLOR0, [0.0, 0.0, 0.0, 1.0], 1.0, 0)
-        .unwrap();
-    t
-}
-
 /// One context: base state, TRI1, `change` (if any), TRI2, in one batch.
 fn one_context(change: Option<Change>) -> Vec<u8> {
     let mut r = rig();
-    let t = cleared_target(&mut r);
+    let t = black_target(&mut r, W, W);
     base(&mut r, &t);
     draw_px(&mut r, PrimMode::TRIANGLES, &TRI1);
     if let Some(c) = change {
@@ -96,7 +87,7 @@ fn one_context(change: Option<Change>) -> Vec<u8> {
 /// scratch draws TRI2.
 fn fresh_contexts(change: Change) -> Vec<u8> {
     let mut r = rig();
-    let t = cleared_target(&mut r);
+    let t = black_target(&mut r, W, W);
     base(&mut r, &t);
     draw_px(&mut r, PrimMode::TRIANGLES, &TRI1);
     r.ctx.flush().unwrap();
@@ -123,7 +114,7 @@ fn a_state_change_between_draws_draws_as_a_fresh_context_would() {
 #[test]
 fn a_batch_lists_each_buffer_it_reads_once_and_every_one_it_reads() {
     let mut r = rig();
-    let t = cleared_target(&mut r);
+    let t = black_target(&mut r, W, W);
     base(&mut r, &t);
     let vbuf = |r: &mut Rig, pts: &[(f32, f32, f32)]| {
         let data = verts_px(pts, W, W);
@@ -173,7 +164,7 @@ fn a_batch_lists_each_buffer_it_reads_once_and_every_one_it_reads() {
 #[test]
 fn switching_programs_back_and_forth_draws_with_each() {
     let mut r = rig();
-    let t = cleared_target(&mut r);
+    let t = black_target(&mut r, W, W);
     base(&mut r, &t);
     let red = r.ctx.create_fs_state(FS_CONST).unwrap();
     let green = r.ctx.create_fs_state(FS_GREEN).unwrap();
@@ -199,7 +190,7 @@ fn switching_programs_back_and_forth_draws_with_each() {
 #[test]
 fn a_new_block_rewrites_only_the_tables_that_changed_and_each_draw_reads_its_own() {
     let mut r = rig();
-    let t = cleared_target(&mut r);
+    let t = black_target(&mut r, W, W);
     base(&mut r, &t);
     let words = |r: &Rig| r.ctx.stats().state_words_emitted;
     let corner = |x: f32, y: f32| [(x, y, 0.0), (x + 4.0, y, 0.0), (x, y + 4.0, 0.0)];
@@ -249,7 +240,7 @@ fn a_new_block_rewrites_only_the_tables_that_changed_and_each_draw_reads_its_own
 /// context's counters.
 fn alternating_states(reuse: bool) -> (Vec<u8>, ContextStats) {
     let mut r = rig();
-    let t = cleared_target(&mut r);
+    let t = black_target(&mut r, W, W);
     base(&mut r, &t);
     r.ctx.set_state_reuse(reuse);
     let pts: Vec<(f32, f32, f32)> = (0..16)

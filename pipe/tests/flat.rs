@@ -31,18 +31,9 @@ fn draw(flat: bool, first: bool) -> Vec<u8> {
     ctx.bind_vs_state(Some(&vs)).unwrap();
     ctx.bind_fs_state(Some(&fs)).unwrap();
     let ve = ctx
-        .create_vertex_elements_state(&[
-            VertexElement {
-                src_offset: 0,
-                vertex_buffer_index: 0,
-                src_format: VertexFormat::R32G32B32A32_FLOAT,
-            },
-            VertexElement {
-                src_offset: 16,
-                vertex_buffer_index: 0,
-                src_format: VertexFormat::R32G32B32A32_FLOAT,
-            },
-        ])
+        .create_vertex_elements_state(&VertexElement::packed(
+            &[VertexFormat::R32G32B32A32_FLOAT; 2],
+        ))
         .unwrap();
     ctx.bind_vertex_elements_state(Some(&ve));
     let rast = ctx

@@ -105,11 +105,7 @@ fn a_local_array_indexed_in_and_out_of_range_draws_the_clamped_element() {
         } else {
             colours[rd as usize]
         });
-        for y in 0..H {
-            for x in 0..W {
-                assert_eq!(pixel(&px, W, x, y), want, "({x},{y}) write {w} read {rd}");
-            }
-        }
+        assert_pixels(&px, W, H, &format!("write {w} read {rd}"), |_, _| want);
     }
 }
 
@@ -157,12 +153,13 @@ fn clip_distances_clip_the_pixels_behind_each_plane() {
         }
         vs_consts(&mut r, &c);
         let px = draw_full(&mut r, VS_CLIP, FS_VARYING);
-        for y in 0..H {
-            for x in 0..W {
-                let want = if inside(x, y) { bgra(green) } else { BLACK };
-                assert_eq!(pixel(&px, W, x, y), want, "({x},{y}) planes {p0:?} {p1:?}");
+        assert_pixels(&px, W, H, &format!("planes {p0:?} {p1:?}"), |x, y| {
+            if inside(x, y) {
+                bgra(green)
+            } else {
+                BLACK
             }
-        }
+        });
     }
 }
 
@@ -230,11 +227,7 @@ fn fourteen_varyings_pack_and_each_arrives() {
             let f = (s * 255.0).fract();
             assert!((f - 0.5).abs() > 0.02, "{s}");
         }
-        for y in 0..H {
-            for x in 0..W {
-                assert_eq!(pixel(&px, W, x, y), want, "({x},{y}) drop {drop:?}");
-            }
-        }
+        assert_pixels(&px, W, H, &format!("drop {drop:?}"), |_, _| want);
     }
 }
 
@@ -286,10 +279,6 @@ fn a_uniform_array_past_the_constant_bank_draws_the_indexed_element() {
             e[2] + extra[2],
             e[3] + extra[3],
         ]);
-        for y in 0..H {
-            for x in 0..W {
-                assert_eq!(pixel(&px, W, x, y), want, "({x},{y}) index {index}");
-            }
-        }
+        assert_pixels(&px, W, H, &format!("index {index}"), |_, _| want);
     }
 }

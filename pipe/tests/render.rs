@@ -108,11 +108,7 @@ fn blending_mixes_by_source_alpha() {
 #[test]
 fn a_partial_draw_loads_and_stores_only_its_tile_and_leaves_other_bytes() {
     let mut r = rig();
-    let t = target(&r, Format::B8G8R8A8_UNORM, 64, 64);
-    bind_const(&mut r, &fb(&t, None));
-    r.ctx
-        .clear(clear_flags::COLOR0, [0.0, 0.0, 0.0, 1.0], 1.0, 0)
-        .unwrap();
+    let t = black_target(&mut r, 64, 64);
     set_colour(&mut r, [0.0, 0.0, 1.0, 1.0]);
     rect(&mut r, 0, 0, 64, 64, 0.0);
     r.ctx.flush().unwrap();
@@ -319,6 +315,15 @@ fn a_cpu_read_sees_the_gpus_newer_pixels() {
     assert_eq!(r.ctx.stats().submissions, 1);
 }
 
+/// The colour of square `i` of the batch-splitting tests: red when even, blue when odd.
+fn square_colour(i: u32) -> [f32; 4] {
+    if i.is_multiple_of(2) {
+        [1.0, 0.0, 0.0, 1.0]
+    } else {
+        [0.0, 0.0, 1.0, 1.0]
+    }
+}
+
 #[test]
 fn a_batch_that_would_outgrow_parameter_memory_is_split_and_still_right() {
     let mut r = rig();
@@ -331,14 +336,7 @@ fn a_batch_that_would_outgrow_parameter_memory_is_split_and_still_right() {
     // 64 squares of 8x8, each its own draw, with alternating colours.
     for i in 0..64u32 {
         let (x, y) = ((i % 8) * 8, (i / 8) * 8);
-        set_colour(
-            &mut r,
-            if i % 2 == 0 {
-                [1.0, 0.0, 0.0, 1.0]
-            } else {
-                [0.0, 0.0, 1.0, 1.0]
-            },
-        );
+        set_colour(&mut r, square_colour(i));
         rect(&mut r, x, y, x + 8, y + 8, 0.0);
     }
     let px = r.ctx.read_level(&t, 0, 0).unwrap();
@@ -375,14 +373,7 @@ fn a_batch_holding_more_buffer_bytes_than_its_budget_is_submitted_and_still_righ
         .unwrap();
     for i in 0..16u32 {
         let (x, y) = ((i % 4) as f32 * 16.0, (i / 4) as f32 * 16.0);
-        set_colour(
-            &mut r,
-            if i % 2 == 0 {
-                [1.0, 0.0, 0.0, 1.0]
-            } else {
-                [0.0, 0.0, 1.0, 1.0]
-            },
-        );
+        set_colour(&mut r, square_colour(i));
         let pts = [
             (x, y, 0.0),
             (x + 16.0, y, 0.0),
@@ -644,11 +635,7 @@ fn a_depth_only_framebuffer_keeps_every_depth_texel() {
 /// A 32x32 B8G8R8A8 target cleared to black and bound, a red constant colour, and `pts` (in
 /// pixels) as the user vertex buffer: the set-up of the single-triangle tests.
 fn red_on_black_32(r: &mut Rig, pts: &[(f32, f32, f32)]) -> std::sync::Arc<Resource> {
-    let t = target(r, Format::B8G8R8A8_UNORM, 32, 32);
-    bind_const(r, &fb(&t, None));
-    r.ctx
-        .clear(clear_flags::COLOR0, [0.0, 0.0, 0.0, 1.0], 1.0, 0)
-        .unwrap();
+    let t = black_target(r, 32, 32);
     set_colour(r, [1.0, 0.0, 0.0, 1.0]);
     r.ctx
         .set_vertex_buffers(0, &[Some(VertexBuffer::user(16, verts_px(pts, 32, 32)))])

@@ -96,13 +96,14 @@ fn a_mat2_varying_equal_at_every_vertex_compares_equal_at_every_pixel() {
         (29.0, 27.0, 0.0),
     ];
     let px = draw_mat2(IDENTITY, [3.0, 4.0], &pts);
-    for y in 0..H {
-        for x in 0..W {
-            let inside = (3..29).contains(&x) && (5..27).contains(&y);
-            let want = if inside { GREEN } else { BLACK };
-            assert_eq!(pixel(&px, W, x, y), want, "({x},{y})");
+    assert_pixels(&px, W, H, "mat2", |x, y| {
+        let inside = (3..29).contains(&x) && (5..27).contains(&y);
+        if inside {
+            GREEN
+        } else {
+            BLACK
         }
-    }
+    });
 }
 
 #[test]
@@ -115,11 +116,7 @@ fn a_mat2_varying_compared_with_another_value_draws_red_at_every_pixel() {
         (32.0, 32.0, 0.0),
     ];
     let px = draw_mat2(IDENTITY, [3.0, 4.000_000_5], &pts);
-    for y in 0..H {
-        for x in 0..W {
-            assert_eq!(pixel(&px, W, x, y), [0, 0, 255, 255], "({x},{y})");
-        }
-    }
+    assert_pixels(&px, W, H, "mat2", |_, _| [0, 0, 255, 255]);
 }
 
 #[test]
@@ -168,11 +165,12 @@ fn a_constant_varying_stays_exact_under_perspective() {
         .draw_vbo(&DrawInfo::arrays(PrimMode::TRIANGLE_STRIP, 0, 4))
         .unwrap();
     let px = r.ctx.read_level(&t, 0, 0).unwrap();
-    for y in 0..H {
-        for x in 0..W {
-            let inside = (1..31).contains(&x) && (1..31).contains(&y);
-            let want = if inside { GREEN } else { BLACK };
-            assert_eq!(pixel(&px, W, x, y), want, "({x},{y})");
+    assert_pixels(&px, W, H, "constant varying", |x, y| {
+        let inside = (1..31).contains(&x) && (1..31).contains(&y);
+        if inside {
+            GREEN
+        } else {
+            BLACK
         }
-    }
+    });
 }

@@ -73,18 +73,9 @@ fn draw(r: &mut Rig, tc: [f32; 2], bind_vertex_view: bool) -> Result<Vec<u8>> {
     let fs = ctx.create_fs_state(FS_MUL_TEX)?;
     ctx.bind_vs_state(Some(&vs))?;
     ctx.bind_fs_state(Some(&fs))?;
-    let ve = ctx.create_vertex_elements_state(&[
-        VertexElement {
-            src_offset: 0,
-            vertex_buffer_index: 0,
-            src_format: VertexFormat::R32G32B32A32_FLOAT,
-        },
-        VertexElement {
-            src_offset: 16,
-            vertex_buffer_index: 0,
-            src_format: VertexFormat::R32G32B32A32_FLOAT,
-        },
-    ])?;
+    let ve = ctx.create_vertex_elements_state(&VertexElement::packed(
+        &[VertexFormat::R32G32B32A32_FLOAT; 2],
+    ))?;
     ctx.bind_vertex_elements_state(Some(&ve));
     let nearest = ctx.create_sampler_state(&SamplerState::default())?;
     ctx.bind_sampler_states(0, &[Some(nearest.clone())])?;
