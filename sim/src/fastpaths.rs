@@ -221,6 +221,22 @@ const TEX_FS: fn(Opcode) -> Vec<u32> = |op| {
     ])
 };
 
+/// The fragment program of `op`; TEXD takes scaled screen derivatives of the coordinate.
+fn sample_fs(op: Opcode) -> Vec<u32> {
+    if op == Opcode::TEXD {
+        words(&[
+            alu(Opcode::FDDX, dr(2), pa(0), pa(0)),
+            alu(Opcode::FDDY, dr(3), pa(0), pa(0)),
+            alu(Opcode::FMUL, dr(3), r(3), imm(3)),
+            tex_full(op, dr(0), pa(0), 0, 2),
+            emitpix(r(0)),
+            end(),
+        ])
+    } else {
+        TEX_FS(op)
+    }
+}
+
 #[test]
 fn the_benchmark_scenes_agree() {
     // The same kind of job the benchmark times, small: a twiddled BGRA8 texture magnified.

@@ -9,24 +9,10 @@ use sgx_hwdocs::texture::{AddrMode, Filter, MipFilter, Swizzle, TexState};
 use sgx_hwdocs::usse::Opcode;
 use sgx_hwdocs::Format;
 
-use super::{all_done, chain_bytes, check, cube_strip, random_texture, rect, target, Rng, TEX_FS};
+use super::{
+    all_done, chain_bytes, check, cube_strip, random_texture, rect, sample_fs, target, Rng,
+};
 use crate::kit::*;
-
-/// The fragment program of `op`; TEXD takes scaled screen derivatives of the coordinate.
-fn fs(op: Opcode) -> Vec<u32> {
-    if op == Opcode::TEXD {
-        words(&[
-            alu(Opcode::FDDX, dr(2), pa(0), pa(0)),
-            alu(Opcode::FDDY, dr(3), pa(0), pa(0)),
-            alu(Opcode::FMUL, dr(3), r(3), imm(3)),
-            tex_full(op, dr(0), pa(0), 0, 2),
-            emitpix(r(0)),
-            end(),
-        ])
-    } else {
-        TEX_FS(op)
-    }
-}
 
 /// One render of `states` in horizontal strips of a 41 x 31 target, each strip a
 /// perspective rect over texcoords `uv` with c.z and c.w varying per vertex in `zw`.
@@ -52,7 +38,12 @@ fn strips(
             for (v, &(z, w)) in verts.iter_mut().zip(&zw) {
                 (v.1[2], v.1[3]) = (z, w);
             }
-            let mut d = DrawDesc::new(Topology::TRIANGLES, &verts, fs(op), viewport(41.0, 31.0));
+            let mut d = DrawDesc::new(
+                Topology::TRIANGLES,
+                &verts,
+                sample_fs(op),
+                viewport(41.0, 31.0),
+            );
             d.textures = vec![st];
             draws.push(d);
         }

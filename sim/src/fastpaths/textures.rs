@@ -9,7 +9,8 @@ use sgx_hwdocs::usse::Opcode;
 use sgx_hwdocs::Format;
 
 use super::{
-    all_done, chain_bytes, check, cube_strip, random_texture, rect, swizzle_b1r0, target, TEX_FS,
+    all_done, chain_bytes, check, cube_strip, random_texture, rect, sample_fs, swizzle_b1r0,
+    target, TEX_FS,
 };
 use crate::kit::*;
 
@@ -139,20 +140,12 @@ fn mipmaps_lod_and_every_tex_opcode() {
                     for (i, v) in verts.iter_mut().enumerate() {
                         v.1[3] = (i as f32 - 2.0) * 0.9; // bias / explicit LOD
                     }
-                    let fs = if op == Opcode::TEXD {
-                        words(&[
-                            alu(Opcode::FDDX, dr(2), pa(0), pa(0)),
-                            alu(Opcode::FDDY, dr(3), pa(0), pa(0)),
-                            alu(Opcode::FMUL, dr(3), r(3), imm(3)),
-                            tex_full(op, dr(0), pa(0), 0, 2),
-                            emitpix(r(0)),
-                            end(),
-                        ])
-                    } else {
-                        TEX_FS(op)
-                    };
-                    let mut d =
-                        DrawDesc::new(Topology::TRIANGLES, &verts, fs, viewport(45.0, 29.0));
+                    let mut d = DrawDesc::new(
+                        Topology::TRIANGLES,
+                        &verts,
+                        sample_fs(op),
+                        viewport(45.0, 29.0),
+                    );
                     d.textures = vec![st];
                     draws.push(d);
                 }

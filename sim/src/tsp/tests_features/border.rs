@@ -78,12 +78,7 @@ fn the_border_stands_in_for_a_decoded_texel() {
     // Outside a 2x2 level every tap is border: the pixel is the border colour as given,
     // neither sRGB-decoded nor spread like a luminance texel.
     let c = [[-0.9, -0.9, 0.5, 0.0]];
-    let g = || {
-        vec![Group {
-            coords: c.to_vec(),
-            grads: None,
-        }]
-    };
+    let g = || vec![Group::plain(c.to_vec())];
     for f in [
         Format::B8G8R8A8_SRGB,
         Format::L8_UNORM,
@@ -148,15 +143,7 @@ fn cube_faces_clamp_to_the_edge_even_under_border() {
                 [a.cos(), (a * 1.3).sin(), (a * 0.7).cos() - 0.2, 0.0]
             })
             .collect();
-        render(
-            st,
-            &mem,
-            Opcode::TEX,
-            &[Group {
-                coords,
-                grads: None,
-            }],
-        )
+        render(st, &mem, Opcode::TEX, &[Group::plain(coords)])
     };
     let edge = run(AddrMode::CLAMP_TO_EDGE);
     assert_eq!(run(AddrMode::CLAMP_TO_BORDER), edge);

@@ -52,10 +52,7 @@ fn srgb_nearest_decodes_all_256_codes_by_the_formula() {
             st,
             &img.memory(),
             Opcode::TEX,
-            &[Group {
-                coords: coords.clone(),
-                grads: None,
-            }],
+            &[Group::plain(coords.clone())],
         );
         let want: Vec<[u8; 4]> = (0..256u32)
             .map(|k| {

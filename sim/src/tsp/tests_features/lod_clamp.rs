@@ -82,10 +82,7 @@ fn explicit_lods_are_clamped_to_min_and_max_lod() {
             ..st0
         };
         let coords: Vec<[f32; 4]> = lods.iter().map(|&l| [0.3, 0.6, 0.0, l]).collect();
-        let group = Group {
-            coords: coords.clone(),
-            grads: None,
-        };
+        let group = Group::plain(coords.clone());
         let got = render(st, &mem, Opcode::TEXL, &[group]);
         let want: Vec<[u8; 4]> = lods
             .iter()
@@ -139,10 +136,7 @@ fn max_lod_zero_selects_the_magnification_filter() {
     // At the centre the four texels weigh alike: LINEAR gives 127.5 -> 128, NEAREST white.
     let coords = vec![[0.5, 0.5, 0.0, 2.0]];
     for (max_lod, want) in [(255, [128, 128, 128, 255]), (0, [255; 4])] {
-        let group = Group {
-            coords: coords.clone(),
-            grads: None,
-        };
+        let group = Group::plain(coords.clone());
         let got = render(
             TexState { max_lod, ..st },
             &img.memory(),

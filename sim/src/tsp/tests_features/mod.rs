@@ -28,6 +28,16 @@ pub(super) struct Group {
     pub grads: Option<([f32; 4], [f32; 4])>,
 }
 
+impl Group {
+    /// Probes at `coords` with the op's own LOD (no explicit derivatives).
+    pub(super) fn plain(coords: Vec<[f32; 4]>) -> Group {
+        Group {
+            coords,
+            grads: None,
+        }
+    }
+}
+
 /// The round-to-nearest unorm8 the PBE stores (NaN as 0).
 pub(super) fn unorm8(x: f32) -> u8 {
     let x = if x >= 1.0 {
@@ -297,10 +307,7 @@ pub(super) fn check_tex(
     coords: &[[f32; 4]],
     want: impl Fn([f32; 4]) -> [u8; 4],
 ) -> Vec<[u8; 4]> {
-    let group = Group {
-        coords: coords.to_vec(),
-        grads: None,
-    };
+    let group = Group::plain(coords.to_vec());
     let got = render(st, mem, Opcode::TEX, &[group]);
     let want: Vec<[u8; 4]> = coords.iter().map(|&c| want(c)).collect();
     assert_pixels(name, &got, &want, coords);

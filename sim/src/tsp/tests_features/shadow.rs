@@ -137,15 +137,7 @@ fn compare_result_goes_through_the_swizzle_and_equal_ignores_stencil() {
         [0.3, 0.7, d, 0.0],
         [0.3, 0.7, f32::from_bits(d.to_bits() + 1), 0.0],
     ];
-    let got = render(
-        st,
-        &img.memory(),
-        Opcode::TEX,
-        &[Group {
-            coords,
-            grads: None,
-        }],
-    );
+    let got = render(st, &img.memory(), Opcode::TEX, &[Group::plain(coords)]);
     assert_eq!(got, [[255, 0, 255, 255], [255, 0, 0, 0]]);
 }
 
@@ -174,15 +166,7 @@ fn a_cube_compares_against_c_w() {
         [1.0, 0.2, 0.9, -3.0],
         [1.0, 0.2, 0.1, 2.0],
     ];
-    let got = render(
-        st,
-        &mem,
-        Opcode::TEX,
-        &[Group {
-            coords,
-            grads: None,
-        }],
-    );
+    let got = render(st, &mem, Opcode::TEX, &[Group::plain(coords)]);
     let (lit, dark) = ([255, 255, 255, 255], [0, 0, 0, 255]);
     assert_eq!(got, [lit, dark, lit, lit, dark]);
 }

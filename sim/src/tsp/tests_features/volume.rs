@@ -150,15 +150,7 @@ fn volume_filters_wraps_and_mips_match_the_cpu_model() {
                 (st.min_filter, st.mag_filter, st.mip_filter) = (min, mag, mip);
                 (st.border_r, st.border_g, st.border_b, st.border_a) = (9, 250, 77, 128);
                 let coords = probes(&mut rng, 96, -0.4, 1.4, (-0.6, 3.7));
-                let got = render(
-                    st,
-                    &mem,
-                    Opcode::TEXL,
-                    &[Group {
-                        coords: coords.clone(),
-                        grads: None,
-                    }],
-                );
+                let got = render(st, &mem, Opcode::TEXL, &[Group::plain(coords.clone())]);
                 let want: Vec<[u8; 4]> = coords
                     .iter()
                     .map(|&c| bytes_of(sample3(&img, &st, c, c[3])))
