@@ -92,7 +92,11 @@ def scan(path):
                 test_depth = None
             continue
         if s.startswith("#[cfg(test)]"):
-            test_depth = indent(line)
+            # A test item with a body is skipped to its closing brace; `#[cfg(test)] mod x;`
+            # declares a file (left out by test_modules) and hides nothing after it.
+            nxt = next((l.strip() for l in lines[i + 1 :] if l.strip()), "")
+            if not re.match(r"(pub(\([\w:]+\))?\s+)?mod \w+;", nxt):
+                test_depth = indent(line)
             continue
         if not s or s.startswith("//"):
             continue

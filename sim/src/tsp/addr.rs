@@ -9,6 +9,7 @@ use sgx_hwdocs::texture::AddrMode;
 /// (layout's): the model is the independent reference the driver's twiddling is tested against.
 #[inline(always)]
 pub(crate) fn spread_even(v: u32) -> u32 {
+    // The bit-spreading masks of a Morton interleave (arithmetic, not hardware numbers).
     let mut v = v & 0xffff;
     v = (v | (v << 8)) & 0x00ff_00ff;
     v = (v | (v << 4)) & 0x0f0f_0f0f;
