@@ -551,16 +551,7 @@ impl Sampler<'_> {
             Some(Some(p)) if u.lod_free && !u.fast.cols_B.is_empty() => *p,
             _ => return false,
         };
-        let lv = Level {
-            p,
-            w: u.w[l],
-            h: u.h[l],
-            ws: u.st.wrap_s,
-            wt: u.st.wrap_t,
-            cols_B: &u.fast.cols_B,
-            rows_B: &u.fast.rows_B,
-            avx2: avx2_available(),
-        };
+        let lv = Level::of(u, l, p, avx2_available());
         let f = u.st.mag_filter;
         let n = ex.iter().filter(|&&e| e).count() as u64;
         self.texels += n * if f == Filter::LINEAR { 4 } else { 1 };
@@ -586,6 +577,23 @@ struct Level<'a> {
     rows_B: &'a [u32],
     /// Whether the quad's blends may run in AVX2.
     avx2: bool,
+}
+
+impl<'a> Level<'a> {
+    /// Level `l` of `u`, its texels at host pointer `p`; `avx2`: whether blends may use it.
+    #[inline(always)]
+    fn of(u: &'a TexUnit, l: usize, p: *const u8, avx2: bool) -> Level<'a> {
+        Level {
+            p,
+            w: u.w[l],
+            h: u.h[l],
+            ws: u.st.wrap_s,
+            wt: u.st.wrap_t,
+            cols_B: &u.fast.cols_B,
+            rows_B: &u.fast.rows_B,
+            avx2,
+        }
+    }
 }
 
 /// A quad's bilinear footprints: per pixel the wrapped columns (xa, xb) and rows (ya, yb)

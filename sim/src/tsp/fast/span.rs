@@ -55,16 +55,7 @@ impl<'a> Sampler<'a> {
             && avx2_available();
         ok.then(|| SpanTex {
             u,
-            lv: Level {
-                p,
-                w: u.w[l],
-                h: u.h[l],
-                ws: u.st.wrap_s,
-                wt: u.st.wrap_t,
-                cols_B: &u.fast.cols_B,
-                rows_B: &u.fast.rows_B,
-                avx2: true,
-            },
+            lv: Level::of(u, l, p, true),
             rgba8,
         })
     }
