@@ -353,13 +353,7 @@ fn a_refused_draw_takes_no_references_into_the_batch() {
         .unwrap();
     let f = r.ctx.flush().unwrap().unwrap();
     f.wait(DEFAULT_TIMEOUT).unwrap();
-    let e = r
-        .dev
-        .trace()
-        .entries
-        .into_iter()
-        .find(|e| e.fence == Some(f.id()))
-        .unwrap();
+    let e = trace_entry(&r, f.id());
     assert!(
         e.bos.iter().any(|b| b.bo == vbuf.bo().id()),
         "the accepted draw reads the vertex buffer"

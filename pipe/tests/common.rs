@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use sgx_pipe::state::*;
 use sgx_pipe::*;
-use sgx_winsys::{Device, SimDevice};
+use sgx_winsys::{Device, SimDevice, TraceEntry};
 
 // The blitter's internal shaders serve the tests too: the same TGSI, one copy. Not every
 // test file uses all of them.
@@ -130,6 +130,28 @@ pub fn black_target(r: &mut Rig, w: u32, h: u32) -> Arc<Resource> {
         .clear(clear_flags::COLOR0, [0.0, 0.0, 0.0, 1.0], 1.0, 0)
         .unwrap();
     t
+}
+
+/// The device trace's entry of the job whose out-fence is `fence_id`.
+pub fn trace_entry(r: &Rig, fence_id: u64) -> TraceEntry {
+    r.dev
+        .trace()
+        .entries
+        .into_iter()
+        .find(|e| e.fence == Some(fence_id))
+        .expect("the trace has the job of that fence")
+}
+
+/// Clears the bound colour target to opaque black and the depth buffer to `depth`.
+pub fn clear_black_and_depth(r: &mut Rig, depth: f64) {
+    r.ctx
+        .clear(
+            clear_flags::COLOR0 | clear_flags::DEPTH,
+            [0.0, 0.0, 0.0, 1.0],
+            depth,
+            0,
+        )
+        .unwrap();
 }
 
 /// Binds a constant-colour pipeline onto framebuffer `f`.

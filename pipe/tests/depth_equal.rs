@@ -31,14 +31,7 @@ fn a_surface_redrawn_after_a_flush_compares_as_written() {
             let t = target(&r, Format::B8G8R8A8_UNORM, w, h);
             let zb = depth_buffer(&r, zf, w, h, 0);
             bind_const(&mut r, &fb(&t, Some(&zb)));
-            r.ctx
-                .clear(
-                    clear_flags::COLOR0 | clear_flags::DEPTH,
-                    [0.0, 0.0, 0.0, 1.0],
-                    1.0,
-                    0,
-                )
-                .unwrap();
+            clear_black_and_depth(&mut r, 1.0);
             let pts = [
                 (-3.3, -2.7, z[0]),
                 (51.1, -1.9, z[1]),
@@ -76,14 +69,7 @@ fn a_flat_surface_at_the_cleared_depth_passes_equal_everywhere() {
                     ..Default::default()
                 });
             r.ctx.bind_depth_stencil_alpha_state(Some(&dsa));
-            r.ctx
-                .clear(
-                    clear_flags::COLOR0 | clear_flags::DEPTH,
-                    [0.0, 0.0, 0.0, 1.0],
-                    f64::from(depth),
-                    0,
-                )
-                .unwrap();
+            clear_black_and_depth(&mut r, f64::from(depth));
             set_colour(&mut r, [0.0, 1.0, 0.0, 1.0]);
             // NDC z whose viewport transform (z * 0.5 + 0.5) is `depth` exactly; corners off
             // the pixel grid and past the target, so the weights are not simple fractions.

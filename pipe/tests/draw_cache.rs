@@ -134,13 +134,7 @@ fn a_batch_lists_each_buffer_it_reads_once_and_every_one_it_reads() {
     bind_vertex_resource(&mut r, &b1);
     r.ctx.draw_vbo(&tri).unwrap();
     let fence = r.ctx.flush().unwrap().unwrap();
-    let e = r
-        .dev
-        .trace()
-        .entries
-        .into_iter()
-        .find(|e| e.fence == Some(fence.id()))
-        .unwrap();
+    let e = trace_entry(&r, fence.id());
     let ids: Vec<u64> = e.bos.iter().map(|b| b.bo).collect();
     for b in [&b1, &b2] {
         let n = ids.iter().filter(|&&i| i == b.bo().id()).count();

@@ -64,14 +64,7 @@ fn depth_test_keeps_the_nearer_surface_whatever_the_order() {
 fn depth_survives_a_flush_between_draws() {
     // The second draw lands in a new render: depth must come back from the ZLS buffer.
     let (mut r, t) = depth_rig(Format::Z16_UNORM);
-    r.ctx
-        .clear(
-            clear_flags::COLOR0 | clear_flags::DEPTH,
-            [0.0, 0.0, 0.0, 1.0],
-            1.0,
-            0,
-        )
-        .unwrap();
+    clear_black_and_depth(&mut r, 1.0);
     set_colour(&mut r, [1.0, 0.0, 0.0, 1.0]);
     rect(&mut r, 0, 0, 32, 32, 0.2);
     r.ctx.flush().unwrap();
@@ -136,13 +129,7 @@ fn a_partial_draw_loads_and_stores_only_its_tile_and_leaves_other_bytes() {
         .unwrap();
     let fence = r.ctx.flush().unwrap().unwrap();
     fence.wait(DEFAULT_TIMEOUT).unwrap();
-    let e = r
-        .dev
-        .trace()
-        .entries
-        .into_iter()
-        .find(|e| e.fence == Some(fence.id()))
-        .unwrap();
+    let e = trace_entry(&r, fence.id());
     let c = e.counters.unwrap();
     assert_eq!((c.tiles_loaded, c.tiles_stored), (1, 1), "{c:?}");
     let after = t.bo().read_all(DEFAULT_TIMEOUT).unwrap();
@@ -564,14 +551,7 @@ fn clearing_depth_keeps_stencil_and_clearing_stencil_keeps_depth() {
     rect(&mut r, 0, 0, 16, 32, 0.3);
     r.ctx.flush().unwrap();
     // Colour and depth cleared, stencil kept: red passes stencil == 5 and depth 0.5 < 1.0.
-    r.ctx
-        .clear(
-            clear_flags::COLOR0 | clear_flags::DEPTH,
-            [0.0, 0.0, 0.0, 1.0],
-            1.0,
-            0,
-        )
-        .unwrap();
+    clear_black_and_depth(&mut r, 1.0);
     dsa(&mut r, stencil(CompareFunc::EQUAL, StencilOp::KEEP));
     set_colour(&mut r, [1.0, 0.0, 0.0, 1.0]);
     rect(&mut r, 0, 0, 32, 32, 0.5);
