@@ -20,16 +20,7 @@ fn assert_invalid<T: std::fmt::Debug>(r: Result<T>) {
 fn bad_input_is_an_error_and_keeps_what_was_bound() {
     let mut r = rig();
     let t = target(&r, Format::B8G8R8A8_UNORM, 16, 16);
-    let tex = r
-        .screen
-        .resource_create(&ResourceTemplate::texture_2d(
-            Format::B8G8R8A8_UNORM,
-            8,
-            8,
-            3,
-            bind::SAMPLER_VIEW,
-        ))
-        .unwrap();
+    let tex = sampled_texture(&r, Format::B8G8R8A8_UNORM, 8, 8, 3);
     bind_const(&mut r, &fb(&t, None));
     let view = SamplerView::new(&tex);
     r.ctx.set_sampler_views(0, &[Some(view.clone())]).unwrap();

@@ -58,6 +58,19 @@ pub fn fb(c: &Arc<Resource>, z: Option<&Arc<Resource>>) -> FramebufferState {
     }
 }
 
+/// A `w`x`h` texture of `format` with levels 0..=`last_level`, bound for sampling only.
+pub fn sampled_texture(r: &Rig, format: Format, w: u32, h: u32, last_level: u32) -> Arc<Resource> {
+    r.screen
+        .resource_create(&ResourceTemplate::texture_2d(
+            format,
+            w,
+            h,
+            last_level,
+            bind::SAMPLER_VIEW,
+        ))
+        .unwrap()
+}
+
 /// A `w`x`h` depth/stencil buffer of `zf`, bound as DEPTH_STENCIL and `more_binds`.
 pub fn depth_buffer(r: &Rig, zf: Format, w: u32, h: u32, more_binds: u32) -> Arc<Resource> {
     r.screen

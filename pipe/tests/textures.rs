@@ -122,16 +122,7 @@ fn every_sampleable_format_twiddled_and_linear_samples_as_decoded() {
     for f in formats {
         for (w, h) in [(8u32, 8u32), (16, 4), (6, 5)] {
             let mut r = rig();
-            let tex = r
-                .screen
-                .resource_create(&ResourceTemplate::texture_2d(
-                    f,
-                    w,
-                    h,
-                    0,
-                    bind::SAMPLER_VIEW,
-                ))
-                .unwrap();
+            let tex = sampled_texture(&r, f, w, h, 0);
             let tiling = tex.layout().unwrap().tiling;
             let bpe = f.info().bytes_per_el as usize;
             let data = texel_bytes(f, (w * h) as usize);
@@ -276,16 +267,7 @@ DCL OUT[1], GENERIC[0]
 fn a_replaced_storage_is_sampled_without_rebinding() {
     let mut r = rig();
     let solid = |r: &mut Rig, bgra: [u8; 4]| {
-        let tex = r
-            .screen
-            .resource_create(&ResourceTemplate::texture_2d(
-                Format::B8G8R8A8_UNORM,
-                4,
-                4,
-                0,
-                bind::SAMPLER_VIEW,
-            ))
-            .unwrap();
+        let tex = sampled_texture(r, Format::B8G8R8A8_UNORM, 4, 4, 0);
         let data: Vec<u8> = bgra.repeat(16);
         r.ctx
             .texture_subdata(&tex, 0, 0, PipeBox::new(0, 0, 4, 4), &data, 16, 0)

@@ -45,16 +45,7 @@ const TEXELS: [[u8; 4]; 4] = [
 ];
 
 fn texture(r: &mut Rig, w: u32, h: u32, data: &[u8]) -> Arc<Resource> {
-    let t = r
-        .screen
-        .resource_create(&ResourceTemplate::texture_2d(
-            Format::B8G8R8A8_UNORM,
-            w,
-            h,
-            0,
-            bind::SAMPLER_VIEW,
-        ))
-        .unwrap();
+    let t = sampled_texture(r, Format::B8G8R8A8_UNORM, w, h, 0);
     r.ctx
         .texture_subdata(&t, 0, 0, PipeBox::new(0, 0, w, h), data, w as usize * 4, 0)
         .unwrap();
