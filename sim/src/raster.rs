@@ -31,14 +31,13 @@ mod fragment;
 mod pool;
 mod ring;
 mod span;
+mod span_win;
 mod span_z;
 mod stipple;
 mod tiles;
 mod varyings;
 #[cfg(test)]
-pub(crate) use span::SHADED_PX as SPAN_SHADED_PX;
-#[cfg(test)]
-pub(crate) use span_z::SHADED_PX as SPAN_Z_SHADED_PX;
+pub(crate) use span_win::{TEX_SHADED_PX as SPAN_SHADED_PX, Z_SHADED_PX as SPAN_Z_SHADED_PX};
 pub(crate) use tiles::Threads;
 
 use edges::{lam_packed, lam_scalar, step3, window_accepted, window_rejected};
@@ -376,6 +375,9 @@ impl Raster<'_> {
         // pixels of a row at a time up to its last covered quad; the quad loop below then
         // starts at that quad (qx_start, qy_start).
         let (mut qx_start, mut qy_start) = (qx0, qy0);
+        // Both span paths' window: the pixel window and the edges at its first pixel.
+        let win_px = (px0, py0, px1, py1);
+        let win_e0 = || [0, 1, 2].map(|e| edge_at(e, px0, py0));
         #[cfg(target_arch = "x86_64")]
         if !skip && no_tests && stip.is_none() && smooth.is_none() && plain_colour && small_edges {
             let span_tex = direct.and_then(|te| {
@@ -392,23 +394,12 @@ impl Raster<'_> {
                     .map(|st| (k, st))
             });
             if let Some((k, st)) = span_tex {
-                let win = span::Window {
-                    th: ea.map(|e| e.4),
-                    px0,
-                    py0,
-                    px1,
-                    py1,
-                    e0: [0, 1, 2].map(|e| edge_at(e, px0, py0)),
-                    sx: ea.map(|(_, dy, ..)| -dy * sub),
-                    sy: ea.map(|(dx, ..)| dx * sub),
-                    inv_area,
-                    rhw: [pv[0][3], pv[1][3], pv[2][3]],
-                    coord: span::Coord {
-                        interp: ctx.interp[k],
-                        st: [0, 1, 2].map(|v| [vars[v][k][0], vars[v][k][1]]),
-                        flat: [prov[k][0], prov[k][1]],
-                    },
+                let coord = span::Coord {
+                    interp: ctx.interp[k],
+                    st: [0, 1, 2].map(|v| [vars[v][k][0], vars[v][k][1]]),
+                    flat: [prov[k][0], prov[k][1]],
                 };
+                let win = span_win::Window::new(&ea, win_px, win_e0(), inv_area, vary.rhw, coord);
                 (qx_start, qy_start) = match span::last_covered_quad(&win) {
                     Some(last) => {
                         // SAFETY: a SpanTex is only made when the CPU has AVX2.
@@ -442,26 +433,15 @@ impl Raster<'_> {
                 && std::arch::is_x86_feature_detected!("avx2")
         }) {
             let k = ve.slot();
-            let win = span_z::Window {
-                th: ea.map(|e| e.4),
-                px0,
-                py0,
-                px1,
-                py1,
-                e0: [0, 1, 2].map(|e| edge_at(e, px0, py0)),
-                sx: ea.map(|(_, dy, ..)| -dy * sub),
-                sy: ea.map(|(dx, ..)| dx * sub),
-                inv_area,
+            let colour = span_z::Colour {
+                interp: ctx.interp[k],
+                v: [vars[0][k], vars[1][k], vars[2][k]],
+                flat: prov[k],
                 z: [pv[0][2], pv[1][2], pv[2][2]],
-                rhw: vary.rhw,
                 depth: isp.depth_test.then_some((isp.depth_func, isp.depth_write)),
                 prec,
-                colour: span_z::Colour {
-                    interp: ctx.interp[k],
-                    v: [vars[0][k], vars[1][k], vars[2][k]],
-                    flat: prov[k],
-                },
             };
+            let win = span_win::Window::new(&ea, win_px, win_e0(), inv_area, vary.rhw, colour);
             // SAFETY: AVX2 was detected just above.
             let done = unsafe { span_z::shade(&win, tile, (tx, ty)) };
             self.c.pixels_shaded += done.px;
