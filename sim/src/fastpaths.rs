@@ -26,6 +26,7 @@ use crate::kit::*;
 use crate::raster::Threads;
 use crate::{Backing, JobDesc, JobResult, JobStatus, Perm};
 
+mod bg_tiles;
 mod depth_span;
 mod gl21;
 mod states;

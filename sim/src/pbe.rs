@@ -480,6 +480,55 @@ impl Target {
         Ok(n)
     }
 
+    /// `store_fast` of a tile whose every pixel is `c` (one no primitive touched): on a
+    /// linear target, `c` encoded once and its row written to each row of the tile (the same
+    /// bytes and faults as `store_fast`, which is the fallback otherwise).
+    pub(crate) fn store_bg(&self, mmu: &Mmu, tx: u32, ty: u32, c: [f32; 4]) -> Result<u64, Fault> {
+        let (Some(enc), MemLayout::LINEAR) = (self.fast_enc, self.st.layout) else {
+            return self.store_fast(mmu, tx, ty, &[c; 256]);
+        };
+        let Some((xs, ys)) = self.span(tx, ty) else {
+            return Ok(0);
+        };
+        let bpe = self.bpe as usize;
+        let k = xs.len() * bpe;
+        let mut row = [0u8; 4 * T as usize];
+        let v = enc.encode(c);
+        for px in row[..k].chunks_exact_mut(bpe) {
+            put(px, v, bpe);
+        }
+        let row = &row[..k];
+        let mut n = 0u64;
+        // As `store_fast`: rows in one writable mapping are copied straight in, otherwise
+        // written row by row through the MMU, which faults at the exact address.
+        let (first, stride) = (ys.start, self.st.stride_B as usize);
+        let span_B = (ys.end - 1 - first) as usize * stride + k;
+        let start = self.addr(xs.start, first);
+        if let Some(p) = (stride >= k)
+            .then(|| mmu.span(start, span_B, true))
+            .flatten()
+        {
+            for y in ys {
+                // SAFETY: row y's k bytes lie inside the span `span` checked is writable host
+                // memory; `row` is a local array, so the two do not overlap.
+                unsafe {
+                    std::ptr::copy_nonoverlapping(
+                        row.as_ptr(),
+                        p.add((y - first) as usize * stride),
+                        k,
+                    )
+                };
+                n += k as u64;
+            }
+            return Ok(n);
+        }
+        for y in ys {
+            mmu.write(Unit::Pbe, self.addr(xs.start, y), row)?;
+            n += k as u64;
+        }
+        Ok(n)
+    }
+
     /// Loads tile (tx, ty)'s pixels inside the writable rectangle into `colour`.
     pub(crate) fn load(
         &self,

@@ -54,6 +54,9 @@ struct Tile {
     colour: [[f32; 4]; TILE_PX2],
     depth: [f32; TILE_PX2],
     stencil: [u8; TILE_PX2],
+    /// Fast path: every pixel's colour is the background and `colour` was not filled (a
+    /// tile with no primitive and no colour load); the store writes the background.
+    bg_only: bool,
 }
 
 /// A primitive read back from parameter memory, set up for one tile.
@@ -666,6 +669,7 @@ impl Tile {
             colour: [[0.0; 4]; TILE_PX2],
             depth: [0.0; TILE_PX2],
             stencil: [0; TILE_PX2],
+            bg_only: false,
         })
     }
 }

@@ -140,7 +140,12 @@ impl<'a> Job3d<'a> {
             return Ok(None);
         }
         rs.c.tiles_rendered += 1;
-        tile.colour = [self.bg; 256];
+        // Fast path: a tile no primitive touches and no load fills stays the background,
+        // which its store writes without the tile's copy (`Target::store_bg`).
+        tile.bg_only = self.fast && count == 0 && !ctrl.colour_load;
+        if !tile.bg_only {
+            tile.colour = [self.bg; 256];
+        }
         if ctrl.colour_load {
             self.target.load(mmu, tx, ty, &mut tile.colour)?;
             rs.c.tiles_loaded += 1;
@@ -186,7 +191,9 @@ impl<'a> Job3d<'a> {
     ) -> Result<(), JobErr> {
         let mmu = self.mmu;
         if ctrl.colour_store {
-            c.pbe_bytes_written += if self.fast {
+            c.pbe_bytes_written += if tile.bg_only {
+                self.target.store_bg(mmu, tx, ty, self.bg)?
+            } else if self.fast {
                 self.target.store_fast(mmu, tx, ty, &tile.colour)?
             } else {
                 self.target.store(mmu, tx, ty, &tile.colour)?
