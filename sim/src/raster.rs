@@ -89,7 +89,9 @@ struct Raster<'a> {
 }
 
 impl Raster<'_> {
-    fn read_prim(&mut self, addr: u32) -> Result<Prim, JobErr> {
+    /// Reads the primitive record at `addr` into `p` (reused from primitive to primitive: no
+    /// copy of the record's varyings per primitive); varyings past its count are zero.
+    fn read_prim(&mut self, addr: u32, p: &mut Prim) -> Result<(), JobErr> {
         let mut h = [0u32; PrimRecord::DWORDS];
         self.mmu.read_dwords(Unit::Isp, addr, &mut h)?;
         let bad =
@@ -106,21 +108,21 @@ impl Raster<'_> {
             addr.wrapping_add(PB_PRIM_RECORD_B as u32),
             &mut self.rec,
         )?;
-        let mut p = Prim {
-            state: h.state_addr,
-            kind: h.kind,
-            back: h.back_facing,
-            nvar,
-            p: [[0.0; 4]; 3],
-            var: [[[0.0; 4]; MAX_VAR]; 3],
-        };
+        p.state = h.state_addr;
+        p.kind = h.kind;
+        p.back = h.back_facing;
+        p.nvar = nvar;
         for (v, d) in self.rec.chunks(per).enumerate() {
             p.p[v] = [d[0], d[1], d[2], d[3]].map(f32::from_bits);
-            for (k, var) in p.var[v].iter_mut().enumerate().take(nvar) {
-                *var = [d[4 + 4 * k], d[5 + 4 * k], d[6 + 4 * k], d[7 + 4 * k]].map(f32::from_bits);
+            for (k, var) in p.var[v].iter_mut().enumerate() {
+                *var = if k < nvar {
+                    [d[4 + 4 * k], d[5 + 4 * k], d[6 + 4 * k], d[7 + 4 * k]].map(f32::from_bits)
+                } else {
+                    [0.0; 4]
+                };
             }
         }
-        Ok(p)
+        Ok(())
     }
 
     fn ctx(&mut self, addr: u32) -> Result<Rc<DrawCtx>, JobErr> {
@@ -659,6 +661,19 @@ impl<'a> Raster<'a> {
             chan_max,
             depth,
             c: Counters::default(),
+        }
+    }
+}
+
+impl Default for Prim {
+    fn default() -> Prim {
+        Prim {
+            state: 0,
+            kind: PrimKind::TRIANGLE,
+            back: false,
+            nvar: 0,
+            p: [[0.0; 4]; 3],
+            var: [[[0.0; 4]; MAX_VAR]; 3],
         }
     }
 }

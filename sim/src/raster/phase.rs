@@ -5,7 +5,7 @@ use sgx_hwdocs::pbe::PbeState;
 use sgx_hwdocs::regs as r;
 use sgx_hwdocs::render::TileCtrl;
 
-use super::{tiles, Raster, Tile};
+use super::{tiles, Prim, Raster, Tile};
 use crate::depth::Precision;
 use crate::job::{JobErr, ProgramCache};
 use crate::mmu::Mmu;
@@ -172,9 +172,10 @@ impl<'a> Job3d<'a> {
             }
         }
         let pb_base = self.pb_base;
+        let mut pr = Prim::default();
         for k in 0..count {
             let off = mmu.read_u32(Unit::Isp, pb_base.wrapping_add(list).wrapping_add(4 * k))?;
-            let pr = rs.read_prim(pb_base.wrapping_add(off))?;
+            rs.read_prim(pb_base.wrapping_add(off), &mut pr)?;
             rs.draw(&pr, tile, tx, ty)?;
         }
         Ok(Some(ctrl))
