@@ -156,11 +156,11 @@ mod lanes {
         ) -> (RowEdges, u32) {
             let mut m = cols;
             let mut er = [[_mm256_setzero_pd(); 2]; 3];
-            for k in 0..3 {
+            for (k, e) in er.iter_mut().enumerate() {
                 let b = _mm256_set1_pd(w.edge(k, x, y) as f64);
-                er[k] = [_mm256_add_pd(b, self.lo[k]), _mm256_add_pd(b, self.hi[k])];
-                let lo = _mm256_movemask_pd(_mm256_cmp_pd::<_CMP_GE_OQ>(er[k][0], self.th[k]));
-                let hi = _mm256_movemask_pd(_mm256_cmp_pd::<_CMP_GE_OQ>(er[k][1], self.th[k]));
+                *e = [_mm256_add_pd(b, self.lo[k]), _mm256_add_pd(b, self.hi[k])];
+                let lo = _mm256_movemask_pd(_mm256_cmp_pd::<_CMP_GE_OQ>(e[0], self.th[k]));
+                let hi = _mm256_movemask_pd(_mm256_cmp_pd::<_CMP_GE_OQ>(e[1], self.th[k]));
                 m &= (lo | hi << 4) as u32;
             }
             (er, m)
