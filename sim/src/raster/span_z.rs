@@ -104,7 +104,6 @@ pub(super) unsafe fn shade(w: &Window, tile: &mut Tile, (tx, ty): (u32, u32)) ->
             _mm256_cmpeq_epi32(b, lane_bits)
         }};
     }
-    let mut ch = [[0f32; SPAN_PX]; 4];
     let mut qy = w.py0 & !1;
     while qy <= w.py1 {
         let mut x = w.px0 & !1;
@@ -170,7 +169,7 @@ pub(super) unsafe fn shade(w: &Window, tile: &mut Tile, (tx, ty): (u32, u32)) ->
                     Interp::PERSPECTIVE => unsafe { lanes.perspective(&lam) },
                     Interp::LINEAR => (lam[1], lam[2]),
                 };
-                for j in 0..4 {
+                let ch: [__m256; 4] = [0, 1, 2, 3].map(|j| {
                     let v = if c.interp == Interp::FLAT {
                         _mm256_set1_ps(c.flat[j])
                     } else {
@@ -180,14 +179,51 @@ pub(super) unsafe fn shade(w: &Window, tile: &mut Tile, (tx, ty): (u32, u32)) ->
                             _mm256_mul_ps(w2, cc[j]),
                         )
                     };
-                    // SAFETY: the store writes the eight lanes of a local array.
-                    unsafe { _mm256_storeu_ps(ch[j].as_mut_ptr(), clamp01!(v)) };
-                }
-                let mut bits = m;
-                while bits != 0 {
-                    let j = bits.trailing_zeros() as usize;
-                    bits &= bits - 1;
-                    tile.colour[at + j] = [ch[0][j], ch[1][j], ch[2][j], ch[3][j]];
+                    clamp01!(v)
+                });
+                // Channels in lanes to pixels: px[j] holds pixel j in its low half and pixel
+                // j + 4 in its high half (a 4x4 transpose in each half).
+                let (t0, t1) = (
+                    _mm256_unpacklo_ps(ch[0], ch[1]),
+                    _mm256_unpackhi_ps(ch[0], ch[1]),
+                );
+                let (t2, t3) = (
+                    _mm256_unpacklo_ps(ch[2], ch[3]),
+                    _mm256_unpackhi_ps(ch[2], ch[3]),
+                );
+                let px = [
+                    _mm256_shuffle_ps::<0x44>(t0, t2),
+                    _mm256_shuffle_ps::<0xee>(t0, t2),
+                    _mm256_shuffle_ps::<0x44>(t1, t3),
+                    _mm256_shuffle_ps::<0xee>(t1, t3),
+                ];
+                let out = tile.colour[at..].as_mut_ptr() as *mut f32;
+                if m == 0xff {
+                    // Pixels (0, 1), (2, 3), (4, 5), (6, 7) as four 32-byte stores.
+                    let pairs = [
+                        _mm256_permute2f128_ps::<0x20>(px[0], px[1]),
+                        _mm256_permute2f128_ps::<0x20>(px[2], px[3]),
+                        _mm256_permute2f128_ps::<0x31>(px[0], px[1]),
+                        _mm256_permute2f128_ps::<0x31>(px[2], px[3]),
+                    ];
+                    for (k, v) in pairs.into_iter().enumerate() {
+                        // SAFETY: all eight lanes are covered, so pixels at..at + 8 lie in
+                        // the tile's row; pair k is pixels 2k and 2k + 1.
+                        unsafe { _mm256_storeu_ps(out.add(8 * k), v) };
+                    }
+                } else {
+                    let mut bits = m;
+                    while bits != 0 {
+                        let j = bits.trailing_zeros() as usize;
+                        bits &= bits - 1;
+                        let v = if j < 4 {
+                            _mm256_castps256_ps128(px[j])
+                        } else {
+                            _mm256_extractf128_ps::<1>(px[j - 4])
+                        };
+                        // SAFETY: lane j is covered, so pixel at + j lies in the tile.
+                        unsafe { _mm_storeu_ps(out.add(4 * j), v) };
+                    }
                 }
                 done.px += u64::from(m.count_ones());
             }
