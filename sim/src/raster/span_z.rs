@@ -169,8 +169,10 @@ pub(super) unsafe fn shade(w: &Window, tile: &mut Tile, (tx, ty): (u32, u32)) ->
                     Interp::PERSPECTIVE => unsafe { lanes.perspective(&lam) },
                     Interp::LINEAR => (lam[1], lam[2]),
                 };
-                let ch: [__m256; 4] = [0, 1, 2, 3].map(|j| {
-                    let v = if c.interp == Interp::FLAT {
+                // A loop, not `map`: a closure's intrinsics would stay out of line.
+                let mut ch = [zero; 4];
+                for (j, v) in ch.iter_mut().enumerate() {
+                    *v = if c.interp == Interp::FLAT {
                         _mm256_set1_ps(c.flat[j])
                     } else {
                         // a + w1 (b - a) + w2 (c - a), relative to vertex 0 as `lerp3`.
@@ -179,8 +181,8 @@ pub(super) unsafe fn shade(w: &Window, tile: &mut Tile, (tx, ty): (u32, u32)) ->
                             _mm256_mul_ps(w2, cc[j]),
                         )
                     };
-                    clamp01!(v)
-                });
+                    *v = clamp01!(*v);
+                }
                 // Channels in lanes to pixels: px[j] holds pixel j in its low half and pixel
                 // j + 4 in its high half (a 4x4 transpose in each half).
                 let (t0, t1) = (
