@@ -24,6 +24,7 @@ use crate::kit::*;
 use crate::raster::Threads;
 use crate::{Backing, JobDesc, JobResult, JobStatus, Perm};
 
+mod bg_tiles;
 mod depth_span;
 mod faults;
 mod gl21;

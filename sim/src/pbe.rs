@@ -284,6 +284,21 @@ fn put(dst: &mut [u8], v: u32, bpe: usize) {
     }
 }
 
+/// A linear target's rows in one writable mapping (see `Target::linear_rows`).
+struct Rows {
+    p: *mut u8,
+    first: u32,
+    stride: usize,
+}
+
+impl Rows {
+    /// Where row `y` (of the checked range) starts: inside one mapping no address wraps, so
+    /// `(y - first) * stride` on.
+    fn at(&self, y: u32) -> *mut u8 {
+        self.p.wrapping_add((y - self.first) as usize * self.stride)
+    }
+}
+
 /// A decoded colour target.
 pub(crate) struct Target {
     st: PbeState,
@@ -426,22 +441,13 @@ impl Target {
                 let x0 = (xs.start - tx * T) as usize;
                 // When the rectangle's rows lie in one writable mapping, each row is encoded
                 // straight into memory, without a translation and a copy per row; otherwise
-                // row by row through the MMU, which faults at the exact address. Inside one
-                // mapping no address wraps, so row y starts `(y - first) * stride` on.
-                let (first, stride) = (ys.start, self.st.stride_B as usize);
-                let span_B = (ys.end - 1 - first) as usize * stride + k;
-                let start = self.addr(xs.start, first);
-                if let Some(p) = (stride >= k)
-                    .then(|| mmu.span(start, span_B, true))
-                    .flatten()
-                {
+                // row by row through the MMU, which faults at the exact address.
+                if let Some(rows) = self.linear_rows(mmu, &xs, &ys, k) {
                     for y in ys {
                         let line = &colour[((y - ty * T) * T) as usize..];
-                        // SAFETY: row y's k bytes lie inside the span `span` checked is
-                        // writable host memory, and rows do not overlap (stride >= k).
-                        let dst = unsafe {
-                            std::slice::from_raw_parts_mut(p.add((y - first) as usize * stride), k)
-                        };
+                        // SAFETY: `linear_rows` checked row y's k bytes are writable host
+                        // memory, apart from every other row's.
+                        let dst = unsafe { std::slice::from_raw_parts_mut(rows.at(y), k) };
                         enc.encode_run(&line[x0..x0 + xs.len()], dst, bpe);
                         n += k as u64;
                     }
@@ -476,6 +482,61 @@ impl Target {
                     }
                 }
             }
+        }
+        Ok(n)
+    }
+
+    /// The host memory of a linear target's rows `ys`, `k` bytes each from column
+    /// `xs.start`, when they lie in one writable mapping and do not overlap.
+    fn linear_rows(
+        &self,
+        mmu: &Mmu,
+        xs: &std::ops::Range<u32>,
+        ys: &std::ops::Range<u32>,
+        k: usize,
+    ) -> Option<Rows> {
+        let (first, stride) = (ys.start, self.st.stride_B as usize);
+        let span_B = (ys.end - 1 - first) as usize * stride + k;
+        let start = self.addr(xs.start, first);
+        let p = (stride >= k)
+            .then(|| mmu.span(start, span_B, true))
+            .flatten()?;
+        Some(Rows { p, first, stride })
+    }
+
+    /// `store_fast` of a tile whose every pixel is `c` (one no primitive touched): on a
+    /// linear target, `c` encoded once and its row written to each row of the tile (the same
+    /// bytes and faults as `store_fast`, which is the fallback otherwise).
+    pub(crate) fn store_bg(&self, mmu: &Mmu, tx: u32, ty: u32, c: [f32; 4]) -> Result<u64, Fault> {
+        let (Some(enc), MemLayout::LINEAR) = (self.fast_enc, self.st.layout) else {
+            return self.store_fast(mmu, tx, ty, &[c; 256]);
+        };
+        let Some((xs, ys)) = self.span(tx, ty) else {
+            return Ok(0);
+        };
+        let bpe = self.bpe as usize;
+        let k = xs.len() * bpe;
+        let mut row = [0u8; 4 * T as usize];
+        let v = enc.encode(c);
+        for px in row[..k].chunks_exact_mut(bpe) {
+            put(px, v, bpe);
+        }
+        let row = &row[..k];
+        let mut n = 0u64;
+        // As `store_fast`: rows in one writable mapping are copied straight in, otherwise
+        // written row by row through the MMU, which faults at the exact address.
+        if let Some(rows) = self.linear_rows(mmu, &xs, &ys, k) {
+            for y in ys {
+                // SAFETY: `linear_rows` checked row y's k bytes are writable host memory;
+                // `row` is a local array, so the two do not overlap.
+                unsafe { std::ptr::copy_nonoverlapping(row.as_ptr(), rows.at(y), k) };
+                n += k as u64;
+            }
+            return Ok(n);
+        }
+        for y in ys {
+            mmu.write(Unit::Pbe, self.addr(xs.start, y), row)?;
+            n += k as u64;
         }
         Ok(n)
     }

@@ -5,41 +5,38 @@
 
 use std::collections::HashMap;
 use std::rc::Rc;
-use std::sync::Arc;
 
 use sgx_hwdocs::limits::{PB_PRIM_RECORD_B, TILE_H_PX, TILE_W_PX};
-use sgx_hwdocs::pbe::PbeState;
-use sgx_hwdocs::regs as r;
-use sgx_hwdocs::render::{PrimKind, PrimRecord, TileCtrl};
-use sgx_hwdocs::tsp::Interp;
-use sgx_hwdocs::usse::Opcode;
+use sgx_hwdocs::render::{PrimKind, PrimRecord};
 
 use crate::coverage::Rect;
 use crate::depth::Precision;
-use crate::job::{load_consts, load_draw_state, DrawState, JobErr, ProgramCache, MAX_VAR};
+use crate::job::{JobErr, ProgramCache, MAX_VAR};
 use crate::mmu::Mmu;
-use crate::pbe::Target;
-use crate::regs::RegFile;
-use crate::tsp::{Sampler, SpanTex, TexTable};
-use crate::usse::{Machine, Program, QuadOut, Stage, TexEmit, VaryEmit};
-use crate::zls::Zls;
+use crate::tsp::{Sampler, SpanTex};
+use crate::usse::{Machine, QuadOut, TexEmit, VaryEmit};
 use crate::{Counters, Unit};
 
 mod backoff;
+mod ctx;
 mod edges;
 mod fragment;
+mod phase;
 mod pool;
 mod ring;
 mod span;
+mod span_win;
 mod span_z;
 mod stipple;
 mod tiles;
 mod varyings;
+pub(crate) use phase::run;
 #[cfg(test)]
-pub(crate) use span::SHADED_PX as SPAN_SHADED_PX;
-#[cfg(test)]
-pub(crate) use span_z::SHADED_PX as SPAN_Z_SHADED_PX;
+pub(crate) use span_win::{TEX_SHADED_PX as SPAN_SHADED_PX, Z_SHADED_PX as SPAN_Z_SHADED_PX};
 pub(crate) use tiles::Threads;
+
+use ctx::{load_ctx, DrawCtx};
+use phase::Job3d;
 
 use edges::{lam_packed, lam_scalar, step3, window_accepted, window_rejected};
 use fragment::{blend, clamp01, compare, stencil_op};
@@ -52,79 +49,14 @@ const TILE_PX2: usize = (TILE_W_PX * TILE_H_PX) as usize;
 /// Sub-pixel precision of the rasteriser: 1/256 pixel.
 const SUB: f32 = 256.0;
 
-/// Per-draw state of the 3D phase.
-struct DrawCtx {
-    ds: DrawState,
-    fs: Arc<Program>,
-    consts: Vec<[u32; 4]>,
-    tex: TexTable,
-    interp: [Interp; MAX_VAR],
-    blend_const: [f32; 4],
-    /// The pixel program's precompiled form, when it has one.
-    tex_emit: Option<TexEmit>,
-    vary_emit: Option<VaryEmit>,
-    /// The polygon stipple pattern, when on.
-    stipple: Option<stipple::Rows>,
-}
-
-fn load_ctx(mmu: &Mmu, addr: u32, progs: &mut ProgramCache) -> Result<DrawCtx, JobErr> {
-    let ds = load_draw_state(mmu, Unit::Isp, addr)?;
-    let ps = &ds.prog;
-    let fs = progs.get(mmu, ps.fs_code_addr, Stage::Pixel)?;
-    let consts = load_consts(mmu, Unit::Isp, ps.fs_const_addr, ps.fs_const_count)?;
-    let tex = TexTable::load(mmu, ps, Unit::Tsp)?;
-    for (pc, i) in fs.ins.iter().enumerate() {
-        if matches!(
-            i.op,
-            Opcode::TEX | Opcode::TEXB | Opcode::TEXL | Opcode::TEXD
-        ) && usize::from(i.sampler) >= tex.len()
-        {
-            return Err(JobErr::Illegal {
-                unit: Unit::UssePds,
-                pc: pc as u32,
-                reason: format!(
-                    "sampler {} past the draw's {} textures",
-                    i.sampler,
-                    tex.len()
-                ),
-            });
-        }
-    }
-    let t = &ds.tsp;
-    let interp = [
-        t.v0_interp,
-        t.v1_interp,
-        t.v2_interp,
-        t.v3_interp,
-        t.v4_interp,
-        t.v5_interp,
-        t.v6_interp,
-        t.v7_interp,
-        t.v8_interp,
-        t.v9_interp,
-    ];
-    let blend_const = [t.blend_r, t.blend_g, t.blend_b, t.blend_a].map(|v| v as f32 / 255.0);
-    let tex_emit = TexEmit::of(&fs);
-    let vary_emit = VaryEmit::of(&fs);
-    let stipple = stipple::load(mmu, &ds.prim)?;
-    Ok(DrawCtx {
-        stipple,
-        ds,
-        tex_emit,
-        vary_emit,
-        fs,
-        consts,
-        tex,
-        interp,
-        blend_const,
-    })
-}
-
 /// One tile's on-chip buffers.
 struct Tile {
     colour: [[f32; 4]; TILE_PX2],
     depth: [f32; TILE_PX2],
     stencil: [u8; TILE_PX2],
+    /// Fast path: every pixel's colour is the background and `colour` was not filled (a
+    /// tile with no primitive and no colour load); the store writes the background.
+    bg_only: bool,
 }
 
 /// A primitive read back from parameter memory, set up for one tile.
@@ -157,7 +89,9 @@ struct Raster<'a> {
 }
 
 impl Raster<'_> {
-    fn read_prim(&mut self, addr: u32) -> Result<Prim, JobErr> {
+    /// Reads the primitive record at `addr` into `p` (reused from primitive to primitive: no
+    /// copy of the record's varyings per primitive); varyings past its count are zero.
+    fn read_prim(&mut self, addr: u32, p: &mut Prim) -> Result<(), JobErr> {
         let mut h = [0u32; PrimRecord::DWORDS];
         self.mmu.read_dwords(Unit::Isp, addr, &mut h)?;
         let bad =
@@ -174,21 +108,21 @@ impl Raster<'_> {
             addr.wrapping_add(PB_PRIM_RECORD_B as u32),
             &mut self.rec,
         )?;
-        let mut p = Prim {
-            state: h.state_addr,
-            kind: h.kind,
-            back: h.back_facing,
-            nvar,
-            p: [[0.0; 4]; 3],
-            var: [[[0.0; 4]; MAX_VAR]; 3],
-        };
+        p.state = h.state_addr;
+        p.kind = h.kind;
+        p.back = h.back_facing;
+        p.nvar = nvar;
         for (v, d) in self.rec.chunks(per).enumerate() {
             p.p[v] = [d[0], d[1], d[2], d[3]].map(f32::from_bits);
-            for (k, var) in p.var[v].iter_mut().enumerate().take(nvar) {
-                *var = [d[4 + 4 * k], d[5 + 4 * k], d[6 + 4 * k], d[7 + 4 * k]].map(f32::from_bits);
+            for (k, var) in p.var[v].iter_mut().enumerate() {
+                *var = if k < nvar {
+                    [d[4 + 4 * k], d[5 + 4 * k], d[6 + 4 * k], d[7 + 4 * k]].map(f32::from_bits)
+                } else {
+                    [0.0; 4]
+                };
             }
         }
-        Ok(p)
+        Ok(())
     }
 
     fn ctx(&mut self, addr: u32) -> Result<Rc<DrawCtx>, JobErr> {
@@ -376,6 +310,9 @@ impl Raster<'_> {
         // pixels of a row at a time up to its last covered quad; the quad loop below then
         // starts at that quad (qx_start, qy_start).
         let (mut qx_start, mut qy_start) = (qx0, qy0);
+        // Both span paths' window: the pixel window and the edges at its first pixel.
+        let win_px = (px0, py0, px1, py1);
+        let win_e0 = || [0, 1, 2].map(|e| edge_at(e, px0, py0));
         #[cfg(target_arch = "x86_64")]
         if !skip && no_tests && stip.is_none() && smooth.is_none() && plain_colour && small_edges {
             let span_tex = direct.and_then(|te| {
@@ -392,23 +329,12 @@ impl Raster<'_> {
                     .map(|st| (k, st))
             });
             if let Some((k, st)) = span_tex {
-                let win = span::Window {
-                    th: ea.map(|e| e.4),
-                    px0,
-                    py0,
-                    px1,
-                    py1,
-                    e0: [0, 1, 2].map(|e| edge_at(e, px0, py0)),
-                    sx: ea.map(|(_, dy, ..)| -dy * sub),
-                    sy: ea.map(|(dx, ..)| dx * sub),
-                    inv_area,
-                    rhw: [pv[0][3], pv[1][3], pv[2][3]],
-                    coord: span::Coord {
-                        interp: ctx.interp[k],
-                        st: [0, 1, 2].map(|v| [vars[v][k][0], vars[v][k][1]]),
-                        flat: [prov[k][0], prov[k][1]],
-                    },
+                let coord = span::Coord {
+                    interp: ctx.interp[k],
+                    st: [0, 1, 2].map(|v| [vars[v][k][0], vars[v][k][1]]),
+                    flat: [prov[k][0], prov[k][1]],
                 };
+                let win = span_win::Window::new(&ea, win_px, win_e0(), inv_area, vary.rhw, coord);
                 (qx_start, qy_start) = match span::last_covered_quad(&win) {
                     Some(last) => {
                         // SAFETY: a SpanTex is only made when the CPU has AVX2.
@@ -442,26 +368,15 @@ impl Raster<'_> {
                 && std::arch::is_x86_feature_detected!("avx2")
         }) {
             let k = ve.slot();
-            let win = span_z::Window {
-                th: ea.map(|e| e.4),
-                px0,
-                py0,
-                px1,
-                py1,
-                e0: [0, 1, 2].map(|e| edge_at(e, px0, py0)),
-                sx: ea.map(|(_, dy, ..)| -dy * sub),
-                sy: ea.map(|(dx, ..)| dx * sub),
-                inv_area,
+            let colour = span_z::Colour {
+                interp: ctx.interp[k],
+                v: [vars[0][k], vars[1][k], vars[2][k]],
+                flat: prov[k],
                 z: [pv[0][2], pv[1][2], pv[2][2]],
-                rhw: vary.rhw,
                 depth: isp.depth_test.then_some((isp.depth_func, isp.depth_write)),
                 prec,
-                colour: span_z::Colour {
-                    interp: ctx.interp[k],
-                    v: [vars[0][k], vars[1][k], vars[2][k]],
-                    flat: prov[k],
-                },
             };
+            let win = span_win::Window::new(&ea, win_px, win_e0(), inv_area, vary.rhw, colour);
             // SAFETY: AVX2 was detected just above.
             let done = unsafe { span_z::shade(&win, tile, (tx, ty)) };
             self.c.pixels_shaded += done.px;
@@ -750,206 +665,26 @@ impl<'a> Raster<'a> {
     }
 }
 
+impl Default for Prim {
+    fn default() -> Prim {
+        Prim {
+            state: 0,
+            kind: PrimKind::TRIANGLE,
+            back: false,
+            nvar: 0,
+            p: [[0.0; 4]; 3],
+            var: [[[0.0; 4]; MAX_VAR]; 3],
+        }
+    }
+}
+
 impl Tile {
     fn boxed() -> Box<Tile> {
         Box::new(Tile {
             colour: [[0.0; 4]; TILE_PX2],
             depth: [0.0; TILE_PX2],
             stencil: [0; TILE_PX2],
+            bg_only: false,
         })
-    }
-}
-
-/// What every tile of one 3D phase shares, decoded once from the registers.
-pub(crate) struct Job3d<'a> {
-    mmu: &'a Mmu,
-    w_tl: u32,
-    h_tl: u32,
-    pb_base: u32,
-    ctrl_base: u32,
-    /// Where the tile headers start.
-    headers_at: u32,
-    target: Target,
-    bg: [f32; 4],
-    /// The background depth at the depth buffer's precision.
-    bg_depth: f32,
-    bg_stencil: u8,
-    zls: Option<Zls>,
-    depth: Precision,
-    rect: (u32, u32, u32, u32),
-    fast: bool,
-}
-
-/// Runs the 3D phase over the render box: tile by tile on this thread, or on `pool` (see
-/// [`tiles`]).
-pub(crate) fn run(
-    mmu: &Mmu,
-    regs: &RegFile,
-    headers_off: u32,
-    progs: &ProgramCache,
-    fast: bool,
-    pool: &tiles::Threads,
-    c: &mut Counters,
-) -> Result<(), JobErr> {
-    let bad = |e: sgx_hwdocs::DecodeError| JobErr::bad(Unit::Isp, e.to_string());
-    let screen = r::TeScreen::unpack(&[regs.get(r::TE_SCREEN)]).map_err(bad)?;
-    let pb_base = r::DpmPbBase::unpack(&[regs.get(r::DPM_PB_BASE)])
-        .map_err(bad)?
-        .addr;
-    let ctrl_base = r::TileCtrlBase::unpack(&[regs.get(r::TILE_CTRL_BASE)])
-        .map_err(bad)?
-        .addr;
-    let pbe_words: Vec<u32> = (0..r::PBE_STATE_COUNT)
-        .map(|i| regs.get(r::PBE_STATE + 4 * i))
-        .collect();
-    let pbe = PbeState::unpack(&pbe_words).map_err(|e| JobErr::bad(Unit::Pbe, e.to_string()))?;
-    let target = Target::new(pbe)?;
-    let bg: [f32; 4] = [0, 1, 2, 3].map(|i| f32::from_bits(regs.get(r::BGOBJ_COLOUR + 4 * i)));
-    let bg_depth = r::IspBgobjdepth::unpack(&[regs.get(r::ISP_BGOBJDEPTH)])
-        .map_err(bad)?
-        .depth;
-    let bg_stencil = r::BgobjStencil::unpack(&[regs.get(r::BGOBJ_STENCIL)])
-        .map_err(bad)?
-        .value as u8;
-    let zls = Zls::from_regs(regs)?;
-    // Without a depth buffer the tile keeps f32 depth (MODEL: crate::depth).
-    let depth = zls.as_ref().map_or(Precision::F32, Zls::precision);
-    let rect = target.rect();
-    let job = Job3d {
-        mmu,
-        w_tl: screen.w_tl,
-        h_tl: screen.h_tl,
-        pb_base,
-        ctrl_base,
-        // Tile headers follow the primitive records; the DPM hands their offset from TA to 3D.
-        headers_at: pb_base.wrapping_add(headers_off),
-        target,
-        bg,
-        // A tile starts from the background depth as the buffer would hold it, so a clear
-        // compares as it does once stored and loaded again.
-        bg_depth: depth.quantise(bg_depth),
-        bg_stencil,
-        zls,
-        depth,
-        rect,
-        fast,
-    };
-    let queries = tiles::render_all(&job, progs, pool, c)?;
-    for (addr, n) in queries {
-        let v = mmu.read_u32(Unit::Isp, addr)?;
-        mmu.write_dwords(Unit::Isp, addr, &[v.wrapping_add(n)])?;
-    }
-    Ok(())
-}
-
-impl<'a> Job3d<'a> {
-    /// A rasteriser for this job (one per worker or chunk of tiles).
-    fn raster(&self, progs: &ProgramCache) -> Raster<'a> {
-        Raster::new(
-            self.mmu,
-            progs.clone(),
-            self.fast,
-            self.target.channel_max(),
-            self.depth,
-        )
-    }
-
-    /// Renders tile (`tx`, `ty`) with `rs` into `tile`'s buffers, reading memory only; the
-    /// tile's control word when it is to be stored, None when the tile is skipped.
-    fn shade(
-        &self,
-        rs: &mut Raster,
-        tile: &mut Tile,
-        tx: u32,
-        ty: u32,
-    ) -> Result<Option<TileCtrl>, JobErr> {
-        let mmu = self.mmu;
-        let t = ty * self.w_tl + tx;
-        let ctrl = if self.ctrl_base == 0 {
-            TileCtrl {
-                colour_load: false,
-                colour_store: true,
-                depth_load: false,
-                depth_store: false,
-                ..TileCtrl::default()
-            }
-        } else {
-            let mut b = [0u8; 1];
-            mmu.read(Unit::Isp, self.ctrl_base.wrapping_add(t), &mut b)?;
-            TileCtrl::unpack(&[u32::from(b[0])])
-                .map_err(|e| JobErr::bad(Unit::Isp, e.to_string()))?
-        };
-        let mut h = [0u32; 2];
-        mmu.read_dwords(Unit::Isp, self.headers_at.wrapping_add(8 * t), &mut h)?;
-        let (list, count) = (h[0], h[1]);
-        if count == 0 && !ctrl.colour_store && !ctrl.depth_store {
-            return Ok(None);
-        }
-        rs.c.tiles_rendered += 1;
-        tile.colour = [self.bg; 256];
-        if ctrl.colour_load {
-            self.target.load(mmu, tx, ty, &mut tile.colour)?;
-            rs.c.tiles_loaded += 1;
-        }
-        tile.depth = [self.bg_depth; 256];
-        tile.stencil = [self.bg_stencil; 256];
-        if let Some(z) = &self.zls {
-            // Both halves from memory, or one (a partial clear: the other is the background).
-            let (d, s) = if ctrl.depth_load {
-                (true, true)
-            } else {
-                (ctrl.keep_depth, ctrl.keep_stencil)
-            };
-            if d || s {
-                z.load(
-                    mmu,
-                    tx,
-                    ty,
-                    self.rect,
-                    d.then_some(&mut tile.depth),
-                    s.then_some(&mut tile.stencil),
-                    self.fast,
-                )?;
-            }
-        }
-        let pb_base = self.pb_base;
-        for k in 0..count {
-            let off = mmu.read_u32(Unit::Isp, pb_base.wrapping_add(list).wrapping_add(4 * k))?;
-            let pr = rs.read_prim(pb_base.wrapping_add(off))?;
-            rs.draw(&pr, tile, tx, ty)?;
-        }
-        Ok(Some(ctrl))
-    }
-
-    /// Stores a shaded tile through the PBE and ZLS as `ctrl` says.
-    fn store(
-        &self,
-        c: &mut Counters,
-        tile: &Tile,
-        tx: u32,
-        ty: u32,
-        ctrl: TileCtrl,
-    ) -> Result<(), JobErr> {
-        let mmu = self.mmu;
-        if ctrl.colour_store {
-            c.pbe_bytes_written += if self.fast {
-                self.target.store_fast(mmu, tx, ty, &tile.colour)?
-            } else {
-                self.target.store(mmu, tx, ty, &tile.colour)?
-            };
-            c.tiles_stored += 1;
-        }
-        if let (true, Some(z)) = (ctrl.depth_store, &self.zls) {
-            z.store(
-                mmu,
-                tx,
-                ty,
-                self.rect,
-                &tile.depth,
-                &tile.stencil,
-                self.fast,
-            )?;
-        }
-        Ok(())
     }
 }

@@ -9,6 +9,9 @@ use crate::mmu::Mmu;
 use crate::regs::RegFile;
 use crate::{Fault, Unit};
 
+#[cfg(target_arch = "x86_64")]
+mod avx2;
+
 const T: u32 = TILE_W_PX as u32;
 
 /// The depth buffer of a render, when ISP_ZLSCTL enables it.
@@ -95,7 +98,7 @@ impl Zls {
                 let mut b = [0u8; 4 * T as usize];
                 // SAFETY: span checked that n * bpe bytes at p lie in a readable backing.
                 unsafe { std::ptr::copy_nonoverlapping(p, b.as_mut_ptr(), n * bpe) };
-                decode_row(self.prec, &b[..n * bpe], d, st);
+                decode_row_fast(self.prec, &b[..n * bpe], d, st);
                 continue;
             }
             for x in xs.clone() {
@@ -142,7 +145,7 @@ impl Zls {
             ) {
                 let mut b = [0u8; 4 * T as usize];
                 let i = i0 + (xs.start - tx * T) as usize;
-                encode_row(
+                encode_row_fast(
                     self.prec,
                     &depth[i..i + n],
                     &stencil[i..i + n],
@@ -197,6 +200,33 @@ fn decode_row(p: Precision, b: &[u8], depth: Option<&mut [f32]>, stencil: Option
             *s = e[3];
         }
     }
+}
+
+/// [`decode_row`] with Z24S8's stencil eight elements at a time where the CPU has AVX2.
+#[inline(always)]
+fn decode_row_fast(p: Precision, b: &[u8], depth: Option<&mut [f32]>, stencil: Option<&mut [u8]>) {
+    #[cfg(target_arch = "x86_64")]
+    if p == Precision::Unorm24 && stencil.is_some() && std::arch::is_x86_feature_detected!("avx2") {
+        decode_row(p, b, depth, None);
+        if let Some(s) = stencil {
+            // SAFETY: AVX2 was detected just above.
+            unsafe { avx2::stencil_z24s8(b, s) };
+        }
+        return;
+    }
+    decode_row(p, b, depth, stencil);
+}
+
+/// [`encode_row`] eight Z24S8 elements at a time where the CPU has AVX2.
+#[inline(always)]
+fn encode_row_fast(p: Precision, depth: &[f32], stencil: &[u8], b: &mut [u8]) {
+    #[cfg(target_arch = "x86_64")]
+    if p == Precision::Unorm24 && std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: AVX2 was detected just above.
+        unsafe { avx2::encode_z24s8(depth, stencil, b) };
+        return;
+    }
+    encode_row(p, depth, stencil, b);
 }
 
 /// [`encode_fast`] of a row into elements `b`, in loops of one format each (no per-element

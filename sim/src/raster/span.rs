@@ -12,14 +12,9 @@
 
 use sgx_hwdocs::tsp::Interp;
 
+use super::span_win::{self, SPAN_PX};
 use super::{Tile, T};
-use crate::tsp::{SpanTex, SPAN_PX};
-
-#[cfg(test)]
-thread_local! {
-    /// Pixels the span path shaded on this thread: tests check that their scenes take it.
-    pub(crate) static SHADED_PX: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
-}
+use crate::tsp::SpanTex;
 
 /// How the program's coordinate varying is interpolated, with its two used components at the
 /// three (ordered) vertices.
@@ -32,40 +27,18 @@ pub(super) struct Coord {
     pub flat: [f32; 2],
 }
 
-/// A window's edge and interpolation set-up.
-pub(super) struct Window {
-    /// Each edge's top-left threshold: covered where its value is at least this.
-    pub th: [i64; 3],
-    /// Pixel window, inclusive.
-    pub px0: i64,
-    pub py0: i64,
-    pub px1: i64,
-    pub py1: i64,
-    /// Edge values at pixel (px0, py0)'s centre, and their steps per pixel in x and y (all
-    /// exact: the caller checked the vertices are small).
-    pub e0: [i64; 3],
-    pub sx: [i64; 3],
-    pub sy: [i64; 3],
-    pub inv_area: f32,
-    /// 1/w of the ordered vertices.
-    pub rhw: [f32; 3],
-    pub coord: Coord,
-}
+/// A window with its coordinate varying.
+pub(super) type Window = span_win::Window<Coord>;
 
 /// The last quad of the window, in raster order, with a covered pixel (its top-left pixel),
 /// by the reference's exact inside test; None when no pixel is covered.
 pub(super) fn last_covered_quad(w: &Window) -> Option<(i64, i64)> {
-    let inside = |px: i64, py: i64| {
-        (w.px0..=w.px1).contains(&px)
-            && (w.py0..=w.py1).contains(&py)
-            && (0..3).all(|k| w.e0[k] + (px - w.px0) * w.sx[k] + (py - w.py0) * w.sy[k] >= w.th[k])
-    };
     let (qx0, qy0) = (w.px0 & !1, w.py0 & !1);
     let mut qy = w.py1 & !1;
     while qy >= qy0 {
         let mut qx = w.px1 & !1;
         while qx >= qx0 {
-            if (0..4).any(|i| inside(qx + (i & 1), qy + (i >> 1))) {
+            if (0..4).any(|i| w.inside(qx + (i & 1), qy + (i >> 1))) {
                 return Some((qx, qy));
             }
             qx -= 2;
@@ -103,33 +76,9 @@ pub(super) unsafe fn shade(
 
     let (ox, oy) = (i64::from(tx * T), i64::from(ty * T));
     let mut done = Shaded::default();
-    // Macros, not closures: a closure would not inherit the target feature, and the
-    // intrinsics in it would stay out of line.
-    // The lane offsets 0..8 times each edge's x step, exact in f64 (|values| < 2^51).
-    macro_rules! lane {
-        ($k:expr, $from:expr) => {
-            _mm256_set_pd(
-                (($from + 3) * w.sx[$k]) as f64,
-                (($from + 2) * w.sx[$k]) as f64,
-                (($from + 1) * w.sx[$k]) as f64,
-                ($from * w.sx[$k]) as f64,
-            )
-        };
-    }
-    let lanes_lo = [lane!(0, 0), lane!(1, 0), lane!(2, 0)];
-    let lanes_hi = [lane!(0, 4), lane!(1, 4), lane!(2, 4)];
-    let th = [
-        _mm256_set1_pd(w.th[0] as f64),
-        _mm256_set1_pd(w.th[1] as f64),
-        _mm256_set1_pd(w.th[2] as f64),
-    ];
-    let k_area = _mm256_set1_ps(w.inv_area);
-    let rhw = [
-        _mm256_set1_ps(w.rhw[0]),
-        _mm256_set1_ps(w.rhw[1]),
-        _mm256_set1_ps(w.rhw[2]),
-    ];
-    let c = &w.coord;
+    // SAFETY: AVX2 is available per the contract.
+    let lanes = unsafe { span_win::Lanes::new(w) };
+    let c = &w.paint;
     let (zero, one) = (_mm256_setzero_ps(), _mm256_set1_ps(1.0));
     let (mut s, mut t) = ([0f32; SPAN_PX], [0f32; SPAN_PX]);
     let mut out = [[0f32; 4]; SPAN_PX];
@@ -140,15 +89,8 @@ pub(super) unsafe fn shade(
         let mut x = w.px0 & !1;
         while x <= x_end {
             // Lanes inside the window (and before the quad loop's quad), as a bit mask.
-            let lo = (w.px0 - x).max(0);
-            let hi = (x_end - x + 1).min(SPAN_PX as i64);
-            let cols = if lo < hi {
-                (1u32 << hi) - (1u32 << lo)
-            } else {
-                0
-            };
-            // Each row's covered lanes and edge values. Edge value of pixel (x + j, y):
-            // e0 + (x - px0 + j) sx + (y - py0) sy, exact in i64 and in f64.
+            let cols = span_win::Lanes::cols(w.px0 - x, x_end - x + 1);
+            // Each row's edge values and covered lanes.
             let mut e = [[[_mm256_setzero_pd(); 2]; 3]; 2];
             let mut cov = [0u32; 2];
             for (r, (er, cr)) in e.iter_mut().zip(cov.iter_mut()).enumerate() {
@@ -156,16 +98,8 @@ pub(super) unsafe fn shade(
                 if y < w.py0 || y > w.py1 {
                     continue;
                 }
-                let mut m = cols;
-                for k in 0..3 {
-                    let base = w.e0[k] + (x - w.px0) * w.sx[k] + (y - w.py0) * w.sy[k];
-                    let b = _mm256_set1_pd(base as f64);
-                    er[k] = [_mm256_add_pd(b, lanes_lo[k]), _mm256_add_pd(b, lanes_hi[k])];
-                    let lo = _mm256_movemask_pd(_mm256_cmp_pd::<_CMP_GE_OQ>(er[k][0], th[k]));
-                    let hi = _mm256_movemask_pd(_mm256_cmp_pd::<_CMP_GE_OQ>(er[k][1], th[k]));
-                    m &= (lo | hi << 4) as u32;
-                }
-                *cr = m;
+                // SAFETY: AVX2 is available per the contract.
+                (*er, *cr) = unsafe { lanes.row(w, x, y, cols) };
             }
             // Quads are lane pairs (x is even).
             let q = cov[0] | cov[1];
@@ -175,25 +109,14 @@ pub(super) unsafe fn shade(
                     continue;
                 }
                 let y = qy + r as i64;
-                // Edge values to f32 (one rounding, as `v as f32`), times 1/area.
-                let mut lam = [_mm256_setzero_ps(); 3];
-                for (k, l) in lam.iter_mut().enumerate() {
-                    let lo = _mm256_cvtpd_ps(er[k][0]);
-                    let hi = _mm256_cvtpd_ps(er[k][1]);
-                    *l = _mm256_mul_ps(_mm256_set_m128(hi, lo), k_area);
-                }
+                // SAFETY: AVX2 is available per the contract.
+                let lam = unsafe { lanes.lam(er) };
                 let (sv, tv) = match c.interp {
                     Interp::FLAT => (_mm256_set1_ps(c.flat[0]), _mm256_set1_ps(c.flat[1])),
                     interp => {
                         let (w1, w2) = if interp == Interp::PERSPECTIVE {
-                            let q = [
-                                _mm256_mul_ps(lam[0], rhw[0]),
-                                _mm256_mul_ps(lam[1], rhw[1]),
-                                _mm256_mul_ps(lam[2], rhw[2]),
-                            ];
-                            let sum = _mm256_add_ps(_mm256_add_ps(q[0], q[1]), q[2]);
-                            let inv = _mm256_div_ps(one, sum);
-                            (_mm256_mul_ps(q[1], inv), _mm256_mul_ps(q[2], inv))
+                            // SAFETY: AVX2 is available per the contract.
+                            unsafe { lanes.perspective(&lam) }
                         } else {
                             (lam[1], lam[2])
                         };
@@ -243,6 +166,6 @@ pub(super) unsafe fn shade(
         qy += 2;
     }
     #[cfg(test)]
-    SHADED_PX.with(|c| c.set(c.get() + done.px));
+    span_win::TEX_SHADED_PX.with(|c| c.set(c.get() + done.px));
     done
 }

@@ -13,52 +13,29 @@
 use sgx_hwdocs::isp::CompareFunc;
 use sgx_hwdocs::tsp::Interp;
 
+use super::span_win::{self, SPAN_PX};
 use super::{Tile, T};
 use crate::depth::Precision;
 
-/// Pixels per step.
-const SPAN_PX: usize = 8;
-
-#[cfg(test)]
-thread_local! {
-    /// Pixels this path shaded on this thread: tests check that their scenes take it.
-    pub(crate) static SHADED_PX: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
-}
-
-/// The colour varying at the three (ordered) vertices and how it is interpolated.
+/// The colour varying at the three (ordered) vertices and how it is interpolated, with the
+/// depth set-up.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Colour {
     pub interp: Interp,
     pub v: [[f32; 4]; 3],
     /// The provoking vertex's, for FLAT.
     pub flat: [f32; 4],
-}
-
-/// A window's edge, depth and colour set-up.
-pub(super) struct Window {
-    /// Each edge's top-left threshold: covered where its value is at least this.
-    pub th: [i64; 3],
-    /// Pixel window, inclusive.
-    pub px0: i64,
-    pub py0: i64,
-    pub px1: i64,
-    pub py1: i64,
-    /// Edge values at pixel (px0, py0)'s centre, and their steps per pixel in x and y (all
-    /// exact: the caller checked the vertices are small).
-    pub e0: [i64; 3],
-    pub sx: [i64; 3],
-    pub sy: [i64; 3],
-    pub inv_area: f32,
-    /// z and 1/w of the ordered vertices.
+    /// z of the ordered vertices.
     pub z: [f32; 3],
-    pub rhw: [f32; 3],
     /// The depth test's function and whether a passing pixel writes its depth; None when
     /// the test is off (every covered pixel passes, nothing is written).
     pub depth: Option<(CompareFunc, bool)>,
     /// The precision the depth is tested and written at (the depth buffer's).
     pub prec: Precision,
-    pub colour: Colour,
 }
+
+/// A window with its depth and colour set-up.
+pub(super) type Window = span_win::Window<Colour>;
 
 /// What the span shaded, for the draw's counters and the primary attributes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -83,29 +60,14 @@ pub(super) unsafe fn shade(w: &Window, tile: &mut Tile, (tx, ty): (u32, u32)) ->
 
     let (ox, oy) = (i64::from(tx * T), i64::from(ty * T));
     let mut done = Shaded::default();
-    // Macros, not closures: a closure would not inherit the target feature.
-    // The lane offsets 0..8 times each edge's x step, exact in f64 (|values| < 2^51).
-    macro_rules! lane {
-        ($k:expr, $from:expr) => {
-            _mm256_set_pd(
-                (($from + 3) * w.sx[$k]) as f64,
-                (($from + 2) * w.sx[$k]) as f64,
-                (($from + 1) * w.sx[$k]) as f64,
-                ($from * w.sx[$k]) as f64,
-            )
-        };
-    }
-    let lanes_lo = [lane!(0, 0), lane!(1, 0), lane!(2, 0)];
-    let lanes_hi = [lane!(0, 4), lane!(1, 4), lane!(2, 4)];
-    let th = w.th.map(|t| _mm256_set1_pd(t as f64));
-    let k_area = _mm256_set1_ps(w.inv_area);
-    let rhw = w.rhw.map(|v| _mm256_set1_ps(v));
+    let c = &w.paint;
+    // SAFETY: AVX2 is available per the contract.
+    let lanes = unsafe { span_win::Lanes::new(w) };
     // z0, z1 - z0 and z2 - z0: z on the plane through vertex 0, as the quad loop forms it.
-    let zv = [w.z[0], w.z[1] - w.z[0], w.z[2] - w.z[0]].map(|v| _mm256_set1_ps(v));
-    let zmax = _mm256_set1_pd(f64::from(w.prec.max_code()));
-    let zmax_ps = _mm256_set1_ps(w.prec.max_code() as f32);
+    let zv = [c.z[0], c.z[1] - c.z[0], c.z[2] - c.z[0]].map(|v| _mm256_set1_ps(v));
+    let zmax = _mm256_set1_pd(f64::from(c.prec.max_code()));
+    let zmax_ps = _mm256_set1_ps(c.prec.max_code() as f32);
     let half = _mm256_set1_pd(0.5);
-    let c = &w.colour;
     // a, b - a and c - a of each channel, as `lerp3` forms them.
     let ca: [__m256; 4] = [0, 1, 2, 3].map(|j| _mm256_set1_ps(c.v[0][j]));
     let cb: [__m256; 4] = [0, 1, 2, 3].map(|j| _mm256_set1_ps(c.v[1][j] - c.v[0][j]));
@@ -142,48 +104,32 @@ pub(super) unsafe fn shade(w: &Window, tile: &mut Tile, (tx, ty): (u32, u32)) ->
             _mm256_cmpeq_epi32(b, lane_bits)
         }};
     }
-    let mut ch = [[0f32; SPAN_PX]; 4];
     let mut qy = w.py0 & !1;
     while qy <= w.py1 {
         let mut x = w.px0 & !1;
         while x <= w.px1 {
             // Lanes inside the window, as a bit mask.
-            let lo = (w.px0 - x).max(0);
-            let hi = (w.px1 - x + 1).min(SPAN_PX as i64);
-            let cols = (1u32 << hi) - (1u32 << lo);
+            let cols = span_win::Lanes::cols(w.px0 - x, w.px1 - x + 1);
             let mut live = [0u32; 2];
             for (r, lv) in live.iter_mut().enumerate() {
                 let y = qy + r as i64;
                 if y < w.py0 || y > w.py1 {
                     continue;
                 }
-                // Edge value of pixel (x + j, y): e0 + (x - px0 + j) sx + (y - py0) sy, exact
-                // in i64 and in f64.
-                let mut m = cols;
-                let mut er = [[_mm256_setzero_pd(); 2]; 3];
-                for k in 0..3 {
-                    let base = w.e0[k] + (x - w.px0) * w.sx[k] + (y - w.py0) * w.sy[k];
-                    let b = _mm256_set1_pd(base as f64);
-                    er[k] = [_mm256_add_pd(b, lanes_lo[k]), _mm256_add_pd(b, lanes_hi[k])];
-                    let lo = _mm256_movemask_pd(_mm256_cmp_pd::<_CMP_GE_OQ>(er[k][0], th[k]));
-                    let hi = _mm256_movemask_pd(_mm256_cmp_pd::<_CMP_GE_OQ>(er[k][1], th[k]));
-                    m &= (lo | hi << 4) as u32;
-                }
+                // SAFETY: AVX2 is available per the contract.
+                let (er, mut m) = unsafe { lanes.row(w, x, y, cols) };
                 if m == 0 {
                     continue;
                 }
-                // Edge values to f32 (one rounding, as `v as f32`), times 1/area.
-                let lam = er.map(|e| {
-                    let v = _mm256_set_m128(_mm256_cvtpd_ps(e[1]), _mm256_cvtpd_ps(e[0]));
-                    _mm256_mul_ps(v, k_area)
-                });
+                // SAFETY: AVX2 is available per the contract.
+                let lam = unsafe { lanes.lam(&er) };
                 // Pixel (x + j, y) for a lane j of `cols` lies in the window, so in the tile;
                 // the lanes past the window are masked off.
                 let at = ((y - oy) * i64::from(T) + x - ox) as usize;
                 // SAFETY: `at` indexes the tile's pixel (x, y) (x >= the tile's first column,
                 // y within its rows), so the pointer is inside the depth array.
                 let dp = unsafe { tile.depth.as_mut_ptr().add(at) };
-                if let Some((func, write)) = w.depth {
+                if let Some((func, write)) = c.depth {
                     let z = _mm256_add_ps(
                         _mm256_add_ps(zv[0], _mm256_mul_ps(lam[1], zv[1])),
                         _mm256_mul_ps(lam[2], zv[2]),
@@ -191,7 +137,7 @@ pub(super) unsafe fn shade(w: &Window, tile: &mut Tile, (tx, ty): (u32, u32)) ->
                     let z = clamp01!(z);
                     // `Precision::quantise_fast` of the clamped z: the code d * max + 1/2
                     // (exact in f64) truncated, back to f32 (exact below 2^24) over max.
-                    let z = if w.prec == Precision::F32 {
+                    let z = if c.prec == Precision::F32 {
                         z
                     } else {
                         macro_rules! code {
@@ -219,20 +165,14 @@ pub(super) unsafe fn shade(w: &Window, tile: &mut Tile, (tx, ty): (u32, u32)) ->
                 *lv = m;
                 let (w1, w2) = match c.interp {
                     Interp::FLAT => (zero, zero),
-                    Interp::PERSPECTIVE => {
-                        let q = [
-                            _mm256_mul_ps(lam[0], rhw[0]),
-                            _mm256_mul_ps(lam[1], rhw[1]),
-                            _mm256_mul_ps(lam[2], rhw[2]),
-                        ];
-                        let sum = _mm256_add_ps(_mm256_add_ps(q[0], q[1]), q[2]);
-                        let inv = _mm256_div_ps(one, sum);
-                        (_mm256_mul_ps(q[1], inv), _mm256_mul_ps(q[2], inv))
-                    }
+                    // SAFETY: AVX2 is available per the contract.
+                    Interp::PERSPECTIVE => unsafe { lanes.perspective(&lam) },
                     Interp::LINEAR => (lam[1], lam[2]),
                 };
-                for j in 0..4 {
-                    let v = if c.interp == Interp::FLAT {
+                // A loop, not `map`: a closure's intrinsics would stay out of line.
+                let mut ch = [zero; 4];
+                for (j, v) in ch.iter_mut().enumerate() {
+                    *v = if c.interp == Interp::FLAT {
                         _mm256_set1_ps(c.flat[j])
                     } else {
                         // a + w1 (b - a) + w2 (c - a), relative to vertex 0 as `lerp3`.
@@ -241,14 +181,51 @@ pub(super) unsafe fn shade(w: &Window, tile: &mut Tile, (tx, ty): (u32, u32)) ->
                             _mm256_mul_ps(w2, cc[j]),
                         )
                     };
-                    // SAFETY: the store writes the eight lanes of a local array.
-                    unsafe { _mm256_storeu_ps(ch[j].as_mut_ptr(), clamp01!(v)) };
+                    *v = clamp01!(*v);
                 }
-                let mut bits = m;
-                while bits != 0 {
-                    let j = bits.trailing_zeros() as usize;
-                    bits &= bits - 1;
-                    tile.colour[at + j] = [ch[0][j], ch[1][j], ch[2][j], ch[3][j]];
+                // Channels in lanes to pixels: px[j] holds pixel j in its low half and pixel
+                // j + 4 in its high half (a 4x4 transpose in each half).
+                let (t0, t1) = (
+                    _mm256_unpacklo_ps(ch[0], ch[1]),
+                    _mm256_unpackhi_ps(ch[0], ch[1]),
+                );
+                let (t2, t3) = (
+                    _mm256_unpacklo_ps(ch[2], ch[3]),
+                    _mm256_unpackhi_ps(ch[2], ch[3]),
+                );
+                let px = [
+                    _mm256_shuffle_ps::<0x44>(t0, t2),
+                    _mm256_shuffle_ps::<0xee>(t0, t2),
+                    _mm256_shuffle_ps::<0x44>(t1, t3),
+                    _mm256_shuffle_ps::<0xee>(t1, t3),
+                ];
+                let out = tile.colour[at..].as_mut_ptr() as *mut f32;
+                if m == 0xff {
+                    // Pixels (0, 1), (2, 3), (4, 5), (6, 7) as four 32-byte stores.
+                    let pairs = [
+                        _mm256_permute2f128_ps::<0x20>(px[0], px[1]),
+                        _mm256_permute2f128_ps::<0x20>(px[2], px[3]),
+                        _mm256_permute2f128_ps::<0x31>(px[0], px[1]),
+                        _mm256_permute2f128_ps::<0x31>(px[2], px[3]),
+                    ];
+                    for (k, v) in pairs.into_iter().enumerate() {
+                        // SAFETY: all eight lanes are covered, so pixels at..at + 8 lie in
+                        // the tile's row; pair k is pixels 2k and 2k + 1.
+                        unsafe { _mm256_storeu_ps(out.add(8 * k), v) };
+                    }
+                } else {
+                    let mut bits = m;
+                    while bits != 0 {
+                        let j = bits.trailing_zeros() as usize;
+                        bits &= bits - 1;
+                        let v = if j < 4 {
+                            _mm256_castps256_ps128(px[j])
+                        } else {
+                            _mm256_extractf128_ps::<1>(px[j - 4])
+                        };
+                        // SAFETY: lane j is covered, so pixel at + j lies in the tile.
+                        unsafe { _mm_storeu_ps(out.add(4 * j), v) };
+                    }
                 }
                 done.px += u64::from(m.count_ones());
             }
@@ -265,6 +242,6 @@ pub(super) unsafe fn shade(w: &Window, tile: &mut Tile, (tx, ty): (u32, u32)) ->
         qy += 2;
     }
     #[cfg(test)]
-    SHADED_PX.with(|c| c.set(c.get() + done.px));
+    span_win::Z_SHADED_PX.with(|c| c.set(c.get() + done.px));
     done
 }
