@@ -128,7 +128,7 @@ fn each_buffer_as_alone(load_depth: bool) {
     for &(format, seed) in &formats {
         let mut r = rig();
         let (t, _) = filled(&mut r, format, seed);
-        let (n, depth) = scene(&mut r, &[t.clone()], load_depth);
+        let (n, depth) = scene(&mut r, std::slice::from_ref(&t), load_depth);
         alone.push((r.ctx.read_level(&t, 0, 0).unwrap(), n, depth));
     }
     // All three bound at once.
@@ -164,8 +164,9 @@ fn each_buffer_as_alone(load_depth: bool) {
     let far = (0..30)
         .flat_map(|y| (0..20).map(move |x| (x, y)))
         .filter(|&(x, y)| {
-            !((4..30).contains(&x) && (6..20).contains(&y))
-                && !((10..40).contains(&x) && (12..36).contains(&y))
+            let near = (4..30).contains(&x) && (6..20).contains(&y);
+            let nearer = (10..40).contains(&x) && (12..36).contains(&y);
+            !near && !nearer
         })
         .count() as u64;
     assert_eq!(n, 26 * 14 + 30 * 24 + far, "samples counted once");
