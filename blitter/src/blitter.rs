@@ -103,6 +103,7 @@ impl Blitter {
                 face: 0,
             }),
             zsbuf: None,
+            extra_cbufs: Vec::new(),
         })?;
         let [x, y, rw, rh] = q.rect;
         if x == 0 && y == 0 && rw == w && rh == h {

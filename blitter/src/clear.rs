@@ -150,6 +150,7 @@ impl Blitter {
             height: lh,
             cbuf: if colour { surface.clone() } else { None },
             zsbuf: if colour { None } else { surface },
+            extra_cbufs: Vec::new(),
         };
         let s = ScissorState {
             minx: x,

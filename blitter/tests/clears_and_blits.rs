@@ -34,6 +34,7 @@ fn a_scissored_clear_touches_exactly_its_rectangle() {
             face: 0,
         }),
         zsbuf: None,
+        extra_cbufs: Vec::new(),
     };
     r.ctx.set_framebuffer_state(&fb).unwrap();
     r.ctx

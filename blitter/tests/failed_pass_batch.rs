@@ -85,6 +85,7 @@ fn set_up(dev: Arc<dyn Device>) -> Run {
             face: 0,
         }),
         zsbuf: None,
+        extra_cbufs: Vec::new(),
     };
     rig.ctx.set_framebuffer_state(&app_fb).unwrap();
     rig.ctx.set_viewport_state(&APP_VIEWPORT).unwrap();

@@ -76,6 +76,7 @@ fn six_fenced_passes_exact_pixels_state_and_query_intact() {
             face: 0,
         }),
         zsbuf: None,
+        extra_cbufs: Vec::new(),
     };
     let ctx = &mut r.ctx;
     ctx.set_framebuffer_state(&fb).unwrap();

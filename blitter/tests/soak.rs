@@ -345,6 +345,7 @@ impl Worker {
                 face: 0,
             }),
             zsbuf: None,
+            extra_cbufs: Vec::new(),
         })?;
         c.set_viewport_state(&ViewportState::rect(0.0, 0.0, RT_PX as f32, RT_PX as f32))?;
         c.clear(clear_flags::COLOR0, [0.0, 1.0, 0.0, 1.0], 1.0, 0)?;
@@ -403,6 +404,7 @@ impl Worker {
                 face: 0,
             }),
             zsbuf: None,
+            extra_cbufs: Vec::new(),
         })?;
         self.ctx
             .clear(clear_flags::COLOR0, [0.0, 0.0, 1.0, 1.0], 1.0, 0)?;

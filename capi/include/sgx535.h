@@ -1049,7 +1049,8 @@ sgx535_status sgx535_delete_fs_state(sgx535_context ctx, sgx535_shader s);
 sgx535_status sgx535_draw_vbo(sgx535_context ctx, const sgx535_draw_info *info);
 
 // `clear` of the bound framebuffer (`PIPE_CLEAR_*`), within `scissor` when not NULL.
-// Colour buffers past the first do not exist here and are ignored.
+// With more than one colour buffer bound, the colour bits clear all of them or none (the
+// render that clears them is replayed per buffer).
 sgx535_status sgx535_clear(sgx535_context ctx,
                            uint32_t pipe_clear_buffers,
                            const sgx535_scissor_state *scissor,

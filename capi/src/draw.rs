@@ -108,7 +108,8 @@ pub unsafe extern "C" fn sgx535_draw_vbo(
 }
 
 /// `clear` of the bound framebuffer (`PIPE_CLEAR_*`), within `scissor` when not NULL.
-/// Colour buffers past the first do not exist here and are ignored.
+/// With more than one colour buffer bound, the colour bits clear all of them or none (the
+/// render that clears them is replayed per buffer).
 #[no_mangle]
 pub unsafe extern "C" fn sgx535_clear(
     ctx: sgx535_context,
@@ -122,9 +123,21 @@ pub unsafe extern "C" fn sgx535_clear(
         let c = context::get(ctx)?;
         // SAFETY: the caller's pointers, checked by rgba / read_opt.
         let (color, scissor) = unsafe { (rgba(color)?, read_opt(scissor, "scissor")?) };
-        let buffers =
-            pipe_clear_buffers & (clear_flags::DEPTH | clear_flags::STENCIL | clear_flags::COLOR0);
         let mut inner = c.lock();
+        let fb = inner.ctx.framebuffer_state();
+        let bound = usize::from(fb.cbuf.is_some()) + fb.extra_cbufs.len();
+        // PIPE_CLEAR_COLOR0 << i clears colour buffer i (Gallium's numbering).
+        let all_colour = (0..bound.max(1)).fold(0, |m, i| m | clear_flags::COLOR0 << i);
+        let colour = pipe_clear_buffers & all_colour;
+        if bound > 1 && colour != 0 && colour != all_colour {
+            return unsupported(format!(
+                "clear flags {pipe_clear_buffers:#x}: some of {bound} colour buffers"
+            ));
+        }
+        let mut buffers = pipe_clear_buffers & (clear_flags::DEPTH | clear_flags::STENCIL);
+        if colour != 0 {
+            buffers |= clear_flags::COLOR0;
+        }
         match scissor {
             None => inner.ctx.clear(buffers, color, depth, stencil as u8)?,
             Some(s) => {

@@ -193,22 +193,23 @@ pub unsafe extern "C" fn sgx535_set_framebuffer_state(
         if fb.nr_cbufs > 8 {
             return invalid(format!("nr_cbufs {}", fb.nr_cbufs));
         }
-        if fb.cbufs[1..fb.nr_cbufs.max(1) as usize]
-            .iter()
-            .any(|s| s.id != 0)
-        {
-            return unsupported("more than one colour buffer (PIPE_CAP_MAX_RENDER_TARGETS is 1)");
+        // Every bound colour buffer takes colour output 0 (PIPE_CAP_MAX_RENDER_TARGETS is 1:
+        // a second one is GL_FRONT_AND_BACK's front buffer); the library renders into each
+        // (the pipe replays the render). Unbound slots (NULL surfaces) are skipped.
+        let mut cbufs = Vec::new();
+        for (i, s) in fb.cbufs[..fb.nr_cbufs as usize].iter().enumerate() {
+            if let Some(s) = views::surface(&c, *s, &format!("cbufs[{i}]"))? {
+                cbufs.push(s);
+            }
         }
-        let cbuf = if fb.nr_cbufs >= 1 {
-            views::surface(&c, fb.cbufs[0], "cbufs[0]")?
-        } else {
-            None
-        };
+        let mut cbufs = cbufs.into_iter();
+        let cbuf = cbufs.next();
         let state = FramebufferState {
             width: fb.width,
             height: fb.height,
             cbuf,
             zsbuf: views::surface(&c, fb.zsbuf, "zsbuf")?,
+            extra_cbufs: cbufs.collect(),
         };
         c.lock().ctx.set_framebuffer_state(&state)?;
         Ok(())

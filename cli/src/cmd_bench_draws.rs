@@ -154,6 +154,7 @@ impl Bench {
                 face: 0,
             }),
             zsbuf: None,
+            extra_cbufs: Vec::new(),
         })?;
         ctx.set_viewport_state(&ViewportState::rect(
             0.0,

@@ -161,7 +161,7 @@ impl Batch {
             held_B: 0,
             user_uploads: Vec::new(),
         };
-        if let Some(c) = &fb.cbuf {
+        for c in fb.cbuf.iter().chain(&fb.extra_cbufs) {
             b.writes.insert(c.resource.id());
         }
         if let Some(z) = &fb.zsbuf {

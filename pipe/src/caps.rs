@@ -122,7 +122,9 @@ pub fn get_param(cap: Cap) -> i64 {
     use Cap::*;
     match cap {
         NpotTextures => 1,
-        // One colour target: the PBE state words describe one target (hwdocs pbe.json).
+        // One colour output: the PBE state words describe one target (hwdocs pbe.json). A
+        // framebuffer may still bind more colour buffers (GL_FRONT_AND_BACK): each gets output
+        // 0 (FS_COLOR0_WRITES_ALL_CBUFS), the render replayed per buffer (flush.rs).
         MaxRenderTargets => 1,
         MaxDualSourceRenderTargets => 0,
         AnisotropicFilter => 0,

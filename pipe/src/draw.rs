@@ -404,6 +404,7 @@ impl Context {
         }
         let addr = bo.gpu_addr() + 4 * st.slots_used;
         st.slots_used += 1;
+        st.slot_renders.push(1);
         drop(st);
         b.query_slots.push((q, addr));
         Ok(Some(addr))

@@ -97,6 +97,7 @@ mod tests {
             height: 1,
             cbuf: None,
             zsbuf: None,
+            extra_cbufs: Vec::new(),
         };
         assert_eq!(depth_mrd(&fb), 1.0 / 16_777_215.0);
     }

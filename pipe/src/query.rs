@@ -43,6 +43,9 @@ pub(crate) struct QueryState {
     pub bo: Option<Bo>,
     /// Slots handed out since begin.
     pub slots_used: u32,
+    /// Per slot handed out, how many renders counted into it: a render replayed for more than
+    /// one colour buffer counts the same samples once per replay (flush.rs).
+    pub slot_renders: Vec<u32>,
     /// Between begin and end.
     pub active: bool,
     /// Ended at least once since the last begin.

@@ -33,6 +33,7 @@ impl Context {
                 let mut st = q.st();
                 st.bo = Some(bo);
                 st.slots_used = 0;
+                st.slot_renders.clear();
             }
             QueryType::TimeElapsed => {
                 let f = self.flush()?;
@@ -111,9 +112,9 @@ impl Context {
                     }
                     self.flush_batch()?;
                 }
-                let (bo, used) = {
+                let (bo, used, renders) = {
                     let st = q.st();
-                    (st.bo.clone(), st.slots_used)
+                    (st.bo.clone(), st.slots_used, st.slot_renders.clone())
                 };
                 let Some(bo) = bo else { return Ok(Some(0)) };
                 let map = match bo.map(Access::Read, timeout) {
@@ -125,7 +126,10 @@ impl Context {
                 map.read_at(0, &mut bytes)?;
                 let sum: u64 = bytes
                     .chunks(4)
-                    .map(|c| u64::from(u32::from_le_bytes([c[0], c[1], c[2], c[3]])))
+                    .zip(renders.iter().chain(std::iter::repeat(&1)))
+                    .map(|(c, &n)| {
+                        u64::from(u32::from_le_bytes([c[0], c[1], c[2], c[3]]) / n.max(1))
+                    })
                     .sum();
                 if q.kind() == QueryType::OcclusionPredicate {
                     u64::from(sum != 0)

@@ -467,8 +467,14 @@ pub struct FramebufferState {
     pub width: u32,
     /// Height in pixels.
     pub height: u32,
-    /// Colour buffer (one target on this hardware).
+    /// Colour buffer (`cbufs[0]`: the one target a render's PBE stores).
     pub cbuf: Option<Surface>,
+    /// Further colour buffers (`cbufs[1..]`, as st/mesa binds the front and the back buffer
+    /// for `glDrawBuffer(GL_FRONT_AND_BACK)`): each takes what `cbuf` takes, colour output 0
+    /// (`FS_COLOR0_WRITES_ALL_CBUFS`; with `PIPE_CAP_MAX_RENDER_TARGETS` 1 a shader has no
+    /// other). The render is replayed once per colour buffer (hwdocs model-choices: "More
+    /// than one colour buffer", MODEL). Needs `cbuf`.
+    pub extra_cbufs: Vec<Surface>,
     /// Depth/stencil buffer.
     pub zsbuf: Option<Surface>,
 }

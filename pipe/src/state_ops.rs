@@ -462,6 +462,10 @@ fn check_surface(s: &Surface, what: &str) -> Result<(u32, u32)> {
     r.level_extent(s.level)
 }
 
+/// Colour buffers a framebuffer may bind: Gallium's `PIPE_MAX_COLOR_BUFS`, not a hardware
+/// limit (the PBE stores one; more are replays of the render).
+pub(crate) const MAX_COLOUR_BUFFERS: usize = 8;
+
 fn check_framebuffer(fb: &FramebufferState) -> Result<()> {
     if fb.width == 0 || fb.height == 0 {
         if fb.cbuf.is_some() || fb.zsbuf.is_some() {
@@ -476,7 +480,17 @@ fn check_framebuffer(fb: &FramebufferState) -> Result<()> {
             fb.width, fb.height
         ));
     }
-    if let Some(c) = &fb.cbuf {
+    if !fb.extra_cbufs.is_empty() && fb.cbuf.is_none() {
+        return invalid("further colour buffers without a first one");
+    }
+    // One replay per colour buffer (flush.rs): a bound limit, as Gallium's 8 cbufs.
+    if fb.extra_cbufs.len() + 1 > MAX_COLOUR_BUFFERS {
+        return invalid(format!(
+            "{} colour buffers (at most {MAX_COLOUR_BUFFERS})",
+            fb.extra_cbufs.len() + 1
+        ));
+    }
+    for c in fb.cbuf.iter().chain(&fb.extra_cbufs) {
         let (w, h) = check_surface(c, "colour buffer")?;
         if w < fb.width || h < fb.height {
             return invalid(format!(

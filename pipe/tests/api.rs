@@ -114,6 +114,7 @@ fn bad_input_is_an_error_and_keeps_what_was_bound() {
             face: 0,
         }),
         zsbuf: None,
+        extra_cbufs: Vec::new(),
     };
     assert!(matches!(
         r.ctx.set_framebuffer_state(&bad_fb),

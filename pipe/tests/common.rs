@@ -55,6 +55,7 @@ pub fn fb(c: &Arc<Resource>, z: Option<&Arc<Resource>>) -> FramebufferState {
             level: 0,
             face: 0,
         }),
+        extra_cbufs: Vec::new(),
     }
 }
 

@@ -586,6 +586,7 @@ fn a_depth_only_framebuffer_keeps_every_depth_texel() {
             level: 0,
             face: 0,
         }),
+        extra_cbufs: Vec::new(),
     };
     bind_const(&mut r, &f);
     bind_depth(&mut r, CompareFunc::ALWAYS);

@@ -51,6 +51,7 @@ pub fn scene_sized(dev: Arc<dyn Device>, side_px: u32) -> Vec<u8> {
             face: 0,
         }),
         zsbuf: None,
+        extra_cbufs: Vec::new(),
     };
     ctx.set_framebuffer_state(&f).unwrap();
     ctx.set_viewport_state(&ViewportState::rect(

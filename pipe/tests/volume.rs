@@ -255,6 +255,7 @@ fn drawing_into_a_slice_changes_that_slice_only() {
             face: 2,
         }),
         zsbuf: None,
+        extra_cbufs: Vec::new(),
     };
     bind_const(&mut r, &fbs);
     set_colour(&mut r, [1.0, 0.0, 0.0, 1.0]);

@@ -265,6 +265,7 @@ impl Shadow {
                 level: 0,
                 face: 0,
             }),
+            extra_cbufs: Vec::new(),
         })?;
         // A texture is y-0-bottom: no flip, so row 0 is t = 0 as the sampler reads it.
         let side = SHADOW_MAP_PX as f32;

@@ -68,6 +68,7 @@ impl Target {
             height: self.height_px,
             cbuf: Some(surface(&self.colour)),
             zsbuf: Some(surface(&self.depth)),
+            extra_cbufs: Vec::new(),
         })?;
         let mut vp = ViewportState::rect(0.0, 0.0, self.width_px as f32, self.height_px as f32);
         // The window's row 0 is its top, where GL's NDC y = +1 belongs: Mesa negates the y

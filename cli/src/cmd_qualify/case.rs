@@ -203,6 +203,7 @@ fn bind_sentinel(ctx: &mut Context, screen: &Screen) -> anyhow::Result<Sentinel>
             face: 0,
         }),
         zsbuf: None,
+        extra_cbufs: Vec::new(),
     })?;
     ctx.set_viewport_state(&ViewportState::rect(1.0, 2.0, 13.0, 11.0))?;
     ctx.set_scissor_state(&ScissorState {

@@ -34,6 +34,8 @@ struct State {
     inside: usize,
     /// A worker's call of the task panicked.
     panicked: bool,
+    /// Workers that have reached their wait for tasks.
+    parked: usize,
     /// The pool is being dropped.
     shutdown: bool,
 }
@@ -78,6 +80,15 @@ impl Pool {
                 }
             }
         }
+        // Return once every worker waits for tasks: a pool started by a process's last job
+        // (the process pool starts with the first job that takes it) must not leave threads
+        // still starting up inside this library while the process exits and its loader
+        // unloads the library (a program's last draw then crashed now and then, under load).
+        let mut s = inner.lock();
+        while s.parked < handles.len() {
+            s = inner.left.wait(s).unwrap_or_else(PoisonError::into_inner);
+        }
+        drop(s);
         Pool { inner, handles }
     }
 
@@ -159,6 +170,7 @@ impl Drop for Pool {
 /// A worker's life: wait for a task it has not joined yet, join it, leave, until shutdown.
 fn work(inner: &Inner, who: usize) {
     let mut seen = 0u64;
+    let mut parked = false;
     loop {
         let task = {
             let mut s = inner.lock();
@@ -172,6 +184,12 @@ fn work(inner: &Inner, who: usize) {
                         s.inside += 1;
                         break t;
                     }
+                }
+                if !std::mem::replace(&mut parked, true) {
+                    // Counted under the lock this wait releases: `Pool::new` sees the worker
+                    // parked only once it waits.
+                    s.parked += 1;
+                    inner.left.notify_all();
                 }
                 s = inner
                     .offered

@@ -37,7 +37,14 @@ pub enum Threads {
     /// One after another on the caller's thread (`SGX_THREADS=1`).
     #[default]
     Serial,
-    /// With a pool's workers: the process's (one thread per core) or one of a set size.
+    /// The process's pool (one thread per core), started by the first job with enough tiles
+    /// to take it. Not at device creation: every thread glibc sees costs the process a
+    /// malloc arena, 64 MiB of address space reserved at the thread's first allocation (a
+    /// Rust thread allocates as it starts), and a GL program under an address-space limit
+    /// (piglit's `rlimit 268435456` tests) sets it after creating its context and before
+    /// compiling: an idle pool took 64 of the 256 MiB Mesa's GLSL front end needed.
+    Global,
+    /// With a pool's workers: the process's (once started) or one of a set size.
     Pool(Arc<Crew>),
 }
 
@@ -90,24 +97,33 @@ impl Crew {
 /// buffers are 5 KiB: 2.7 MiB a pool). Not hardware: a model tuning value.
 const RING_TILES: usize = 512;
 
-/// The process's pool: one thread per core, the caller being one of them (None on one core).
+/// The cores the process may run on.
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// The process's pool, once started.
+static GLOBAL: OnceLock<Option<Arc<Crew>>> = OnceLock::new();
+
+/// The process's pool: one thread per core, the caller being one of them (None on one core);
+/// started by the first call.
 fn global() -> Option<Arc<Crew>> {
-    static GLOBAL: OnceLock<Option<Arc<Crew>>> = OnceLock::new();
     GLOBAL
         .get_or_init(|| {
-            let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+            let cores = cores();
             (cores > 1).then(|| Arc::new(Crew::new(cores - 1, true)))
         })
         .clone()
 }
 
 impl Threads {
-    /// `n` threads: 1 is [`Threads::Serial`], 0 the process's pool (one thread per core),
-    /// else a pool of `n - 1` workers beside the caller (or serial, with a warning, if the
-    /// system refuses every thread).
+    /// `n` threads: 1 is [`Threads::Serial`], 0 the process's pool (one thread per core,
+    /// started by the first job that takes it), else a pool of `n - 1` workers beside the
+    /// caller (or serial, with a warning, if the system refuses every thread).
     pub fn with(n: usize) -> Threads {
         match n {
-            0 => global().map_or(Threads::Serial, Threads::Pool),
+            0 if cores() > 1 => Threads::Global,
+            0 => Threads::Serial,
             1 => Threads::Serial,
             _ => {
                 let crew = Crew::new(n - 1, false);
@@ -139,6 +155,10 @@ impl Threads {
     pub(crate) fn takeovers(&self) -> usize {
         match self {
             Threads::Serial => 0,
+            Threads::Global => match GLOBAL.get() {
+                Some(Some(c)) => c.bufs.lock().map_or(0, |b| b.ring.takeovers()),
+                _ => 0,
+            },
             Threads::Pool(c) => c.bufs.lock().map_or(0, |b| b.ring.takeovers()),
         }
     }
@@ -163,10 +183,11 @@ impl Threads {
         }
     }
 
-    /// Threads tiles may run on.
+    /// Threads tiles may run on (the process's pool is started to count its workers).
     pub fn count(&self) -> usize {
         match self {
             Threads::Serial => 1,
+            Threads::Global => global().map_or(1, |c| c.count()),
             Threads::Pool(c) => c.count(),
         }
     }
@@ -176,6 +197,7 @@ impl std::fmt::Debug for Threads {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Threads::Serial => write!(f, "Serial"),
+            Threads::Global => write!(f, "Global(not started)"),
             Threads::Pool(c) if c.global => write!(f, "Global({})", self.count()),
             Threads::Pool(_) => write!(f, "Pool({})", self.count()),
         }
@@ -214,6 +236,14 @@ pub(super) fn render_all(
     c: &mut Counters,
 ) -> Result<HashMap<u32, u32>, JobErr> {
     let n = job.w_tl as usize * job.h_tl as usize;
+    let started;
+    let threads = match threads {
+        Threads::Global if n >= MIN_PARALLEL_TILES => {
+            started = global().map_or(Threads::Serial, Threads::Pool);
+            &started
+        }
+        t => t,
+    };
     match threads {
         // The pool did not pay lately: this job runs alone (and is timed for the comparison).
         Threads::Pool(crew) if n >= MIN_PARALLEL_TILES && BACKOFF && crew.backoff.take_alone() => {
@@ -437,10 +467,13 @@ mod tests {
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         assert_eq!(Threads::with(0).count(), cores);
         // The process's pool is made once and shared.
-        if let (Threads::Pool(a), Threads::Pool(b)) = (Threads::with(0), Threads::with(0)) {
-            assert!(Arc::ptr_eq(&a, &b));
-            assert!(a.global);
-        }
+        let (Some(a), Some(b)) = (global(), global()) else {
+            assert_eq!(cores, 1, "no process pool on {cores} cores");
+            return;
+        };
+        assert!(Arc::ptr_eq(&a, &b));
+        assert!(a.global);
+        assert!(matches!(Threads::with(0), Threads::Global));
         let mut g = crate::Gpu::new();
         g.set_threads(1);
         assert_eq!(g.threads(), 1);
