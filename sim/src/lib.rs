@@ -21,6 +21,7 @@ mod clock;
 mod coverage;
 mod depth;
 mod job;
+mod line;
 mod mmu;
 mod num;
 mod pbe;
@@ -413,6 +414,8 @@ pub struct Gpu {
     injections: Vec<(u64, Injection)>,
     /// Fast paths on (the default) or only the reference paths.
     fast: bool,
+    /// The TA bins aliased lines as the reference's runs (`set_line_runs`).
+    line_runs: bool,
     /// Where the 3D phase runs its tiles.
     threads: raster::Threads,
 }
@@ -438,6 +441,7 @@ impl Gpu {
             jobs_run: 0,
             injections: Vec::new(),
             fast: true,
+            line_runs: false,
             threads: raster::Threads::from_env(),
         }
     }
@@ -468,6 +472,15 @@ impl Gpu {
     /// stores). Results are byte-identical either way; this exists to cross-check them.
     pub fn set_reference_paths(&mut self, on: bool) {
         self.fast = !on;
+    }
+
+    /// With `on`, the TA of later jobs bins an aliased line as two triangles per run of its
+    /// pixels (the reference, whose parameter memory grows with the line's length) instead
+    /// of one LINE record. The pixels are byte-identical either way; prims_binned,
+    /// pb_bytes_used and the clock differ.
+    #[cfg(test)]
+    pub(crate) fn set_line_runs(&mut self, on: bool) {
+        self.line_runs = on;
     }
 
     /// Renders later jobs' tiles on `n` threads: 1 on the caller's thread, 0 one per core (the
@@ -525,7 +538,10 @@ impl Gpu {
                     &self.mmu,
                     ta_regs,
                     td_regs,
-                    self.fast,
+                    ta::Paths {
+                        fast: self.fast,
+                        line_runs: self.line_runs,
+                    },
                     &self.threads,
                     &mut counters,
                 ),

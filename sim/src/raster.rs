@@ -28,6 +28,7 @@ use crate::{Counters, Unit};
 mod backoff;
 mod edges;
 mod fragment;
+mod line;
 mod pool;
 mod ring;
 mod span;
@@ -132,6 +133,8 @@ struct Prim {
     state: u32,
     kind: PrimKind,
     back: bool,
+    /// A LINE record's stipple counter at its first pixel, when the stipple applies.
+    stipple: Option<u32>,
     nvar: usize,
     /// (x, y, z, 1/w) of each vertex.
     p: [[f32; 4]; 3],
@@ -178,6 +181,7 @@ impl Raster<'_> {
             state: h.state_addr,
             kind: h.kind,
             back: h.back_facing,
+            stipple: h.line_stipple.then_some(h.line_stipple_start),
             nvar,
             p: [[0.0; 4]; 3],
             var: [[[0.0; 4]; MAX_VAR]; 3],
@@ -202,6 +206,14 @@ impl Raster<'_> {
 
     /// Rasterises `pr` into tile (tx, ty).
     fn draw(&mut self, pr: &Prim, tile: &mut Tile, tx: u32, ty: u32) -> Result<(), JobErr> {
+        if pr.kind == PrimKind::LINE {
+            return self.draw_line(pr, tile, tx, ty);
+        }
+        self.draw_tri(pr, tile, tx, ty)
+    }
+
+    /// Rasterises the triangle `pr` into tile (tx, ty).
+    fn draw_tri(&mut self, pr: &Prim, tile: &mut Tile, tx: u32, ty: u32) -> Result<(), JobErr> {
         let ctx = self.ctx(pr.state)?;
         let ds = &ctx.ds;
         let fx = |v: f32| (f64::from(v) * f64::from(SUB)).round().clamp(-1e12, 1e12) as i64;
