@@ -384,6 +384,12 @@ pub enum Injection {
         /// The message.
         reason: String,
     },
+    /// The job's TA runs out of parameter memory before binning anything (the DPM
+    /// out-of-memory event, nothing rendered), as if DPM_PB_SIZE were too small.
+    OutOfMemory {
+        /// Which job.
+        job: u64,
+    },
 }
 
 /// The event bits the model raises, named from hwdocs' register fields (one home for the bits).
@@ -462,7 +468,8 @@ impl Gpu {
         let n = match &inj {
             Injection::Fault { job, .. }
             | Injection::Hang { job }
-            | Injection::Fail { job, .. } => *job,
+            | Injection::Fail { job, .. }
+            | Injection::OutOfMemory { job } => *job,
         };
         self.injections.push((self.jobs_run.saturating_add(n), inj));
     }
@@ -532,6 +539,10 @@ impl Gpu {
             Some(Injection::Fail { reason, .. }) => Outcome {
                 status: JobStatus::Failed(reason),
                 events: 0,
+            },
+            Some(Injection::OutOfMemory { .. }) => Outcome {
+                status: JobStatus::OutOfMemory,
+                events: event::DPM_OOM_GLOBAL,
             },
             None => match job {
                 JobDesc::Render { ta_regs, td_regs } => render::run(
