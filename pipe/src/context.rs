@@ -255,6 +255,12 @@ impl Context {
         self.jobs.take()
     }
 
+    /// The oldest of [`Context::take_job_failures`]'s failures, one at a time.
+    pub fn take_job_failure(&mut self) -> Option<JobFailure> {
+        self.poll_jobs();
+        self.jobs.take_one()
+    }
+
     /// Submitted jobs not yet seen to end.
     pub fn jobs_pending(&mut self) -> usize {
         self.poll_jobs();

@@ -63,6 +63,11 @@ impl JobWatch {
         self.failed.drain(..).collect()
     }
 
+    /// The oldest failure recorded and not yet taken.
+    pub fn take_one(&mut self) -> Option<JobFailure> {
+        self.failed.pop_front()
+    }
+
     /// Fences still pending.
     pub fn pending(&self) -> usize {
         self.in_flight.len()
