@@ -275,8 +275,26 @@ impl Context {
                 .clamp(1.0, extent_px as f32) as u64;
             let line_refs = ((extent_px / 16 + 2) * (width_px / 16 + 3)).min(line_tiles);
             let line_B = per_prim + line_refs * limits::PB_TILE_REF_B;
+            let smooth = self
+                .rast
+                .as_ref()
+                .filter(|r| r.line_smooth && !unfilled)
+                .map(|r| r.line_stipple);
             match self.rast.as_ref().filter(|_| unfilled) {
-                // A line primitive is one line.
+                // A smooth line is two triangles of its rectangle, each referenced from the
+                // tiles of its bounding box (sim ta/lines.rs).
+                None if smooth == Some(None) => 2 * (per_prim + line_tiles * limits::PB_TILE_REF_B),
+                // Stippled, two per drawn run (sim ta/stipple.rs), runs on the target at
+                // most every other pixel; a run is at most 16 pattern bits of `factor`
+                // pixels, so with the width and the one-pixel growth its box spans at most
+                // factor + (width + 3)/16 + 3 tiles each way.
+                None if smooth.is_some() => {
+                    let factor = smooth.flatten().map_or(1, |(f, _)| f.clamp(1, 256));
+                    let span_tl = u64::from(factor) + (width_px + 3) / 16 + 3;
+                    let refs = (span_tl * span_tl).min(line_tiles);
+                    (extent_px / 2 + 1) * 2 * (per_prim + refs * limits::PB_TILE_REF_B)
+                }
+                // An aliased line is one record.
                 None => line_B,
                 Some(r) => {
                     // An outlined polygon: per edge (vertex) a line, or a point's two
@@ -300,7 +318,11 @@ impl Context {
             (per_prim + tiles * limits::PB_TILE_REF_B) * records
         };
         let need = prims * per_rec;
-        if need > self.pb_budget_B * 4 {
+        // A stippled strip or loop counts its stipple on from line to line: parts would
+        // restart it. It stays whole (a render's parameter memory is sized to its need).
+        let stipple_carries = matches!(info.mode, PrimMode::LINE_STRIP | PrimMode::LINE_LOOP)
+            && self.rast.as_ref().is_some_and(|r| r.line_stipple.is_some());
+        if need > self.pb_budget_B * 4 && !stipple_carries {
             let max_prims = self.pb_budget_B / per_rec;
             if let Some(parts) =
                 crate::draw_split::parts(info.mode, info.start, info.count, max_prims)

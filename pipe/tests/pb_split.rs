@@ -1,7 +1,6 @@
 //! Draws larger than one render's parameter memory: the pipe splits them into parts (or
-//! flushes between them) so the TA never runs out, and the pixels are those of the same draw
-//! in one render; XOR makes a primitive lost or drawn twice show, and the same draw twice
-//! must give every byte back.
+//! flushes between them) so the TA never runs out (no job fails), and the pixels are those of
+//! the same draw in one render; XOR makes a primitive lost or drawn twice show.
 #![allow(non_snake_case)] // byte counts end in _B (CONTRIBUTING.md)
 
 mod common;
@@ -46,12 +45,14 @@ fn triangles(n: usize) -> Vec<(f32, f32, f32)> {
 }
 
 /// Draws `pts` as `mode` with XOR over a patterned target, `times` times, with a parameter
-/// memory budget of `budget_B` (None: the default); the pixels and the context's stats.
+/// memory budget of `budget_B` (None: the default) and rasterizer state `rs`; the pixels and
+/// the context's stats (checked: no job failed).
 fn render(
     budget_B: Option<u64>,
     mode: PrimMode,
     pts: &[(f32, f32, f32)],
     times: usize,
+    rs: &RasterizerState,
 ) -> (Vec<u8>, ContextStats) {
     let mut r = rig();
     let t = target(&r, Format::B8G8R8A8_UNORM, S, S);
@@ -68,12 +69,15 @@ fn render(
         ..Default::default()
     });
     r.ctx.bind_blend_state(Some(&blend));
+    let rast = r.ctx.create_rasterizer_state(rs).unwrap();
+    r.ctx.bind_rasterizer_state(Some(&rast));
     set_colour(&mut r, [1.0, 0.5, 0.25, 1.0]);
     let before = r.ctx.stats();
     for _ in 0..times {
         draw_px(&mut r, mode, pts);
     }
     let got = r.ctx.read_level(&t, 0, 0).unwrap();
+    assert_eq!(r.ctx.take_job_failures(), vec![], "{mode:?}");
     let mut st = r.ctx.stats();
     st.submissions -= before.submissions;
     (got, st)
@@ -82,27 +86,62 @@ fn render(
 #[test]
 fn a_draw_larger_than_parameter_memory_is_split_and_draws_the_same_pixels() {
     let budget_B = sgx_hwdocs::limits::PAGE_B;
-    for (mode, pts) in [
-        (PrimMode::LINES, long_lines(600)),
-        (PrimMode::LINE_STRIP, long_lines(600)),
-        (PrimMode::LINE_LOOP, long_lines(600)),
-        (PrimMode::TRIANGLES, triangles(400)),
+    let plain = RasterizerState::default();
+    let wide = RasterizerState {
+        line_width: 5.0,
+        ..Default::default()
+    };
+    let stippled = RasterizerState {
+        line_stipple: Some((1, 0x5555)),
+        ..Default::default()
+    };
+    let smooth = RasterizerState {
+        line_smooth: true,
+        ..Default::default()
+    };
+    let smooth_stippled = RasterizerState {
+        line_smooth: true,
+        line_stipple: Some((2, 0x0f0f)),
+        line_width: 2.0,
+        ..Default::default()
+    };
+    for (what, mode, pts, rs) in [
+        ("lines", PrimMode::LINES, long_lines(600), &plain),
+        ("strip", PrimMode::LINE_STRIP, long_lines(600), &plain),
+        ("loop", PrimMode::LINE_LOOP, long_lines(600), &plain),
+        ("wide", PrimMode::LINES, long_lines(600), &wide),
+        ("stippled", PrimMode::LINES, long_lines(600), &stippled),
+        ("smooth", PrimMode::LINES, long_lines(200), &smooth),
+        (
+            "smooth stippled",
+            PrimMode::LINES,
+            long_lines(60),
+            &smooth_stippled,
+        ),
+        ("triangles", PrimMode::TRIANGLES, triangles(400), &plain),
     ] {
-        let (whole, s1) = render(None, mode, &pts, 1);
-        let (split, s2) = render(Some(budget_B), mode, &pts, 1);
+        let (whole, s1) = render(None, mode, &pts, 1, rs);
+        let (split, s2) = render(Some(budget_B), mode, &pts, 1, rs);
         // One render holds the draw by default; the small budget takes several.
-        assert_eq!(s1.submissions, 1, "{mode:?}: {s1:?}");
-        assert!(s2.submissions > 4, "{mode:?}: {s2:?}");
+        assert_eq!(s1.submissions, 1, "{what}: {s1:?}");
+        assert!(s2.submissions > 2, "{what}: {s2:?}");
         let changed = whole.iter().zip(&split).position(|(a, b)| a != b);
-        assert_eq!(changed, None, "{mode:?}: split and whole differ");
-        // Drawn twice, XOR restores the target: every primitive was drawn exactly once
-        // per draw in either case.
-        let (base, _) = render(None, mode, &[], 0);
-        let (twice, _) = render(Some(budget_B), mode, &pts, 2);
-        assert!(
-            twice == base,
-            "{mode:?}: drawn twice the split draw is not undone"
-        );
-        assert!(split != base, "{mode:?}: the draw changed nothing");
+        assert_eq!(changed, None, "{what}: split and whole differ");
+        let (base, _) = render(None, mode, &[], 0, rs);
+        assert!(split != base, "{what}: the draw changed nothing");
     }
+    // A stippled strip counts the stipple on from line to line: it is not cut into parts
+    // (which would restart the count), and draws the pixels of one render.
+    let (whole, _) = render(None, PrimMode::LINE_STRIP, &long_lines(600), 1, &stippled);
+    let (small, s2) = render(
+        Some(budget_B),
+        PrimMode::LINE_STRIP,
+        &long_lines(600),
+        1,
+        &stippled,
+    );
+    // Two renders: the background's, flushed before the strip outgrew the budget, and the
+    // whole strip's.
+    assert_eq!(s2.submissions, 2, "{s2:?}");
+    assert!(whole == small, "a stippled strip under a small budget");
 }
