@@ -79,9 +79,8 @@ impl Line {
 
     /// Whether pixel k (of `span.count`) is drawn.
     pub(crate) fn on(&self, k: i64) -> bool {
-        self.stipple.map_or(true, |s| {
-            stipple_draws(s.start.wrapping_add(k as u32), s.factor, s.pattern)
-        })
+        self.stipple
+            .is_none_or(|s| stipple_draws(s.start.wrapping_add(k as u32), s.factor, s.pattern))
     }
 
     /// The run of drawn pixel `k`.

@@ -84,10 +84,10 @@ fn point(g: &mut Rng) -> (f32, f32) {
         }
     };
     let (mut x, mut y) = (q(g, W), q(g, H));
-    if g.next() % 10 == 0 {
+    if g.next().is_multiple_of(10) {
         x = x * 6.0 - 3.0 * W as f32;
     }
-    if g.next() % 10 == 0 {
+    if g.next().is_multiple_of(10) {
         y = y * 6.0 - 3.0 * H as f32;
     }
     (x, y)
@@ -100,7 +100,7 @@ fn random_draw(g: &mut Rng, k: usize) -> DrawDesc {
     let mut at = point(g);
     for _ in 0..n {
         // Short segments from the last point (every octant), or anywhere.
-        let next = if g.next() % 2 == 0 {
+        let next = if g.next().is_multiple_of(2) {
             let d = |g: &mut Rng| (g.next() % 97) as f32 / 4.0 - 12.0;
             (at.0 + d(g), at.1 + d(g))
         } else {
@@ -122,7 +122,7 @@ fn random_draw(g: &mut Rng, k: usize) -> DrawDesc {
     );
     d.raster.line_width = [1.0, 1.0, 2.0, 3.0, 4.5, 7.0][(g.next() % 6) as usize];
     d.tsp.v0_interp = [Interp::PERSPECTIVE, Interp::LINEAR, Interp::FLAT][(g.next() % 3) as usize];
-    if g.next() % 2 == 0 {
+    if g.next().is_multiple_of(2) {
         d.prim = PrimState {
             line_stipple: true,
             line_stipple_factor_m1: g.next() % 4,
@@ -130,17 +130,17 @@ fn random_draw(g: &mut Rng, k: usize) -> DrawDesc {
             ..PrimState::default()
         };
     }
-    if g.next() % 3 == 0 {
+    if g.next().is_multiple_of(3) {
         d.tsp.blend = true;
         d.tsp.rgb_func = BlendFunc::ADD;
         d.tsp.rgb_src = BlendFactor::ONE;
         d.tsp.rgb_dst = BlendFactor::ONE;
     }
     d.isp = IspState {
-        depth_test: g.next() % 2 == 0,
+        depth_test: g.next().is_multiple_of(2),
         depth_write: true,
         depth_func: CompareFunc::LESS,
-        scissor: g.next() % 5 == 0,
+        scissor: g.next().is_multiple_of(5),
         ..IspState::default()
     };
     d.scissor = Scissor {
@@ -275,19 +275,10 @@ fn a_long_diagonal_line_is_one_record() {
         words(&[emitpix(pa(0)), end()]),
         viewport(W as f32, H as f32),
     );
-    let (recs, runs) = same("diagonal", &[d.clone()]);
+    let (recs, runs) = same("diagonal", std::slice::from_ref(&d));
     assert_eq!((recs, runs), (1, 2 * 55));
-    let (r, _) = run(&[d], false, false);
-    let (rr, _) = run(
-        &[DrawDesc::new(
-            Topology::LINES,
-            &verts,
-            words(&[emitpix(pa(0)), end()]),
-            viewport(W as f32, H as f32),
-        )],
-        true,
-        false,
-    );
+    let (r, _) = run(std::slice::from_ref(&d), false, false);
+    let (rr, _) = run(&[d], true, false);
     println!(
         "PB bytes for a 55-pixel diagonal: {} as one record, {} as runs",
         r.counters.pb_bytes_used, rr.counters.pb_bytes_used
