@@ -19,8 +19,9 @@
  * application as GL_KHR_debug errors through the debug callback the frontend
  * set (u_default_set_debug_callback), as other Gallium drivers report theirs;
  * a fault or a lost device also makes get_device_reset_status report the
- * context's work lost. Failures are seen at a later flush. */
-static void
+ * context's work lost. Failures are seen at a later flush, or when a call
+ * returns the fault (sgx535g_ctx_check). */
+void
 sgx535g_report_job_failures(struct sgx535g_context *ctx)
 {
    for (;;) {
