@@ -241,6 +241,13 @@ if grep -q '^egl_drm: FAULT-OK' "$OUT/egl-drm-fault.log" && [ "$reset_status" = 
 else
   fail "a robust context does not read its own fault as a guilty reset: status '${reset_status:-none}' (see $OUT/egl-drm-fault.log)"
 fi
+# The failed render itself reaches the application as a GL_KHR_debug error message (type
+# GL_DEBUG_TYPE_ERROR 0x824c), which the glue sends through the frontend's debug callback.
+if grep -q '^egl_drm: debug message 0x824c: sgx535: render job .* failed: MMU fault' "$OUT/egl-drm-fault.log"; then
+  pass "the failed render reaches GL_KHR_debug: $(grep -m1 '^egl_drm: debug message 0x824c' "$OUT/egl-drm-fault.log" | sed 's/^egl_drm: //')"
+else
+  fail "the failed render sent no GL_KHR_debug error (see $OUT/egl-drm-fault.log)"
+fi
 
 echo "mesa/test.sh: $FAILS failure(s); artifacts in $OUT"
 exit "$FAILS"

@@ -45,7 +45,7 @@
 #define SGX535_ABI_MAJOR 1
 
 // The ABI's minor version: the table grows only at its end within a major.
-#define SGX535_ABI_MINOR 2
+#define SGX535_ABI_MINOR 3
 
 // Levels a `sgx535_layout` has room for: the ABI's capacity, above the GPU's 12-level limit
 // (hwdocs `limits.MAX_TEXTURE_LEVELS`), so the struct's size survives a bigger GPU.
@@ -954,6 +954,8 @@ typedef struct {
                                      void*,
                                      uint32_t,
                                      uint64_t);
+  // `sgx535_take_job_failure`.
+  sgx535_status (*take_job_failure)(sgx535_context, sgx535_status*, char*, size_t);
 } sgx535_interface;
 
 #ifdef __cplusplus
@@ -1105,6 +1107,17 @@ sgx535_status sgx535_generate_mipmap(sgx535_context ctx,
                                      uint32_t first_layer,
                                      uint32_t last_layer,
                                      uint8_t *generated);
+
+// Takes the oldest job of `ctx` that ended in an error and was not taken yet: `*error` is
+// its status (`SGX535_ERROR_OUT_OF_MEMORY` when parameter memory ran out,
+// `SGX535_ERROR_GPU_FAULT` for a fault or failure, `SGX535_ERROR_DEVICE_LOST`), or
+// `SGX535_OK` when none failed; its description is copied to `message` (NUL-terminated, cut
+// to `message_size` bytes; `message` may be NULL when `message_size` is 0). Jobs are seen to
+// end on later calls into the context (a flush, a fence wait); the call itself does not wait.
+sgx535_status sgx535_take_job_failure(sgx535_context ctx,
+                                      sgx535_status *error,
+                                      char *message,
+                                      size_t message_size);
 
 // `fence_reference`: a second handle to the same fence (destroy each).
 sgx535_status sgx535_fence_reference(sgx535_fence src, sgx535_fence *out);

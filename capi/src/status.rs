@@ -66,7 +66,7 @@ pub(crate) fn unsupported<T>(msg: impl Into<String>) -> Result<T> {
     Err(Error::new(SGX535_ERROR_UNSUPPORTED, msg))
 }
 
-fn job_status(e: &JobError) -> sgx535_status {
+pub(crate) fn job_status(e: &JobError) -> sgx535_status {
     match e {
         JobError::DeviceLost => SGX535_ERROR_DEVICE_LOST,
         JobError::OutOfMemory => SGX535_ERROR_OUT_OF_MEMORY,

@@ -130,6 +130,7 @@ fn delta(a: ContextStats, b: ContextStats) -> ContextStats {
         submissions: b.submissions - a.submissions,
         pb_splits: b.pb_splits - a.pb_splits,
         held_flushes: b.held_flushes - a.held_flushes,
+        jobs_failed: b.jobs_failed - a.jobs_failed,
     }
 }
 

@@ -199,7 +199,9 @@ fn the_primitive_record_matches_the_parameter_memory_limits() {
         var_count: MAX_VARYINGS as u32,
         back_facing: true,
         kind: PrimKind::LINE,
+        line_stipple: true,
         index: 7,
+        line_stipple_start: 0xffff_fffe,
     };
     let w = full.pack().unwrap();
     assert_eq!(PrimRecord::unpack(&w).unwrap(), full);

@@ -23,6 +23,8 @@
  * glGetGraphicsResetStatusEXT must report a reset (the fault resets the GPU),
  * not GL_NO_ERROR. Prints "egl_drm: reset status 0x...." and
  * "egl_drm: FAULT-OK", or "egl_drm: NO-ROBUSTNESS" when EGL does not offer it.
+ * GL_KHR_debug output is on: each message is printed as "egl_drm: debug
+ * message 0x<type>: <text>" (the failed render job is one, an error).
  *
  *   egl_drm [--oom | --fault] [/dev/dri/renderD128]
  */
@@ -37,6 +39,20 @@
 #include <unistd.h>
 
 #define SIZE_PX 64
+
+/* GL_KHR_debug (GLES 2 has it as an extension: its entry points by name). */
+#define DEBUG_OUTPUT_KHR 0x92E0
+#define DEBUG_OUTPUT_SYNCHRONOUS_KHR 0x8242
+typedef void (*debug_proc_khr)(GLenum source, GLenum type, GLuint id, GLenum severity,
+                               GLsizei length, const GLchar *message, const void *user);
+typedef void (*debug_callback_khr_fn)(debug_proc_khr callback, const void *user);
+
+static void
+print_debug_message(GLenum source, GLenum type, GLuint id, GLenum severity, GLsizei length,
+                    const GLchar *message, const void *user)
+{
+   printf("egl_drm: debug message 0x%04x: %s\n", type, message);
+}
 
 static int failures;
 
@@ -209,6 +225,15 @@ main(int argc, char **argv)
    CHECK(renderer && strstr(renderer, "SGX535"), "renderer is not SGX535");
    if (oom)
       return out_of_memory_test();
+   if (fault) {
+      debug_callback_khr_fn set_callback =
+         (debug_callback_khr_fn)eglGetProcAddress("glDebugMessageCallbackKHR");
+      if (set_callback) {
+         set_callback(print_debug_message, NULL);
+         glEnable(DEBUG_OUTPUT_SYNCHRONOUS_KHR);
+         glEnable(DEBUG_OUTPUT_KHR);
+      }
+   }
 
    /* A clear, then a green triangle over the lower-left half. */
    GLuint target = new_texture(NULL);

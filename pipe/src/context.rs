@@ -13,6 +13,7 @@ use crate::batch::{Batch, DEFAULT_PB_BUDGET_B, HELD_BUDGET_B};
 use crate::caps::ShaderStage;
 use crate::dirty::Dirty;
 use crate::draw_state::EmitCache;
+use crate::job_watch::{JobFailure, JobWatch};
 use crate::program::{Program, ShaderState};
 use crate::query::Query;
 use crate::reset::{ResetCallback, ResetStatus, ResetWatch};
@@ -49,6 +50,8 @@ pub struct ContextStats {
     pub pb_splits: u64,
     /// Batches flushed early because they held more resource bytes than `HELD_BUDGET_B`.
     pub held_flushes: u64,
+    /// Submitted jobs seen to end in an error (`Context::take_job_failures`).
+    pub jobs_failed: u64,
 }
 
 /// Render condition: draws are skipped when the query's result is (non-zero) == condition.
@@ -99,6 +102,8 @@ pub struct Context {
     pub(crate) pb_budget_B: u64,
     pub(crate) held_budget_B: u64,
     pub(crate) reset: ResetWatch,
+    /// The fences of submitted jobs, and the failures among them not yet taken.
+    pub(crate) jobs: JobWatch,
     /// State groups changed since the last draw packed them.
     pub(crate) dirty: Dirty,
     /// The DrawState parts as last packed.
@@ -152,6 +157,7 @@ impl Context {
             pb_budget_B: DEFAULT_PB_BUDGET_B,
             held_budget_B: HELD_BUDGET_B,
             reset: ResetWatch::new(screen_resets),
+            jobs: JobWatch::default(),
             dirty: Dirty::all(),
             emit: EmitCache::default(),
             reuse_state: true,
@@ -232,6 +238,33 @@ impl Context {
     /// Tells the callback of resets it has not heard of.
     pub(crate) fn notice_resets(&mut self) {
         self.reset.notice(&self.dev().resets());
+    }
+
+    /// Looks at the fences of the context's submitted jobs; counts those that failed.
+    pub(crate) fn poll_jobs(&mut self) {
+        self.stats.jobs_failed += self.jobs.poll();
+    }
+
+    /// The jobs of this context that ended in an error (their pixels are lost) since the
+    /// last call, oldest first, whether or not anything waited on their fences; at most
+    /// [`crate::MAX_KEPT_FAILURES`], the count of all in `stats().jobs_failed`. Jobs still
+    /// running are reported by a later call (after `fence_finish`, every submitted one is
+    /// seen).
+    pub fn take_job_failures(&mut self) -> Vec<JobFailure> {
+        self.poll_jobs();
+        self.jobs.take()
+    }
+
+    /// The oldest of [`Context::take_job_failures`]'s failures, one at a time.
+    pub fn take_job_failure(&mut self) -> Option<JobFailure> {
+        self.poll_jobs();
+        self.jobs.take_one()
+    }
+
+    /// Submitted jobs not yet seen to end.
+    pub fn jobs_pending(&mut self) -> usize {
+        self.poll_jobs();
+        self.jobs.pending()
     }
 }
 

@@ -128,6 +128,20 @@ impl Context {
         r
     }
 
+    /// The pixels lines and points may reach: the framebuffer's, within the scissor when on.
+    fn line_rect(&self) -> (u32, u32, u32, u32) {
+        let (mut r, s) = ((0, 0, self.fb.width, self.fb.height), self.scissor);
+        if self.rast.as_ref().is_some_and(|r| r.scissor) {
+            r = (
+                r.0.max(s.minx),
+                r.1.max(s.miny),
+                r.2.min(s.maxx),
+                r.3.min(s.maxy),
+            );
+        }
+        r
+    }
+
     /// The parts of a fan or loop too large for parameter memory, as draws of 32-bit user
     /// indices (`draw_split::gathered`); None when the draw's indices live in a buffer
     /// resource (reading them back would wait on the GPU) or it needs no split.
@@ -241,29 +255,74 @@ impl Context {
                 PrimMode::LINES | PrimMode::LINE_STRIP | PrimMode::LINE_LOOP
             );
         let per_rec = if lines {
-            // The model's TA bins an aliased line as two records per run of pixels in one
-            // row (column), up to one run per pixel of its major axis (sim ta/aliased.rs),
-            // so a line's records grow with its length, bounded by the draw rectangle's
-            // extent E; the runs' rectangles touch at most E/16 + 2 runs tiles along the
-            // major axis and width/16 + 2 across.
-            let extent_px = u64::from(x1.saturating_sub(x0).max(y1.saturating_sub(y0))) + 1;
+            // The model's TA bins an aliased line as one record whatever its length (sim
+            // ta/aliased.rs), referenced from the tiles its pixels touch: along the major
+            // axis at most E/16 + 2 tiles for the draw rectangle's extent E, and per tile
+            // of it the line's minor coordinate moves at most 16 pixels (|slope| <= 1), so
+            // with its width at most width/16 + 3 tiles across; never more than the
+            // rectangle's tiles. The rectangle is the framebuffer's (and the scissor's), not
+            // the viewport's: the TA clips lines at a guard band twice the viewport, and wide
+            // lines reach past it.
+            let (lx0, ly0, lx1, ly1) = self.line_rect();
+            let extent_px = u64::from(lx1.saturating_sub(lx0).max(ly1.saturating_sub(ly0))) + 1;
+            let line_tiles = u64::from(lx1.saturating_sub(lx0).div_ceil(16) + 1)
+                * u64::from(ly1.saturating_sub(ly0).div_ceil(16) + 1);
             let width_px = self
                 .rast
                 .as_ref()
                 .map_or(1.0, |r| r.line_width)
                 .round()
                 .clamp(1.0, extent_px as f32) as u64;
-            let line_B = 2 * extent_px * per_prim
-                + 2 * (extent_px / 16 + 2 * extent_px)
-                    * (width_px / 16 + 2)
-                    * limits::PB_TILE_REF_B;
-            // A line primitive is one line; an outlined polygon's records are two per edge.
-            line_B * if unfilled { records.div_ceil(2) } else { 1 }
+            let line_refs = ((extent_px / 16 + 2) * (width_px / 16 + 3)).min(line_tiles);
+            let line_B = per_prim + line_refs * limits::PB_TILE_REF_B;
+            let smooth = self
+                .rast
+                .as_ref()
+                .filter(|r| r.line_smooth && !unfilled)
+                .map(|r| r.line_stipple);
+            match self.rast.as_ref().filter(|_| unfilled) {
+                // A smooth line is two triangles of its rectangle, each referenced from the
+                // tiles of its bounding box (sim ta/lines.rs).
+                None if smooth == Some(None) => 2 * (per_prim + line_tiles * limits::PB_TILE_REF_B),
+                // Stippled, two per drawn run (sim ta/stipple.rs), runs on the target at
+                // most every other pixel; a run is at most 16 pattern bits of `factor`
+                // pixels, so with the width and the one-pixel growth its box spans at most
+                // factor + (width + 3)/16 + 3 tiles each way.
+                None if smooth.is_some() => {
+                    let factor = smooth.flatten().map_or(1, |(f, _)| f.clamp(1, 256));
+                    let span_tl = u64::from(factor) + (width_px + 3) / 16 + 3;
+                    let refs = (span_tl * span_tl).min(line_tiles);
+                    (extent_px / 2 + 1) * 2 * (per_prim + refs * limits::PB_TILE_REF_B)
+                }
+                // An aliased line is one record.
+                None => line_B,
+                Some(r) => {
+                    // An outlined polygon: per edge (vertex) a line, or a point's two
+                    // records; filled faces its triangles; the largest mode in use.
+                    let edges = records.div_ceil(2);
+                    let tri_B = per_prim + line_tiles * limits::PB_TILE_REF_B;
+                    [r.fill_front, r.fill_back]
+                        .iter()
+                        .map(|m| match *m {
+                            FillMode::LINE => edges * line_B,
+                            FillMode::POINT => edges * 2 * tri_B,
+                            _ => {
+                                tri_B * crate::poly::records_per_prim(info.mode, info.count, false)
+                            }
+                        })
+                        .max()
+                        .unwrap_or(0)
+                }
+            }
         } else {
             (per_prim + tiles * limits::PB_TILE_REF_B) * records
         };
         let need = prims * per_rec;
-        if need > self.pb_budget_B * 4 {
+        // A stippled strip or loop counts its stipple on from line to line: parts would
+        // restart it. It stays whole (a render's parameter memory is sized to its need).
+        let stipple_carries = matches!(info.mode, PrimMode::LINE_STRIP | PrimMode::LINE_LOOP)
+            && self.rast.as_ref().is_some_and(|r| r.line_stipple.is_some());
+        if need > self.pb_budget_B * 4 && !stipple_carries {
             let max_prims = self.pb_budget_B / per_rec;
             if let Some(parts) =
                 crate::draw_split::parts(info.mode, info.start, info.count, max_prims)

@@ -22,6 +22,8 @@ impl Context {
         }
         let fence = self.submit_batch(b)?;
         self.stats.submissions += 1;
+        self.poll_jobs();
+        self.jobs.submitted(fence.clone());
         self.last_fence = Some(fence.clone());
         Ok(Some(fence))
     }
@@ -30,6 +32,7 @@ impl Context {
     pub fn flush(&mut self) -> Result<Option<Fence>> {
         self.flush_batch()?;
         self.notice_resets();
+        self.poll_jobs();
         Ok(self.last_fence.clone())
     }
 

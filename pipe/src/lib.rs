@@ -21,6 +21,7 @@ mod draw_state;
 mod emit;
 mod error;
 mod flush;
+mod job_watch;
 pub mod mesa_version;
 mod poly;
 mod program;
@@ -45,6 +46,7 @@ pub use context::{
 };
 pub use draw::{DrawInfo, PrimMode};
 pub use error::{PipeError, Result};
+pub use job_watch::{JobFailure, MAX_KEPT_FAILURES};
 pub use mesa_version::MesaVersions;
 pub use program::{Program, ShaderState};
 pub use query::{Query, QueryType};

@@ -21,6 +21,7 @@ mod clock;
 mod coverage;
 mod depth;
 mod job;
+mod line;
 mod mmu;
 mod num;
 mod pbe;
@@ -383,6 +384,12 @@ pub enum Injection {
         /// The message.
         reason: String,
     },
+    /// The job's TA runs out of parameter memory before binning anything (the DPM
+    /// out-of-memory event, nothing rendered), as if DPM_PB_SIZE were too small.
+    OutOfMemory {
+        /// Which job.
+        job: u64,
+    },
 }
 
 /// The event bits the model raises, named from hwdocs' register fields (one home for the bits).
@@ -413,6 +420,8 @@ pub struct Gpu {
     injections: Vec<(u64, Injection)>,
     /// Fast paths on (the default) or only the reference paths.
     fast: bool,
+    /// The TA bins aliased lines as the reference's runs (`set_line_runs`).
+    line_runs: bool,
     /// Where the 3D phase runs its tiles.
     threads: raster::Threads,
 }
@@ -438,6 +447,7 @@ impl Gpu {
             jobs_run: 0,
             injections: Vec::new(),
             fast: true,
+            line_runs: false,
             threads: raster::Threads::from_env(),
         }
     }
@@ -458,7 +468,8 @@ impl Gpu {
         let n = match &inj {
             Injection::Fault { job, .. }
             | Injection::Hang { job }
-            | Injection::Fail { job, .. } => *job,
+            | Injection::Fail { job, .. }
+            | Injection::OutOfMemory { job } => *job,
         };
         self.injections.push((self.jobs_run.saturating_add(n), inj));
     }
@@ -468,6 +479,15 @@ impl Gpu {
     /// stores). Results are byte-identical either way; this exists to cross-check them.
     pub fn set_reference_paths(&mut self, on: bool) {
         self.fast = !on;
+    }
+
+    /// With `on`, the TA of later jobs bins an aliased line as two triangles per run of its
+    /// pixels (the reference, whose parameter memory grows with the line's length) instead
+    /// of one LINE record. The pixels are byte-identical either way; prims_binned,
+    /// pb_bytes_used and the clock differ.
+    #[cfg(test)]
+    pub(crate) fn set_line_runs(&mut self, on: bool) {
+        self.line_runs = on;
     }
 
     /// Renders later jobs' tiles on `n` threads: 1 on the caller's thread, 0 one per core (the
@@ -520,12 +540,19 @@ impl Gpu {
                 status: JobStatus::Failed(reason),
                 events: 0,
             },
+            Some(Injection::OutOfMemory { .. }) => Outcome {
+                status: JobStatus::OutOfMemory,
+                events: event::DPM_OOM_GLOBAL,
+            },
             None => match job {
                 JobDesc::Render { ta_regs, td_regs } => render::run(
                     &self.mmu,
                     ta_regs,
                     td_regs,
-                    self.fast,
+                    ta::Paths {
+                        fast: self.fast,
+                        line_runs: self.line_runs,
+                    },
                     &self.threads,
                     &mut counters,
                 ),

@@ -21,6 +21,7 @@ mod backoff;
 mod ctx;
 mod edges;
 mod fragment;
+mod line;
 mod phase;
 mod pool;
 mod ring;
@@ -64,6 +65,8 @@ struct Prim {
     state: u32,
     kind: PrimKind,
     back: bool,
+    /// A LINE record's stipple counter at its first pixel, when the stipple applies.
+    stipple: Option<u32>,
     nvar: usize,
     /// (x, y, z, 1/w) of each vertex.
     p: [[f32; 4]; 3],
@@ -111,6 +114,7 @@ impl Raster<'_> {
         p.state = h.state_addr;
         p.kind = h.kind;
         p.back = h.back_facing;
+        p.stipple = h.line_stipple.then_some(h.line_stipple_start);
         p.nvar = nvar;
         for (v, d) in self.rec.chunks(per).enumerate() {
             p.p[v] = [d[0], d[1], d[2], d[3]].map(f32::from_bits);
@@ -136,6 +140,14 @@ impl Raster<'_> {
 
     /// Rasterises `pr` into tile (tx, ty).
     fn draw(&mut self, pr: &Prim, tile: &mut Tile, tx: u32, ty: u32) -> Result<(), JobErr> {
+        if pr.kind == PrimKind::LINE {
+            return self.draw_line(pr, tile, tx, ty);
+        }
+        self.draw_tri(pr, tile, tx, ty)
+    }
+
+    /// Rasterises the triangle `pr` into tile (tx, ty).
+    fn draw_tri(&mut self, pr: &Prim, tile: &mut Tile, tx: u32, ty: u32) -> Result<(), JobErr> {
         let ctx = self.ctx(pr.state)?;
         let ds = &ctx.ds;
         let fx = |v: f32| (f64::from(v) * f64::from(SUB)).round().clamp(-1e12, 1e12) as i64;
@@ -671,6 +683,7 @@ impl Default for Prim {
             state: 0,
             kind: PrimKind::TRIANGLE,
             back: false,
+            stipple: None,
             nvar: 0,
             p: [[0.0; 4]; 3],
             var: [[[0.0; 4]; MAX_VAR]; 3],

@@ -12,7 +12,7 @@ pub(crate) fn run(
     mmu: &Mmu,
     ta_regs: &[(u32, u32)],
     td_regs: &[(u32, u32)],
-    fast: bool,
+    paths: crate::ta::Paths,
     threads: &crate::raster::Threads,
     c: &mut Counters,
 ) -> Outcome {
@@ -21,7 +21,7 @@ pub(crate) fn run(
         let ta = RegFile::load(ta_regs, r::VDM_START, Unit::Vdm)?;
         let td = RegFile::load(td_regs, r::ISP_START_RENDER, Unit::Isp)?;
         let mut progs = ProgramCache::default();
-        let headers_off = match crate::ta::run(mmu, &ta, &mut progs, fast, c) {
+        let headers_off = match crate::ta::run(mmu, &ta, &mut progs, paths, c) {
             Err(JobErr::Oom) => {
                 events |= event::DPM_OOM_GLOBAL;
                 return Err(JobErr::Oom);
@@ -29,7 +29,7 @@ pub(crate) fn run(
             r => r?,
         };
         events |= event::TA_FINISHED;
-        crate::raster::run(mmu, &td, headers_off, &progs, fast, threads, c)?;
+        crate::raster::run(mmu, &td, headers_off, &progs, paths.fast, threads, c)?;
         events |= event::PIXELBE_END_RENDER | event::DPM_3D_MEM_FREE;
         Ok(())
     })();

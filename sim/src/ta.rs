@@ -3,41 +3,43 @@
 //!
 //! Parameter memory (hwdocs render.json `parameter_memory`, MODEL): primitive records, then
 //! one tile header per tile of the render box (row-major), then the tile reference lists.
-//! - record: dw0 DrawState address; dw1 bits 3:0 varyings, bit 4 back-facing, bits 6:5 kind
-//!   (0 triangle, 1 point sprite, 2 aliased line rectangle, 3 smooth line rectangle); dw2 primitive number; dw3 0; then three
-//!   vertices of (x, y, z, 1/w) f32 in window space, each followed by its varyings (vec4 f32).
+//! - record (`PrimRecord`): dw0 DrawState address; dw1 varyings, back-facing, kind (triangle,
+//!   point sprite, aliased line, smooth line rectangle, aliased line run), line stipple on;
+//!   dw2 primitive number; dw3 a line's stipple start; then three vertices of (x, y, z, 1/w)
+//!   f32 in window space, each followed by its varyings (vec4 f32).
 //! - tile header: dw0 byte offset (from DPM_PB_BASE) of the tile's first reference, dw1 count.
 //! - reference: byte offset of a primitive record, in submission order.
 
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::rc::Rc;
 use std::sync::Arc;
 
-use sgx_hwdocs::limits::{
-    MAX_PRIMS_PER_RENDER, MAX_PRIM_VERTICES, PB_PRIM_RECORD_B, PB_TILE_HEADER_B, PB_TILE_REF_B,
-    PB_VARYING_B, PB_VERTEX_B, TILE_W_PX,
-};
+use sgx_hwdocs::limits::TILE_W_PX;
 use sgx_hwdocs::regs as r;
-use sgx_hwdocs::render::{AttrType, PrimKind, PrimRecord, VertexAttr};
-use sgx_hwdocs::ta_stream::{CtrlObjType, CtrlPrim, CtrlState, CtrlTerminate, IndexType, Topology};
+use sgx_hwdocs::render::{PrimKind, VertexAttr};
+use sgx_hwdocs::ta_stream::{CtrlObjType, CtrlPrim, CtrlState, CtrlTerminate, Topology};
 use sgx_hwdocs::tsp::Interp;
 use sgx_hwdocs::usse::Opcode;
 
-use crate::coverage::GROW_PX;
 use crate::job::{load_consts, load_draw_state, DrawState, JobErr, ProgramCache, MAX_VAR};
 use crate::mmu::Mmu;
 use crate::regs::RegFile;
-use crate::tsp::{Sampler, TexTable};
+use crate::tsp::TexTable;
 use crate::usse::{batches_vertices, Machine, OutBank, Program, Stage};
 use crate::{Counters, Unit};
 
 mod poly;
 
+use binner::Binner;
+use fetch::PrimBufs;
+
 const TILE: i64 = TILE_W_PX as i64;
 
 mod aliased;
-mod diamond;
+mod binner;
+mod fetch;
+#[cfg(test)]
+mod line_records;
+mod lines;
 mod provoke;
 mod stipple;
 #[cfg(test)]
@@ -99,165 +101,7 @@ impl Draw {
     }
 }
 
-struct Binner {
-    w_tl: u32,
-    h_tl: u32,
-    pb_size: u64,
-    records: Vec<u32>,
-    tiles: Vec<Vec<u32>>,
-    refs: u64,
-    prims: u64,
-}
-
-impl Binner {
-    fn bytes(&self) -> u64 {
-        self.records.len() as u64 * 4
-            + u64::from(self.w_tl * self.h_tl) * PB_TILE_HEADER_B
-            + self.refs * PB_TILE_REF_B
-    }
-
-    /// Bins one triangle of window-space vertices into the tiles its bounding box covers.
-    fn add(&mut self, d: &Draw, kind: PrimKind, back: bool, v: [&WVert; 3]) -> Result<(), JobErr> {
-        let (mut x0, mut y0, mut x1, mut y1) = (f32::MAX, f32::MAX, f32::MIN, f32::MIN);
-        for w in &v {
-            x0 = x0.min(w.p[0]);
-            y0 = y0.min(w.p[1]);
-            x1 = x1.max(w.p[0]);
-            y1 = y1.max(w.p[1]);
-        }
-        if !(x0.is_finite() && y0.is_finite() && x1.is_finite() && y1.is_finite()) {
-            return Ok(());
-        }
-        // Pixels whose centres may be covered.
-        let clampi = |f: f32| (f as f64).clamp(-1e9, 1e9) as i64;
-        let mut px0 = clampi((x0 - 0.5).ceil()).max(0);
-        let mut py0 = clampi((y0 - 0.5).ceil()).max(0);
-        let mut px1 = clampi((x1 - 0.5).floor()).min(i64::from(self.w_tl) * TILE - 1);
-        let mut py1 = clampi((y1 - 0.5).floor()).min(i64::from(self.h_tl) * TILE - 1);
-        if d.ds.isp.scissor {
-            let s = &d.ds.scissor;
-            px0 = px0.max(i64::from(s.xmin));
-            py0 = py0.max(i64::from(s.ymin));
-            px1 = px1.min(i64::from(s.xmax));
-            py1 = py1.min(i64::from(s.ymax));
-        }
-        if px0 > px1 || py0 > py1 {
-            return Ok(());
-        }
-        if self.prims >= MAX_PRIMS_PER_RENDER {
-            return Err(JobErr::Oom);
-        }
-        let off = (self.records.len() * 4) as u32;
-        let header = PrimRecord {
-            state_addr: d.state_addr,
-            var_count: d.nvar as u32,
-            back_facing: back,
-            kind,
-            index: self.prims as u32,
-        }
-        .pack()
-        .map_err(|e| JobErr::bad(Unit::Ta, format!("primitive record: {e}")))?;
-        self.records.extend_from_slice(&header);
-        for w in &v {
-            self.records.extend(w.p.iter().map(|f| f.to_bits()));
-            for var in &w.var[..d.nvar] {
-                self.records.extend(var.iter().map(|f| f.to_bits()));
-            }
-        }
-        self.prims += 1;
-        for ty in py0 / TILE..=py1 / TILE {
-            for tx in px0 / TILE..=px1 / TILE {
-                self.tiles[(ty * i64::from(self.w_tl) + tx) as usize].push(off);
-                self.refs += 1;
-            }
-        }
-        debug_assert_eq!(
-            PB_PRIM_RECORD_B + 3 * (PB_VERTEX_B + d.nvar as u64 * PB_VARYING_B),
-            (self.records.len() * 4) as u64 - u64::from(off)
-        );
-        if self.bytes() > self.pb_size {
-            return Err(JobErr::Oom);
-        }
-        Ok(())
-    }
-
-    fn write(&self, mmu: &Mmu, base: u32) -> Result<(), JobErr> {
-        mmu.write_dwords(Unit::Ta, base, &self.records)?;
-        let rec_B = (self.records.len() * 4) as u32;
-        let ntiles = (self.w_tl * self.h_tl) as usize;
-        let mut headers = Vec::with_capacity(2 * ntiles);
-        let mut refs = Vec::with_capacity(self.refs as usize);
-        let refs_at = rec_B + ntiles as u32 * PB_TILE_HEADER_B as u32;
-        for t in &self.tiles {
-            headers.push(refs_at + refs.len() as u32 * PB_TILE_REF_B as u32);
-            headers.push(t.len() as u32);
-            refs.extend_from_slice(t);
-        }
-        mmu.write_dwords(Unit::Ta, base.wrapping_add(rec_B), &headers)?;
-        mmu.write_dwords(Unit::Ta, base.wrapping_add(refs_at), &refs)?;
-        Ok(())
-    }
-}
-
-fn attr_size(t: AttrType) -> u32 {
-    match t {
-        AttrType::FLOAT32 | AttrType::USCALED32 => 4,
-        AttrType::UNORM8 | AttrType::USCALED8 => 1,
-        _ => 2,
-    }
-}
-
-fn convert(t: AttrType, b: &[u8]) -> f32 {
-    let u16v = || u16::from_le_bytes([b[0], b[1]]);
-    match t {
-        AttrType::FLOAT32 => f32::from_le_bytes([b[0], b[1], b[2], b[3]]),
-        AttrType::USCALED32 => u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as f32,
-        AttrType::UNORM8 => f32::from(b[0]) / 255.0,
-        AttrType::USCALED8 => f32::from(b[0]),
-        AttrType::SNORM16 => (f32::from(u16v() as i16) / 32767.0).max(-1.0),
-        AttrType::SSCALED16 => f32::from(u16v() as i16),
-        AttrType::UNORM16 => f32::from(u16v()) / 65535.0,
-        AttrType::USCALED16 => f32::from(u16v()),
-    }
-}
-
 mod shade;
-
-/// `CHUNK` indices are read at a time.
-const CHUNK: usize = 4096;
-
-/// Hashes a vertex index with one multiply (Fibonacci hashing): the index cache is looked up
-/// for every index of a PRIM, and the default SipHash took about a tenth of the CPU time of
-/// drawoverhead's indexed draws. Indices are the application's, not an adversary's.
-#[derive(Default)]
-struct IndexHasher(u64);
-
-// 0x9e37_79b9_7f4a_7c15 is the golden-ratio multiplier of Fibonacci hashing, not a hardware
-// fact: the model's index cache only needs a cheap, well-spread hash.
-impl Hasher for IndexHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-        }
-    }
-    fn write_u32(&mut self, i: u32) {
-        self.0 = u64::from(i).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-    }
-}
-
-/// The vertex buffers of one PRIM, kept across the PRIMs of a job.
-#[derive(Default)]
-struct PrimBufs {
-    /// Index -> position in `verts`.
-    cache: HashMap<u32, usize, BuildHasherDefault<IndexHasher>>,
-    verts: Vec<CVert>,
-    slot: Vec<usize>,
-    raw: Vec<u8>,
-    ids: Vec<u32>,
-}
 
 struct Ta<'a> {
     mmu: &'a Mmu,
@@ -270,6 +114,11 @@ struct Ta<'a> {
     bufs: PrimBufs,
     /// Line stipple counter: pixels along the lines of the current strip or loop.
     stipple_n: u32,
+    /// Aliased lines binned the reference's way, two LINE_RUN triangles per run of pixels
+    /// (`aliased.rs`), instead of one LINE record.
+    line_runs: bool,
+    /// The tiles of the aliased line being binned (kept to reuse its allocation).
+    line_tiles: Vec<u32>,
 }
 
 fn lerp(a: &CVert, b: &CVert, t: f32, nvar: usize) -> CVert {
@@ -300,25 +149,6 @@ fn plane(v: &CVert, k: usize) -> f32 {
     }
 }
 
-/// How far past the viewport lines are clipped in x and y, in viewport widths (heights) from
-/// its centre: the model's convention, not a hardware number. A line clipped at the viewport's
-/// edge would end on a pixel border there, where the diamond-exit rule's perturbation drops
-/// the last pixel of lines leaving right or down; out here the clipped end lies off the
-/// target, and the line stays bounded (the TA walks its pixels).
-const LINE_GUARD: f32 = 2.0;
-
-/// Line clipping distances: the view volume's x and y planes widened by `LINE_GUARD`.
-fn guarded(d: &Draw, v: &CVert, k: usize) -> f32 {
-    let [x, y, _, w] = v.pos;
-    match k {
-        1 => LINE_GUARD * w + x,
-        2 => LINE_GUARD * w - x,
-        3 => LINE_GUARD * w + y,
-        4 => LINE_GUARD * w - y,
-        _ => d.dist(v, k),
-    }
-}
-
 /// The clip-space vertex of an output bank (o0 position, o1.. varyings, the point size and
 /// edge flag outputs).
 fn cvert(d: &Draw, out: &OutBank) -> CVert {
@@ -344,38 +174,6 @@ fn cvert(d: &Draw, out: &OutBank) -> CVert {
 }
 
 impl Ta<'_> {
-    /// Reads vertex `vtx`'s attributes into `pa`, one slot per attribute of the draw.
-    fn attrs(&self, d: &Draw, vtx: u32, pa: &mut [[u32; 4]; 16]) -> Result<(), JobErr> {
-        for (slot, a) in pa.iter_mut().zip(&d.attrs) {
-            let n = a.comps_m1 + 1;
-            let sz = attr_size(a.ty);
-            let addr = a.addr.wrapping_add(vtx.wrapping_mul(a.stride_B));
-            let mut buf = [0u8; 16];
-            self.mmu
-                .read(Unit::Ta, addr, &mut buf[..(n * sz) as usize])?;
-            let mut v = [0.0, 0.0, 0.0, 1.0f32];
-            for (i, c) in v.iter_mut().enumerate().take(n as usize) {
-                *c = convert(a.ty, &buf[i * sz as usize..]);
-            }
-            *slot = v.map(f32::to_bits);
-        }
-        Ok(())
-    }
-
-    fn vertex(&mut self, d: &Draw, vtx: u32) -> Result<CVert, JobErr> {
-        let mut pa = [[0u32; 4]; 16];
-        self.attrs(d, vtx, &mut pa)?;
-        let mut sampler =
-            Sampler::new(self.mmu, &d.tex, self.fast).with_base(d.ds.prog.vs_tex_base);
-        let out = self
-            .machine
-            .run_vertex(&d.vs, &pa[..d.attrs.len()], &d.consts, &mut sampler)
-            .map_err(JobErr::usse)?;
-        self.c.texels_fetched += sampler.texels;
-        self.c.usse_instructions += out.instructions;
-        Ok(cvert(d, &out.out))
-    }
-
     fn project(&self, d: &Draw, v: &CVert) -> WVert {
         let inv = 1.0 / v.pos[3];
         let vp = &d.ds.vp;
@@ -491,210 +289,6 @@ impl Ta<'_> {
         self.bin.add(d, PrimKind::POINT, false, [&tr, &br, &bl])
     }
 
-    fn line(&mut self, d: &Draw, a: &CVert, b: &CVert) -> Result<(), JobErr> {
-        let (mut t0, mut t1) = (0.0f32, 1.0f32);
-        for k in 0..d.planes() {
-            let (da, db) = (guarded(d, a, k), guarded(d, b, k));
-            if da < 0.0 && db < 0.0 {
-                return Ok(());
-            }
-            if da < 0.0 {
-                t0 = t0.max(da / (da - db));
-            } else if db < 0.0 {
-                t1 = t1.min(da / (da - db));
-            }
-        }
-        if t0 > t1 {
-            return Ok(());
-        }
-        let mut b2 = lerp(a, b, t1, d.nvar);
-        let a2 = lerp(a, b, t0, d.nvar);
-        for k in 0..d.nvar {
-            if d.flat[k] {
-                b2.var[k] = b.var[k];
-            }
-        }
-        let (p, q) = (self.project(d, &a2), self.project(d, &b2));
-        let stipple = d.ds.prim.line_stipple;
-        match (d.ds.prim.line_smooth, stipple) {
-            (true, true) => self.stippled_smooth(d, &p, &q),
-            (true, false) => self.smooth_line(d, &p, &q),
-            (false, _) => self.aliased_line(d, &p, &q, stipple, false),
-        }
-    }
-
-    /// Bins an antialiased window-space line from `p` to `q` (flat varyings from `q`): its
-    /// rectangle of RasterState.line_width x length grown by `coverage::GROW_PX` on every
-    /// side, as two SMOOTH_LINE triangles whose first vertex is a corner of the rectangle
-    /// (the 3D phase recovers the line's rectangle from them).
-    fn smooth_line(&mut self, d: &Draw, p: &WVert, q: &WVert) -> Result<(), JobErr> {
-        let (dx, dy) = (q.p[0] - p.p[0], q.p[1] - p.p[1]);
-        let len = (dx * dx + dy * dy).sqrt();
-        if len == 0.0 || !len.is_finite() {
-            return Ok(());
-        }
-        let g = GROW_PX;
-        let w = if self.line_w > 0.0 { self.line_w } else { 1.0 };
-        let h = w / 2.0 + g;
-        let (ux, uy) = (dx / len, dy / len);
-        let (nx, ny) = (-uy * h, ux * h);
-        // The line's ends moved out by g, varyings extrapolated along it.
-        let mut ends = [
-            stipple::at(d, p, q, -g / len),
-            stipple::at(d, p, q, 1.0 + g / len),
-        ];
-        for e in ends.iter_mut() {
-            for k in (0..d.nvar).filter(|&k| d.flat[k]) {
-                e.var[k] = q.var[k];
-            }
-        }
-        let off = |v: &WVert, s: f32| {
-            let mut o = *v;
-            o.p[0] += nx * s;
-            o.p[1] += ny * s;
-            o
-        };
-        let (p0, p1) = (off(&ends[0], 1.0), off(&ends[0], -1.0));
-        let (q0, q1) = (off(&ends[1], 1.0), off(&ends[1], -1.0));
-        self.bin
-            .add(d, PrimKind::SMOOTH_LINE, false, [&p0, &p1, &q0])?;
-        self.bin
-            .add(d, PrimKind::SMOOTH_LINE, false, [&q1, &q0, &p1])
-    }
-
-    fn prim(&mut self, d: &Draw, p: &CtrlPrim) -> Result<(), JobErr> {
-        let n = p.count as usize;
-        let isz = match p.index_type {
-            IndexType::NONE => 0,
-            IndexType::U8 => 1,
-            IndexType::U16 => 2,
-            IndexType::U32 => 4,
-        };
-        if isz > 1 && p.index_addr & (isz - 1) != 0 {
-            return Err(JobErr::bad(
-                Unit::Ta,
-                format!("index buffer {:#x} not {isz}-byte aligned", p.index_addr),
-            ));
-        }
-        if p.count as u64 > MAX_PRIM_VERTICES {
-            return Err(JobErr::bad(
-                Unit::Ta,
-                format!(
-                    "PRIM of {} vertices: limits::MAX_PRIM_VERTICES is {MAX_PRIM_VERTICES}",
-                    p.count
-                ),
-            ));
-        }
-        // `count` is a 32-bit field: nothing is reserved for it up front. Indices are read a
-        // chunk at a time and vertices fetched as they are met, so a count past the index or
-        // vertex buffer faults at the buffer's end instead of asking the host for memory for
-        // 2^32 of them. The buffers live in `Ta` and are reused by every PRIM of the job: a
-        // draw of a few vertices allocates nothing.
-        let mut b = std::mem::take(&mut self.bufs);
-        if b.cache.capacity() > 4 * CHUNK {
-            // Clearing costs the table's capacity: a large PRIM's table is not kept.
-            b.cache = HashMap::default();
-        }
-        b.cache.clear();
-        b.verts.clear();
-        b.slot.clear();
-        let r = self.fetch(d, p, n, isz, &mut b);
-        let r = r.and_then(|()| self.assemble(d, p, n, &b));
-        self.bufs = b;
-        r
-    }
-
-    /// Fetches and shades the PRIM's vertices: each distinct index once, in order of first
-    /// use; `b.slot[k]` is the shaded vertex of the PRIM's k-th vertex.
-    fn fetch(
-        &mut self,
-        d: &Draw,
-        p: &CtrlPrim,
-        n: usize,
-        isz: u32,
-        b: &mut PrimBufs,
-    ) -> Result<(), JobErr> {
-        let PrimBufs {
-            cache,
-            verts,
-            slot,
-            raw,
-            ids,
-        } = b;
-        let batch = self.fast && d.batch;
-        if isz == 0 {
-            // Not indexed: every vertex is distinct (count is far below 2^32), no lookup.
-            let base = p.base_vertex as u32;
-            if batch {
-                for i in (0..n).step_by(4) {
-                    let m = (n - i).min(4);
-                    let ids: [u32; 4] = std::array::from_fn(|k| base.wrapping_add((i + k) as u32));
-                    self.shade4(d, &ids[..m], verts)?;
-                    slot.extend(i..i + m);
-                }
-                return Ok(());
-            }
-            for i in 0..n {
-                let v = self.vertex(d, base.wrapping_add(i as u32))?;
-                verts.push(v);
-                slot.push(i);
-            }
-            return Ok(());
-        }
-        raw.resize(n.min(CHUNK) * isz as usize, 0);
-        let mut k = 0usize;
-        while k < n {
-            let m = (n - k).min(CHUNK);
-            ids.clear();
-            // GPU addresses are 32-bit: the index pointer wraps as the hardware's would.
-            let addr = p.index_addr.wrapping_add((k * isz as usize) as u32);
-            let bytes = &mut raw[..m * isz as usize];
-            self.mmu.read(Unit::Ta, addr, bytes)?;
-            for c in bytes.chunks(isz as usize) {
-                let v = match isz {
-                    1 => u32::from(c[0]),
-                    2 => u32::from(u16::from_le_bytes([c[0], c[1]])),
-                    _ => u32::from_le_bytes([c[0], c[1], c[2], c[3]]),
-                };
-                ids.push(v.wrapping_add(p.base_vertex as u32));
-            }
-            // Batched: new vertices wait in `pending` (their positions in `verts` known) and
-            // are shaded four at a time, all of them before the next chunk's indices are read,
-            // so faults come in the order of one-by-one shading.
-            let mut pending = [0u32; 4];
-            let mut np = 0;
-            for &i in ids.iter() {
-                let s = match cache.get(&i) {
-                    Some(&s) => s,
-                    None if batch => {
-                        let s = verts.len() + np;
-                        cache.insert(i, s);
-                        pending[np] = i;
-                        np += 1;
-                        if np == 4 {
-                            self.shade4(d, &pending, verts)?;
-                            np = 0;
-                        }
-                        s
-                    }
-                    None => {
-                        let v = self.vertex(d, i)?;
-                        verts.push(v);
-                        cache.insert(i, verts.len() - 1);
-                        verts.len() - 1
-                    }
-                };
-                slot.push(s);
-            }
-            if np > 0 {
-                self.shade4(d, &pending[..np], verts)?;
-            }
-            k += m;
-        }
-        Ok(())
-    }
-
-    /// Cuts the PRIM's shaded vertices into primitives. The last argument of `tri` is the
     /// vertex that provokes under GL's first-vertex rule (the last vertex otherwise).
     fn assemble(&mut self, d: &Draw, p: &CtrlPrim, n: usize, b: &PrimBufs) -> Result<(), JobErr> {
         let v = |k: usize| &b.verts[b.slot[k]];
@@ -860,15 +454,25 @@ impl Decoded {
     }
 }
 
+/// Which of the TA's paths a job runs.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Paths {
+    /// Fast paths on (else reference only).
+    pub fast: bool,
+    /// Aliased lines as the reference's LINE_RUN triangles (else one LINE record each).
+    pub line_runs: bool,
+}
+
 /// Runs the TA phase: bins the control stream's primitives into parameter memory; returns the
 /// byte offset of the tile headers from DPM_PB_BASE (DPM state the 3D phase starts from).
 pub(crate) fn run(
     mmu: &Mmu,
     regs: &RegFile,
     progs: &mut ProgramCache,
-    fast: bool,
+    paths: Paths,
     c: &mut Counters,
 ) -> Result<u32, JobErr> {
+    let fast = paths.fast;
     let bad = |e: sgx_hwdocs::DecodeError| JobErr::bad(Unit::Vdm, e.to_string());
     let base = r::VdmCtrlStreamBase::unpack(&[regs.get(r::VDM_CTRL_STREAM_BASE)])
         .map_err(bad)?
@@ -878,24 +482,17 @@ pub(crate) fn run(
         .map_err(bad)?
         .addr;
     let pb_size = u64::from(regs.get(r::DPM_PB_SIZE));
-    let ntiles = (screen.w_tl * screen.h_tl) as usize;
     let mut ta = Ta {
         mmu,
         machine: Box::new(Machine::with_paths(fast)),
         fast,
-        bin: Binner {
-            w_tl: screen.w_tl,
-            h_tl: screen.h_tl,
-            pb_size,
-            records: Vec::new(),
-            tiles: vec![Vec::new(); ntiles],
-            refs: 0,
-            prims: 0,
-        },
+        bin: Binner::new(screen.w_tl, screen.h_tl, pb_size),
         line_w: 1.0,
         c,
         bufs: PrimBufs::default(),
         stipple_n: 0,
+        line_runs: paths.line_runs,
+        line_tiles: Vec::new(),
     };
     if ta.bin.bytes() > pb_size {
         return Err(JobErr::Oom);

@@ -573,6 +573,7 @@ fn injected_fault_hang_fail() {
         job: 3,
         reason: "boom".into(),
     });
+    s.gpu.inject(Injection::OutOfMemory { job: 4 });
     assert_eq!(s.gpu.run(&job).status, JobStatus::Done);
     fb.write(0, &[0; 1024]);
     let r = s.gpu.run(&job);
@@ -594,6 +595,16 @@ fn injected_fault_hang_fail() {
     );
     assert_eq!(s.gpu.run(&job).status, JobStatus::Hang);
     assert_eq!(s.gpu.run(&job).status, JobStatus::Failed("boom".into()));
+    fb.write(0, &[0; 1024]);
+    let r = s.gpu.run(&job);
+    assert_eq!(
+        (r.status, r.events),
+        (JobStatus::OutOfMemory, crate::event::DPM_OOM_GLOBAL)
+    );
+    assert!(
+        fb.bytes().iter().all(|&b| b == 0),
+        "an injected out-of-memory renders nothing"
+    );
     assert_eq!(s.gpu.run(&job).status, JobStatus::Done);
 }
 

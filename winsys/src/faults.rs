@@ -27,6 +27,9 @@ pub enum JobFault {
     },
     /// The device is lost when it would run.
     LoseDevice,
+    /// Its TA runs out of parameter memory: its fence ends with `JobError::OutOfMemory` and
+    /// nothing is rendered.
+    OutOfMemory,
 }
 
 impl JobFault {
@@ -44,6 +47,7 @@ impl JobFault {
                 job: 0,
                 reason: reason.clone(),
             }),
+            JobFault::OutOfMemory => Some(sgx_sim::Injection::OutOfMemory { job: 0 }),
             JobFault::LoseDevice => None,
         }
     }

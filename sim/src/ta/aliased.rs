@@ -1,30 +1,67 @@
-//! Aliased lines (PrimKind::LINE, MODEL): the pixels of GL's diamond-exit rule
-//! ([`diamond::Span`]), widened to RasterState.line_width pixels in the minor direction
-//! (GL 2.1 3.4.2.1: the segment moved by -(w - 1)/2 along the minor axis, each pixel replaced
-//! by w pixels from it on), stippled pixel by pixel, binned as one axis-aligned rectangle per
-//! run of drawn pixels in the same row (column). The rectangles' sides lie on pixel borders,
-//! so the rasteriser's top-left rule covers exactly those pixels.
+//! Aliased lines (PrimKind::LINE, MODEL: hwdocs render.json): one record per line, whatever
+//! its length, referenced from exactly the tiles its drawn pixels touch; the 3D phase walks
+//! the line's runs of pixels in each tile (`crate::line`, `raster/line.rs`).
+//!
+//! The reference (`Ta::line_runs`, the TA before the one-record line) bins one axis-aligned
+//! rectangle, two LINE_RUN triangles, per run of drawn pixels, computing the runs here with
+//! its own walk; renders of both must agree byte for byte (`tests/lines.rs`).
 
 use sgx_hwdocs::render::PrimKind;
 
-use super::diamond::Span;
+use super::binner::RecordHead;
 use super::stipple::{at, draws};
 use super::{Draw, JobErr, Ta, WVert};
-
-/// The width of an aliased line in pixels: GL's rounding, at least 1.
-pub(super) fn width_px(line_width: f32) -> i64 {
-    if line_width.is_finite() {
-        // Widths past any target draw as the target; the cast saturates.
-        (line_width.round().min(1e6) as i64).max(1)
-    } else {
-        1
-    }
-}
+use crate::line::diamond::Span;
+use crate::line::{width_px, Line, Stipple};
 
 impl Ta<'_> {
     /// Bins the aliased window-space line from `p` to `q` (flat varyings from `q`); the
     /// line stipple applies when `stipple`, counting on from `self.stipple_n`.
     pub(super) fn aliased_line(
+        &mut self,
+        d: &Draw,
+        p: &WVert,
+        q: &WVert,
+        stipple: bool,
+        back: bool,
+    ) -> Result<(), JobErr> {
+        if self.line_runs {
+            return self.aliased_runs(d, p, q, stipple, back);
+        }
+        let prim = &d.ds.prim;
+        let st = stipple.then_some(Stipple {
+            start: self.stipple_n,
+            factor: prim.line_stipple_factor_m1 + 1,
+            pattern: prim.line_stipple_pattern as u16,
+        });
+        let Some(l) = Line::of([p.p[0], p.p[1]], [q.p[0], q.p[1]], self.line_w, st) else {
+            return Ok(());
+        };
+        // Every pixel of the line counts, drawn or not (the count wraps as a 32-bit one).
+        self.stipple_n = self.stipple_n.wrapping_add(l.span.count as u32);
+        let mut tiles = std::mem::take(&mut self.line_tiles);
+        tiles.clear();
+        for r in l.runs() {
+            let (x0, y0) = l.xy(r.u.0, r.v.0);
+            let (x1, y1) = l.xy(r.u.1 - 1, r.v.1 - 1);
+            if let Some(c) = self.bin.clamp(d, (x0, y0, x1, y1)) {
+                self.bin.tiles_of(c, &mut tiles);
+            }
+        }
+        tiles.sort_unstable();
+        tiles.dedup();
+        let head = RecordHead {
+            kind: PrimKind::LINE,
+            back,
+            stipple: st.map(|s| s.start),
+        };
+        let r = self.bin.add_to(d, head, [p, q, q], &tiles);
+        self.line_tiles = tiles;
+        r
+    }
+
+    /// The reference: two LINE_RUN triangles per run of drawn pixels.
+    fn aliased_runs(
         &mut self,
         d: &Draw,
         p: &WVert,
@@ -99,7 +136,7 @@ impl Ta<'_> {
         };
         let (a0, a1) = (corner(&ea, u.0, v.0), corner(&ea, u.0, v.1));
         let (b0, b1) = (corner(&eb, u.1, v.0), corner(&eb, u.1, v.1));
-        self.bin.add(d, PrimKind::LINE, back, [&a0, &a1, &b0])?;
-        self.bin.add(d, PrimKind::LINE, back, [&a1, &b1, &b0])
+        self.bin.add(d, PrimKind::LINE_RUN, back, [&a0, &a1, &b0])?;
+        self.bin.add(d, PrimKind::LINE_RUN, back, [&a1, &b1, &b0])
     }
 }

@@ -8,10 +8,47 @@
 #include "sgx535_screen.h"
 
 #include "indices/u_primconvert.h"
+#include "util/log.h"
+#include "util/u_debug_cb.h"
 #include "util/u_framebuffer.h"
 #include "util/u_inlines.h"
 #include "util/u_memory.h"
 #include "util/u_upload_mgr.h"
+
+/* Renders of this context that failed (their pixels are lost) reach the
+ * application as GL_KHR_debug errors through the debug callback the frontend
+ * set (u_default_set_debug_callback), as other Gallium drivers report theirs;
+ * a fault or a lost device also makes get_device_reset_status report the
+ * context's work lost. Failures are seen at a later flush, or when a call
+ * returns the fault (sgx535g_ctx_check). */
+void
+sgx535g_report_job_failures(struct sgx535g_context *ctx)
+{
+   for (;;) {
+      sgx535_status error = SGX535_OK;
+      char msg[256];
+      if (!sgx535g_check(sgx535_take_job_failure(ctx->lib, &error, msg, sizeof(msg)),
+                         "take_job_failure") ||
+          error == SGX535_OK)
+         return;
+      mesa_loge("sgx535: %s", msg);
+      if (error == SGX535_ERROR_OUT_OF_MEMORY) {
+         util_debug_message(&ctx->base.debug, OUT_OF_MEMORY, "sgx535: %s", msg);
+      } else {
+         util_debug_message(&ctx->base.debug, ERROR, "sgx535: %s", msg);
+         if (ctx->reset_status == PIPE_NO_RESET) {
+            uint32_t lib_status = PIPE_NO_RESET;
+            if (sgx535_get_device_reset_status(ctx->lib, &lib_status) == SGX535_OK &&
+                lib_status != PIPE_NO_RESET)
+               ctx->reset_status = (enum pipe_reset_status)lib_status;
+            else
+               ctx->reset_status = PIPE_GUILTY_CONTEXT_RESET;
+            if (ctx->reset_cb.reset)
+               ctx->reset_cb.reset(ctx->reset_cb.data, ctx->reset_status);
+         }
+      }
+   }
+}
 
 static void
 sgx535g_flush(struct pipe_context *pctx, struct pipe_fence_handle **fence, unsigned flags)
@@ -24,6 +61,7 @@ sgx535g_flush(struct pipe_context *pctx, struct pipe_fence_handle **fence, unsig
          *fence = NULL;
       return;
    }
+   sgx535g_report_job_failures(ctx);
    if (fence) {
       struct pipe_fence_handle *wrapped = lib_fence.id ? sgx535g_fence_wrap(lib_fence) : NULL;
       pctx->screen->fence_reference(pctx->screen, fence, NULL);
@@ -109,6 +147,7 @@ sgx535g_context_create(struct pipe_screen *pscreen, void *priv, unsigned flags)
    p->flush_resource = sgx535g_flush_resource;
    p->get_device_reset_status = sgx535g_get_device_reset_status;
    p->set_device_reset_callback = sgx535g_set_device_reset_callback;
+   p->set_debug_callback = u_default_set_debug_callback;
    sgx535g_init_transfer_functions(ctx);
    sgx535g_init_state_functions(ctx);
    sgx535g_init_shader_functions(ctx);

@@ -36,6 +36,9 @@ sgx535g_ctx_check(struct sgx535g_context *ctx, sgx535_status status, const char 
     * (a lost context); the rest leave it usable. A fault resets the GPU, and
     * the library knows whose job caused it: guilty or innocent, else unknown. */
    if (status == SGX535_ERROR_DEVICE_LOST || status == SGX535_ERROR_GPU_FAULT) {
+      /* The failed job is recorded by now: tell the application what failed
+       * (GL_KHR_debug) before the context is marked lost. */
+      sgx535g_report_job_failures(ctx);
       if (ctx->reset_status == PIPE_NO_RESET) {
          uint32_t lib_status = PIPE_NO_RESET;
          if (sgx535_get_device_reset_status(ctx->lib, &lib_status) == SGX535_OK &&

@@ -140,6 +140,9 @@ sgx535g_surface_handle(struct pipe_surface *psurf)
  * succeeded. A context's failure is also recorded for the application. */
 bool sgx535g_check(sgx535_status status, const char *call);
 bool sgx535g_ctx_check(struct sgx535g_context *ctx, sgx535_status status, const char *call);
+/* Reports the context's failed render jobs (GL_KHR_debug errors; a fault also
+ * as a reset). */
+void sgx535g_report_job_failures(struct sgx535g_context *ctx);
 
 struct pipe_screen *sgx535g_screen_create_lib(const sgx535_device_desc *desc, struct sw_winsys *winsys);
 

@@ -17,7 +17,7 @@
 /// at major coordinate `first` and stepping by `step` (+1 or -1), pixel k at minor
 /// coordinate [`Span::minor`]`(k)`.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub(super) struct Span {
+pub(crate) struct Span {
     pub x_major: bool,
     pub first: i64,
     pub step: i64,
@@ -46,7 +46,7 @@ fn in_diamond(pu: f64, pv: f64, c: i64, x_major: bool) -> bool {
 
 impl Span {
     /// The span of the segment from `a` to `b` (window x, y), None when it draws nothing.
-    pub(super) fn of(a: [f32; 2], b: [f32; 2]) -> Option<Span> {
+    pub(crate) fn of(a: [f32; 2], b: [f32; 2]) -> Option<Span> {
         let [ax, ay, bx, by] = [a[0], a[1], b[0], b[1]].map(f64::from);
         if ![ax, ay, bx, by].iter().all(|v| v.abs() < FAR_PX) {
             return None;
@@ -94,12 +94,12 @@ impl Span {
     }
 
     /// Major coordinate of pixel k.
-    pub(super) fn major(&self, k: i64) -> i64 {
+    pub(crate) fn major(&self, k: i64) -> i64 {
         self.first + k * self.step
     }
 
     /// Minor coordinate of pixel k: the pixel whose diamond the line crosses in that column.
-    pub(super) fn minor(&self, k: i64) -> i64 {
+    pub(crate) fn minor(&self, k: i64) -> i64 {
         let xc = self.major(k) as f64 + 0.5;
         // Multiplied before divided: from f32 inputs the product is exact and the quotient
         // correctly rounded, so a line through a diamond's corner lands on it exactly.
@@ -115,7 +115,7 @@ impl Span {
     }
 
     /// The fraction of the segment from a to b at major coordinate `u`.
-    pub(super) fn t_at(&self, u: f64) -> f64 {
+    pub(crate) fn t_at(&self, u: f64) -> f64 {
         (u - self.ua) / self.du
     }
 }
