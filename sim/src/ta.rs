@@ -221,7 +221,12 @@ fn convert(t: AttrType, b: &[u8]) -> f32 {
     }
 }
 
+mod memo;
 mod shade;
+
+/// Vertex groups the TA took from its memo on this thread (tests of the fast path).
+#[cfg(test)]
+pub(crate) use memo::hits as memo_hits;
 
 /// `CHUNK` indices are read at a time.
 const CHUNK: usize = 4096;
@@ -268,6 +273,8 @@ struct Ta<'a> {
     line_w: f32,
     c: &'a mut Counters,
     bufs: PrimBufs,
+    /// Groups of vertices shaded earlier in the job (fast path only; ta/memo.rs).
+    memo: memo::VertexMemo,
     /// Line stipple counter: pixels along the lines of the current strip or loop.
     stipple_n: u32,
 }
@@ -895,6 +902,7 @@ pub(crate) fn run(
         line_w: 1.0,
         c,
         bufs: PrimBufs::default(),
+        memo: memo::VertexMemo::default(),
         stipple_n: 0,
     };
     if ta.bin.bytes() > pb_size {
