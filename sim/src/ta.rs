@@ -37,6 +37,7 @@ mod poly;
 const TILE: i64 = TILE_W_PX as i64;
 
 mod aliased;
+mod degenerate;
 mod diamond;
 mod provoke;
 mod stipple;
@@ -413,6 +414,10 @@ impl Ta<'_> {
             return Ok(());
         }
         if out.iter().all(|&m| m == 0) {
+            if self.fast && poly::plain(&d.ds.poly) && degenerate::no_area(d, v) {
+                // What `fan` would cull, without projecting the vertices (ta/degenerate.rs).
+                return Ok(());
+            }
             // Nothing to clip (most triangles): no polygon to build.
             let w = v.map(|x| self.project(d, x));
             return self.fan(d, &w);

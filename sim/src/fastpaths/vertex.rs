@@ -180,7 +180,8 @@ fn a_fetch_fault_mid_batch_agrees() {
 /// group of vertices from the TA's memo (`ta/memo.rs`) and restores the machine's outputs;
 /// the reference shades them again. `vs_short` leaves o2 unwritten, so it reads the bank the
 /// draw before left: after a remembered draw, that must be the remembered draw's last vertex
-/// (not the one shaded last), and its own vertices are never remembered.
+/// (not the one shaded last), and its own vertices are never remembered. Draw 5's triangles
+/// have no area but its last.
 #[test]
 fn remembered_vertex_groups_draw_as_shaded_again() {
     let hits_before = crate::ta::memo_hits();
@@ -199,7 +200,17 @@ fn remembered_vertex_groups_draw_as_shaded_again() {
         d.index = Some((IndexType::U16, u16s(&ids)));
         d.count = ids.len() as u32;
         draws.push(d);
-        let order = [0, 0, 2, 1, 0, 2, 4, 1, 4, 2, 3, 0, 3, 2, 1, 1, 4, 0, 2];
+        // Triangles of no area (culled before projection on the fast path, after it on the
+        // reference): two equal vertices, all three equal, three on a line; then one with area.
+        let v = verts(&mut rng, 3);
+        let (a, b, c) = (v[0], v[1], v[2]);
+        let mid = |p: [f32; 4], q: [f32; 4]| std::array::from_fn(|i| (p[i] + q[i]) / 2.0);
+        let on_line = ((mid(a.0, b.0)), c.1);
+        let flat = [a, a, b, c, c, c, a, b, on_line, a, b, c];
+        draws.push(draw(vs_straight(), Topology::TRIANGLES, &flat));
+        let order = [
+            0, 0, 2, 1, 0, 2, 4, 1, 5, 4, 2, 3, 0, 5, 3, 2, 1, 1, 4, 0, 2, 5,
+        ];
         (vec![build_ordered(s, &rd, &draws, &order)], vec![fb])
     });
     all_done("remembered vertex groups", &r);
