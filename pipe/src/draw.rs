@@ -334,10 +334,23 @@ impl Context {
                                 r.width()
                             ));
                         }
-                        let bo = r.bo();
-                        let va = bo.gpu_addr() + off as u32;
-                        index_use = Some((bo, Some(r.id())));
-                        va
+                        // A buffer's storage moves only with `storage_moves()` (under its
+                        // lock), so its address stays what it was while that count does.
+                        let moves = crate::resource::storage_moves();
+                        let (bo_id, base, bo) = match self.index_src {
+                            Some((id, m, bo_id, base))
+                                if self.reuse_state && id == r.id() && m == moves =>
+                            {
+                                (bo_id, base, None)
+                            }
+                            _ => {
+                                let bo = r.bo();
+                                self.index_src = Some((r.id(), moves, bo.id(), bo.gpu_addr()));
+                                (bo.id(), bo.gpu_addr(), Some(bo))
+                            }
+                        };
+                        index_use = Some((r, bo_id, bo));
+                        base + off as u32
                     }
                     BufferSource::User(d) => {
                         if end > d.len() as u64 {
@@ -360,11 +373,13 @@ impl Context {
         self.emit_state(program)?;
         self.take_state_uses(program);
         let b = self.batch.as_mut().expect("batch exists");
-        if let Some((bo, id)) = index_use {
+        if let Some((r, bo_id, bo)) = index_use {
             // Consecutive draws from one index buffer list it once.
-            if b.index_bo != Some(bo.id()) {
+            if b.index_bo != Some(bo_id) {
+                let bo = bo.unwrap_or_else(|| r.bo());
+                debug_assert_eq!(bo.id(), bo_id, "an index buffer moved unannounced");
                 b.index_bo = Some(bo.id());
-                b.read_bo(&bo, id);
+                b.read_bo(&bo, Some(r.id()));
             }
         }
 
