@@ -126,10 +126,14 @@ struct Cached {
     owner: Owner,
 }
 
-const CACHE_WAYS: usize = 4;
+/// Handles a thread remembers, by slot index modulo this: a draw that changes vertex layout
+/// and buffers names the context, a few buffers, the upload buffer and vertex element states,
+/// and with 4 ways those collided (drawoverhead's intermixed attributes took the table's lock
+/// on most calls). Not a hardware number.
+const CACHE_WAYS: usize = 16;
 
 thread_local! {
-    static CACHE: RefCell<[Option<Cached>; CACHE_WAYS]> = const { RefCell::new([None, None, None, None]) };
+    static CACHE: RefCell<[Option<Cached>; CACHE_WAYS]> = const { RefCell::new([const { None }; CACHE_WAYS]) };
 }
 
 fn cache_way(h: u64) -> usize {

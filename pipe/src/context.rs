@@ -111,6 +111,9 @@ pub struct Context {
     /// Point at a batch's earlier copy of a table or block instead of writing it again
     /// (`Context::set_state_reuse`).
     pub(crate) reuse_state: bool,
+    /// The index buffer drawn from last: resource id, `storage_moves()` when looked up, its
+    /// buffer object's id and GPU address (a draw from it again locks and clones nothing).
+    pub(crate) index_src: Option<(u64, u64, u64, u32)>,
 }
 
 impl std::fmt::Debug for Context {
@@ -161,6 +164,7 @@ impl Context {
             dirty: Dirty::all(),
             emit: EmitCache::default(),
             reuse_state: true,
+            index_src: None,
         }
     }
 
@@ -193,7 +197,8 @@ impl Context {
     /// Whether a DrawState table or block equal to one of the last few written into the batch
     /// is pointed at again (on by default; drawoverhead's alternating programs and vertex
     /// layouts then write nothing after their first two draws). Off, every changed part is
-    /// written anew: the reference the reuse is tested against.
+    /// written anew, and an index buffer's address is looked up under its lock at every draw:
+    /// the reference the reuse is tested against.
     pub fn set_state_reuse(&mut self, on: bool) {
         self.reuse_state = on;
     }

@@ -52,9 +52,9 @@ impl DrawInfo {
 }
 
 impl Context {
-    /// The linked program of the bound shaders, linked and uploaded once per pair and set of
-    /// point-sprite inputs (`sprite_mask`, non-zero only for point draws).
-    pub(crate) fn program(&mut self, sprite_mask: u16) -> Result<Arc<Program>> {
+    /// Makes `last_program` the linked program of the bound shaders, linked and uploaded once
+    /// per pair and set of point-sprite inputs (`sprite_mask`, non-zero only for point draws).
+    fn bind_program(&mut self, sprite_mask: u16) -> Result<()> {
         let vs = self
             .vs
             .as_ref()
@@ -65,15 +65,14 @@ impl Context {
             .ok_or(PipeError::NotBound("fragment shader"))?;
         let key = (vs.id, fs.id, sprite_mask);
         // Most draws use the program of the draw before: no hashing, no shader clones.
-        if let Some((k, p)) = &self.last_program {
+        if let Some((k, _)) = &self.last_program {
             if *k == key {
-                return Ok(p.clone());
+                return Ok(());
             }
         }
         if let Some(p) = self.programs.get(&key) {
-            let p = p.clone();
             self.last_program = Some((key, p.clone()));
-            return Ok(p);
+            return Ok(());
         }
         let (vs, fs) = (vs.clone(), fs.clone());
         let fs_text: Arc<str> = if sprite_mask == 0 {
@@ -84,8 +83,8 @@ impl Context {
         let linked = self.screen.shader_cache().get_or_link(&vs.tgsi, &fs_text)?;
         let p = Arc::new(Program::upload(&*self.dev(), linked, self.timeout)?);
         self.programs.insert(key, p.clone());
-        self.last_program = Some((key, p.clone()));
-        Ok(p)
+        self.last_program = Some((key, p));
+        Ok(())
     }
 
     /// Whether the render condition lets draws through.
@@ -216,7 +215,24 @@ impl Context {
             (Some(r), PrimMode::POINTS) => r.sprite_coord_enable,
             _ => 0,
         };
-        let program = self.program(sprite_mask)?;
+        self.bind_program(sprite_mask)?;
+        // Lent to the draw and given back: a clone's reference count changes are locked
+        // operations, measurable per draw (a split draw's parts clone it again, rarely).
+        let (key, program) = self.last_program.take().expect("bind_program sets it");
+        let r = self.draw_linked(info, &program, velems);
+        if self.last_program.is_none() {
+            self.last_program = Some((key, program));
+        }
+        r
+    }
+
+    /// `draw_vbo` once the program is linked.
+    fn draw_linked(
+        &mut self,
+        info: &DrawInfo,
+        program: &Arc<Program>,
+        velems: usize,
+    ) -> Result<()> {
         if velems < program.linked.vs.inputs.len() {
             return invalid(format!(
                 "the vertex shader reads {} attributes, {velems} vertex elements bound",
@@ -377,10 +393,23 @@ impl Context {
                                 r.width()
                             ));
                         }
-                        let bo = r.bo();
-                        let va = bo.gpu_addr() + off as u32;
-                        index_use = Some((bo, Some(r.id())));
-                        va
+                        // A buffer's storage moves only with `storage_moves()` (under its
+                        // lock), so its address stays what it was while that count does.
+                        let moves = crate::resource::storage_moves();
+                        let (bo_id, base, bo) = match self.index_src {
+                            Some((id, m, bo_id, base))
+                                if self.reuse_state && id == r.id() && m == moves =>
+                            {
+                                (bo_id, base, None)
+                            }
+                            _ => {
+                                let bo = r.bo();
+                                self.index_src = Some((r.id(), moves, bo.id(), bo.gpu_addr()));
+                                (bo.id(), bo.gpu_addr(), Some(bo))
+                            }
+                        };
+                        index_use = Some((r, bo_id, bo));
+                        base + off as u32
                     }
                     BufferSource::User(d) => {
                         if end > d.len() as u64 {
@@ -400,14 +429,16 @@ impl Context {
         };
         let base_vertex = i32::try_from(base_vertex)
             .map_err(|_| PipeError::InvalidArgument("first vertex out of range".into()))?;
-        self.emit_state(&program)?;
-        self.take_state_uses(&program);
+        self.emit_state(program)?;
+        self.take_state_uses(program);
         let b = self.batch.as_mut().expect("batch exists");
-        if let Some((bo, id)) = index_use {
+        if let Some((r, bo_id, bo)) = index_use {
             // Consecutive draws from one index buffer list it once.
-            if b.index_bo != Some(bo.id()) {
+            if b.index_bo != Some(bo_id) {
+                let bo = bo.unwrap_or_else(|| r.bo());
+                debug_assert_eq!(bo.id(), bo_id, "an index buffer moved unannounced");
                 b.index_bo = Some(bo.id());
-                b.read_bo(&bo, id);
+                b.read_bo(&bo, Some(r.id()));
             }
         }
 

@@ -303,3 +303,100 @@ fn states_that_come_back_reuse_their_blocks_and_draw_as_blocks_written_anew() {
         "{with:?} vs {without:?}"
     );
 }
+
+/// Indexed draws from two index buffers, alternating and across a flush, with the index
+/// buffer's address remembered (`reuse`) or looked up every draw; returns the pixels and, per
+/// submission, how often each index buffer is listed in its job.
+fn indexed_draws(reuse: bool) -> (Vec<u8>, Vec<[usize; 2]>) {
+    let mut r = rig();
+    r.ctx.set_state_reuse(reuse);
+    let t = cleared_target(&mut r);
+    base(&mut r, &t);
+    let mut pts = TRI1.to_vec();
+    pts.extend_from_slice(&TRI2);
+    let data = verts_px(&pts, W, W);
+    let vb = r
+        .screen
+        .resource_create(&ResourceTemplate::buffer(
+            data.len() as u32,
+            bind::VERTEX_BUFFER,
+        ))
+        .unwrap();
+    r.ctx.buffer_subdata(&vb, 0, &data).unwrap();
+    r.ctx
+        .set_vertex_buffers(
+            0,
+            &[Some(VertexBuffer {
+                stride: 16,
+                buffer_offset: 0,
+                buffer: BufferSource::Resource(vb.clone()),
+            })],
+        )
+        .unwrap();
+    let ibuf = |r: &mut Rig, ids: [u16; 3]| {
+        let bytes: Vec<u8> = ids.iter().flat_map(|i| i.to_le_bytes()).collect();
+        let b = r
+            .screen
+            .resource_create(&ResourceTemplate::buffer(
+                bytes.len() as u32,
+                bind::INDEX_BUFFER,
+            ))
+            .unwrap();
+        r.ctx.buffer_subdata(&b, 0, &bytes).unwrap();
+        b
+    };
+    let (i1, i2) = (ibuf(&mut r, [0, 1, 2]), ibuf(&mut r, [3, 4, 5]));
+    let draw = |r: &mut Rig, ib: &Arc<Resource>| {
+        let d = DrawInfo {
+            mode: PrimMode::TRIANGLES,
+            index_size: 2,
+            index: Some(BufferSource::Resource(ib.clone())),
+            start: 0,
+            count: 3,
+            index_bias: 0,
+            min_index: 0,
+            max_index: 5,
+        };
+        r.ctx.draw_vbo(&d).unwrap();
+    };
+    let mut fences = Vec::new();
+    // TRI1 (red) several times, TRI2 (blue), TRI1 (red) again; a flush; TRI2 (green).
+    for _ in 0..5 {
+        draw(&mut r, &i1);
+    }
+    set_colour(&mut r, [0.0, 0.0, 1.0, 1.0]);
+    draw(&mut r, &i2);
+    set_colour(&mut r, [1.0, 0.0, 0.0, 1.0]);
+    draw(&mut r, &i1);
+    fences.push(r.ctx.flush().unwrap().unwrap().id());
+    set_colour(&mut r, [0.0, 1.0, 0.0, 1.0]);
+    draw(&mut r, &i2);
+    draw(&mut r, &i2);
+    fences.push(r.ctx.flush().unwrap().unwrap().id());
+    let trace = r.dev.trace().entries;
+    let listed = fences
+        .iter()
+        .map(|f| {
+            let e = trace.iter().find(|e| e.fence == Some(*f)).unwrap();
+            let n = |b: &Arc<Resource>| e.bos.iter().filter(|x| x.bo == b.bo().id()).count();
+            [n(&i1), n(&i2)]
+        })
+        .collect();
+    (r.ctx.read_level(&t, 0, 0).unwrap(), listed)
+}
+
+#[test]
+fn a_remembered_index_buffer_address_draws_and_lists_as_looked_up_anew() {
+    let (px, listed) = indexed_draws(true);
+    let (ref_px, ref_listed) = indexed_draws(false);
+    assert_eq!(listed, ref_listed);
+    // Each batch lists the index buffers it reads, once; the second reads only i2.
+    assert_eq!(listed, vec![[1, 1], [0, 1]]);
+    assert!(px == ref_px, "pixels differ from the reference");
+    assert_eq!(pixel(&px, W, 2, 2), [0, 0, 255, 255], "TRI1 alone: red");
+    assert_eq!(
+        pixel(&px, W, 10, 10),
+        [0, 255, 0, 255],
+        "TRI2 drawn last: green"
+    );
+}

@@ -36,6 +36,7 @@ const TILE: i64 = TILE_W_PX as i64;
 
 mod aliased;
 mod binner;
+mod degenerate;
 mod fetch;
 #[cfg(test)]
 mod line_records;
@@ -101,7 +102,12 @@ impl Draw {
     }
 }
 
+mod memo;
 mod shade;
+
+/// Vertex groups the TA took from its memo on this thread (tests of the fast path).
+#[cfg(test)]
+pub(crate) use memo::hits as memo_hits;
 
 struct Ta<'a> {
     mmu: &'a Mmu,
@@ -112,6 +118,8 @@ struct Ta<'a> {
     line_w: f32,
     c: &'a mut Counters,
     bufs: PrimBufs,
+    /// Groups of vertices shaded earlier in the job (fast path only; ta/memo.rs).
+    memo: memo::VertexMemo,
     /// Line stipple counter: pixels along the lines of the current strip or loop.
     stipple_n: u32,
     /// Aliased lines binned the reference's way, two LINE_RUN triangles per run of pixels
@@ -204,6 +212,10 @@ impl Ta<'_> {
             return Ok(());
         }
         if out.iter().all(|&m| m == 0) {
+            if self.fast && poly::plain(&d.ds.poly) && degenerate::no_area(d, v) {
+                // What `fan` would cull, without projecting the vertices (ta/degenerate.rs).
+                return Ok(());
+            }
             // Nothing to clip (most triangles): no polygon to build.
             let w = v.map(|x| self.project(d, x));
             return self.fan(d, &w);
@@ -490,6 +502,7 @@ pub(crate) fn run(
         line_w: 1.0,
         c,
         bufs: PrimBufs::default(),
+        memo: memo::VertexMemo::default(),
         stipple_n: 0,
         line_runs: paths.line_runs,
         line_tiles: Vec::new(),

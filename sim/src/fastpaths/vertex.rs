@@ -175,3 +175,46 @@ fn a_fetch_fault_mid_batch_agrees() {
         r[0].status
     );
 }
+
+/// Draws repeated within a job: the fast path takes the second and later shadings of a
+/// group of vertices from the TA's memo (`ta/memo.rs`) and restores the machine's outputs;
+/// the reference shades them again. `vs_short` leaves o2 unwritten, so it reads the bank the
+/// draw before left: after a remembered draw, that must be the remembered draw's last vertex
+/// (not the one shaded last), and its own vertices are never remembered. Draw 5's triangles
+/// have no area but its last.
+#[test]
+fn remembered_vertex_groups_draw_as_shaded_again() {
+    let hits_before = crate::ta::memo_hits();
+    let r = check("remembered vertex groups", |s| {
+        let (rd, fb) = target(s, W as u32, H as u32);
+        let mut rng = Rng(0x5eed_0002);
+        let mut draws = vec![
+            draw(vs_straight(), Topology::TRIANGLES, &verts(&mut rng, 3)),
+            draw(vs_straight(), Topology::TRIANGLE_STRIP, &verts(&mut rng, 9)),
+            draw(vs_short(), Topology::TRIANGLES, &verts(&mut rng, 6)),
+            draw(vs_branching(), Topology::TRIANGLE_FAN, &verts(&mut rng, 5)),
+        ];
+        // Indexed, vertices repeated within the PRIM too.
+        let mut d = draw(vs_straight(), Topology::TRIANGLES, &verts(&mut rng, 9));
+        let ids = [0u16, 1, 2, 2, 1, 8, 0, 8, 3, 3, 8, 1, 5, 6, 7];
+        d.index = Some((IndexType::U16, u16s(&ids)));
+        d.count = ids.len() as u32;
+        draws.push(d);
+        // Triangles of no area (culled before projection on the fast path, after it on the
+        // reference): two equal vertices, all three equal, three on a line; then one with area.
+        let v = verts(&mut rng, 3);
+        let (a, b, c) = (v[0], v[1], v[2]);
+        let mid = |p: [f32; 4], q: [f32; 4]| std::array::from_fn(|i| (p[i] + q[i]) / 2.0);
+        let on_line = ((mid(a.0, b.0)), c.1);
+        let flat = [a, a, b, c, c, c, a, b, on_line, a, b, c];
+        draws.push(draw(vs_straight(), Topology::TRIANGLES, &flat));
+        let order = [
+            0, 0, 2, 1, 0, 2, 4, 1, 5, 4, 2, 3, 0, 5, 3, 2, 1, 1, 4, 0, 2, 5,
+        ];
+        (vec![build_ordered(s, &rd, &draws, &order)], vec![fb])
+    });
+    all_done("remembered vertex groups", &r);
+    assert!(r[0].counters.prims_binned > 0);
+    // The fast runs (one thread, three, three with one late) each took groups from the memo.
+    assert!(crate::ta::memo_hits() - hits_before >= 3 * 8);
+}

@@ -3,7 +3,7 @@
 //! by one (`Ta::vertex`): the same vertices, counters and, on a fault, the same fault after the
 //! same work.
 
-use super::{cvert, CVert, Draw, Ta};
+use super::{cvert, memo, CVert, Draw, Ta};
 use crate::job::JobErr;
 use crate::usse::OutBank;
 
@@ -16,6 +16,19 @@ impl Ta<'_> {
         ids: &[u32],
         verts: &mut Vec<CVert>,
     ) -> Result<(), JobErr> {
+        let memo = self.fast && memo::memoizable(d);
+        if memo {
+            if let Some((cv, fin)) = self.memo.get(d.state_addr, ids) {
+                // Shaded before in this job (memo.rs): the same vertices, counters and
+                // machine as shading them again.
+                verts.extend_from_slice(cv);
+                self.machine.resume_vertex(&d.vs, fin);
+                self.c.usse_instructions += d.vs.ins.len() as u64 * ids.len() as u64;
+                #[cfg(test)]
+                memo::count_hit();
+                return Ok(());
+            }
+        }
         let mut pa = [[[0u32; 4]; 16]; 4];
         let mut fetched = 0;
         let mut fault = None;
@@ -35,8 +48,13 @@ impl Ta<'_> {
                 .run_vertex4(&d.vs, &mut pa, fetched, &d.consts, &mut out)
                 .map_err(JobErr::usse)?;
             self.c.usse_instructions += per_vertex * fetched as u64;
+            let first = verts.len();
             for o in &out[..fetched] {
                 verts.push(cvert(d, o));
+            }
+            if memo && fault.is_none() {
+                let fin = self.machine.out_bank0();
+                self.memo.put(d.state_addr, ids, &verts[first..], &fin);
             }
         }
         match fault {

@@ -90,4 +90,21 @@ impl Machine {
         }
         Ok(p.ins.len() as u64)
     }
+
+    /// Instance 0's output bank: after [`Machine::run_vertex4`], the last vertex's final
+    /// outputs (those below the program's `outs_used`; the rest are what the bank held).
+    pub(crate) fn out_bank0(&self) -> OutBank {
+        std::array::from_fn(|k| self.outs[k][0])
+    }
+
+    /// Leaves the machine as a run of `p` whose last vertex ended with bank `fin` would
+    /// (`fin` from [`Machine::out_bank0`] after such a run): the outputs below `outs_used`,
+    /// which every run of `p` resets, on instance 0. Instances 1..3 are not read by the next
+    /// run (`run_vertex4` starts them from instance 0; `run_vertex` uses instance 0 only),
+    /// nor are temporaries, predicates or the address register (reset or written first).
+    pub(crate) fn resume_vertex(&mut self, p: &Program, fin: &OutBank) {
+        for (r, f) in self.outs.iter_mut().zip(fin).take(p.outs_used) {
+            r[0] = *f;
+        }
+    }
 }
