@@ -310,7 +310,7 @@ fn states_that_come_back_reuse_their_blocks_and_draw_as_blocks_written_anew() {
 fn indexed_draws(reuse: bool) -> (Vec<u8>, Vec<[usize; 2]>) {
     let mut r = rig();
     r.ctx.set_state_reuse(reuse);
-    let t = cleared_target(&mut r);
+    let t = black_target(&mut r, W, W);
     base(&mut r, &t);
     let mut pts = TRI1.to_vec();
     pts.extend_from_slice(&TRI2);
