@@ -92,25 +92,36 @@ impl<T> Ring<T> {
                 return None;
             }
             let slot = self.slot(i);
-            // Acquire: the consumer's (or a late filler's) last use of the data happened before.
-            if slot.state.load(Ordering::Acquire) != FREE {
+            // The slot is taken before the piece: were the piece taken first, a claimer
+            // preempted before marking the slot would leave it FREE while `len` later claims
+            // run on, and the claimer of piece i + len would fill the same slot (two fillers,
+            // one piece lost, the consumer waiting for it for ever). Acquire: the consumer's
+            // (or a late filler's) last use of the data happened before.
+            if slot
+                .state
+                .compare_exchange(FREE, FILLING, Ordering::Acquire, Ordering::Relaxed)
+                .is_err()
+            {
                 return None;
             }
+            #[cfg(test)]
+            tests::widen_the_claim_window();
             if self
                 .next
-                .compare_exchange_weak(i, i + 1, Ordering::AcqRel, Ordering::Acquire)
+                .compare_exchange(i, i + 1, Ordering::AcqRel, Ordering::Acquire)
                 .is_ok()
             {
-                // Piece i - len is done with the slot (it is FREE), and piece i + len cannot
-                // be claimed before this one: the slot is this claimer's.
-                slot.state.store(FILLING, Ordering::Relaxed);
                 return Some(Filling {
                     slot,
                     index: i,
-                    // SAFETY: the slot is this claimer's alone until `finish` (see above).
+                    // SAFETY: the slot is this claimer's alone until `finish`: it moved it
+                    // from FREE to FILLING, and piece i is its own.
                     data: unsafe { &mut *slot.data.get() },
                 });
             }
+            // Piece i went to another claimer or to the consumer (or `i` was stale): give
+            // the slot back untouched.
+            slot.state.store(FREE, Ordering::Release);
         }
     }
 
@@ -215,8 +226,7 @@ impl<'r, T> Consumer<'r, T> {
         let i = self.head;
         let ring = self.ring;
         let taken = if i < ring.next.load(Ordering::Acquire) {
-            // Claimed: its slot is FILLING (or already READY, or FREE for the instant between
-            // a claim and its FILLING store).
+            // Claimed: its slot is FILLING (or already READY).
             ring.slot(i)
                 .state
                 .compare_exchange(FILLING, TAKEN, Ordering::AcqRel, Ordering::Relaxed)
@@ -263,7 +273,23 @@ impl<T> Ready<'_, '_, T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::mpsc;
     use std::time::Duration;
+
+    thread_local! {
+        static CLAIMS: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+    }
+
+    /// Yields inside every third claim, between taking the slot and taking the piece, so
+    /// that the tests below meet the interleavings a preempted claimer makes.
+    pub(super) fn widen_the_claim_window() {
+        CLAIMS.with(|c| {
+            c.set(c.get().wrapping_add(1));
+            if c.get() % 3 == 0 {
+                std::thread::yield_now();
+            }
+        });
+    }
 
     /// One move of the consumer, which fills pieces too: takes the next ready piece (checking
     /// its value is index * 3), else fills a free one, else takes a late filler's piece over
@@ -386,5 +412,31 @@ mod tests {
         ring.reset(3);
         let _a = ring.consumer();
         let _b = ring.consumer();
+    }
+
+    /// A ring of two slots laps hundreds of times per job, with more fillers than cores:
+    /// every piece still arrives once, in order, in its own slot. (With the piece claimed
+    /// before its slot, a claimer preempted between the two let the claimer of the piece
+    /// two laps on fill the same slot, and the consumer waited for ever: the job runs on a
+    /// thread of its own so that a hang fails the test instead of stalling the suite.)
+    #[test]
+    fn many_laps_of_a_small_ring_keep_every_piece_in_its_slot() {
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut ring = Ring::new(2, || 0u64);
+            for _ in 0..200 {
+                let (out, _) = job(&mut ring, 300, 3, Duration::ZERO);
+                if out != (0..300u64).map(|i| i * 3).collect::<Vec<_>>() {
+                    let _ = tx.send(Err(out));
+                    return;
+                }
+            }
+            let _ = tx.send(Ok(()));
+        });
+        match rx.recv_timeout(Duration::from_secs(60)) {
+            Ok(Ok(())) => {}
+            Ok(Err(out)) => panic!("pieces out of order or lost: {out:?}"),
+            Err(_) => panic!("the ring hung: a piece was never handed to the consumer"),
+        }
     }
 }
