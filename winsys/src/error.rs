@@ -16,7 +16,7 @@ pub enum JobError {
         write: bool,
     },
     /// Parameter memory ran out (DPM out-of-memory event).
-    #[error("parameter memory exhausted")]
+    #[error("out of memory (parameter memory exhausted)")]
     OutOfMemory,
     /// A shader program could not run.
     #[error("illegal instruction in {unit} at pc {pc}: {reason}")]

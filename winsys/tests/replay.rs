@@ -143,6 +143,15 @@ impl Run<'_> {
                     fault(JobError::Failed(reason))(f.wait(LONG));
                     self.checked.insert("fail_job".into());
                 }
+                Some(Inject::JobOutOfMemory { .. }) => {
+                    fault(JobError::OutOfMemory)(f.wait(LONG));
+                    assert_eq!(
+                        self.dev.trace().by_fence(f.id()).unwrap().result,
+                        TraceResult::OutOfMemory
+                    );
+                    assert_eq!(common::pixels(&target), vec![0], "a job out of memory wrote");
+                    self.checked.insert("job_out_of_memory".into());
+                }
                 Some(Inject::HangJob { .. }) => {
                     assert!(matches!(f.wait(SHORT), Err(WinsysError::Timeout { .. })));
                     assert!(matches!(
@@ -241,6 +250,7 @@ fn expected(fx: &Fixture) -> BTreeSet<String> {
             Inject::HangJob { .. } => "hang_job".into(),
             Inject::FailJob { .. } => "fail_job".into(),
             Inject::LoseDevice { .. } => "lose_device".into(),
+            Inject::JobOutOfMemory { .. } => "job_out_of_memory".into(),
         })
         .collect()
 }
@@ -270,6 +280,7 @@ fn every_host_fixture_injects_what_it_says() {
         "fail_job",
         "hang_job",
         "lose_device",
+        "job_out_of_memory",
     ]
     .iter()
     .map(|s| s.to_string())

@@ -44,6 +44,7 @@ pub struct Outcome {
 fn job_kind(e: &JobError) -> ErrorKind {
     match e {
         JobError::Fault { .. } => ErrorKind::Fault,
+        JobError::OutOfMemory => ErrorKind::JobOutOfMemory,
         JobError::Failed(_) => ErrorKind::Failed,
         JobError::DeviceLost => ErrorKind::DeviceLost,
         _ => ErrorKind::Other,
@@ -307,6 +308,12 @@ mod tests {
         assert_eq!(classify(&e), ErrorKind::DeviceLost);
         let e = anyhow::Error::new(PipeError::Winsys(WinsysError::OutOfMemory { size_B: 64 }));
         assert_eq!(classify(&e), ErrorKind::OutOfMemory);
+        // A job out of parameter memory is not an allocation's ENOMEM.
+        let e = anyhow::Error::new(PipeError::Winsys(WinsysError::Job {
+            fence: 2,
+            error: JobError::OutOfMemory,
+        }));
+        assert_eq!(classify(&e), ErrorKind::JobOutOfMemory);
         assert_eq!(
             classify(&anyhow::anyhow!("something else")),
             ErrorKind::Other

@@ -1,7 +1,7 @@
 //! `sgx535 replay --record FILE`: runs a scenario on a real device (or any device
 //! SGX535_DEVICE names) and writes a host fixture of what the kernel did — refused
-//! submissions, faulting, failing and hung jobs, a lost device — with the outcome as its
-//! `expect` block, so a failure seen on a laptop becomes a test here.
+//! submissions, faulting, failing and hung jobs, jobs out of parameter memory, a lost device —
+//! with the outcome as its `expect` block, so a failure seen on a laptop becomes a test here.
 
 use crate::out::outln;
 use std::path::Path;
@@ -62,6 +62,10 @@ pub fn injections(trace: &Trace) -> (Vec<Inject>, Vec<String>) {
                     job,
                     reason: reason.clone(),
                 });
+                false
+            }
+            TraceResult::OutOfMemory => {
+                out.push(Inject::JobOutOfMemory { job });
                 false
             }
             // The first lost job is the loss; every later one follows from it.

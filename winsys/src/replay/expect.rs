@@ -14,6 +14,8 @@ pub enum ErrorKind {
     Refused,
     /// A buffer allocation failed with ENOMEM.
     OutOfMemory,
+    /// A job ran out of parameter memory (the DPM's out-of-memory event).
+    JobOutOfMemory,
     /// A job faulted in the GPU MMU.
     Fault,
     /// A job failed for a reason the kernel reported.
@@ -33,6 +35,7 @@ impl ErrorKind {
             ErrorKind::None => "none",
             ErrorKind::Refused => "refused",
             ErrorKind::OutOfMemory => "out_of_memory",
+            ErrorKind::JobOutOfMemory => "job_out_of_memory",
             ErrorKind::Fault => "fault",
             ErrorKind::Failed => "failed",
             ErrorKind::Timeout => "timeout",

@@ -87,6 +87,13 @@ pub enum Inject {
         #[serde(deserialize_with = "de_index")]
         job: u64,
     },
+    /// The job runs out of parameter memory (the DPM's out-of-memory event): its fence ends
+    /// with `JobError::OutOfMemory` and it renders nothing.
+    JobOutOfMemory {
+        /// Job index.
+        #[serde(deserialize_with = "de_index")]
+        job: u64,
+    },
 }
 
 impl Inject {
@@ -96,7 +103,8 @@ impl Inject {
             Inject::FaultJob { job, .. }
             | Inject::HangJob { job }
             | Inject::FailJob { job, .. }
-            | Inject::LoseDevice { job } => Some(*job),
+            | Inject::LoseDevice { job }
+            | Inject::JobOutOfMemory { job } => Some(*job),
             _ => None,
         }
     }
@@ -272,6 +280,7 @@ impl Faults for Fixture {
                 reason: reason.clone(),
             },
             Inject::LoseDevice { .. } => JobFault::LoseDevice,
+            Inject::JobOutOfMemory { .. } => JobFault::OutOfMemory,
             Inject::RefuseSubmission { .. } | Inject::FailAllocation { .. } => return None,
         })
     }
@@ -291,7 +300,8 @@ mod tests {
                 {"what": "fault_job", "job": 4, "unit": "twod", "addr": 4096},
                 {"what": "hang_job", "job": 3},
                 {"what": "fail_job", "job": 5, "reason": "why"},
-                {"what": "lose_device", "job": 6}
+                {"what": "lose_device", "job": 6},
+                {"what": "job_out_of_memory", "job": 7}
             ]}"#,
             "t",
         )
@@ -316,6 +326,7 @@ mod tests {
             })
         );
         assert_eq!(f.for_job(6), Some(&Inject::LoseDevice { job: 6 }));
+        assert_eq!(f.for_job(7), Some(&Inject::JobOutOfMemory { job: 7 }));
         assert_eq!(f.for_job(2), None);
     }
 
@@ -328,7 +339,8 @@ mod tests {
                 {"what": "fault_job", "job": 1, "unit": "pbe", "addr": 8192},
                 {"what": "hang_job", "job": 2},
                 {"what": "fail_job", "job": 3, "reason": "why"},
-                {"what": "lose_device", "job": 4}
+                {"what": "lose_device", "job": 4},
+                {"what": "job_out_of_memory", "job": 6}
             ]}"#,
             "t",
         )
@@ -354,6 +366,7 @@ mod tests {
         );
         assert_eq!(plan.job_fault(4), Some(JobFault::LoseDevice));
         assert_eq!(plan.job_fault(5), None);
+        assert_eq!(plan.job_fault(6), Some(JobFault::OutOfMemory));
     }
 
     #[test]
@@ -384,6 +397,9 @@ mod tests {
             r#"{"inject": [{"what": "explode", "job": 0}]}"#,
             r#"{"inject": [], "typo": 1}"#,
             r#"{"inject": [{"what": "hang_job", "job": 1}, {"what": "lose_device", "job": 1}]}"#,
+            r#"{"inject": [{"what": "job_out_of_memory", "job": 0, "unit": "ta"}]}"#,
+            r#"{"inject": [{"what": "job_out_of_memory", "job": 2}, {"what": "fail_job", "job": 2, "reason": "x"}]}"#,
+            r#"{"inject": [{"what": "job_out_of_memory"}]}"#,
         ] {
             assert!(
                 matches!(
@@ -444,6 +460,7 @@ mod tests {
         let f = Fixture::from_json(
             r#"{"description": "d", "inject": [
                 {"what": "fault_job", "job": 1, "unit": "pbe", "addr": "0x30001000"},
+                {"what": "job_out_of_memory", "job": 2},
                 {"what": "refuse_submission", "submission": 0, "errno": "EBUSY"}],
                 "expect": {"draw": {"error": "fault", "written": [0]}}}"#,
             "t",
@@ -451,6 +468,7 @@ mod tests {
         .unwrap();
         let text = serde_json::to_string_pretty(&f).unwrap();
         assert!(text.contains("\"0x30001000\""), "{text}");
+        assert!(text.contains("\"job_out_of_memory\""), "{text}");
         assert!(!text.contains("null"), "{text}");
         assert_eq!(Fixture::from_json(&text, "t").unwrap(), f);
     }

@@ -15,10 +15,27 @@
 #include "util/u_memory.h"
 #include "util/u_upload_mgr.h"
 
+void
+sgx535g_mark_reset(struct sgx535g_context *ctx, enum pipe_reset_status fallback)
+{
+   if (ctx->reset_status != PIPE_NO_RESET)
+      return;
+   uint32_t lib_status = PIPE_NO_RESET;
+   if (sgx535_get_device_reset_status(ctx->lib, &lib_status) == SGX535_OK &&
+       lib_status != PIPE_NO_RESET)
+      ctx->reset_status = (enum pipe_reset_status)lib_status;
+   else
+      ctx->reset_status = fallback;
+   if (ctx->reset_cb.reset)
+      ctx->reset_cb.reset(ctx->reset_cb.data, ctx->reset_status);
+}
+
 /* Renders of this context that failed (their pixels are lost) reach the
  * application as GL_KHR_debug errors through the debug callback the frontend
- * set (u_default_set_debug_callback), as other Gallium drivers report theirs;
- * a fault or a lost device also makes get_device_reset_status report the
+ * set (u_default_set_debug_callback), as other Gallium drivers report theirs:
+ * a render out of parameter memory as UTIL_DEBUG_TYPE_OUT_OF_MEMORY (the
+ * context stays usable, as after GL_OUT_OF_MEMORY), anything else as
+ * UTIL_DEBUG_TYPE_ERROR, which also makes get_device_reset_status report the
  * context's work lost. Failures are seen at a later flush, or when a call
  * returns the fault (sgx535g_ctx_check). */
 void
@@ -36,16 +53,7 @@ sgx535g_report_job_failures(struct sgx535g_context *ctx)
          util_debug_message(&ctx->base.debug, OUT_OF_MEMORY, "sgx535: %s", msg);
       } else {
          util_debug_message(&ctx->base.debug, ERROR, "sgx535: %s", msg);
-         if (ctx->reset_status == PIPE_NO_RESET) {
-            uint32_t lib_status = PIPE_NO_RESET;
-            if (sgx535_get_device_reset_status(ctx->lib, &lib_status) == SGX535_OK &&
-                lib_status != PIPE_NO_RESET)
-               ctx->reset_status = (enum pipe_reset_status)lib_status;
-            else
-               ctx->reset_status = PIPE_GUILTY_CONTEXT_RESET;
-            if (ctx->reset_cb.reset)
-               ctx->reset_cb.reset(ctx->reset_cb.data, ctx->reset_status);
-         }
+         sgx535g_mark_reset(ctx, PIPE_GUILTY_CONTEXT_RESET);
       }
    }
 }

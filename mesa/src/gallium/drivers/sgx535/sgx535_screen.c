@@ -39,16 +39,7 @@ sgx535g_ctx_check(struct sgx535g_context *ctx, sgx535_status status, const char 
       /* The failed job is recorded by now: tell the application what failed
        * (GL_KHR_debug) before the context is marked lost. */
       sgx535g_report_job_failures(ctx);
-      if (ctx->reset_status == PIPE_NO_RESET) {
-         uint32_t lib_status = PIPE_NO_RESET;
-         if (sgx535_get_device_reset_status(ctx->lib, &lib_status) == SGX535_OK &&
-             lib_status != PIPE_NO_RESET)
-            ctx->reset_status = (enum pipe_reset_status)lib_status;
-         else
-            ctx->reset_status = PIPE_UNKNOWN_CONTEXT_RESET;
-         if (ctx->reset_cb.reset)
-            ctx->reset_cb.reset(ctx->reset_cb.data, ctx->reset_status);
-      }
+      sgx535g_mark_reset(ctx, PIPE_UNKNOWN_CONTEXT_RESET);
    }
    return false;
 }

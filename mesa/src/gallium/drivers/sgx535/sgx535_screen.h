@@ -141,8 +141,12 @@ sgx535g_surface_handle(struct pipe_surface *psurf)
 bool sgx535g_check(sgx535_status status, const char *call);
 bool sgx535g_ctx_check(struct sgx535g_context *ctx, sgx535_status status, const char *call);
 /* Reports the context's failed render jobs (GL_KHR_debug errors; a fault also
- * as a reset). */
+ * as a reset; a render out of memory leaves the context usable). */
 void sgx535g_report_job_failures(struct sgx535g_context *ctx);
+/* Marks the context's work lost, once, and tells the frontend's reset
+ * callback: as the library's reset status when it knows whose job caused the
+ * reset, else as `fallback`. */
+void sgx535g_mark_reset(struct sgx535g_context *ctx, enum pipe_reset_status fallback);
 
 struct pipe_screen *sgx535g_screen_create_lib(const sgx535_device_desc *desc, struct sw_winsys *winsys);
 
