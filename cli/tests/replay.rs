@@ -131,6 +131,7 @@ fn a_recorded_run_replays_to_the_same_outcome() {
         ("draw_refuse_step1.json", "draw", "refuse_submission"),
         ("lose_device.json", "mipgen", "lose_device"),
         ("hang_job.json", "mipgen", "hang_job"),
+        ("draw_job_oom_step1.json", "draw", "job_out_of_memory"),
     ] {
         let out = scratch(&format!("rec-{fixture}"), "");
         let dev = format!("replay:{}", dir.join(fixture).display());
