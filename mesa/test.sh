@@ -249,5 +249,21 @@ else
   fail "the failed render sent no GL_KHR_debug error (see $OUT/egl-drm-fault.log)"
 fi
 
+# A render job that runs out of parameter memory (a host fixture: the first job, the first
+# render). The glue reports it as UTIL_DEBUG_TYPE_OUT_OF_MEMORY, which Mesa hands the application
+# as a GL_KHR_debug message of type GL_DEBUG_TYPE_ERROR (0x824c) from GL_DEBUG_SOURCE_API whose
+# text says out of memory; an out-of-memory render is not a reset: the robust context is not
+# lost (glGetGraphicsResetStatusEXT GL_NO_ERROR) and its next render reads back right.
+drm_run egl-drm-job-oom SGX535_SHIM_FIXTURE="$REPO/fixtures/host/job_out_of_memory.json" --job-oom
+status=$?
+oom_line=$(grep -m1 '^egl_drm: debug message 0x824c: sgx535: render job .* failed: out of memory' \
+  "$OUT/egl-drm-job-oom.log" | sed 's/^egl_drm: //')
+if [ $status -eq 0 ] && [ -n "$oom_line" ] && grep -q '^egl_drm: JOB-OOM-OK' "$OUT/egl-drm-job-oom.log"; then
+  pass "a render out of memory reaches GL_KHR_debug: $oom_line; the context is not lost and renders on"
+else
+  fail "a render out of memory: status $status, message '${oom_line:-none}' (see $OUT/egl-drm-job-oom.log)"
+  grep 'FAIL' "$OUT/egl-drm-job-oom.log" | head -5
+fi
+
 echo "mesa/test.sh: $FAILS failure(s); artifacts in $OUT"
 exit "$FAILS"

@@ -24,9 +24,20 @@
  * not GL_NO_ERROR. Prints "egl_drm: reset status 0x...." and
  * "egl_drm: FAULT-OK", or "egl_drm: NO-ROBUSTNESS" when EGL does not offer it.
  * GL_KHR_debug output is on: each message is printed as "egl_drm: debug
- * message 0x<type>: <text>" (the failed render job is one, an error).
+ * message 0x<type>: <text> [source 0x<source>, severity 0x<severity>, id <id>]"
+ * (the failed render job is one, an error).
  *
- *   egl_drm [--oom | --fault] [/dev/dri/renderD128]
+ * With --job-oom (run under a drm-shim fixture that makes the first render job
+ * run out of parameter memory), the context is robust and GL_KHR_debug is on as
+ * with --fault: the failed render must reach the application as a debug message
+ * of type error whose text says out of memory (Mesa turns the driver's
+ * UTIL_DEBUG_TYPE_OUT_OF_MEMORY into GL_DEBUG_TYPE_ERROR from
+ * GL_DEBUG_SOURCE_API), the context must not be lost (an out-of-memory render
+ * is not a reset: glGetGraphicsResetStatusEXT stays GL_NO_ERROR), and it must
+ * keep rendering: a second clear and triangle read back right. Prints
+ * "egl_drm: JOB-OOM-OK".
+ *
+ *   egl_drm [--oom | --fault | --job-oom] [/dev/dri/renderD128]
  */
 #include <EGL/egl.h>
 #include <EGL/eglext.h>
@@ -43,15 +54,22 @@
 /* GL_KHR_debug (GLES 2 has it as an extension: its entry points by name). */
 #define DEBUG_OUTPUT_KHR 0x92E0
 #define DEBUG_OUTPUT_SYNCHRONOUS_KHR 0x8242
+#define DEBUG_TYPE_ERROR_KHR 0x824C
 typedef void (*debug_proc_khr)(GLenum source, GLenum type, GLuint id, GLenum severity,
                                GLsizei length, const GLchar *message, const void *user);
 typedef void (*debug_callback_khr_fn)(debug_proc_khr callback, const void *user);
+
+/* Debug messages of type error whose text says out of memory. */
+static int oom_messages;
 
 static void
 print_debug_message(GLenum source, GLenum type, GLuint id, GLenum severity, GLsizei length,
                     const GLchar *message, const void *user)
 {
-   printf("egl_drm: debug message 0x%04x: %s\n", type, message);
+   printf("egl_drm: debug message 0x%04x: %s [source 0x%04x, severity 0x%04x, id %u]\n", type,
+          message, source, severity, id);
+   if (type == DEBUG_TYPE_ERROR_KHR && strstr(message, "out of memory"))
+      oom_messages++;
 }
 
 static int failures;
@@ -143,6 +161,63 @@ draw_triangle(void)
    glDrawArrays(GL_TRIANGLES, 0, 3);
 }
 
+/* A new target: a red clear, then a green triangle over the lower-left half. */
+static void
+clear_and_triangle(void)
+{
+   GLuint target = new_texture(NULL);
+   fbo_on(target, 0);
+   glViewport(0, 0, SIZE_PX, SIZE_PX);
+   glClearColor(1.0f, 0.0f, 0.0f, 1.0f);
+   glClear(GL_COLOR_BUFFER_BIT);
+   draw_triangle();
+}
+
+static void
+check_clear_and_triangle(void)
+{
+   static const unsigned char red[4] = {255, 0, 0, 255}, green[4] = {0, 255, 0, 255};
+   expect_pixel(2, 2, green, 0, "triangle");
+   expect_pixel(SIZE_PX - 3, SIZE_PX - 3, red, 0, "clear");
+   expect_pixel(SIZE_PX / 4, SIZE_PX / 2 + SIZE_PX / 8, green, 0, "triangle");
+   expect_pixel(SIZE_PX - 3, 2, red, 0, "clear beside the triangle");
+}
+
+typedef GLenum (*reset_status_fn)(void);
+
+/* The first render runs out of parameter memory (the fixture's job 0): the
+ * application hears of it as a GL_KHR_debug error saying out of memory, the
+ * context is not lost, and the next render is right. */
+static int
+job_out_of_memory_test(void)
+{
+   reset_status_fn get_reset_status =
+      (reset_status_fn)eglGetProcAddress("glGetGraphicsResetStatusEXT");
+   CHECK(get_reset_status, "no glGetGraphicsResetStatusEXT");
+   clear_and_triangle();
+   /* The render is submitted and waited for; the flush after it sees it failed. */
+   glFinish();
+   glFlush();
+   int after_first = oom_messages;
+   printf("egl_drm: %d out-of-memory debug message(s) after the first render\n", after_first);
+   CHECK(oom_messages == 1, "the render out of memory gave %d GL_KHR_debug error(s) saying "
+                            "out of memory, not 1", oom_messages);
+   GLenum status = get_reset_status ? get_reset_status() : GL_NO_ERROR;
+   printf("egl_drm: reset status 0x%04x\n", status);
+   CHECK(status == GL_NO_ERROR, "a render out of memory lost the context (status 0x%04x)",
+         status);
+   clear_and_triangle();
+   check_clear_and_triangle();
+   glFinish();
+   glFlush();
+   CHECK(oom_messages == after_first, "the second render ran out of memory too");
+   CHECK(glGetError() == GL_NO_ERROR, "a GL error after the second render");
+   if (failures)
+      return 1;
+   printf("egl_drm: JOB-OOM-OK\n");
+   return 0;
+}
+
 /* Textures until one fails; then the context still clears and reads back. */
 static int
 out_of_memory_test(void)
@@ -175,7 +250,8 @@ main(int argc, char **argv)
 {
    int oom = argc > 1 && strcmp(argv[1], "--oom") == 0;
    int fault = argc > 1 && strcmp(argv[1], "--fault") == 0;
-   if (oom || fault) {
+   int job_oom = argc > 1 && strcmp(argv[1], "--job-oom") == 0;
+   if (oom || fault || job_oom) {
       argc--;
       argv++;
    }
@@ -206,7 +282,7 @@ main(int argc, char **argv)
       EGL_CONTEXT_OPENGL_RESET_NOTIFICATION_STRATEGY_EXT, EGL_LOSE_CONTEXT_ON_RESET_EXT,
       EGL_NONE};
    const EGLint *ctx_attribs = plain_attribs;
-   if (fault) {
+   if (fault || job_oom) {
       const char *exts = eglQueryString(dpy, EGL_EXTENSIONS);
       if (!exts || !strstr(exts, "EGL_EXT_create_context_robustness")) {
          printf("egl_drm: NO-ROBUSTNESS (EGL_EXT_create_context_robustness not offered)\n");
@@ -225,9 +301,10 @@ main(int argc, char **argv)
    CHECK(renderer && strstr(renderer, "SGX535"), "renderer is not SGX535");
    if (oom)
       return out_of_memory_test();
-   if (fault) {
+   if (fault || job_oom) {
       debug_callback_khr_fn set_callback =
          (debug_callback_khr_fn)eglGetProcAddress("glDebugMessageCallbackKHR");
+      CHECK(set_callback, "no glDebugMessageCallbackKHR");
       if (set_callback) {
          set_callback(print_debug_message, NULL);
          glEnable(DEBUG_OUTPUT_SYNCHRONOUS_KHR);
@@ -235,18 +312,11 @@ main(int argc, char **argv)
       }
    }
 
-   /* A clear, then a green triangle over the lower-left half. */
-   GLuint target = new_texture(NULL);
-   fbo_on(target, 0);
-   glViewport(0, 0, SIZE_PX, SIZE_PX);
-   glClearColor(1.0f, 0.0f, 0.0f, 1.0f);
-   glClear(GL_COLOR_BUFFER_BIT);
-   draw_triangle();
-   static const unsigned char red[4] = {255, 0, 0, 255}, green[4] = {0, 255, 0, 255};
-   expect_pixel(2, 2, green, 0, "triangle");
-   expect_pixel(SIZE_PX - 3, SIZE_PX - 3, red, 0, "clear");
-   expect_pixel(SIZE_PX / 4, SIZE_PX / 2 + SIZE_PX / 8, green, 0, "triangle");
-   expect_pixel(SIZE_PX - 3, 2, red, 0, "clear beside the triangle");
+   if (job_oom)
+      return job_out_of_memory_test();
+
+   clear_and_triangle();
+   check_clear_and_triangle();
 
    /* Mipmaps: columns alternately black and white average to grey at 1x1. */
    static unsigned char texels[SIZE_PX * SIZE_PX * 4];
@@ -268,7 +338,6 @@ main(int argc, char **argv)
    expect_pixel(5, 7, grey, 2, "32x32 mip level");
 
    if (fault) {
-      typedef GLenum (*reset_status_fn)(void);
       reset_status_fn get_reset_status =
          (reset_status_fn)eglGetProcAddress("glGetGraphicsResetStatusEXT");
       glFinish();
