@@ -195,6 +195,7 @@ fn injected_failures_come_back_through_the_kernel_path() {
         "lose_device.json",
         "refuse_submission_enospc.json",
         "fail_allocation_enomem.json",
+        "job_out_of_memory.json",
     ] {
         let out = run_child(
             "child_fixture",
@@ -284,6 +285,20 @@ fn child_fixture() {
                 Err(WinsysError::OutOfMemory { size_B: 4 })
             ));
             assert!(dev.create_bo(&BoDesc::new(4)).is_ok());
+        }
+        "job_out_of_memory.json" => {
+            // Job 0 runs out of parameter memory through the kernel's job status and writes
+            // nothing; the next job runs.
+            match common::fill(&dev, &target, 0, 1).unwrap().wait(LONG) {
+                Err(WinsysError::Job { error, .. }) => assert_eq!(error, JobError::OutOfMemory),
+                other => panic!("{other:?}"),
+            }
+            assert_eq!(common::pixels(&target), vec![0]);
+            common::fill(&dev, &target, 0, 2)
+                .unwrap()
+                .wait(LONG)
+                .unwrap();
+            assert_eq!(common::pixels(&target), vec![2]);
         }
         other => panic!("no check for {other}"),
     }
