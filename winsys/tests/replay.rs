@@ -149,7 +149,11 @@ impl Run<'_> {
                         self.dev.trace().by_fence(f.id()).unwrap().result,
                         TraceResult::OutOfMemory
                     );
-                    assert_eq!(common::pixels(&target), vec![0], "a job out of memory wrote");
+                    assert_eq!(
+                        common::pixels(&target),
+                        vec![0],
+                        "a job out of memory wrote"
+                    );
                     self.checked.insert("job_out_of_memory".into());
                 }
                 Some(Inject::HangJob { .. }) => {
