@@ -167,17 +167,17 @@ impl<'a> Sampler<'a> {
     }
 }
 
-fn rho(ddx: [f32; 2], ddy: [f32; 2]) -> f32 {
-    let a = (ddx[0] * ddx[0] + ddx[1] * ddx[1]).sqrt();
-    let b = (ddy[0] * ddy[0] + ddy[1] * ddy[1]).sqrt();
-    a.max(b)
-}
-
-/// `rho` of a volume: the longer of the two 3-axis derivative vectors.
-fn rho3(ddx: [f32; 3], ddy: [f32; 3]) -> f32 {
-    let a = (ddx[0] * ddx[0] + ddx[1] * ddx[1] + ddx[2] * ddx[2]).sqrt();
-    let b = (ddy[0] * ddy[0] + ddy[1] * ddy[1] + ddy[2] * ddy[2]).sqrt();
-    a.max(b)
+/// The scale factor rho of GL 2.1 section 3.8.8 from the derivatives (in texels) of each
+/// axis across (`ddx`) and down (`ddy`) the quad, in the form that section allows instead of
+/// the vectors' lengths: the largest `max(|d/dx|, |d/dy|)` over the axes (MODEL, hwdocs
+/// model-choices "Texture LOD"; softpipe's form). A NaN derivative is passed over, as
+/// `f32::max` does.
+fn rho<const N: usize>(ddx: [f32; N], ddy: [f32; N]) -> f32 {
+    let mut r = 0.0f32;
+    for k in 0..N {
+        r = r.max(ddx[k].abs()).max(ddy[k].abs());
+    }
+    r
 }
 
 impl Sampler<'_> {
@@ -233,7 +233,7 @@ impl Sampler<'_> {
                 if u.st.volume {
                     let bd = u.d[base] as f32;
                     let scale = |d: [f32; 4]| [d[0] * bw, d[1] * bh, d[2] * bd];
-                    return rho3(scale(ddx), scale(ddy)).log2();
+                    return rho(scale(ddx), scale(ddy)).log2();
                 }
                 let (dx, dy) = if u.st.cube {
                     let (s0, t0) = (s, t);

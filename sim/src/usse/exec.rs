@@ -232,6 +232,10 @@ fn ldc(a: [u32; 4], sa: &[[u32; 4]]) -> [u32; 4] {
     sa[n as usize]
 }
 
+/// The pixel of a quad whose derivatives give the quad's implicit LOD (bit 0 is x, bit 1 is
+/// y): the model's choice, see `lod_of`.
+const LOD_PIXEL: usize = 2;
+
 fn fv(v: [u32; 4]) -> [f32; 4] {
     [f(v[0]), f(v[1]), f(v[2]), f(v[3])]
 }
@@ -466,11 +470,14 @@ impl Machine {
         Ok(total)
     }
 
-    /// The level of detail instance `i` of a TEX-kind instruction asks for.
+    /// The level of detail instance `i` of a TEX-kind instruction asks for. An implicit LOD
+    /// is one per quad (MODEL, hwdocs model-choices "Texture LOD"): every pixel takes the
+    /// derivatives at pixel 2 (x even, y odd), `c[3] - c[2]` across and `c[2] - c[0]` down,
+    /// as Gallium's reference rasteriser (softpipe) does.
     #[inline(always)]
     fn lod_of(&self, ins: &Instr, stage: Stage, c: &[[f32; 4]; 4], i: usize) -> Lod {
         let ci = c[i];
-        let quad_d = |bit: usize| sub4(c[i | bit], c[i & !bit]);
+        let quad_d = |bit: usize| sub4(c[LOD_PIXEL | bit], c[LOD_PIXEL & !bit]);
         match (ins.op, stage) {
             (Opcode::TEXL, _) => Lod::Explicit(ci[3]),
             (Opcode::TEXD, _) => Lod::Implicit {

@@ -731,3 +731,52 @@ fn float_operations_flush_denormals_and_moves_keep_them() {
         }
     }
 }
+
+/// An implicit LOD is one per quad: every pixel of a TEX or TEXB samples with the derivatives
+/// at pixel 2 ((0,1): `c3 - c2` across, `c2 - c0` down), on the straight and the general
+/// path, not with its own row's and column's differences.
+#[test]
+fn implicit_lod_takes_the_quad_derivatives_of_pixel_2() {
+    // Coordinates no plane holds, so each pixel's own differences differ from pixel 2's.
+    let c = [
+        [0.10, 0.20, 0.5, 1.0],
+        [0.50, 0.30, 0.25, 2.0],
+        [0.15, 0.90, 0.75, 0.5],
+        [0.40, 1.70, 0.125, -1.0],
+    ];
+    let pav = quad_pa(|i| c[i]);
+    let d = |a: [f32; 4], b: [f32; 4]| -> [f32; 4] { std::array::from_fn(|l| a[l] - b[l]) };
+    let (ddx, ddy) = (d(c[3], c[2]), d(c[2], c[0]));
+    // Pixel 0's own across difference is another vector: the test tells the two apart.
+    assert_ne!(d(c[1], c[0]), ddx);
+    for op in [TEX, TEXB] {
+        let ins = [tex_full(op, dr(0), pa(0), 0, 0), emitpix(r(0)), end()];
+        let p = Program::decode(&words(&ins), Stage::Pixel).unwrap();
+        for fast in [true, false] {
+            let mut rec = Recorder(Vec::new());
+            let mut out = QuadOut {
+                colour: [[0.0; 4]; 4],
+                killed: [false; 4],
+                depth: [None; 4],
+                instructions: 0,
+            };
+            Machine::with_paths(fast)
+                .run_quad(&p, &pav, [true; 4], &[], &mut rec, &mut out)
+                .unwrap();
+            assert_eq!(rec.0.len(), 4, "{op:?} fast {fast}");
+            for (i, &(unit, coord, lod)) in rec.0.iter().enumerate() {
+                assert_eq!((unit, coord), (0, c[i]), "{op:?} fast {fast} sample {i}");
+                let want = if op == TEX {
+                    Lod::Implicit { ddx, ddy }
+                } else {
+                    Lod::Bias {
+                        ddx,
+                        ddy,
+                        bias: c[i][3],
+                    }
+                };
+                assert_eq!(lod, want, "{op:?} fast {fast} pixel {i}");
+            }
+        }
+    }
+}

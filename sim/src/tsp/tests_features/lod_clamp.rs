@@ -10,7 +10,7 @@ use sgx_hwdocs::Format;
 use super::*;
 
 /// Level l of the chain: one flat colour per level, none alike.
-fn level_colour(l: usize) -> u32 {
+pub(super) fn level_colour(l: usize) -> u32 {
     [
         0xff20_40c0u32,
         0xff40_c020,
@@ -20,13 +20,13 @@ fn level_colour(l: usize) -> u32 {
     ][l]
 }
 
-fn bytes_of_el(v: u32) -> [u8; 4] {
+pub(super) fn bytes_of_el(v: u32) -> [u8; 4] {
     let b = v.to_le_bytes();
     [b[2], b[1], b[0], b[3]]
 }
 
 /// 16x16 BGRA8, five flat levels, nearest mip selection.
-fn chain() -> (TexState, Vec<u8>) {
+pub(super) fn chain() -> (TexState, Vec<u8>) {
     let img = Image::new(MemLayout::TWIDDLED, 4, (16, 16, 1), 5, |l, _, _, _| {
         level_colour(l)
     });
@@ -47,7 +47,7 @@ fn chain() -> (TexState, Vec<u8>) {
 
 /// GL 2.1 section 3.8.8 for a flat-levelled chain: lambda' = clamp(lambda, min, max); at or
 /// below 0 the base level; else the nearest level (ties down), at most `last`.
-fn gl_level(lambda: f32, min: f32, max: f32, base: u32, last: u32) -> usize {
+pub(super) fn gl_level(lambda: f32, min: f32, max: f32, base: u32, last: u32) -> usize {
     let lam = lambda.max(min).min(max);
     if lam <= 0.0 {
         return base as usize;

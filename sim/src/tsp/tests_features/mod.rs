@@ -7,6 +7,7 @@
 mod border;
 mod decode;
 mod lod_clamp;
+mod rho;
 mod shadow;
 mod unnormalized;
 mod vertex;

@@ -174,8 +174,9 @@ fn volume_lod_comes_from_all_three_axes() {
     (st.min_filter, st.mag_filter, st.mip_filter) =
         (Filter::NEAREST, Filter::NEAREST, MipFilter::NEAREST);
     let c = [0.3, 0.6, 0.45, 0.0];
-    // Texels per pixel along one axis at a time (and along a diagonal), then the level GL's
-    // rho = max(|d/dx|, |d/dy|) in texels picks: nearest to log2(rho).
+    // Texels per pixel along one axis at a time (and along a diagonal), then the level GL 2.1's
+    // approximate rho = max(|d/dx|, |d/dy|) over the axes, in texels, picks: nearest to
+    // log2(rho).
     let cases: [([f32; 3], usize); 8] = [
         ([0.0, 0.0, 1.0], 0),
         ([0.0, 0.0, 2.0], 1),
@@ -183,9 +184,10 @@ fn volume_lod_comes_from_all_three_axes() {
         ([0.0, 0.0, 8.0], 3),
         ([2.0, 0.0, 0.0], 1),
         ([0.0, 4.0, 0.0], 2),
-        // |(1.5, 1.5, 1.5)| = 2.6: log2 1.38 -> level 1; each axis alone would be level 0/1.
+        // The largest axis, not the vector's length: 1.5 (log2 0.58) -> level 1; 3.5 (log2
+        // 1.81) -> level 2, where |(3.5, 3.5, 3.5)| = 6.1 would pick level 3.
         ([1.5, 1.5, 1.5], 1),
-        ([3.5, 3.5, 3.5], 3),
+        ([3.5, 3.5, 3.5], 2),
     ];
     let groups: Vec<Group> = cases
         .iter()
