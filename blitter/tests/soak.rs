@@ -336,17 +336,11 @@ impl Worker {
     /// A clear, then a quad covering the target that samples level 0: every pixel is its colour.
     fn draw(&mut self, bgra: [u8; 4]) -> AnyResult {
         let c = &mut self.ctx;
-        c.set_framebuffer_state(&FramebufferState {
-            width: RT_PX,
-            height: RT_PX,
-            cbuf: Some(Surface {
-                resource: self.rt.clone(),
-                level: 0,
-                face: 0,
-            }),
-            zsbuf: None,
-            extra_cbufs: Vec::new(),
-        })?;
+        c.set_framebuffer_state(&FramebufferState::colour(
+            Surface::new(&self.rt, 0, 0),
+            RT_PX,
+            RT_PX,
+        ))?;
         c.set_viewport_state(&ViewportState::rect(0.0, 0.0, RT_PX as f32, RT_PX as f32))?;
         c.clear(clear_flags::COLOR0, [0.0, 1.0, 0.0, 1.0], 1.0, 0)?;
         c.bind_vs_state(Some(&self.vs))?;
@@ -395,17 +389,8 @@ impl Worker {
         self.ctx
             .texture_subdata(&t, 0, 0, PipeBox::new(0, 0, 8, 8), &uniform(bgra, 8), 32, 0)?;
         check_uniform(&self.ctx.read_level(&t, 0, 0)?, bgra, "churn upload")?;
-        self.ctx.set_framebuffer_state(&FramebufferState {
-            width: 8,
-            height: 8,
-            cbuf: Some(Surface {
-                resource: t.clone(),
-                level: 0,
-                face: 0,
-            }),
-            zsbuf: None,
-            extra_cbufs: Vec::new(),
-        })?;
+        self.ctx
+            .set_framebuffer_state(&FramebufferState::colour(Surface::new(&t, 0, 0), 8, 8))?;
         self.ctx
             .clear(clear_flags::COLOR0, [0.0, 0.0, 1.0, 1.0], 1.0, 0)?;
         // A read waits for the clear's job but does not report how it ended: its fence does.
