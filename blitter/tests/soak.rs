@@ -11,7 +11,8 @@
 //! `cargo test -p sgx-blitter --test soak -- --ignored --nocapture`.
 #![allow(non_snake_case)] // byte counts end in _B (CONTRIBUTING.md)
 
-use std::process::Command;
+mod common;
+
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -653,31 +654,14 @@ fn soak_long_on_the_model() {
     judge(&f, LONG_PER_THREAD, 64 << 10);
 }
 
-fn shim_library() -> std::path::PathBuf {
-    sgx_winsys::built_shim_library()
-        .expect("libsgx535_drm_shim.so is built next to the test (a dev-dependency)")
-}
-
 /// Runs the soak in a child with the drm-shim preloaded and its fixture injected.
 fn soak_under_shim(per_thread: u64) -> Figures {
     // The shim has no hang recovery yet: a hang would stall its GPU for good.
-    let fx = serde_json::to_string(&fixture(per_thread, false)).unwrap();
-    let path = std::env::temp_dir().join(format!("sgx535-soak-{}.json", std::process::id()));
-    std::fs::write(&path, fx).unwrap();
-    let out = Command::new(std::env::current_exe().unwrap())
-        .args(["child_soak_under_the_shim", "--exact", "--nocapture"])
-        .env("LD_PRELOAD", shim_library())
-        .env(CHILD_ENV, per_thread.to_string())
-        .env("SGX535_SHIM_FIXTURE", &path)
-        .env_remove("SGX_DRM_NODE")
-        .output()
-        .unwrap();
-    let _ = std::fs::remove_file(&path);
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "child failed: {stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
+    let stdout = common::run_under_shim(
+        "child_soak_under_the_shim",
+        &format!("sgx535-soak-{}.json", std::process::id()),
+        &serde_json::to_string(&fixture(per_thread, false)).unwrap(),
+        &[(CHILD_ENV, per_thread.to_string())],
     );
     let line = stdout
         .lines()
