@@ -10,9 +10,7 @@ use std::sync::Arc;
 use common::*;
 use sgx_blitter::{pattern, Route};
 use sgx_pipe::state::*;
-use sgx_pipe::{
-    bind, Context, DrawInfo, Format, PipeBox, PrimMode, QueryType, ResourceTemplate,
-};
+use sgx_pipe::{bind, Context, DrawInfo, Format, PipeBox, PrimMode, QueryType, ResourceTemplate};
 
 const APP_VS: &str = "VERT
 DCL IN[0]
