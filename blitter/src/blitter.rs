@@ -95,7 +95,7 @@ impl Blitter {
     pub(crate) fn draw_quad(&self, ctx: &mut Context, q: &QuadDraw<'_>) -> sgx_pipe::Result<()> {
         let (w, h) = q.dst.level_extent(q.dst_level)?;
         ctx.set_framebuffer_state(&FramebufferState::colour(
-            Surface::new(&q.dst, q.dst_level, 0),
+            Surface::new(q.dst, q.dst_level, 0),
             w,
             h,
         ))?;

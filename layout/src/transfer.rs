@@ -203,22 +203,11 @@ impl Layout {
         src_slice_B: usize,
     ) -> Result<(), LayoutError> {
         let linear = Linear::of("source", src, src_stride_B, src_slice_B);
-        self.each_slice(
-            level_bytes.len(),
-            level,
-            box_px,
-            linear,
-            |l, z_B, lin_B, r, bpe| {
-                write_slice(
-                    l,
-                    &mut level_bytes[z_B],
-                    r,
-                    &src[lin_B..],
-                    src_stride_B,
-                    bpe,
-                )
-            },
-        )
+        let len_B = level_bytes.len();
+        self.each_slice(len_B, level, box_px, linear, |l, z, at_B, r, bpe| {
+            let (dst, src) = (&mut level_bytes[z], &src[at_B..]);
+            write_slice(l, dst, r, src, src_stride_B, bpe)
+        })
     }
 
     /// Reads a pixel rectangle of one level of one face into linear memory (slice 0 of a 3D
@@ -299,22 +288,11 @@ impl Layout {
         dst_slice_B: usize,
     ) -> Result<(), LayoutError> {
         let linear = Linear::of("destination", dst, dst_stride_B, dst_slice_B);
-        self.each_slice(
-            level_bytes.len(),
-            level,
-            box_px,
-            linear,
-            |l, z_B, lin_B, r, bpe| {
-                read_slice(
-                    l,
-                    &level_bytes[z_B],
-                    r,
-                    &mut dst[lin_B..],
-                    dst_stride_B,
-                    bpe,
-                )
-            },
-        )
+        let len_B = level_bytes.len();
+        self.each_slice(len_B, level, box_px, linear, |l, z, at_B, r, bpe| {
+            let (src, dst) = (&level_bytes[z], &mut dst[at_B..]);
+            read_slice(l, src, r, dst, dst_stride_B, bpe)
+        })
     }
 
     /// Checks a box against its level and the linear side of a copy, then calls
