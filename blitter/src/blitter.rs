@@ -94,17 +94,11 @@ impl Blitter {
     /// Binds everything for one quad and draws it (not flushed). State must have been saved.
     pub(crate) fn draw_quad(&self, ctx: &mut Context, q: &QuadDraw<'_>) -> sgx_pipe::Result<()> {
         let (w, h) = q.dst.level_extent(q.dst_level)?;
-        ctx.set_framebuffer_state(&FramebufferState {
-            width: w,
-            height: h,
-            cbuf: Some(Surface {
-                resource: q.dst.clone(),
-                level: q.dst_level,
-                face: 0,
-            }),
-            zsbuf: None,
-            extra_cbufs: Vec::new(),
-        })?;
+        ctx.set_framebuffer_state(&FramebufferState::colour(
+            Surface::new(q.dst, q.dst_level, 0),
+            w,
+            h,
+        ))?;
         let [x, y, rw, rh] = q.rect;
         if x == 0 && y == 0 && rw == w && rh == h {
             // The quad covers the whole level: its old contents need not be loaded.

@@ -139,11 +139,7 @@ impl Blitter {
                 t.level
             )));
         }
-        let surface = Some(Surface {
-            resource: t.dst.clone(),
-            level: t.level,
-            face: t.face,
-        });
+        let surface = Some(Surface::new(t.dst, t.level, t.face));
         let colour = buffers & clear_flags::COLOR0 != 0;
         let fb = FramebufferState {
             width: lw,

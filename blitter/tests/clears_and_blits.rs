@@ -25,17 +25,7 @@ fn rt(r: &Rig, format: Format, w: u32, h: u32) -> std::sync::Arc<sgx_pipe::Resou
 fn a_scissored_clear_touches_exactly_its_rectangle() {
     let mut r = rig();
     let t = rt(&r, Format::B8G8R8A8_UNORM, 40, 24);
-    let fb = FramebufferState {
-        width: 40,
-        height: 24,
-        cbuf: Some(Surface {
-            resource: t.clone(),
-            level: 0,
-            face: 0,
-        }),
-        zsbuf: None,
-        extra_cbufs: Vec::new(),
-    };
+    let fb = FramebufferState::colour(Surface::new(&t, 0, 0), 40, 24);
     r.ctx.set_framebuffer_state(&fb).unwrap();
     r.ctx
         .clear(clear_flags::COLOR0, [0.0, 0.0, 1.0, 1.0], 1.0, 0)

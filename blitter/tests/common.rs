@@ -80,3 +80,38 @@ pub fn read_all(r: &mut Rig, res: &Arc<Resource>) -> Vec<Vec<u8>> {
 pub fn raw(res: &Arc<Resource>) -> Vec<u8> {
     res.bo().read_all(sgx_pipe::DEFAULT_TIMEOUT).unwrap()
 }
+
+/// The drm-shim library built next to the tests.
+pub fn shim_library() -> std::path::PathBuf {
+    sgx_winsys::built_shim_library()
+        .expect("libsgx535_drm_shim.so is built next to the test (a dev-dependency)")
+}
+
+/// Re-runs this test binary's test `test` alone in a child process with the drm-shim
+/// preloaded, the replay fixture `fixture_json` injected (through the temporary file `file`)
+/// and the variables `env` set; returns the child's stdout, once it has exited successfully.
+pub fn run_under_shim(
+    test: &str,
+    file: &str,
+    fixture_json: &str,
+    env: &[(&str, String)],
+) -> String {
+    let path = std::env::temp_dir().join(file);
+    std::fs::write(&path, fixture_json).unwrap();
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([test, "--exact", "--nocapture"])
+        .env("LD_PRELOAD", shim_library())
+        .envs(env.iter().map(|(k, v)| (k, v)))
+        .env("SGX535_SHIM_FIXTURE", &path)
+        .env_remove("SGX_DRM_NODE")
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_file(&path);
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{test} failed: {stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+}

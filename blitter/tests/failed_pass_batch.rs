@@ -76,17 +76,7 @@ fn set_up(dev: Arc<dyn Device>) -> Run {
             bind::RENDER_TARGET,
         ))
         .unwrap();
-    let app_fb = FramebufferState {
-        width: APP_RT_PX,
-        height: APP_RT_PX,
-        cbuf: Some(Surface {
-            resource: app_rt.clone(),
-            level: 0,
-            face: 0,
-        }),
-        zsbuf: None,
-        extra_cbufs: Vec::new(),
-    };
+    let app_fb = FramebufferState::colour(Surface::new(&app_rt, 0, 0), APP_RT_PX, APP_RT_PX);
     rig.ctx.set_framebuffer_state(&app_fb).unwrap();
     rig.ctx.set_viewport_state(&APP_VIEWPORT).unwrap();
     Run {

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use common::*;
 use sgx_blitter::{pattern, Route};
 use sgx_pipe::state::*;
-use sgx_pipe::{bind, DrawInfo, Format, PipeBox, PrimMode, QueryType, ResourceTemplate};
+use sgx_pipe::{bind, Context, DrawInfo, Format, PipeBox, PrimMode, QueryType, ResourceTemplate};
 
 const APP_VS: &str = "VERT
 DCL IN[0]
@@ -67,17 +67,7 @@ fn six_fenced_passes_exact_pixels_state_and_query_intact() {
             bind::RENDER_TARGET | bind::SAMPLER_VIEW,
         ))
         .unwrap();
-    let fb = FramebufferState {
-        width: 32,
-        height: 32,
-        cbuf: Some(Surface {
-            resource: app_rt.clone(),
-            level: 0,
-            face: 0,
-        }),
-        zsbuf: None,
-        extra_cbufs: Vec::new(),
-    };
+    let fb = FramebufferState::colour(Surface::new(&app_rt, 0, 0), 32, 32);
     let ctx = &mut r.ctx;
     ctx.set_framebuffer_state(&fb).unwrap();
     let vp = ViewportState::rect(0.0, 0.0, 32.0, 32.0);
@@ -105,29 +95,25 @@ fn six_fenced_passes_exact_pixels_state_and_query_intact() {
     ctx.draw_vbo(&DrawInfo::arrays(PrimMode::TRIANGLE_STRIP, 0, 4))
         .unwrap();
 
-    let before = (
-        ctx.framebuffer_state(),
-        ctx.vs_state().map(|s| s.id),
-        ctx.fs_state().map(|s| s.id),
-        ctx.vertex_buffers(),
-        ctx.sampler_views(),
-        ctx.viewport_state(),
-        ctx.vertex_elements_state(),
-    );
+    // What the application had bound, which the blitter must restore.
+    let bound = |ctx: &Context| {
+        (
+            ctx.framebuffer_state(),
+            ctx.vs_state().map(|s| s.id),
+            ctx.fs_state().map(|s| s.id),
+            ctx.vertex_buffers(),
+            ctx.sampler_views(),
+            ctx.viewport_state(),
+            ctx.vertex_elements_state(),
+        )
+    };
+    let before = bound(ctx);
     let report = r.blitter.generate_mipmap(&mut r.ctx, &tex, 0, 6).unwrap();
     r.blitter
         .wait_mipmap(&tex, &report, sgx_pipe::DEFAULT_TIMEOUT)
         .unwrap();
     let ctx = &mut r.ctx;
-    let after = (
-        ctx.framebuffer_state(),
-        ctx.vs_state().map(|s| s.id),
-        ctx.fs_state().map(|s| s.id),
-        ctx.vertex_buffers(),
-        ctx.sampler_views(),
-        ctx.viewport_state(),
-        ctx.vertex_elements_state(),
-    );
+    let after = bound(ctx);
     assert_eq!(before.0, after.0, "framebuffer");
     assert_eq!(before.1, after.1, "vertex shader");
     assert_eq!(before.2, after.2, "fragment shader");

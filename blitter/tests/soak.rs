@@ -11,7 +11,8 @@
 //! `cargo test -p sgx-blitter --test soak -- --ignored --nocapture`.
 #![allow(non_snake_case)] // byte counts end in _B (CONTRIBUTING.md)
 
-use std::process::Command;
+mod common;
+
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -336,17 +337,11 @@ impl Worker {
     /// A clear, then a quad covering the target that samples level 0: every pixel is its colour.
     fn draw(&mut self, bgra: [u8; 4]) -> AnyResult {
         let c = &mut self.ctx;
-        c.set_framebuffer_state(&FramebufferState {
-            width: RT_PX,
-            height: RT_PX,
-            cbuf: Some(Surface {
-                resource: self.rt.clone(),
-                level: 0,
-                face: 0,
-            }),
-            zsbuf: None,
-            extra_cbufs: Vec::new(),
-        })?;
+        c.set_framebuffer_state(&FramebufferState::colour(
+            Surface::new(&self.rt, 0, 0),
+            RT_PX,
+            RT_PX,
+        ))?;
         c.set_viewport_state(&ViewportState::rect(0.0, 0.0, RT_PX as f32, RT_PX as f32))?;
         c.clear(clear_flags::COLOR0, [0.0, 1.0, 0.0, 1.0], 1.0, 0)?;
         c.bind_vs_state(Some(&self.vs))?;
@@ -395,17 +390,8 @@ impl Worker {
         self.ctx
             .texture_subdata(&t, 0, 0, PipeBox::new(0, 0, 8, 8), &uniform(bgra, 8), 32, 0)?;
         check_uniform(&self.ctx.read_level(&t, 0, 0)?, bgra, "churn upload")?;
-        self.ctx.set_framebuffer_state(&FramebufferState {
-            width: 8,
-            height: 8,
-            cbuf: Some(Surface {
-                resource: t.clone(),
-                level: 0,
-                face: 0,
-            }),
-            zsbuf: None,
-            extra_cbufs: Vec::new(),
-        })?;
+        self.ctx
+            .set_framebuffer_state(&FramebufferState::colour(Surface::new(&t, 0, 0), 8, 8))?;
         self.ctx
             .clear(clear_flags::COLOR0, [0.0, 0.0, 1.0, 1.0], 1.0, 0)?;
         // A read waits for the clear's job but does not report how it ended: its fence does.
@@ -668,31 +654,14 @@ fn soak_long_on_the_model() {
     judge(&f, LONG_PER_THREAD, 64 << 10);
 }
 
-fn shim_library() -> std::path::PathBuf {
-    sgx_winsys::built_shim_library()
-        .expect("libsgx535_drm_shim.so is built next to the test (a dev-dependency)")
-}
-
 /// Runs the soak in a child with the drm-shim preloaded and its fixture injected.
 fn soak_under_shim(per_thread: u64) -> Figures {
     // The shim has no hang recovery yet: a hang would stall its GPU for good.
-    let fx = serde_json::to_string(&fixture(per_thread, false)).unwrap();
-    let path = std::env::temp_dir().join(format!("sgx535-soak-{}.json", std::process::id()));
-    std::fs::write(&path, fx).unwrap();
-    let out = Command::new(std::env::current_exe().unwrap())
-        .args(["child_soak_under_the_shim", "--exact", "--nocapture"])
-        .env("LD_PRELOAD", shim_library())
-        .env(CHILD_ENV, per_thread.to_string())
-        .env("SGX535_SHIM_FIXTURE", &path)
-        .env_remove("SGX_DRM_NODE")
-        .output()
-        .unwrap();
-    let _ = std::fs::remove_file(&path);
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "child failed: {stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
+    let stdout = common::run_under_shim(
+        "child_soak_under_the_shim",
+        &format!("sgx535-soak-{}.json", std::process::id()),
+        &serde_json::to_string(&fixture(per_thread, false)).unwrap(),
+        &[(CHILD_ENV, per_thread.to_string())],
     );
     let line = stdout
         .lines()

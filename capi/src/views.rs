@@ -215,11 +215,7 @@ pub unsafe extern "C" fn sgx535_create_surface(
         if t.first_layer >= layers {
             return invalid(format!("layer {} of {layers}", t.first_layer));
         }
-        let s = Surface {
-            resource: r,
-            level: t.level,
-            face: t.first_layer,
-        };
+        let s = Surface::new(&r, t.level, t.first_layer);
         let id = handles::insert(Kind::Surface, c.owner, s);
         // SAFETY: checked by check_out.
         unsafe { write(out, "out", sgx535_surface { id }) }

@@ -226,36 +226,18 @@ fn null_pointers_and_bad_numbers_are_invalid_arguments() {
         // A map of a destroyed resource, and an unmap of a transfer twice.
         let r2 = create(s, &t);
         let b = full_box(8, 8);
-        let (mut tr, mut p, mut st, mut ls) = (sgx535_transfer { id: 0 }, null_mut(), 0u32, 0u64);
-        ok(sgx535_transfer_map(
-            c,
-            r2,
-            0,
-            PIPE_MAP_READ,
-            &b,
-            &mut tr,
-            &mut p,
-            &mut st,
-            &mut ls,
-        ));
+        // A read map of level 0's box `b` of `r` into `tr` (pointer, stride and size unread).
+        let map = |r: sgx535_resource, b: &sgx535_box, tr: &mut sgx535_transfer| {
+            let (mut p, mut st, mut ls) = (null_mut(), 0u32, 0u64);
+            sgx535_transfer_map(c, r, 0, PIPE_MAP_READ, b, tr, &mut p, &mut st, &mut ls)
+        };
+        let mut tr = sgx535_transfer { id: 0 };
+        ok(map(r2, &b, &mut tr));
         ok(sgx535_resource_destroy(r2));
         // The mapping keeps the storage alive until unmap.
         ok(sgx535_transfer_unmap(c, tr));
         assert_eq!(sgx535_transfer_unmap(c, tr), SGX535_ERROR_INVALID_HANDLE);
-        assert_eq!(
-            sgx535_transfer_map(
-                c,
-                r2,
-                0,
-                PIPE_MAP_READ,
-                &b,
-                &mut tr,
-                &mut p,
-                &mut st,
-                &mut ls
-            ),
-            SGX535_ERROR_INVALID_HANDLE
-        );
+        assert_eq!(map(r2, &b, &mut tr), SGX535_ERROR_INVALID_HANDLE);
         // A box outside the level.
         let r3 = create(s, &t);
         let outside = sgx535_box {
@@ -266,20 +248,7 @@ fn null_pointers_and_bad_numbers_are_invalid_arguments() {
             height: 8,
             depth: 1,
         };
-        assert_eq!(
-            sgx535_transfer_map(
-                c,
-                r3,
-                0,
-                PIPE_MAP_READ,
-                &outside,
-                &mut tr,
-                &mut p,
-                &mut st,
-                &mut ls
-            ),
-            SGX535_ERROR_INVALID_ARGUMENT
-        );
+        assert_eq!(map(r3, &outside, &mut tr), SGX535_ERROR_INVALID_ARGUMENT);
     }
     ok(sgx535_screen_destroy(s));
 }

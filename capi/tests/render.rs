@@ -124,6 +124,27 @@ fn user_vertices(verts: &[u8]) -> sgx535_vertex_buffer {
     }
 }
 
+/// The colour `bind_const_quad` draws with (FS_CONST's CONST[0]).
+static QUAD_COLOUR: [f32; 4] = [0.25, 0.5, 0.75, 1.0];
+
+/// Binds the pass-through VS, FS_CONST drawing `QUAD_COLOUR`, and `vb` as vertex buffer 0.
+fn bind_const_quad(c: sgx535_context, vb: &sgx535_vertex_buffer) {
+    let cb = sgx535_constant_buffer {
+        buffer: sgx535_resource { id: 0 },
+        buffer_offset: 0,
+        buffer_size: 16,
+        user_buffer: QUAD_COLOUR.as_ptr().cast(),
+    };
+    let (vs, fs) = (shader(c, VS, true), shader(c, FS_CONST, false));
+    // SAFETY: valid pointers to a local, a static and the caller's vertex buffer.
+    unsafe {
+        ok(sgx535_bind_vs_state(c, vs));
+        ok(sgx535_bind_fs_state(c, fs));
+        ok(sgx535_set_constant_buffer(c, PIPE_SHADER_FRAGMENT, 0, &cb));
+        ok(sgx535_set_vertex_buffers(c, 0, 1, vb));
+    }
+}
+
 /// A four-vertex triangle strip, not indexed.
 fn strip4() -> sgx535_draw_info {
     sgx535_draw_info {
@@ -322,15 +343,6 @@ fn a_whole_clear_and_an_occlusion_query_count_what_was_drawn() {
     bind_common_state(c, w, h);
     let (rt, _) = target(s, c, w, h);
     let green = [0.0f32, 1.0, 0.0, 1.0];
-    let vs = shader(c, VS, true);
-    let fs = shader(c, FS_CONST, false);
-    let consts = [0.25f32, 0.5, 0.75, 1.0];
-    let cb = sgx535_constant_buffer {
-        buffer: sgx535_resource { id: 0 },
-        buffer_offset: 0,
-        buffer_size: 16,
-        user_buffer: consts.as_ptr().cast(),
-    };
     let verts = vertices();
     let vb = user_vertices(&verts);
     let draw = strip4();
@@ -346,10 +358,7 @@ fn a_whole_clear_and_an_occlusion_query_count_what_was_drawn() {
             1.0,
             0,
         ));
-        ok(sgx535_bind_vs_state(c, vs));
-        ok(sgx535_bind_fs_state(c, fs));
-        ok(sgx535_set_constant_buffer(c, PIPE_SHADER_FRAGMENT, 0, &cb));
-        ok(sgx535_set_vertex_buffers(c, 0, 1, &vb));
+        bind_const_quad(c, &vb);
         ok(sgx535_create_query(c, 0, 0, &mut q));
         ok(sgx535_begin_query(c, q));
         ok(sgx535_draw_vbo(c, &draw));
@@ -694,15 +703,6 @@ fn a_z24x8_depth_buffer_keeps_the_nearer_fragments() {
     ];
     let verts: Vec<u8> = v.iter().flatten().flat_map(|f| f.to_le_bytes()).collect();
     let vb = user_vertices(&verts);
-    let consts = [0.25f32, 0.5, 0.75, 1.0];
-    let cb = sgx535_constant_buffer {
-        buffer: sgx535_resource { id: 0 },
-        buffer_offset: 0,
-        buffer_size: 16,
-        user_buffer: consts.as_ptr().cast(),
-    };
-    let vs = shader(c, VS, true);
-    let fs = shader(c, FS_CONST, false);
     let green = [0.0f32, 1.0, 0.0, 1.0];
     let mut zsurf = sgx535_surface { id: 0 };
     let mut dsa_h = sgx535_cso { id: 0 };
@@ -728,10 +728,7 @@ fn a_z24x8_depth_buffer_keeps_the_nearer_fragments() {
             0.5,
             0,
         ));
-        ok(sgx535_bind_vs_state(c, vs));
-        ok(sgx535_bind_fs_state(c, fs));
-        ok(sgx535_set_constant_buffer(c, PIPE_SHADER_FRAGMENT, 0, &cb));
-        ok(sgx535_set_vertex_buffers(c, 0, 1, &vb));
+        bind_const_quad(c, &vb);
         ok(sgx535_draw_vbo(c, &strip4()));
     }
     let px = read_level(c, rt, 0, w, h, 4);

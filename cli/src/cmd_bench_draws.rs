@@ -146,17 +146,11 @@ impl Bench {
             0,
             bind::RENDER_TARGET,
         ))?;
-        ctx.set_framebuffer_state(&FramebufferState {
-            width: SIZE_PX,
-            height: SIZE_PX,
-            cbuf: Some(Surface {
-                resource: colour,
-                level: 0,
-                face: 0,
-            }),
-            zsbuf: None,
-            extra_cbufs: Vec::new(),
-        })?;
+        ctx.set_framebuffer_state(&FramebufferState::colour(
+            Surface::new(&colour, 0, 0),
+            SIZE_PX,
+            SIZE_PX,
+        ))?;
         ctx.set_viewport_state(&ViewportState::rect(
             0.0,
             0.0,

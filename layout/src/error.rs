@@ -235,3 +235,18 @@ pub enum LayoutError {
         format: Format,
     },
 }
+
+impl LayoutError {
+    /// `Ok` when the `what` buffer's `len_B` bytes hold the `need_B` the operation touches,
+    /// else [`LayoutError::BufferTooSmall`].
+    pub(crate) fn check_len(what: &'static str, len_B: usize, need_B: u64) -> Result<(), Self> {
+        if (len_B as u64) < need_B {
+            return Err(LayoutError::BufferTooSmall {
+                what,
+                len_B,
+                need_B,
+            });
+        }
+        Ok(())
+    }
+}

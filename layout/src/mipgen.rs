@@ -122,13 +122,7 @@ pub fn downsample(
     w_px: u32,
     h_px: u32,
 ) -> Result<Vec<u8>, LayoutError> {
-    check_format(format)?;
-    if w_px == 0 || h_px == 0 {
-        return Err(LayoutError::ZeroSize {
-            width_px: w_px,
-            height_px: h_px,
-        });
-    }
+    // One slice: downsample_3d's checks are the 2D ones.
     downsample_3d(format, src, w_px, h_px, 1)
 }
 
@@ -160,13 +154,7 @@ pub fn downsample_3d(
         .iter()
         .try_fold(w as u64, |n, &k| n.checked_mul(k as u64))
         .unwrap_or(u64::MAX);
-    if (src.len() as u64) < need_B {
-        return Err(LayoutError::BufferTooSmall {
-            what: "source image",
-            len_B: src.len(),
-            need_B,
-        });
-    }
+    LayoutError::check_len("source image", src.len(), need_B)?;
     let (dw, dh, dd) = ((w / 2).max(1), (h / 2).max(1), (d / 2).max(1));
     // A side of 1 keeps its one texel as both taps.
     let (dx1, dy1, dz1) = (usize::from(w > 1), usize::from(h > 1), usize::from(d > 1));
@@ -245,13 +233,7 @@ pub fn generate_mipmaps(
             format: layout.format,
         });
     }
-    if (alloc.len() as u64) < layout.size_B {
-        return Err(LayoutError::BufferTooSmall {
-            what: "allocation",
-            len_B: alloc.len(),
-            need_B: layout.size_B,
-        });
-    }
+    LayoutError::check_len("allocation", alloc.len(), layout.size_B)?;
     for face in 0..layout.faces {
         generate_face_mipmaps(layout, alloc, face, base, last)?;
     }

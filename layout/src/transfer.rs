@@ -113,13 +113,7 @@ impl Layout {
     ) -> Result<LevelBytes, LayoutError> {
         self.box_px_to_el(level, box_px)?;
         let r = self.level_range_B(face, level)?;
-        if (alloc_len_B as u64) < r.end {
-            return Err(LayoutError::BufferTooSmall {
-                what: "allocation",
-                len_B: alloc_len_B,
-                need_B: r.end,
-            });
-        }
+        LayoutError::check_len("allocation", alloc_len_B, r.end)?;
         Ok(LevelBytes {
             start_B: r.start as usize,
             end_B: r.end as usize,
@@ -208,22 +202,12 @@ impl Layout {
         src_stride_B: usize,
         src_slice_B: usize,
     ) -> Result<(), LayoutError> {
-        let linear = Linear {
-            what: "source",
-            len_B: src.len(),
-            stride_B: src_stride_B,
-            slice_B: src_slice_B,
-        };
-        let Some((l, rect_el, bpe)) = self.plan_box(level_bytes.len(), level, box_px, linear)?
-        else {
-            return Ok(());
-        };
-        for i in 0..box_px.d {
-            let dst = &mut level_bytes[slice_bytes(l, box_px.z + i)];
-            let src = &src[i as usize * src_slice_B..];
-            write_slice(l, dst, rect_el, src, src_stride_B, bpe)?;
-        }
-        Ok(())
+        let linear = Linear::of("source", src, src_stride_B, src_slice_B);
+        let len_B = level_bytes.len();
+        self.each_slice(len_B, level, box_px, linear, |l, z, at_B, r, bpe| {
+            let (dst, src) = (&mut level_bytes[z], &src[at_B..]);
+            write_slice(l, dst, r, src, src_stride_B, bpe)
+        })
     }
 
     /// Reads a pixel rectangle of one level of one face into linear memory (slice 0 of a 3D
@@ -303,33 +287,32 @@ impl Layout {
         dst_stride_B: usize,
         dst_slice_B: usize,
     ) -> Result<(), LayoutError> {
-        let linear = Linear {
-            what: "destination",
-            len_B: dst.len(),
-            stride_B: dst_stride_B,
-            slice_B: dst_slice_B,
-        };
-        let Some((l, rect_el, bpe)) = self.plan_box(level_bytes.len(), level, box_px, linear)?
-        else {
-            return Ok(());
-        };
-        for i in 0..box_px.d {
-            let src = &level_bytes[slice_bytes(l, box_px.z + i)];
-            let dst = &mut dst[i as usize * dst_slice_B..];
-            read_slice(l, src, rect_el, dst, dst_stride_B, bpe)?;
-        }
-        Ok(())
+        let linear = Linear::of("destination", dst, dst_stride_B, dst_slice_B);
+        let len_B = level_bytes.len();
+        self.each_slice(len_B, level, box_px, linear, |l, z, at_B, r, bpe| {
+            let (src, dst) = (&level_bytes[z], &mut dst[at_B..]);
+            read_slice(l, src, r, dst, dst_stride_B, bpe)
+        })
     }
 
-    /// Checks a box against its level and the linear side of a copy: the level's layout, the
-    /// box in elements and the bytes per element, or `None` when the box is empty.
-    fn plan_box(
+    /// Checks a box against its level and the linear side of a copy, then calls
+    /// `slice(level, slice_bytes, linear_B, rect_el, bytes_per_el)` for each slice of the box
+    /// (none when the box is empty): the range of the slice's bytes within the level's, and
+    /// the offset of its first element on the linear side.
+    fn each_slice(
         &self,
         level_len_B: usize,
         level: u32,
         box_px: Box3,
         linear: Linear,
-    ) -> Result<Option<(&LevelLayout, Rect, usize)>, LayoutError> {
+        mut slice: impl FnMut(
+            &LevelLayout,
+            std::ops::Range<usize>,
+            usize,
+            Rect,
+            usize,
+        ) -> Result<(), LayoutError>,
+    ) -> Result<(), LayoutError> {
         let (l, rect_el) = self.check_box(level_len_B, level, box_px)?;
         let bpe = self.bytes_per_el as usize;
         let Linear {
@@ -338,8 +321,19 @@ impl Layout {
             stride_B,
             slice_B,
         } = linear;
-        let any = check_box_linear(what, len_B, stride_B, slice_B, rect_el, box_px.d, bpe)?;
-        Ok(any.then_some((l, rect_el, bpe)))
+        if !check_box_linear(what, len_B, stride_B, slice_B, rect_el, box_px.d, bpe)? {
+            return Ok(());
+        }
+        for i in 0..box_px.d {
+            slice(
+                l,
+                slice_bytes(l, box_px.z + i),
+                i as usize * slice_B,
+                rect_el,
+                bpe,
+            )?;
+        }
+        Ok(())
     }
 
     /// Checks a box against its level and the level bytes' length.
@@ -351,13 +345,7 @@ impl Layout {
     ) -> Result<(&LevelLayout, Rect), LayoutError> {
         let rect_el = self.box_px_to_el(level, box_px)?;
         let l = self.level(level)?;
-        if (level_len_B as u64) < l.size_B {
-            return Err(LayoutError::BufferTooSmall {
-                what: "level",
-                len_B: level_len_B,
-                need_B: l.size_B,
-            });
-        }
+        LayoutError::check_len("level", level_len_B, l.size_B)?;
         Ok((l, rect_el))
     }
 
@@ -412,6 +400,18 @@ struct Linear {
     slice_B: usize,
 }
 
+impl Linear {
+    /// The linear side `bytes`, rows `stride_B` and slices `slice_B` apart.
+    fn of(what: &'static str, bytes: &[u8], stride_B: usize, slice_B: usize) -> Linear {
+        Linear {
+            what,
+            len_B: bytes.len(),
+            stride_B,
+            slice_B,
+        }
+    }
+}
+
 /// Checks a linear buffer of `d` slices of `rect_el` at `stride_B` and `slice_B`: slices may
 /// not overlap. `false` when the box is empty.
 fn check_box_linear(
@@ -438,13 +438,7 @@ fn check_box_linear(
         .checked_mul(slice_B as u64)
         .and_then(|b| b.checked_add(one_B as u64))
         .unwrap_or(u64::MAX);
-    if (len_B as u64) < need_B {
-        return Err(LayoutError::BufferTooSmall {
-            what,
-            len_B,
-            need_B,
-        });
-    }
+    LayoutError::check_len(what, len_B, need_B)?;
     Ok(true)
 }
 

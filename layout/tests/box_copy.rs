@@ -47,6 +47,31 @@ fn addr(l: &Layout, level: u32, x: u32, y: u32, z: u32) -> usize {
     (v.offset_B + u64::from(z) * slice_B + in_slice) as usize
 }
 
+/// For each texel of box `b` of a level: its allocation offset (`addr`) and its offset in a
+/// linear buffer of rows `stride` and slices `slice` bytes apart.
+fn texel_pairs(
+    l: &Layout,
+    level: u32,
+    b: Box3,
+    stride: usize,
+    slice: usize,
+) -> Vec<(usize, usize)> {
+    let bpe = l.bytes_per_el as usize;
+    let mut v = Vec::new();
+    for z in 0..b.d {
+        for y in 0..b.h {
+            for x in 0..b.w {
+                let a = addr(l, level, b.x + x, b.y + y, b.z + z);
+                v.push((
+                    a,
+                    z as usize * slice + y as usize * stride + x as usize * bpe,
+                ));
+            }
+        }
+    }
+    v
+}
+
 /// Boxes at odd offsets inside a `w x h x d` level: whole, a middle box, one texel, one slice,
 /// one row through every slice.
 fn boxes(w: u32, h: u32, d: u32) -> Vec<Box3> {
@@ -94,14 +119,8 @@ fn box_writes_and_reads_match_the_per_texel_reference() {
                 l.write_box(&mut got, 0, level, b, &src, stride, slice)
                     .unwrap();
                 let mut want = before.clone();
-                for z in 0..b.d {
-                    for y in 0..b.h {
-                        for x in 0..b.w {
-                            let a = addr(&l, level, b.x + x, b.y + y, b.z + z);
-                            let s = z as usize * slice + y as usize * stride + x as usize * bpe;
-                            want[a..a + bpe].copy_from_slice(&src[s..s + bpe]);
-                        }
-                    }
+                for (a, s) in texel_pairs(&l, level, b, stride, slice) {
+                    want[a..a + bpe].copy_from_slice(&src[s..s + bpe]);
                 }
                 assert!(got == want, "write {ctx}");
 
@@ -122,14 +141,8 @@ fn box_writes_and_reads_match_the_per_texel_reference() {
                 l.read_box(&before, 0, level, b, &mut out, stride, slice)
                     .unwrap();
                 let mut want_out = pad.clone();
-                for z in 0..b.d {
-                    for y in 0..b.h {
-                        for x in 0..b.w {
-                            let a = addr(&l, level, b.x + x, b.y + y, b.z + z);
-                            let s = z as usize * slice + y as usize * stride + x as usize * bpe;
-                            want_out[s..s + bpe].copy_from_slice(&before[a..a + bpe]);
-                        }
-                    }
+                for (a, s) in texel_pairs(&l, level, b, stride, slice) {
+                    want_out[s..s + bpe].copy_from_slice(&before[a..a + bpe]);
                 }
                 assert!(out == want_out, "read {ctx}");
                 let mut out2 = pad.clone();

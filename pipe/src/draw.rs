@@ -115,30 +115,27 @@ impl Context {
         let x1 = clampf(v.translate[0] + v.scale[0].abs(), w).ceil() as u32;
         let y0 = clampf(v.translate[1] - v.scale[1].abs(), h).floor() as u32;
         let y1 = clampf(v.translate[1] + v.scale[1].abs(), h).ceil() as u32;
-        let (mut r, s) = ((x0, y0, x1, y1), self.scissor);
-        if self.rast.as_ref().is_some_and(|r| r.scissor) {
-            r = (
-                r.0.max(s.minx),
-                r.1.max(s.miny),
-                r.2.min(s.maxx),
-                r.3.min(s.maxy),
-            );
-        }
-        r
+        self.within_scissor((x0, y0, x1, y1))
     }
 
     /// The pixels lines and points may reach: the framebuffer's, within the scissor when on.
     fn line_rect(&self) -> (u32, u32, u32, u32) {
-        let (mut r, s) = ((0, 0, self.fb.width, self.fb.height), self.scissor);
+        self.within_scissor((0, 0, self.fb.width, self.fb.height))
+    }
+
+    /// `r` (x0, y0, x1, y1) cut to the scissor when the scissor test is on.
+    fn within_scissor(&self, r: (u32, u32, u32, u32)) -> (u32, u32, u32, u32) {
+        let s = &self.scissor;
         if self.rast.as_ref().is_some_and(|r| r.scissor) {
-            r = (
+            (
                 r.0.max(s.minx),
                 r.1.max(s.miny),
                 r.2.min(s.maxx),
                 r.3.min(s.maxy),
-            );
+            )
+        } else {
+            r
         }
-        r
     }
 
     /// The parts of a fan or loop too large for parameter memory, as draws of 32-bit user

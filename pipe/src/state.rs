@@ -454,6 +454,17 @@ pub struct Surface {
     pub face: u32,
 }
 
+impl Surface {
+    /// Level `level`, face (or 3D slice) `face` of `resource`.
+    pub fn new(resource: &Arc<Resource>, level: u32, face: u32) -> Surface {
+        Surface {
+            resource: resource.clone(),
+            level,
+            face,
+        }
+    }
+}
+
 impl PartialEq for Surface {
     fn eq(&self, o: &Self) -> bool {
         Arc::ptr_eq(&self.resource, &o.resource) && self.level == o.level && self.face == o.face
@@ -477,6 +488,18 @@ pub struct FramebufferState {
     pub extra_cbufs: Vec<Surface>,
     /// Depth/stencil buffer.
     pub zsbuf: Option<Surface>,
+}
+
+impl FramebufferState {
+    /// A `width` x `height` framebuffer of the one colour buffer `cbuf`, without depth/stencil.
+    pub fn colour(cbuf: Surface, width: u32, height: u32) -> FramebufferState {
+        FramebufferState {
+            width,
+            height,
+            cbuf: Some(cbuf),
+            ..Default::default()
+        }
+    }
 }
 
 /// `pipe_viewport_state`: window = ndc * scale + translate.

@@ -105,17 +105,7 @@ fn bad_input_is_an_error_and_keeps_what_was_bound() {
         "{e:?}"
     );
     let z = depth_buffer(&r, Format::Z16_UNORM, 16, 16, 0);
-    let bad_fb = FramebufferState {
-        width: 16,
-        height: 16,
-        cbuf: Some(Surface {
-            resource: z,
-            level: 0,
-            face: 0,
-        }),
-        zsbuf: None,
-        extra_cbufs: Vec::new(),
-    };
+    let bad_fb = FramebufferState::colour(Surface::new(&z, 0, 0), 16, 16);
     assert!(matches!(
         r.ctx.set_framebuffer_state(&bad_fb),
         Err(PipeError::UnsupportedFormat {
@@ -267,9 +257,7 @@ fn shaders_are_compiled_once_and_found_on_disk_by_another_screen() {
 #[test]
 fn time_queries_and_render_conditions() {
     let mut r = rig();
-    let t = target(&r, Format::B8G8R8A8_UNORM, 16, 16);
-    bind_const(&mut r, &fb(&t, None));
-    set_colour(&mut r, [1.0; 4]);
+    let t = const_target(&mut r, 16, 16, [1.0; 4]);
     let el = r.ctx.create_query(QueryType::TimeElapsed);
     r.ctx.begin_query(&el).unwrap();
     rect(&mut r, 0, 0, 16, 16, 0.0);
@@ -309,9 +297,7 @@ fn time_queries_and_render_conditions() {
 #[test]
 fn a_refused_draw_takes_no_references_into_the_batch() {
     let mut r = rig();
-    let t = target(&r, Format::B8G8R8A8_UNORM, 16, 16);
-    bind_const(&mut r, &fb(&t, None));
-    set_colour(&mut r, [1.0; 4]);
+    let _t = const_target(&mut r, 16, 16, [1.0; 4]);
     let vbuf = r
         .screen
         .resource_create(&ResourceTemplate::buffer(64, bind::VERTEX_BUFFER))

@@ -59,32 +59,12 @@ fn scene(r: &mut Rig, cbufs: &[Arc<Resource>], load_depth: bool) -> (u64, Vec<u8
             bind::DEPTH_STENCIL,
         ))
         .unwrap();
-    let surf = |t: &Arc<Resource>| Surface {
-        resource: t.clone(),
-        level: 0,
-        face: 0,
-    };
+    let surf = |t: &Arc<Resource>| Surface::new(t, 0, 0);
     let mut f = fb(&cbufs[0], Some(&z));
     f.extra_cbufs = cbufs[1..].iter().map(surf).collect();
     bind_const(r, &f);
-    let dsa = r
-        .ctx
-        .create_depth_stencil_alpha_state(&DepthStencilAlphaState {
-            depth_enabled: true,
-            depth_writemask: true,
-            depth_func: CompareFunc::LESS,
-            ..Default::default()
-        });
-    r.ctx.bind_depth_stencil_alpha_state(Some(&dsa));
-    let blend = r.ctx.create_blend_state(&BlendState {
-        blend_enable: true,
-        rgb_src_factor: BlendFactor::SRC_ALPHA,
-        rgb_dst_factor: BlendFactor::INV_SRC_ALPHA,
-        alpha_src_factor: BlendFactor::ONE,
-        alpha_dst_factor: BlendFactor::ZERO,
-        ..Default::default()
-    });
-    r.ctx.bind_blend_state(Some(&blend));
+    bind_depth(r, CompareFunc::LESS);
+    bind_blend(r, &alpha_blend());
     r.ctx.clear(clear_flags::DEPTH, [0.0; 4], 1.0, 0).unwrap();
     if load_depth {
         r.ctx.flush().unwrap();
@@ -177,11 +157,7 @@ fn colour_buffers_are_checked_like_the_first() {
     let mut r = rig();
     let a = target(&r, Format::B8G8R8A8_UNORM, 32, 32);
     let small = target(&r, Format::B8G8R8A8_UNORM, 16, 16);
-    let surf = |t: &Arc<Resource>| Surface {
-        resource: t.clone(),
-        level: 0,
-        face: 0,
-    };
+    let surf = |t: &Arc<Resource>| Surface::new(t, 0, 0);
     let mut f = fb(&a, None);
     f.extra_cbufs = vec![surf(&small)];
     assert!(matches!(

@@ -45,16 +45,8 @@ pub fn fb(c: &Arc<Resource>, z: Option<&Arc<Resource>>) -> FramebufferState {
     FramebufferState {
         width: c.width(),
         height: c.height(),
-        cbuf: Some(Surface {
-            resource: c.clone(),
-            level: 0,
-            face: 0,
-        }),
-        zsbuf: z.map(|z| Surface {
-            resource: z.clone(),
-            level: 0,
-            face: 0,
-        }),
+        cbuf: Some(Surface::new(c, 0, 0)),
+        zsbuf: z.map(|z| Surface::new(z, 0, 0)),
         extra_cbufs: Vec::new(),
     }
 }
@@ -125,14 +117,55 @@ pub fn bind_vertex_resource(r: &mut Rig, vb: &Arc<Resource>) {
 
 /// Binds a rasterizer state with the scissor test on (the rest default).
 pub fn scissor_on(r: &mut Rig) {
-    let ras = r
-        .ctx
-        .create_rasterizer_state(&RasterizerState {
+    bind_rasterizer(
+        r,
+        &RasterizerState {
             scissor: true,
             ..Default::default()
-        })
-        .unwrap();
+        },
+    );
+}
+
+/// Creates and binds rasterizer state `rs`.
+pub fn bind_rasterizer(r: &mut Rig, rs: &RasterizerState) {
+    let ras = r.ctx.create_rasterizer_state(rs).unwrap();
     r.ctx.bind_rasterizer_state(Some(&ras));
+}
+
+/// Creates and binds blend state `b`.
+pub fn bind_blend(r: &mut Rig, b: &BlendState) {
+    let blend = r.ctx.create_blend_state(b);
+    r.ctx.bind_blend_state(Some(&blend));
+}
+
+/// Straight alpha blending of the colour (src * a + dst * (1 - a)), the source alpha kept.
+pub fn alpha_blend() -> BlendState {
+    BlendState {
+        blend_enable: true,
+        rgb_src_factor: BlendFactor::SRC_ALPHA,
+        rgb_dst_factor: BlendFactor::INV_SRC_ALPHA,
+        alpha_src_factor: BlendFactor::ONE,
+        alpha_dst_factor: BlendFactor::ZERO,
+        ..Default::default()
+    }
+}
+
+/// The XOR logic op on all four channels.
+pub fn xor_blend() -> BlendState {
+    BlendState {
+        logicop_enable: true,
+        logicop_func: LogicOp::XOR,
+        colormask: 0xF,
+        ..Default::default()
+    }
+}
+
+/// A BGRA8 `s`x`s` target with the constant-colour pipeline bound, painted one colour
+/// (0.2, 0.4, 0.6, 1): a background for logic ops to change.
+pub fn patterned_target(r: &mut Rig, s: u32) -> Arc<Resource> {
+    let t = const_target(r, s, s, [0.2, 0.4, 0.6, 1.0]);
+    rect(r, 0, 0, s, s, 0.0);
+    t
 }
 
 /// A BGRA8 `w`x`h` target with the constant-colour pipeline bound onto it, cleared to opaque
@@ -143,6 +176,14 @@ pub fn black_target(r: &mut Rig, w: u32, h: u32) -> Arc<Resource> {
     r.ctx
         .clear(clear_flags::COLOR0, [0.0, 0.0, 0.0, 1.0], 1.0, 0)
         .unwrap();
+    t
+}
+
+/// A BGRA8 `w`x`h` target with the constant-colour pipeline bound onto it, drawing colour `c`.
+pub fn const_target(r: &mut Rig, w: u32, h: u32, c: [f32; 4]) -> Arc<Resource> {
+    let t = target(r, Format::B8G8R8A8_UNORM, w, h);
+    bind_const(r, &fb(&t, None));
+    set_colour(r, c);
     t
 }
 

@@ -315,24 +315,8 @@ fn indexed_draws(reuse: bool) -> (Vec<u8>, Vec<[usize; 2]>) {
     let mut pts = TRI1.to_vec();
     pts.extend_from_slice(&TRI2);
     let data = verts_px(&pts, W, W);
-    let vb = r
-        .screen
-        .resource_create(&ResourceTemplate::buffer(
-            data.len() as u32,
-            bind::VERTEX_BUFFER,
-        ))
-        .unwrap();
-    r.ctx.buffer_subdata(&vb, 0, &data).unwrap();
-    r.ctx
-        .set_vertex_buffers(
-            0,
-            &[Some(VertexBuffer {
-                stride: 16,
-                buffer_offset: 0,
-                buffer: BufferSource::Resource(vb.clone()),
-            })],
-        )
-        .unwrap();
+    let vb = vertex_resource(&mut r, &data, data.len() as u32);
+    bind_vertex_resource(&mut r, &vb);
     let ibuf = |r: &mut Rig, ids: [u16; 3]| {
         let bytes: Vec<u8> = ids.iter().flat_map(|i| i.to_le_bytes()).collect();
         let b = r

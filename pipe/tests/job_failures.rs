@@ -45,9 +45,7 @@ fn rig_with(f: FailJob) -> Rig {
 /// failures taken after the first flush (before waiting) and after the last fence.
 fn three_renders(n: u64, fault: JobFault) -> (Vec<JobFailure>, Vec<JobFailure>, ContextStats) {
     let mut r = rig_with(FailJob(n, fault));
-    let t = target(&r, Format::B8G8R8A8_UNORM, 32, 32);
-    bind_const(&mut r, &fb(&t, None));
-    set_colour(&mut r, [1.0, 0.0, 0.0, 1.0]);
+    let _t = const_target(&mut r, 32, 32, [1.0, 0.0, 0.0, 1.0]);
     let mut early = Vec::new();
     let mut last = None;
     for k in 0..3 {
@@ -112,9 +110,7 @@ fn faults_and_failures_are_recorded_with_their_kind() {
 #[test]
 fn jobs_that_succeed_record_nothing() {
     let mut r = rig();
-    let t = target(&r, Format::B8G8R8A8_UNORM, 32, 32);
-    bind_const(&mut r, &fb(&t, None));
-    set_colour(&mut r, [1.0, 0.0, 0.0, 1.0]);
+    let _t = const_target(&mut r, 32, 32, [1.0, 0.0, 0.0, 1.0]);
     rect(&mut r, 0, 0, 32, 32, 0.0);
     let f = r.ctx.flush().unwrap().unwrap();
     assert!(r.screen.fence_finish(&f, Duration::from_secs(10)).unwrap());

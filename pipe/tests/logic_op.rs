@@ -178,26 +178,16 @@ fn xor_lines_change_the_target_and_drawn_twice_restore_it() {
     const S: u32 = 64;
     for width in [1.0f32, 4.0] {
         let mut r = rig();
-        let t = target(&r, Format::B8G8R8A8_UNORM, S, S);
-        bind_const(&mut r, &fb(&t, None));
-        set_colour(&mut r, [0.2, 0.4, 0.6, 1.0]);
-        rect(&mut r, 0, 0, S, S, 0.0);
+        let t = patterned_target(&mut r, S);
         let before = r.ctx.read_level(&t, 0, 0).unwrap();
-        let blend = r.ctx.create_blend_state(&BlendState {
-            logicop_enable: true,
-            logicop_func: LogicOp::XOR,
-            colormask: 0xF,
-            ..Default::default()
-        });
-        r.ctx.bind_blend_state(Some(&blend));
-        let rast = r
-            .ctx
-            .create_rasterizer_state(&RasterizerState {
+        bind_blend(&mut r, &xor_blend());
+        bind_rasterizer(
+            &mut r,
+            &RasterizerState {
                 line_width: width,
                 ..Default::default()
-            })
-            .unwrap();
-        r.ctx.bind_rasterizer_state(Some(&rast));
+            },
+        );
         set_colour(&mut r, [1.0; 4]);
         let h = S as f32 / 2.0;
         let diamond = [

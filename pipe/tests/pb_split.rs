@@ -55,22 +55,12 @@ fn render(
     rs: &RasterizerState,
 ) -> (Vec<u8>, ContextStats) {
     let mut r = rig();
-    let t = target(&r, Format::B8G8R8A8_UNORM, S, S);
-    bind_const(&mut r, &fb(&t, None));
-    set_colour(&mut r, [0.2, 0.4, 0.6, 1.0]);
-    rect(&mut r, 0, 0, S, S, 0.0);
+    let t = patterned_target(&mut r, S);
     if let Some(b) = budget_B {
         r.ctx.set_parameter_memory_budget(b);
     }
-    let blend = r.ctx.create_blend_state(&BlendState {
-        logicop_enable: true,
-        logicop_func: LogicOp::XOR,
-        colormask: 0xF,
-        ..Default::default()
-    });
-    r.ctx.bind_blend_state(Some(&blend));
-    let rast = r.ctx.create_rasterizer_state(rs).unwrap();
-    r.ctx.bind_rasterizer_state(Some(&rast));
+    bind_blend(&mut r, &xor_blend());
+    bind_rasterizer(&mut r, rs);
     set_colour(&mut r, [1.0, 0.5, 0.25, 1.0]);
     let before = r.ctx.stats();
     for _ in 0..times {

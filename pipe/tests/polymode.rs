@@ -28,9 +28,7 @@ fn image(set: impl Fn(u32, u32) -> bool) -> Vec<u8> {
 
 fn rig16() -> (Rig, std::sync::Arc<Resource>) {
     let mut r = rig();
-    let t = target(&r, Format::B8G8R8A8_UNORM, W, W);
-    bind_const(&mut r, &fb(&t, None));
-    set_colour(&mut r, [1.0; 4]);
+    let t = const_target(&mut r, W, W, [1.0; 4]);
     (r, t)
 }
 

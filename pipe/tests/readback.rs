@@ -87,9 +87,7 @@ fn read_box_into_refuses_short_memory_and_boxes_outside_the_level() {
 #[test]
 fn an_unsynchronized_buffer_write_lands_without_a_submission() {
     let mut r = rig();
-    let t = target(&r, Format::B8G8R8A8_UNORM, 16, 16);
-    bind_const(&mut r, &fb(&t, None));
-    set_colour(&mut r, [1.0, 0.0, 0.0, 1.0]);
+    let t = const_target(&mut r, 16, 16, [1.0, 0.0, 0.0, 1.0]);
     let vb = r
         .screen
         .resource_create(&ResourceTemplate::buffer(256, bind::VERTEX_BUFFER))

@@ -82,15 +82,7 @@ fn blending_mixes_by_source_alpha() {
     r.ctx
         .clear(clear_flags::COLOR0, [0.0, 0.0, 1.0, 1.0], 1.0, 0)
         .unwrap();
-    let blend = r.ctx.create_blend_state(&BlendState {
-        blend_enable: true,
-        rgb_src_factor: BlendFactor::SRC_ALPHA,
-        rgb_dst_factor: BlendFactor::INV_SRC_ALPHA,
-        alpha_src_factor: BlendFactor::ONE,
-        alpha_dst_factor: BlendFactor::ZERO,
-        ..Default::default()
-    });
-    r.ctx.bind_blend_state(Some(&blend));
+    bind_blend(&mut r, &alpha_blend());
     set_colour(&mut r, [1.0, 0.0, 0.0, 0.25]);
     rect(&mut r, 0, 0, 16, 16, 0.0);
     let px = r.ctx.read_level(&t, 0, 0).unwrap();
@@ -159,9 +151,7 @@ fn a_partial_draw_loads_and_stores_only_its_tile_and_leaves_other_bytes() {
 #[test]
 fn rebinding_equal_state_emits_no_new_state() {
     let mut r = rig();
-    let t = target(&r, Format::B8G8R8A8_UNORM, 32, 32);
-    bind_const(&mut r, &fb(&t, None));
-    set_colour(&mut r, [1.0, 0.0, 0.0, 1.0]);
+    let _t = const_target(&mut r, 32, 32, [1.0, 0.0, 0.0, 1.0]);
     let data = verts_px(&[(0.0, 0.0, 0.0), (8.0, 0.0, 0.0), (0.0, 8.0, 0.0)], 32, 32);
     let vb = VertexBuffer::user(16, data);
     r.ctx.set_vertex_buffers(0, &[Some(vb.clone())]).unwrap();
@@ -289,9 +279,7 @@ fn occlusion_counts_only_samples_passing_depth() {
 #[test]
 fn a_cpu_read_sees_the_gpus_newer_pixels() {
     let mut r = rig();
-    let t = target(&r, Format::B8G8R8A8_UNORM, 16, 16);
-    bind_const(&mut r, &fb(&t, None));
-    set_colour(&mut r, [0.0, 0.0, 1.0, 1.0]);
+    let t = const_target(&mut r, 16, 16, [0.0, 0.0, 1.0, 1.0]);
     rect(&mut r, 0, 0, 16, 16, 0.0);
     // No flush: the read must submit the pending batch and wait for it.
     let t1 = r
@@ -314,12 +302,8 @@ fn square_colour(i: u32) -> [f32; 4] {
 #[test]
 fn a_batch_that_would_outgrow_parameter_memory_is_split_and_still_right() {
     let mut r = rig();
-    let t = target(&r, Format::B8G8R8A8_UNORM, 64, 64);
-    bind_const(&mut r, &fb(&t, None));
+    let t = black_target(&mut r, 64, 64);
     r.ctx.set_parameter_memory_budget(8 * 1024);
-    r.ctx
-        .clear(clear_flags::COLOR0, [0.0, 0.0, 0.0, 1.0], 1.0, 0)
-        .unwrap();
     // 64 squares of 8x8, each its own draw, with alternating colours.
     for i in 0..64u32 {
         let (x, y) = ((i % 8) * 8, (i / 8) * 8);
@@ -352,12 +336,8 @@ fn a_batch_holding_more_buffer_bytes_than_its_budget_is_submitted_and_still_righ
     // Each square is drawn from its own vertex buffer, dropped right after: the batch is all
     // that keeps them, so past the held budget it is submitted (and they can be freed).
     let mut r = rig();
-    let t = target(&r, Format::B8G8R8A8_UNORM, 64, 64);
-    bind_const(&mut r, &fb(&t, None));
+    let t = black_target(&mut r, 64, 64);
     r.ctx.set_held_budget(3 * 4096);
-    r.ctx
-        .clear(clear_flags::COLOR0, [0.0, 0.0, 0.0, 1.0], 1.0, 0)
-        .unwrap();
     for i in 0..16u32 {
         let (x, y) = ((i % 4) as f32 * 16.0, (i / 4) as f32 * 16.0);
         set_colour(&mut r, square_colour(i));
@@ -443,14 +423,13 @@ fn columns_in_one_draw(mode: PrimMode, cull: CullMode, budget_B: Option<u64>) ->
     if let Some(b) = budget_B {
         r.ctx.set_parameter_memory_budget(b);
     }
-    let rs = r
-        .ctx
-        .create_rasterizer_state(&RasterizerState {
+    bind_rasterizer(
+        &mut r,
+        &RasterizerState {
             cull_face: cull,
             ..Default::default()
-        })
-        .unwrap();
-    r.ctx.bind_rasterizer_state(Some(&rs));
+        },
+    );
     r.ctx
         .clear(clear_flags::COLOR0, [0.0, 0.0, 0.0, 1.0], 1.0, 0)
         .unwrap();
@@ -581,11 +560,7 @@ fn a_depth_only_framebuffer_keeps_every_depth_texel() {
         width: 64,
         height: 64,
         cbuf: None,
-        zsbuf: Some(Surface {
-            resource: z.clone(),
-            level: 0,
-            face: 0,
-        }),
+        zsbuf: Some(Surface::new(&z, 0, 0)),
         extra_cbufs: Vec::new(),
     };
     bind_const(&mut r, &f);

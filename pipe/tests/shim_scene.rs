@@ -42,17 +42,7 @@ pub fn scene_sized(dev: Arc<dyn Device>, side_px: u32) -> Vec<u8> {
             bind::RENDER_TARGET,
         ))
         .unwrap();
-    let f = FramebufferState {
-        width: side_px,
-        height: side_px,
-        cbuf: Some(Surface {
-            resource: t.clone(),
-            level: 0,
-            face: 0,
-        }),
-        zsbuf: None,
-        extra_cbufs: Vec::new(),
-    };
+    let f = FramebufferState::colour(Surface::new(&t, 0, 0), side_px, side_px);
     ctx.set_framebuffer_state(&f).unwrap();
     ctx.set_viewport_state(&ViewportState::rect(
         0.0,

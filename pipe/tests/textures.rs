@@ -162,15 +162,6 @@ DCL SVIEW[0], CUBE, FLOAT
   0: TEX OUT[0], IN[0], SAMP[0], CUBE
   1: END
 ";
-    const VS: &str = "VERT
-DCL IN[0]
-DCL IN[1]
-DCL OUT[0], POSITION
-DCL OUT[1], GENERIC[0]
-  0: MOV OUT[0], IN[0]
-  1: MOV OUT[1], IN[1]
-  2: END
-";
     let mut r = rig();
     let cube = r
         .screen
@@ -211,7 +202,7 @@ DCL OUT[1], GENERIC[0]
     ctx.set_framebuffer_state(&fb(&t, None)).unwrap();
     ctx.set_viewport_state(&ViewportState::rect(0.0, 0.0, 48.0, 8.0))
         .unwrap();
-    let vs = ctx.create_vs_state(VS).unwrap();
+    let vs = ctx.create_vs_state(VS_POS_TEX).unwrap();
     let fs = ctx.create_fs_state(FS_CUBE).unwrap();
     ctx.bind_vs_state(Some(&vs)).unwrap();
     ctx.bind_fs_state(Some(&fs)).unwrap();

@@ -5,6 +5,8 @@
 //! `glsl-1.10/execution/variable-indexing/fs-varying-mat2-rd`: the mat2's columns packed into
 //! one GENERIC, read back as `.zw`. Every pixel of the target is compared.
 
+use std::sync::Arc;
+
 mod common;
 
 use common::*;
@@ -55,25 +57,28 @@ fn consts(r: &mut Rig, stage: ShaderStage, v: &[f32]) {
         .unwrap();
 }
 
-/// Draws `pts` (target pixels; w = 1 after the matrix `mvp`, columns in CONST[0..3]) with the
-/// mat2 pair, `expect` in the pixel program's CONST[0]; returns the target.
-fn draw_mat2(mvp: [f32; 16], expect: [f32; 2], pts: &[(f32, f32, f32)]) -> Vec<u8> {
+/// A black target with the mat2 pair bound: the matrix `mvp` (columns in CONST[0..3]) for
+/// the vertices, `expect` in the pixel program's CONST[0].
+fn mat2_rig(mvp: &[f32; 16], expect: [f32; 2]) -> (Rig, Arc<Resource>) {
     let mut r = rig();
-    let t = target(&r, Format::B8G8R8A8_UNORM, W, H);
-    bind_const(&mut r, &fb(&t, None));
+    let t = black_target(&mut r, W, H);
     let v = r.ctx.create_vs_state(VS_MAT2).unwrap();
     let f = r.ctx.create_fs_state(FS_MAT2).unwrap();
     r.ctx.bind_vs_state(Some(&v)).unwrap();
     r.ctx.bind_fs_state(Some(&f)).unwrap();
-    consts(&mut r, ShaderStage::Vertex, &mvp);
+    consts(&mut r, ShaderStage::Vertex, mvp);
     consts(
         &mut r,
         ShaderStage::Fragment,
         &[expect[0], expect[1], 0.0, 0.0],
     );
-    r.ctx
-        .clear(clear_flags::COLOR0, [0.0, 0.0, 0.0, 1.0], 1.0, 0)
-        .unwrap();
+    (r, t)
+}
+
+/// Draws `pts` (target pixels; w = 1 after the matrix `mvp`) with the mat2 pair
+/// (`mat2_rig`); returns the target.
+fn draw_mat2(mvp: [f32; 16], expect: [f32; 2], pts: &[(f32, f32, f32)]) -> Vec<u8> {
+    let (mut r, t) = mat2_rig(&mvp, expect);
     draw_px(&mut r, PrimMode::TRIANGLE_STRIP, pts);
     r.ctx.read_level(&t, 0, 0).unwrap()
 }
@@ -132,18 +137,7 @@ fn a_constant_varying_stays_exact_under_perspective() {
     // NDC x, y are scaled by w so that the pixels stay where verts_px puts them.
     let ws = [1.0f32, 3.0, 0.5, 7.0];
     let corners = [(1.0, 1.0), (31.0, 1.0), (1.0, 31.0), (31.0, 31.0)];
-    let mut r = rig();
-    let t = target(&r, Format::B8G8R8A8_UNORM, W, H);
-    bind_const(&mut r, &fb(&t, None));
-    let v = r.ctx.create_vs_state(VS_MAT2).unwrap();
-    let f = r.ctx.create_fs_state(FS_MAT2).unwrap();
-    r.ctx.bind_vs_state(Some(&v)).unwrap();
-    r.ctx.bind_fs_state(Some(&f)).unwrap();
-    consts(&mut r, ShaderStage::Vertex, &mvp);
-    consts(&mut r, ShaderStage::Fragment, &[3.0, 4.0, 0.0, 0.0]);
-    r.ctx
-        .clear(clear_flags::COLOR0, [0.0, 0.0, 0.0, 1.0], 1.0, 0)
-        .unwrap();
+    let (mut r, t) = mat2_rig(&mvp, [3.0, 4.0]);
     let mut data = Vec::new();
     for (&(x, y), w) in corners.iter().zip(ws) {
         let (nx, ny) = (x / W as f32 * 2.0 - 1.0, y / H as f32 * 2.0 - 1.0);

@@ -246,17 +246,7 @@ fn copy_region_moves_a_box_between_slices() {
 fn drawing_into_a_slice_changes_that_slice_only() {
     let mut r = rig();
     let tex = volume(&r, 16, 16, 4, 0, bind::SAMPLER_VIEW | bind::RENDER_TARGET);
-    let fbs = FramebufferState {
-        width: 16,
-        height: 16,
-        cbuf: Some(Surface {
-            resource: tex.clone(),
-            level: 0,
-            face: 2,
-        }),
-        zsbuf: None,
-        extra_cbufs: Vec::new(),
-    };
+    let fbs = FramebufferState::colour(Surface::new(&tex, 0, 2), 16, 16);
     bind_const(&mut r, &fbs);
     set_colour(&mut r, [1.0, 0.0, 0.0, 1.0]);
     rect(&mut r, 0, 0, 16, 16, 0.0);

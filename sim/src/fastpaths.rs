@@ -117,6 +117,25 @@ fn target(s: &mut Scene, w: u32, h: u32) -> (RenderDesc, Arc<Mem>) {
     (RenderDesc::linear(va, w, h, stride), m)
 }
 
+/// Two triangles over the whole `w` x `h` window, texcoords (0, 0)-(1, 1), at depth 0.5.
+fn window_rect(w: f32, h: f32) -> Vec<([f32; 4], [f32; 4])> {
+    rect((0.0, 0.0, w, h), (0.0, 0.0, 1.0, 1.0), w, h, 0.5, 1.0)
+}
+
+/// A draw of `verts` as `topology` over a `w` x `h` viewport whose program `fs` samples the
+/// one texture `st`.
+fn textured(
+    topology: Topology,
+    verts: &[([f32; 4], [f32; 4])],
+    fs: Vec<u32>,
+    (w, h): (f32, f32),
+    st: TexState,
+) -> DrawDesc {
+    let mut d = DrawDesc::new(topology, verts, fs, viewport(w, h));
+    d.textures = vec![st];
+    d
+}
+
 /// Two triangles over [x0, x1] x [y0, y1] of a w x h window with texcoords (u0, v0)-(u1, v1)
 /// at depth z; `w_right` > 1 puts the right edge further away (perspective).
 #[allow(clippy::too_many_arguments)]
@@ -181,13 +200,13 @@ fn cube_strip(
         .zip(refs)
         .map(|((x, y, d), w)| (clip_xy(x, y, 33.0, 17.0, 0.5), [d[0], d[1], d[2], w]))
         .collect();
-    let mut d = DrawDesc::new(
+    let d = textured(
         Topology::TRIANGLE_STRIP,
         &verts,
         TEX_FS(Opcode::TEX),
-        viewport(33.0, 17.0),
+        (33.0, 17.0),
+        st,
     );
-    d.textures = vec![st];
     (vec![build(s, &rd, &[d])], vec![fb, m])
 }
 
@@ -262,13 +281,13 @@ fn the_benchmark_scenes_agree() {
             )
         };
         let verts = [p(0.0, 0.0), p(0.0, 70.0), p(100.0, 0.0), p(100.0, 70.0)];
-        let mut d = DrawDesc::new(
+        let d = textured(
             Topology::TRIANGLE_STRIP,
             &verts,
             TEX_FS(Opcode::TEX),
-            viewport(100.0, 70.0),
+            (100.0, 70.0),
+            st,
         );
-        d.textures = vec![st];
         (vec![build(s, &rd, &[d])], vec![fb])
     });
     all_done("bench-like", &r);

@@ -12,8 +12,8 @@ use sgx_hwdocs::render::{
     DRAW_STATE_ISP_DW, DRAW_STATE_POLY_DW, DRAW_STATE_PRIM_DW, DRAW_STATE_PROGRAM_DW,
     DRAW_STATE_RASTER_DW, DRAW_STATE_SCISSOR_DW, DRAW_STATE_TSP_DW, DRAW_STATE_VIEWPORT_DW,
 };
-use sgx_hwdocs::tsp::TspState;
-use sgx_hwdocs::usse::INSTR_BYTES;
+use sgx_hwdocs::tsp::{Interp, TspState};
+use sgx_hwdocs::usse::{Opcode, INSTR_BYTES};
 
 use crate::mmu::Mmu;
 use crate::usse::{Program, Stage, UsseError};
@@ -85,6 +85,57 @@ pub(crate) struct DrawState {
     pub raster: RasterState,
     pub prim: PrimState,
     pub poly: PolyState,
+}
+
+impl DrawState {
+    /// The interpolation mode of each varying.
+    pub(crate) fn interp(&self) -> [Interp; MAX_VAR] {
+        let t = &self.tsp;
+        [
+            t.v0_interp,
+            t.v1_interp,
+            t.v2_interp,
+            t.v3_interp,
+            t.v4_interp,
+            t.v5_interp,
+            t.v6_interp,
+            t.v7_interp,
+            t.v8_interp,
+            t.v9_interp,
+        ]
+    }
+}
+
+/// Refuses a program whose texture instruction reads a texture past the draw's `tex_count`:
+/// the instruction's sampler plus `tex_base` is its texture table entry (a vertex program's
+/// samplers start at the table's `vs_tex_base`, a pixel program's at 0).
+pub(crate) fn check_samplers(
+    prog: &Program,
+    stage: Stage,
+    tex_base: u32,
+    tex_count: usize,
+) -> Result<(), JobErr> {
+    for (pc, i) in prog.ins.iter().enumerate() {
+        let entry = u32::from(i.sampler) + tex_base;
+        if matches!(
+            i.op,
+            Opcode::TEX | Opcode::TEXB | Opcode::TEXL | Opcode::TEXD
+        ) && entry as usize >= tex_count
+        {
+            let s = i.sampler;
+            return Err(JobErr::Illegal {
+                unit: Unit::UssePds,
+                pc: pc as u32,
+                reason: match stage {
+                    Stage::Pixel => format!("sampler {s} past the draw's {tex_count} textures"),
+                    Stage::Vertex => format!(
+                        "vertex sampler {s} (table entry {entry}) past the draw's {tex_count} textures"
+                    ),
+                },
+            });
+        }
+    }
+    Ok(())
 }
 
 /// Reads and decodes the DrawState block at `addr`; reserved bits are BadState of `unit`.

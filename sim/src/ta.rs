@@ -18,9 +18,10 @@ use sgx_hwdocs::regs as r;
 use sgx_hwdocs::render::{PrimKind, VertexAttr};
 use sgx_hwdocs::ta_stream::{CtrlObjType, CtrlPrim, CtrlState, CtrlTerminate, Topology};
 use sgx_hwdocs::tsp::Interp;
-use sgx_hwdocs::usse::Opcode;
 
-use crate::job::{load_consts, load_draw_state, DrawState, JobErr, ProgramCache, MAX_VAR};
+use crate::job::{
+    check_samplers, load_consts, load_draw_state, DrawState, JobErr, ProgramCache, MAX_VAR,
+};
 use crate::mmu::Mmu;
 use crate::regs::RegFile;
 use crate::tsp::TexTable;
@@ -375,39 +376,9 @@ fn load_draw(mmu: &Mmu, state_addr: u32, progs: &mut ProgramCache) -> Result<Dra
         );
     }
     let tex = TexTable::load(mmu, ps, Unit::Ta)?;
-    for (pc, i) in vs.ins.iter().enumerate() {
-        let unit = u32::from(i.sampler) + ps.vs_tex_base;
-        if matches!(
-            i.op,
-            Opcode::TEX | Opcode::TEXB | Opcode::TEXL | Opcode::TEXD
-        ) && unit as usize >= tex.len()
-        {
-            return Err(JobErr::Illegal {
-                unit: Unit::UssePds,
-                pc: pc as u32,
-                reason: format!(
-                    "vertex sampler {} (table entry {unit}) past the draw's {} textures",
-                    i.sampler,
-                    tex.len()
-                ),
-            });
-        }
-    }
+    check_samplers(&vs, Stage::Vertex, ps.vs_tex_base, tex.len())?;
     let nvar = ds.tsp.varying_count as usize;
-    let t = &ds.tsp;
-    let interp = [
-        t.v0_interp,
-        t.v1_interp,
-        t.v2_interp,
-        t.v3_interp,
-        t.v4_interp,
-        t.v5_interp,
-        t.v6_interp,
-        t.v7_interp,
-        t.v8_interp,
-        t.v9_interp,
-    ];
-    let flat = interp.map(|i| i == Interp::FLAT);
+    let flat = ds.interp().map(|i| i == Interp::FLAT);
     let r = &ds.raster;
     let mut user = Vec::new();
     for bit in (0..8).filter(|b| r.clip_mask >> b & 1 != 0) {

@@ -83,29 +83,23 @@ impl Zls {
         fast: bool,
     ) -> Result<(), Fault> {
         let bpe = self.bpe();
-        let [xs, ys] = self.window(tx, ty, rect);
-        for y in ys {
-            let row = self.base.wrapping_add(y * self.stride);
-            let i0 = ((y - ty * T) * T) as usize;
-            let n = xs.len();
-            if let (true, Some(p)) = (
-                fast && n > 0,
-                mmu.span(row.wrapping_add(xs.start * bpe as u32), n * bpe, false),
-            ) {
-                let i = i0 + (xs.start - tx * T) as usize;
+        self.each_row(mmu, (tx, ty), rect, fast, false, |row| {
+            let n = row.xs.len();
+            if let Some(p) = row.span {
+                let i = row.index(row.xs.start);
                 let d = depth.as_deref_mut().map(|d| &mut d[i..i + n]);
                 let st = stencil.as_deref_mut().map(|s| &mut s[i..i + n]);
                 let mut b = [0u8; 4 * T as usize];
                 // SAFETY: span checked that n * bpe bytes at p lie in a readable backing.
                 unsafe { std::ptr::copy_nonoverlapping(p, b.as_mut_ptr(), n * bpe) };
                 decode_row_fast(self.prec, &b[..n * bpe], d, st);
-                continue;
+                return Ok(());
             }
-            for x in xs.clone() {
+            for x in row.xs.clone() {
                 let mut b = [0u8; 4];
-                let a = row.wrapping_add(x * bpe as u32);
+                let a = row.addr.wrapping_add(x * bpe as u32);
                 mmu.read(Unit::Isp, a, &mut b[..bpe])?;
-                let i = i0 + (x - tx * T) as usize;
+                let i = row.index(x);
                 let (mut dv, mut sv) = (0.0, 0);
                 decode(self.prec, u32::from_le_bytes(b), &mut dv, &mut sv);
                 if let Some(d) = depth.as_deref_mut() {
@@ -115,8 +109,8 @@ impl Zls {
                     s[i] = sv;
                 }
             }
-        }
-        Ok(())
+            Ok(())
+        })
     }
 
     /// Stores the pixels of tile (tx, ty) inside `rect`. With `fast`, each row held in one
@@ -134,17 +128,11 @@ impl Zls {
         fast: bool,
     ) -> Result<(), Fault> {
         let bpe = self.bpe();
-        let [xs, ys] = self.window(tx, ty, rect);
-        for y in ys {
-            let row = self.base.wrapping_add(y * self.stride);
-            let i0 = ((y - ty * T) * T) as usize;
-            let n = xs.len();
-            if let (true, Some(p)) = (
-                fast && n > 0,
-                mmu.span(row.wrapping_add(xs.start * bpe as u32), n * bpe, true),
-            ) {
+        self.each_row(mmu, (tx, ty), rect, fast, true, |row| {
+            let n = row.xs.len();
+            if let Some(p) = row.span {
                 let mut b = [0u8; 4 * T as usize];
-                let i = i0 + (xs.start - tx * T) as usize;
+                let i = row.index(row.xs.start);
                 encode_row_fast(
                     self.prec,
                     &depth[i..i + n],
@@ -153,16 +141,70 @@ impl Zls {
                 );
                 // SAFETY: span checked that n * bpe bytes at p lie in a writable backing.
                 unsafe { std::ptr::copy_nonoverlapping(b.as_ptr(), p, n * bpe) };
-                continue;
+                return Ok(());
             }
-            for x in xs.clone() {
-                let i = i0 + (x - tx * T) as usize;
+            for x in row.xs.clone() {
+                let i = row.index(x);
                 let v = encode(self.prec, depth[i], stencil[i]);
-                let a = row.wrapping_add(x * bpe as u32);
+                let a = row.addr.wrapping_add(x * bpe as u32);
                 mmu.write(Unit::Isp, a, &v.to_le_bytes()[..bpe])?;
             }
+            Ok(())
+        })
+    }
+
+    /// Calls `f` for each row of tile (tx, ty) inside `rect`, top first; with `fast`,
+    /// a non-empty row whose bytes lie in one mapping (writable when `write`, else readable)
+    /// comes with the host pointer to them.
+    fn each_row(
+        &self,
+        mmu: &Mmu,
+        (tx, ty): (u32, u32),
+        rect: (u32, u32, u32, u32),
+        fast: bool,
+        write: bool,
+        mut f: impl FnMut(Row) -> Result<(), Fault>,
+    ) -> Result<(), Fault> {
+        let bpe = self.bpe();
+        let [xs, ys] = self.window(tx, ty, rect);
+        for y in ys {
+            let addr = self.base.wrapping_add(y * self.stride);
+            let n = xs.len();
+            let start = addr.wrapping_add(xs.start * bpe as u32);
+            f(Row {
+                addr,
+                i0: ((y - ty * T) * T) as usize,
+                x0: tx * T,
+                xs: xs.clone(),
+                span: if fast && n > 0 {
+                    mmu.span(start, n * bpe, write)
+                } else {
+                    None
+                },
+            })?;
         }
         Ok(())
+    }
+}
+
+/// One row of a tile's window (`Zls::each_row`).
+struct Row {
+    /// Address of the row's pixel 0 in the buffer.
+    addr: u32,
+    /// Tile index of the tile's first pixel in this row.
+    i0: usize,
+    /// The tile's first column.
+    x0: u32,
+    /// The window's columns.
+    xs: std::ops::Range<u32>,
+    /// The host pointer to the window's bytes of this row, when they may be copied at once.
+    span: Option<*mut u8>,
+}
+
+impl Row {
+    /// The tile index of column `x` of this row.
+    fn index(&self, x: u32) -> usize {
+        self.i0 + (x - self.x0) as usize
     }
 }
 

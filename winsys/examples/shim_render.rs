@@ -71,12 +71,7 @@ fn main() -> sgx_winsys::Result<()> {
         let colour = [0xFFFF_0000, 0xFF00_FF00, 0xFF00_00FF, 0xFFFF_FFFF][i as usize];
         cmds.push(twod::fill(
             &surf(&stripes),
-            Rect {
-                x: 0,
-                y: i * 4,
-                w,
-                h: 4,
-            },
+            Rect::new(0, i * 4, w, 4),
             colour,
         )?);
     }
@@ -92,12 +87,7 @@ fn main() -> sgx_winsys::Result<()> {
     let done = run(
         &[twod::copy(
             &surf(&stripes),
-            Rect {
-                x: 0,
-                y: 0,
-                w: 8,
-                h,
-            },
+            Rect::new(0, 0, 8, h),
             &surf(&target),
             4,
             0,

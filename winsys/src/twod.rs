@@ -47,6 +47,13 @@ pub struct Rect {
     pub h: u32,
 }
 
+impl Rect {
+    /// The rectangle of `w` x `h` pixels whose top-left pixel is (x, y).
+    pub const fn new(x: u32, y: u32, w: u32, h: u32) -> Rect {
+        Rect { x, y, w, h }
+    }
+}
+
 fn sizes(r: Rect) -> Result<(u32, u32)> {
     if r.w == 0 || r.h == 0 {
         return Err(WinsysError::InvalidArgument(format!(

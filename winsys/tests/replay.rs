@@ -53,17 +53,7 @@ impl Run<'_> {
             stride_B: 4,
             format: Format::B8G8R8A8_UNORM,
         };
-        let c = twod::fill(
-            &s,
-            Rect {
-                x: 0,
-                y: 0,
-                w: 1,
-                h: 1,
-            },
-            value,
-        )
-        .unwrap();
+        let c = twod::fill(&s, Rect::new(0, 0, 1, 1), value).unwrap();
         twod::job(&cmd, &[c], LONG)
             .unwrap()
             .with_bo(target, Access::Write)

@@ -48,12 +48,7 @@ fn submit(
 fn scenario(dev: &dyn Device) -> serde_json::Value {
     let src = dev.create_bo(&BoDesc::new(16 * 64)).unwrap();
     let dst = dev.create_bo(&BoDesc::new(16 * 64)).unwrap();
-    let all = Rect {
-        x: 0,
-        y: 0,
-        w: 16,
-        h: 16,
-    };
+    let all = Rect::new(0, 0, 16, 16);
     let k = &mut Vec::new();
     submit(
         dev,
@@ -61,12 +56,7 @@ fn scenario(dev: &dyn Device) -> serde_json::Value {
         &[twod::fill(&surface(&src), all, 0xFF11_2233).unwrap()],
         &[(&src, Access::Write)],
     );
-    let inner = Rect {
-        x: 4,
-        y: 4,
-        w: 8,
-        h: 8,
-    };
+    let inner = Rect::new(4, 4, 8, 8);
     submit(
         dev,
         k,
@@ -82,17 +72,7 @@ fn scenario(dev: &dyn Device) -> serde_json::Value {
     let last = submit(
         dev,
         k,
-        &[twod::fill(
-            &surface(&dst),
-            Rect {
-                x: 14,
-                y: 0,
-                w: 2,
-                h: 3,
-            },
-            0x8080_8080,
-        )
-        .unwrap()],
+        &[twod::fill(&surface(&dst), Rect::new(14, 0, 2, 3), 0x8080_8080).unwrap()],
         &[(&dst, Access::Write)],
     );
     let far = Surface {

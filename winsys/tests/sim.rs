@@ -226,17 +226,7 @@ fn a_faulting_job_reports_unit_and_address() {
         stride_B: 4,
         format: Format::B8G8R8A8_UNORM,
     };
-    let c = twod::fill(
-        &bad,
-        Rect {
-            x: 0,
-            y: 0,
-            w: 1,
-            h: 1,
-        },
-        7,
-    )
-    .unwrap();
+    let c = twod::fill(&bad, Rect::new(0, 0, 1, 1), 7).unwrap();
     let f = dev
         .submit(
             twod::job(&cmd, &[c], LONG)
@@ -322,30 +312,9 @@ fn eight_threads_ten_thousand_jobs_leave_nothing_behind() {
                 let mut last = None;
                 for i in 0..JOBS {
                     let cmd = dev.create_bo(&BoDesc::new(twod::list_size_B(2))).unwrap();
-                    let copy = twod::copy(
-                        &s(&shared),
-                        Rect {
-                            x: t,
-                            y: 0,
-                            w: 1,
-                            h: 1,
-                        },
-                        &s(&mine),
-                        0,
-                        0,
-                    )
-                    .unwrap();
-                    let fill = twod::fill(
-                        &s(&mine),
-                        Rect {
-                            x: 1,
-                            y: 0,
-                            w: 1,
-                            h: 1,
-                        },
-                        i,
-                    )
-                    .unwrap();
+                    let copy =
+                        twod::copy(&s(&shared), Rect::new(t, 0, 1, 1), &s(&mine), 0, 0).unwrap();
+                    let fill = twod::fill(&s(&mine), Rect::new(1, 0, 1, 1), i).unwrap();
                     let job = twod::job(&cmd, &[copy, fill], LONG)
                         .unwrap()
                         .with_bo(&shared, Access::Read)

@@ -9,15 +9,14 @@ use anyhow::Context as _;
 use sgx_blitter::{Blitter, Route};
 use sgx_pipe::state::*;
 use sgx_pipe::{
-    bind, clear_flags, Context, DrawInfo, Format, PipeBox, PrimMode, Resource, ResourceTemplate,
-    Screen, ShaderStage,
+    bind, clear_flags, Context, Format, PipeBox, Resource, ResourceTemplate, Screen, ShaderStage,
 };
 
 use super::math::Mat4;
 use super::shaders;
 use super::target::{
-    cull_back_faces, depth_less, f32_bytes, u16_bytes, upload_buffer, vs_constants, Lighting,
-    Target,
+    bind_vertex_buffer, cull_back_faces, depth_less, draw_indexed_triangles, f32_bytes, u16_bytes,
+    upload_buffer, vs_constants, Lighting, Target,
 };
 
 /// Side of the square target, in pixels.
@@ -195,14 +194,7 @@ impl Cube {
         ctx.bind_sampler_states(0, &[Some(self.sampler.clone())])?;
         ctx.set_sampler_views(0, &[Some(SamplerView::new(&self.texture))])?;
         ctx.bind_vertex_elements_state(Some(&self.velems));
-        ctx.set_vertex_buffers(
-            0,
-            &[Some(VertexBuffer {
-                stride: STRIDE_B,
-                buffer_offset: 0,
-                buffer: BufferSource::Resource(self.vbuf.clone()),
-            })],
-        )?;
+        bind_vertex_buffer(ctx, &self.vbuf, STRIDE_B)?;
         let n = n as f32;
         let modelview = Mat4::translate(0.0, 0.0, -6.0)
             .mul(&Mat4::rotate(25.0 + 9.0 * n, 1.0, 0.0, 0.0))
@@ -219,18 +211,7 @@ impl Cube {
             Some(vs_constants(&projection, &modelview, &light)),
         )?;
         ctx.set_constant_buffer(ShaderStage::Fragment, 0, None)?;
-        let count = 36;
-        ctx.draw_vbo(&DrawInfo {
-            mode: PrimMode::TRIANGLES,
-            index_size: 2,
-            index: Some(BufferSource::Resource(self.ibuf.clone())),
-            start: 0,
-            count,
-            index_bias: 0,
-            min_index: 0,
-            max_index: 23,
-        })?;
-        Ok(())
+        draw_indexed_triangles(ctx, &self.ibuf, 36, 23)
     }
 }
 

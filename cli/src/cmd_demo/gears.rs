@@ -10,7 +10,8 @@ use sgx_pipe::{bind, clear_flags, Context, DrawInfo, PrimMode, Resource, Screen,
 use super::math::Mat4;
 use super::shaders;
 use super::target::{
-    cull_back_faces, depth_less, f32_bytes, upload_buffer, vs_constants, Lighting, Target,
+    bind_vertex_buffer, cull_back_faces, depth_less, f32_bytes, upload_buffer, vs_constants,
+    Lighting, Target,
 };
 
 /// Side of the square target, in pixels (glxgears' default window is 300x300).
@@ -317,14 +318,7 @@ impl Gears {
                 0,
                 Some(vs_constants(&projection, &modelview, &light)),
             )?;
-            ctx.set_vertex_buffers(
-                0,
-                &[Some(VertexBuffer {
-                    stride: STRIDE_B,
-                    buffer_offset: 0,
-                    buffer: BufferSource::Resource(g.vbuf.clone()),
-                })],
-            )?;
+            bind_vertex_buffer(ctx, &g.vbuf, STRIDE_B)?;
             ctx.draw_vbo(&DrawInfo::arrays(PrimMode::TRIANGLES, 0, g.vertices))?;
         }
         Ok(())

@@ -9,14 +9,16 @@ use std::sync::Arc;
 use anyhow::Context as _;
 use sgx_pipe::state::*;
 use sgx_pipe::{
-    bind, clear_flags, Context, DrawInfo, Format, PrimMode, Resource, ResourceTemplate, Screen,
-    ShaderStage,
+    bind, clear_flags, Context, Format, Resource, ResourceTemplate, Screen, ShaderStage,
 };
 
 use super::math::{normalize, Mat4};
 use super::shaders;
 use super::shadow_scene::*;
-use super::target::{depth_less, f32_bytes, u16_bytes, upload_buffer, Target};
+use super::target::{
+    bind_vertex_buffer, depth_less, draw_indexed_triangles, f32_bytes, u16_bytes, upload_buffer,
+    Target,
+};
 
 /// Bytes between vertices: position xyz, normal xyz, colour rgba.
 const STRIDE_B: u32 = 40;
@@ -229,25 +231,8 @@ impl Shadow {
         velems: &Arc<Vec<VertexElement>>,
     ) -> anyhow::Result<()> {
         ctx.bind_vertex_elements_state(Some(velems));
-        ctx.set_vertex_buffers(
-            0,
-            &[Some(VertexBuffer {
-                stride: STRIDE_B,
-                buffer_offset: 0,
-                buffer: BufferSource::Resource(self.vbuf.clone()),
-            })],
-        )?;
-        ctx.draw_vbo(&DrawInfo {
-            mode: PrimMode::TRIANGLES,
-            index_size: 2,
-            index: Some(BufferSource::Resource(self.ibuf.clone())),
-            start: 0,
-            count: INDICES,
-            index_bias: 0,
-            min_index: 0,
-            max_index: 4 * 7 - 1,
-        })?;
-        Ok(())
+        bind_vertex_buffer(ctx, &self.vbuf, STRIDE_B)?;
+        draw_indexed_triangles(ctx, &self.ibuf, INDICES, 4 * 7 - 1)
     }
 
     /// Records frame `n`'s two passes (the first is submitted when the second binds its
@@ -260,11 +245,7 @@ impl Shadow {
             width: SHADOW_MAP_PX,
             height: SHADOW_MAP_PX,
             cbuf: None,
-            zsbuf: Some(Surface {
-                resource: self.shadow_map.clone(),
-                level: 0,
-                face: 0,
-            }),
+            zsbuf: Some(Surface::new(&self.shadow_map, 0, 0)),
             extra_cbufs: Vec::new(),
         })?;
         // A texture is y-0-bottom: no flip, so row 0 is t = 0 as the sampler reads it.

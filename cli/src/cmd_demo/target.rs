@@ -7,10 +7,10 @@ use std::sync::Arc;
 
 use anyhow::Context as _;
 use sgx_pipe::state::{
-    CompareFunc, ConstantBuffer, CullMode, DepthStencilAlphaState, FramebufferState,
-    RasterizerState, Surface, ViewportState,
+    BufferSource, CompareFunc, ConstantBuffer, CullMode, DepthStencilAlphaState, FramebufferState,
+    RasterizerState, Surface, VertexBuffer, ViewportState,
 };
-use sgx_pipe::{bind, Context, Format, Resource, ResourceTemplate, Screen};
+use sgx_pipe::{bind, Context, DrawInfo, Format, PrimMode, Resource, ResourceTemplate, Screen};
 
 use super::math::Mat4;
 use super::shaders::VS_CONST_REGS;
@@ -30,24 +30,16 @@ pub struct Target {
 impl Target {
     /// Creates both buffers.
     pub fn new(screen: &Screen, width_px: u32, height_px: u32) -> anyhow::Result<Target> {
-        let colour = screen
-            .resource_create(&ResourceTemplate::texture_2d(
-                Format::B8G8R8A8_UNORM,
-                width_px,
-                height_px,
-                0,
-                bind::RENDER_TARGET,
-            ))
-            .context("colour buffer")?;
-        let depth = screen
-            .resource_create(&ResourceTemplate::texture_2d(
-                Format::Z24_UNORM_S8_UINT,
-                width_px,
-                height_px,
-                0,
-                bind::DEPTH_STENCIL,
-            ))
-            .context("depth buffer")?;
+        let buffer = |format, bind_flags, what| {
+            let t = ResourceTemplate::texture_2d(format, width_px, height_px, 0, bind_flags);
+            screen.resource_create(&t).context(what)
+        };
+        let colour = buffer(Format::B8G8R8A8_UNORM, bind::RENDER_TARGET, "colour buffer")?;
+        let depth = buffer(
+            Format::Z24_UNORM_S8_UINT,
+            bind::DEPTH_STENCIL,
+            "depth buffer",
+        )?;
         Ok(Target {
             colour,
             depth,
@@ -58,11 +50,7 @@ impl Target {
 
     /// Binds both buffers and a whole-target viewport with y pointing up, as GL's.
     pub fn bind(&self, ctx: &mut Context) -> sgx_pipe::Result<()> {
-        let surface = |r: &Arc<Resource>| Surface {
-            resource: r.clone(),
-            level: 0,
-            face: 0,
-        };
+        let surface = |r: &Arc<Resource>| Surface::new(r, 0, 0);
         ctx.set_framebuffer_state(&FramebufferState {
             width: self.width_px,
             height: self.height_px,
@@ -198,6 +186,44 @@ pub fn upload_buffer(
     let r = screen.resource_create(&ResourceTemplate::buffer(len, bind_flags))?;
     ctx.buffer_subdata(&r, 0, bytes)?;
     Ok(r)
+}
+
+/// Binds `vbuf` as vertex buffer 0, vertices `stride_B` apart.
+pub fn bind_vertex_buffer(
+    ctx: &mut Context,
+    vbuf: &Arc<Resource>,
+    stride_B: u32,
+) -> anyhow::Result<()> {
+    ctx.set_vertex_buffers(
+        0,
+        &[Some(VertexBuffer {
+            stride: stride_B,
+            buffer_offset: 0,
+            buffer: BufferSource::Resource(vbuf.clone()),
+        })],
+    )?;
+    Ok(())
+}
+
+/// Draws triangles of the first `count` 16-bit indices of `ibuf`, which reach vertex
+/// `max_index` at most.
+pub fn draw_indexed_triangles(
+    ctx: &mut Context,
+    ibuf: &Arc<Resource>,
+    count: u32,
+    max_index: u32,
+) -> anyhow::Result<()> {
+    ctx.draw_vbo(&DrawInfo {
+        mode: PrimMode::TRIANGLES,
+        index_size: 2,
+        index: Some(BufferSource::Resource(ibuf.clone())),
+        start: 0,
+        count,
+        index_bias: 0,
+        min_index: 0,
+        max_index,
+    })?;
+    Ok(())
 }
 
 /// f32s as little-endian bytes.

@@ -194,17 +194,7 @@ fn bind_sentinel(ctx: &mut Context, screen: &Screen) -> anyhow::Result<Sentinel>
         0,
         bind::RENDER_TARGET,
     ))?;
-    ctx.set_framebuffer_state(&FramebufferState {
-        width: 16,
-        height: 16,
-        cbuf: Some(Surface {
-            resource: fb.clone(),
-            level: 0,
-            face: 0,
-        }),
-        zsbuf: None,
-        extra_cbufs: Vec::new(),
-    })?;
+    ctx.set_framebuffer_state(&FramebufferState::colour(Surface::new(&fb, 0, 0), 16, 16))?;
     ctx.set_viewport_state(&ViewportState::rect(1.0, 2.0, 13.0, 11.0))?;
     ctx.set_scissor_state(&ScissorState {
         minx: 1,

@@ -305,33 +305,21 @@ impl Lower<'_> {
         }
         if s.abs {
             // |x| for integers: max(x, -x).
-            let n = self.code.vreg();
-            self.code.push(MInst::alu(
-                Opcode::INEG,
-                Dst { reg: n, mask: 0xF },
-                out,
-                out,
-            ));
-            let a = self.code.vreg();
-            self.code.push(MInst::alu(
-                Opcode::IMAX,
-                Dst { reg: a, mask: 0xF },
-                out,
-                Src::of(n),
-            ));
-            out = Src::of(a);
+            let n = self.alu_to_vreg(Opcode::INEG, out, out);
+            out = self.alu_to_vreg(Opcode::IMAX, out, n);
         }
         if s.neg {
-            let n = self.code.vreg();
-            self.code.push(MInst::alu(
-                Opcode::INEG,
-                Dst { reg: n, mask: 0xF },
-                out,
-                out,
-            ));
-            out = Src::of(n);
+            out = self.alu_to_vreg(Opcode::INEG, out, out);
         }
         Ok(out)
+    }
+
+    /// Emits `op a, b` into all four lanes of a new virtual register; returns it as a source.
+    fn alu_to_vreg(&mut self, op: Opcode, a: Src, b: Src) -> Src {
+        let r = self.code.vreg();
+        self.code
+            .push(MInst::alu(op, Dst { reg: r, mask: 0xF }, a, b));
+        Src::of(r)
     }
 
     /// LIMMs the lanes of an immediate that `swz` reads into a fresh temporary.

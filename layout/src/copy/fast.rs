@@ -592,6 +592,11 @@ trait Movers: Mover<1> + Mover<2> + Mover<4> + Mover<8> + Mover<16> {}
 
 impl<M: Mover<1> + Mover<2> + Mover<4> + Mover<8> + Mover<16>> Movers for M {}
 
+// The integration tests' helpers (noise) serve these unit tests too: one copy.
+#[cfg(test)]
+#[path = "../../tests/common/mod.rs"]
+mod test_common;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -614,19 +619,8 @@ mod tests {
         }
     }
 
+    use super::test_common::noise;
     use crate::copy::{reference, ELEMENT_SIZES_B};
-
-    fn noise(len: usize, seed: u64) -> Vec<u8> {
-        let mut s = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
-        (0..len)
-            .map(|_| {
-                s ^= s << 13;
-                s ^= s >> 7;
-                s ^= s << 17;
-                (s >> 24) as u8
-            })
-            .collect()
-    }
 
     /// Fast (cached and streamed) against reference, both directions, with the twiddled and
     /// linear sides starting `skew_B` bytes into their buffers (so that 16-byte alignment

@@ -92,13 +92,7 @@ pub(crate) fn check_linear(
         return Err(LayoutError::StrideTooSmall { stride_B, row_B });
     }
     let need_B = (u64::from(h_el) - 1) * stride_B as u64 + row_B as u64;
-    if (len_B as u64) < need_B {
-        return Err(LayoutError::BufferTooSmall {
-            what,
-            len_B,
-            need_B,
-        });
-    }
+    LayoutError::check_len(what, len_B, need_B)?;
     Ok(true)
 }
 
@@ -116,13 +110,7 @@ pub(crate) fn check_copy(
     }
     rect_el.check_inside(geom.w_el(), geom.h_el())?;
     let need_B = geom.len_el() * bytes_per_el as u64;
-    if (tw_len_B as u64) < need_B {
-        return Err(LayoutError::BufferTooSmall {
-            what: "twiddled level",
-            len_B: tw_len_B,
-            need_B,
-        });
-    }
+    LayoutError::check_len("twiddled level", tw_len_B, need_B)?;
     check_linear(
         "linear",
         lin_len_B,

@@ -4,13 +4,19 @@ use super::{check_copy, Rect};
 use crate::morton::Twiddle;
 use crate::LayoutError;
 
+/// Checks the copy (`check_copy`), then calls `f(twiddled_B, linear_B)` with the byte offsets
+/// of each texel of `rect_el` on both sides, row by row.
 fn for_each_texel(
+    (tw_len_B, lin_len_B): (usize, usize),
     geom: &Twiddle,
     rect_el: Rect,
     stride_B: usize,
     bpe: usize,
     mut f: impl FnMut(usize, usize),
-) {
+) -> Result<(), LayoutError> {
+    if !check_copy(tw_len_B, geom, rect_el, lin_len_B, stride_B, bpe)? {
+        return Ok(());
+    }
     for y in 0..rect_el.h {
         for x in 0..rect_el.w {
             // check_copy put the rectangle inside the level.
@@ -20,6 +26,7 @@ fn for_each_texel(
             f(t * bpe, y as usize * stride_B + x as usize * bpe);
         }
     }
+    Ok(())
 }
 
 /// Copies a linear rectangle into a twiddled level, one texel at a time.
@@ -31,20 +38,10 @@ pub fn linear_to_twiddled(
     lin_stride_B: usize,
     bytes_per_el: usize,
 ) -> Result<(), LayoutError> {
-    if check_copy(
-        tw.len(),
-        geom,
-        rect_el,
-        lin.len(),
-        lin_stride_B,
-        bytes_per_el,
-    )? {
-        let n = bytes_per_el;
-        for_each_texel(geom, rect_el, lin_stride_B, n, |t, l| {
-            tw[t..t + n].copy_from_slice(&lin[l..l + n])
-        });
-    }
-    Ok(())
+    let (lens_B, n) = ((tw.len(), lin.len()), bytes_per_el);
+    for_each_texel(lens_B, geom, rect_el, lin_stride_B, n, |t, l| {
+        tw[t..t + n].copy_from_slice(&lin[l..l + n])
+    })
 }
 
 /// Copies a rectangle of a twiddled level into linear memory, one texel at a time.
@@ -56,18 +53,8 @@ pub fn twiddled_to_linear(
     rect_el: Rect,
     bytes_per_el: usize,
 ) -> Result<(), LayoutError> {
-    if check_copy(
-        tw.len(),
-        geom,
-        rect_el,
-        lin.len(),
-        lin_stride_B,
-        bytes_per_el,
-    )? {
-        let n = bytes_per_el;
-        for_each_texel(geom, rect_el, lin_stride_B, n, |t, l| {
-            lin[l..l + n].copy_from_slice(&tw[t..t + n])
-        });
-    }
-    Ok(())
+    let (lens_B, n) = ((tw.len(), lin.len()), bytes_per_el);
+    for_each_texel(lens_B, geom, rect_el, lin_stride_B, n, |t, l| {
+        lin[l..l + n].copy_from_slice(&tw[t..t + n])
+    })
 }

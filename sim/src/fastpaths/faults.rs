@@ -6,7 +6,7 @@ use sgx_hwdocs::ta_stream::Topology;
 use sgx_hwdocs::texture::{Filter, TexState};
 use sgx_hwdocs::usse::Opcode;
 
-use super::{check, rect, target, TEX_FS};
+use super::{check, target, textured, window_rect, TEX_FS};
 use crate::kit::*;
 use crate::{JobStatus, Perm};
 
@@ -25,20 +25,13 @@ fn faults_agree() {
             base_addr: s.put_bytes(&[7; 3 * 4096]),
             ..TexState::default()
         };
-        let mut d = DrawDesc::new(
+        let d = textured(
             Topology::TRIANGLES,
-            &rect(
-                (0.0, 0.0, 20.0, 20.0),
-                (0.0, 0.0, 1.0, 1.0),
-                20.0,
-                20.0,
-                0.5,
-                1.0,
-            ),
+            &window_rect(20.0, 20.0),
             TEX_FS(Opcode::TEX),
-            viewport(20.0, 20.0),
+            (20.0, 20.0),
+            st,
         );
-        d.textures = vec![st];
         (vec![build(s, &rd, &[d])], vec![fb])
     });
     assert!(
@@ -68,14 +61,7 @@ fn faults_agree() {
         };
         let d = DrawDesc::new(
             Topology::TRIANGLES,
-            &rect(
-                (0.0, 0.0, 64.0, 64.0),
-                (0.0, 0.0, 1.0, 1.0),
-                64.0,
-                64.0,
-                0.5,
-                1.0,
-            ),
+            &window_rect(64.0, 64.0),
             words(&[emitpix(pa(0)), end()]),
             viewport(64.0, 64.0),
         );

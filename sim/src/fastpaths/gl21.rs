@@ -10,7 +10,8 @@ use sgx_hwdocs::usse::Opcode;
 use sgx_hwdocs::Format;
 
 use super::{
-    all_done, chain_bytes, check, cube_strip, random_texture, rect, sample_fs, target, Rng,
+    all_done, chain_bytes, check, cube_strip, random_texture, rect, sample_fs, target, textured,
+    Rng,
 };
 use crate::kit::*;
 
@@ -38,13 +39,7 @@ fn strips(
             for (v, &(z, w)) in verts.iter_mut().zip(&zw) {
                 (v.1[2], v.1[3]) = (z, w);
             }
-            let mut d = DrawDesc::new(
-                Topology::TRIANGLES,
-                &verts,
-                sample_fs(op),
-                viewport(41.0, 31.0),
-            );
-            d.textures = vec![st];
+            let d = textured(Topology::TRIANGLES, &verts, sample_fs(op), (41.0, 31.0), st);
             draws.push(d);
         }
         (vec![build(s, &rd, &draws)], bufs)

@@ -8,7 +8,9 @@ use sgx_hwdocs::tsp::Interp;
 use sgx_hwdocs::usse::Opcode;
 use sgx_hwdocs::Format;
 
-use super::{all_done, chain_bytes, check, random_texture, rect, swizzle_b1r0, target, TEX_FS};
+use super::{
+    all_done, chain_bytes, check, random_texture, rect, swizzle_b1r0, target, textured, TEX_FS,
+};
 use crate::kit::*;
 
 #[test]
@@ -76,14 +78,14 @@ fn span_path_scenes() {
                         0.5,
                         [1.0, 2.5, 1.3][k],
                     );
-                    let mut d = DrawDesc::new(
+                    let mut d = textured(
                         Topology::TRIANGLES,
                         &verts,
                         TEX_FS(Opcode::TEX),
-                        viewport(75.0, 53.0),
+                        (75.0, 53.0),
+                        st,
                     );
                     d.tsp.v0_interp = interps[(k + n) % 3];
-                    d.textures = vec![st];
                     draws.push(d);
                 }
                 // The first rectangle again, polygon-stippled: a stipple drops pixels, so its
@@ -146,13 +148,7 @@ fn span_path_random_triangles() {
             let c = vert(&mut rng, at, spread);
             verts.extend([centre, a, b, centre, b, c]);
         }
-        let mut d = DrawDesc::new(
-            Topology::TRIANGLES,
-            &verts,
-            TEX_FS(Opcode::TEX),
-            viewport(w, h),
-        );
-        d.textures = vec![st];
+        let d = textured(Topology::TRIANGLES, &verts, TEX_FS(Opcode::TEX), (w, h), st);
         (vec![build(s, &rd, &[d])], vec![fb, m])
     });
     all_done("span random", &r);

@@ -10,7 +10,7 @@ use sgx_hwdocs::Format;
 
 use super::{
     all_done, chain_bytes, check, cube_strip, random_texture, rect, sample_fs, swizzle_b1r0,
-    target, TEX_FS,
+    target, textured, TEX_FS,
 };
 use crate::kit::*;
 
@@ -70,13 +70,13 @@ fn every_texture_format_layout_filter_and_wrap() {
                             0.5,
                             1.0 + k as f32 * 0.7,
                         );
-                        let mut d = DrawDesc::new(
+                        let d = textured(
                             Topology::TRIANGLES,
                             &verts,
                             TEX_FS(Opcode::TEX),
-                            viewport(37.0, 23.0),
+                            (37.0, 23.0),
+                            st,
                         );
-                        d.textures = vec![st];
                         draws.push(d);
                     }
                 }
@@ -140,14 +140,13 @@ fn mipmaps_lod_and_every_tex_opcode() {
                     for (i, v) in verts.iter_mut().enumerate() {
                         v.1[3] = (i as f32 - 2.0) * 0.9; // bias / explicit LOD
                     }
-                    let mut d = DrawDesc::new(
+                    draws.push(textured(
                         Topology::TRIANGLES,
                         &verts,
                         sample_fs(op),
-                        viewport(45.0, 29.0),
-                    );
-                    d.textures = vec![st];
-                    draws.push(d);
+                        (45.0, 29.0),
+                        st,
+                    ));
                 }
                 (vec![build(s, &rd, &draws)], bufs)
             });

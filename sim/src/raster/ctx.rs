@@ -5,10 +5,11 @@
 use std::sync::Arc;
 
 use sgx_hwdocs::tsp::Interp;
-use sgx_hwdocs::usse::Opcode;
 
 use super::stipple;
-use crate::job::{load_consts, load_draw_state, DrawState, JobErr, ProgramCache, MAX_VAR};
+use crate::job::{
+    check_samplers, load_consts, load_draw_state, DrawState, JobErr, ProgramCache, MAX_VAR,
+};
 use crate::mmu::Mmu;
 use crate::tsp::TexTable;
 use crate::usse::{Program, Stage, TexEmit, VaryEmit};
@@ -35,36 +36,9 @@ pub(super) fn load_ctx(mmu: &Mmu, addr: u32, progs: &mut ProgramCache) -> Result
     let fs = progs.get(mmu, ps.fs_code_addr, Stage::Pixel)?;
     let consts = load_consts(mmu, Unit::Isp, ps.fs_const_addr, ps.fs_const_count)?;
     let tex = TexTable::load(mmu, ps, Unit::Tsp)?;
-    for (pc, i) in fs.ins.iter().enumerate() {
-        if matches!(
-            i.op,
-            Opcode::TEX | Opcode::TEXB | Opcode::TEXL | Opcode::TEXD
-        ) && usize::from(i.sampler) >= tex.len()
-        {
-            return Err(JobErr::Illegal {
-                unit: Unit::UssePds,
-                pc: pc as u32,
-                reason: format!(
-                    "sampler {} past the draw's {} textures",
-                    i.sampler,
-                    tex.len()
-                ),
-            });
-        }
-    }
+    check_samplers(&fs, Stage::Pixel, 0, tex.len())?;
+    let interp = ds.interp();
     let t = &ds.tsp;
-    let interp = [
-        t.v0_interp,
-        t.v1_interp,
-        t.v2_interp,
-        t.v3_interp,
-        t.v4_interp,
-        t.v5_interp,
-        t.v6_interp,
-        t.v7_interp,
-        t.v8_interp,
-        t.v9_interp,
-    ];
     let blend_const = [t.blend_r, t.blend_g, t.blend_b, t.blend_a].map(|v| v as f32 / 255.0);
     let tex_emit = TexEmit::of(&fs);
     let vary_emit = VaryEmit::of(&fs);

@@ -117,28 +117,23 @@ pub(super) fn window_rejected(
     px1: i64,
     py1: i64,
 ) -> bool {
-    let sub = i128::from(SUB as i64);
-    let fits = |v: i128| i64::try_from(v).is_ok();
-    ea.iter().any(|&(dx, dy, ax, ay, th)| {
+    ea.iter().any(|&e| {
         [(px0, py0), (px1, py0), (px0, py1), (px1, py1)]
             .iter()
-            .all(|&(px, py)| {
-                let (cx, cy) = (
-                    i128::from(px) * sub + sub / 2,
-                    i128::from(py) * sub + sub / 2,
-                );
-                let (dcx, dcy) = (cx - i128::from(ax), cy - i128::from(ay));
-                let (p, q) = (i128::from(dx) * dcy, i128::from(dy) * dcx);
-                let e = p - q;
-                [cx, cy, dcx, dcy, p, q, e].iter().all(|&v| fits(v)) && e < i128::from(th)
-            })
+            .all(|&(px, py)| edge_exact(e, px, py).is_some_and(|v| v < i128::from(e.4)))
     })
 }
 
 /// Whether the edge value at pixel (px, py) of one edge (dx, dy, ax, ay, threshold), computed
 /// exactly, fits i64 at every step and is at least the threshold.
 pub(super) fn corner_inside(e: (i64, i64, i64, i64, i64), px: i64, py: i64) -> bool {
-    let (dx, dy, ax, ay, th) = e;
+    edge_exact(e, px, py).is_some_and(|v| v >= i128::from(e.4))
+}
+
+/// The value of one edge (dx, dy, ax, ay, _) at the centre of pixel (px, py), computed in
+/// i128; None when any step of it leaves i64.
+fn edge_exact(e: (i64, i64, i64, i64, i64), px: i64, py: i64) -> Option<i128> {
+    let (dx, dy, ax, ay, _) = e;
     let sub = i128::from(SUB as i64);
     let (cx, cy) = (
         i128::from(px) * sub + sub / 2,
@@ -150,7 +145,7 @@ pub(super) fn corner_inside(e: (i64, i64, i64, i64, i64), px: i64, py: i64) -> b
     [cx, cy, dcx, dcy, p, q, v]
         .iter()
         .all(|&x| i64::try_from(x).is_ok())
-        && v >= i128::from(th)
+        .then_some(v)
 }
 
 /// Whether every edge of `ea` is at or above its threshold at all four corner pixel centres

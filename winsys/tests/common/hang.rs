@@ -95,17 +95,7 @@ pub fn faulting_job(dev: &dyn Device, dst: &sgx_winsys::Bo) -> sgx_winsys::Job {
         stride_B: dst.size_B() as u32,
         format: Format::B8G8R8A8_UNORM,
     };
-    let cmd = twod::fill(
-        &far,
-        Rect {
-            x: 0,
-            y: 0,
-            w: 1,
-            h: 1,
-        },
-        9,
-    )
-    .unwrap();
+    let cmd = twod::fill(&far, Rect::new(0, 0, 1, 1), 9).unwrap();
     twod::job(&cmd_bo(dev), &[cmd], LONG)
         .unwrap()
         .with_bo(dst, Access::Write)

@@ -34,17 +34,7 @@ pub fn cmd_bo(dev: &dyn Device) -> Bo {
 
 /// A job filling pixel `x` of `dst` with `value` (its own command buffer).
 pub fn fill_job(dev: &dyn Device, dst: &Bo, x: u32, value: u32) -> Job {
-    let cmd = twod::fill(
-        &surface(dst),
-        Rect {
-            x,
-            y: 0,
-            w: 1,
-            h: 1,
-        },
-        value,
-    )
-    .unwrap();
+    let cmd = twod::fill(&surface(dst), Rect::new(x, 0, 1, 1), value).unwrap();
     twod::job(&cmd_bo(dev), &[cmd], LONG)
         .unwrap()
         .with_bo(dst, Access::Write)
@@ -52,19 +42,7 @@ pub fn fill_job(dev: &dyn Device, dst: &Bo, x: u32, value: u32) -> Job {
 
 /// A job copying `n` pixels from `src` at `sx` to `dst` at `dx`.
 pub fn copy_job(dev: &dyn Device, src: &Bo, sx: u32, dst: &Bo, dx: u32, n: u32) -> Job {
-    let cmd = twod::copy(
-        &surface(src),
-        Rect {
-            x: sx,
-            y: 0,
-            w: n,
-            h: 1,
-        },
-        &surface(dst),
-        dx,
-        0,
-    )
-    .unwrap();
+    let cmd = twod::copy(&surface(src), Rect::new(sx, 0, n, 1), &surface(dst), dx, 0).unwrap();
     twod::job(&cmd_bo(dev), &[cmd], LONG)
         .unwrap()
         .with_bo(src, Access::Read)
