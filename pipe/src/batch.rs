@@ -75,10 +75,12 @@ pub(crate) struct Batch {
     pub user_uploads: Vec<(std::sync::Arc<[u8]>, u32)>,
 }
 
-/// `Batch::recent` kinds: the four tables, then polygon stipples, then blocks.
-pub(crate) const RECENT_KINDS: usize = 6;
+/// `Batch::recent` kinds: the four tables, then polygon stipples, then blocks, then the
+/// copied elements of zero-stride vertex buffers (`Context::const_attr`).
+pub(crate) const RECENT_KINDS: usize = 7;
 pub(crate) const RECENT_STIPPLE: usize = 4;
 pub(crate) const RECENT_BLOCK: usize = 5;
+pub(crate) const RECENT_CONST_ATTR: usize = 6;
 
 /// How many copies of each kind `Recent` remembers: enough for states that alternate between
 /// a few values, few enough that a miss (every draw different) costs a few compares. A driver
