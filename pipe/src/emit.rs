@@ -58,11 +58,10 @@ impl Context {
         let velems = self
             .velems
             .as_ref()
-            .ok_or(PipeError::NotBound("vertex elements"))?;
+            .ok_or_else(|| PipeError::NotBound("vertex elements"))?;
         let attr_count = velems.len() as u32;
         if d.intersects(Dirty::ATTRS) {
-            let velems = velems.clone();
-            let (words, uses, consts) = self.attr_table(&velems)?;
+            let (words, uses, consts) = self.attr_table()?;
             let c = &mut self.emit;
             c.set_table(TABLE_ATTRS, words);
             c.attr_uses = uses;
@@ -254,24 +253,35 @@ impl Context {
 
     /// The vertex attribute table, the buffers it points into, and the buffers whose
     /// zero-stride element it points at a copy of (`const_attr`).
-    fn attr_table(&mut self, velems: &[VertexElement]) -> Result<(Vec<u32>, Vec<Use>, Vec<u64>)> {
-        let dev = self.dev();
+    fn attr_table(&mut self) -> Result<(Vec<u32>, Vec<Use>, Vec<u64>)> {
+        // Disjoint fields, borrowed rather than cloned (each clone is a locked count change).
+        let Context {
+            screen,
+            velems,
+            vbufs,
+            batch,
+            reuse_state,
+            ..
+        } = self;
+        let dev = &**screen.device();
+        let velems = velems
+            .as_deref()
+            .ok_or_else(|| PipeError::NotBound("vertex elements"))?;
+        let b = batch.as_mut().expect("batch exists");
         let mut uses = Vec::new();
         let mut consts = Vec::new();
         let mut attrs = Vec::with_capacity(velems.len() * 2);
         for e in velems {
-            let vb = self.vbufs[e.vertex_buffer_index as usize]
-                .clone()
-                .ok_or(PipeError::NotBound("vertex buffer"))?;
+            let vb = vbufs[e.vertex_buffer_index as usize]
+                .as_ref()
+                .ok_or_else(|| PipeError::NotBound("vertex buffer"))?;
             let (ty, comps, elem_B) = e.src_format.hw();
             let offset_B = vb.buffer_offset.wrapping_add(e.src_offset);
-            let reuse = self.reuse_state;
-            let b = self.batch.as_mut().expect("batch exists");
             let addr = match &vb.buffer {
                 BufferSource::Resource(r) => {
                     let bo = r.bo();
-                    let copy = if reuse && vb.stride == 0 {
-                        const_attr(b, &*dev, &bo, offset_B, elem_B)?
+                    let copy = if *reuse_state && vb.stride == 0 {
+                        const_attr(b, dev, &bo, offset_B, elem_B)?
                     } else {
                         None
                     };
@@ -294,7 +304,7 @@ impl Context {
                     let base = match b.user_uploads.iter().find(|(x, _)| Arc::ptr_eq(x, d)) {
                         Some((_, va)) => *va,
                         None => {
-                            let va = b.arena.push_bytes(&*dev, d, 16)?;
+                            let va = b.arena.push_bytes(dev, d, 16)?;
                             b.user_uploads.push((d.clone(), va));
                             va
                         }
@@ -330,7 +340,7 @@ impl Context {
                 .get(u)
                 .cloned()
                 .flatten()
-                .ok_or(PipeError::NotBound("sampler view"))?;
+                .ok_or_else(|| PipeError::NotBound("sampler view"))?;
             for used in sh.samplers.iter().filter(|s| s.unit as usize == u) {
                 if !target_fits(used.target, view.resource.target()) {
                     return invalid(format!(
@@ -344,7 +354,7 @@ impl Context {
                 .get(u)
                 .cloned()
                 .flatten()
-                .ok_or(PipeError::NotBound("sampler state"))?;
+                .ok_or_else(|| PipeError::NotBound("sampler state"))?;
             texs.extend(tex_state(&view, &samp)?.pack()?);
             uses.push(Use {
                 bo: view.resource.bo(),
