@@ -34,7 +34,7 @@ pub(crate) fn const_attr(
     offset_B: u32,
     elem_B: u32,
 ) -> Result<Option<u32>> {
-    if elem_B == 0 || elem_B > MAX_ELEM_B || elem_B % 4 != 0 {
+    if elem_B == 0 || elem_B > MAX_ELEM_B || !elem_B.is_multiple_of(4) {
         return Ok(None);
     }
     let mut bytes = [0u8; MAX_ELEM_B as usize];

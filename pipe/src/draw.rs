@@ -58,11 +58,11 @@ impl Context {
         let vs = self
             .vs
             .as_ref()
-            .ok_or_else(|| PipeError::NotBound("vertex shader"))?;
+            .ok_or(PipeError::NotBound("vertex shader"))?;
         let fs = self
             .fs
             .as_ref()
-            .ok_or_else(|| PipeError::NotBound("fragment shader"))?;
+            .ok_or(PipeError::NotBound("fragment shader"))?;
         let key = (vs.id, fs.id, sprite_mask);
         // Most draws use the program of the draw before: no hashing, no shader clones.
         if let Some((k, _)) = &self.last_program {
@@ -209,7 +209,7 @@ impl Context {
         let velems = self
             .velems
             .as_ref()
-            .ok_or_else(|| PipeError::NotBound("vertex elements"))?
+            .ok_or(PipeError::NotBound("vertex elements"))?
             .len();
         let sprite_mask = match (&self.rast, info.mode) {
             (Some(r), PrimMode::POINTS) => r.sprite_coord_enable,
