@@ -41,14 +41,7 @@ fn setup(reuse: bool) -> (Rig, Arc<Resource>, Arc<Resource>) {
     let fs = r.ctx.create_fs_state(FS_COLOUR).unwrap();
     r.ctx.bind_vs_state(Some(&vs)).unwrap();
     r.ctx.bind_fs_state(Some(&fs)).unwrap();
-    let pts: Vec<(f32, f32, f32)> = (0..16)
-        .flat_map(|k| {
-            let (x, y) = ((k % 8) as f32 * 4.0, (k / 8) as f32 * 4.0);
-            [(x, y, 0.0), (x + 4.0, y, 0.0), (x, y + 4.0, 0.0)]
-        })
-        .collect();
-    let data = verts_px(&pts, W, W);
-    let pos = vertex_resource(&mut r, &data, data.len() as u32);
+    let pos = triangle_grid(&mut r, W, W);
     (r, t, pos)
 }
 
@@ -109,9 +102,7 @@ fn intermixed(reuse: bool) -> (Vec<u8>, ContextStats) {
             .draw_vbo(&DrawInfo::arrays(PrimMode::TRIANGLES, 3 * k, 3))
             .unwrap();
     }
-    r.ctx.flush().unwrap();
-    let stats = r.ctx.stats();
-    (r.ctx.read_level(&t, 0, 0).unwrap(), stats)
+    flush_and_read(&mut r, &t)
 }
 
 #[test]
@@ -163,8 +154,7 @@ fn rewritten(reuse: bool) -> Vec<u8> {
     m.data.copy_from_slice(&bytes(GREEN));
     r.ctx.transfer_unmap(m).unwrap();
     draw(&mut r, 2);
-    r.ctx.flush().unwrap();
-    r.ctx.read_level(&t, 0, 0).unwrap()
+    flush_and_read(&mut r, &t).0
 }
 
 #[test]
