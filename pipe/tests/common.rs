@@ -321,6 +321,13 @@ pub fn triangle_grid(r: &mut Rig, w: u32, h: u32) -> Arc<Resource> {
     vertex_resource(r, &data, data.len() as u32)
 }
 
+/// Draws triangle `k` of `triangle_grid`.
+pub fn draw_grid_triangle(r: &mut Rig, k: u32) {
+    r.ctx
+        .draw_vbo(&DrawInfo::arrays(PrimMode::TRIANGLES, 3 * k, 3))
+        .unwrap();
+}
+
 /// Submits the batch; the target's level 0 and the context's counters.
 pub fn flush_and_read(r: &mut Rig, t: &Arc<Resource>) -> (Vec<u8>, ContextStats) {
     r.ctx.flush().unwrap();

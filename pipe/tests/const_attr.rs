@@ -98,9 +98,7 @@ fn intermixed(reuse: bool) -> (Vec<u8>, ContextStats) {
                 .set_vertex_buffers(0, &[vbuf(&pos, 16, 0), vbuf(&per_vertex, 16, 0)])
                 .unwrap();
         }
-        r.ctx
-            .draw_vbo(&DrawInfo::arrays(PrimMode::TRIANGLES, 3 * k, 3))
-            .unwrap();
+        draw_grid_triangle(&mut r, k);
     }
     flush_and_read(&mut r, &t)
 }
@@ -139,21 +137,16 @@ fn rewritten(reuse: bool) -> Vec<u8> {
     r.ctx
         .set_vertex_buffers(0, &[vbuf(&pos, 16, 0), vbuf(&colour, 0, 0)])
         .unwrap();
-    let draw = |r: &mut Rig, k: u32| {
-        r.ctx
-            .draw_vbo(&DrawInfo::arrays(PrimMode::TRIANGLES, 3 * k, 3))
-            .unwrap();
-    };
-    draw(&mut r, 0);
+    draw_grid_triangle(&mut r, 0);
     r.ctx.buffer_subdata(&colour, 0, &bytes(BLUE)).unwrap();
-    draw(&mut r, 1);
+    draw_grid_triangle(&mut r, 1);
     let mut m = r
         .ctx
         .transfer_map(&colour, 0, 0, map_flags::WRITE, PipeBox::new(0, 0, 16, 1))
         .unwrap();
     m.data.copy_from_slice(&bytes(GREEN));
     r.ctx.transfer_unmap(m).unwrap();
-    draw(&mut r, 2);
+    draw_grid_triangle(&mut r, 2);
     flush_and_read(&mut r, &t).0
 }
 

@@ -263,9 +263,7 @@ fn alternating_states(reuse: bool) -> (Vec<u8>, ContextStats) {
         r.ctx
             .bind_fs_state(Some(if step == 3 { &green } else { &red }))
             .unwrap();
-        r.ctx
-            .draw_vbo(&DrawInfo::arrays(PrimMode::TRIANGLES, 3 * k, 3))
-            .unwrap();
+        draw_grid_triangle(&mut r, k);
     }
     flush_and_read(&mut r, &t)
 }
