@@ -179,12 +179,14 @@ fn bad(msg: String) -> Error {
 
 /// Stores an object; returns its handle.
 pub(crate) fn insert<T: Any + Send + Sync>(kind: Kind, owner: Owner, value: T) -> u64 {
+    insert_arc(kind, owner, Arc::new(value))
+}
+
+/// Stores an object that is shared already (its `Arc` itself, so a lookup hands out that
+/// `Arc` with one count change); returns its handle.
+pub(crate) fn insert_arc<T: Any + Send + Sync>(kind: Kind, owner: Owner, value: Arc<T>) -> u64 {
     let mut t = table();
-    let entry = Entry {
-        kind,
-        owner,
-        value: Arc::new(value),
-    };
+    let entry = Entry { kind, owner, value };
     t.live += 1;
     if let Some(index) = t.free.pop() {
         let slot = &mut t.slots[index as usize];

@@ -73,20 +73,17 @@ pub struct sgx535_winsys_handle {
     pub size: u64,
 }
 
-pub(crate) struct ResObj {
-    pub res: Arc<Resource>,
-}
-
 /// The resource behind a handle, checked to belong to `screen` (0: any screen).
 pub(crate) fn get(r: sgx535_resource, screen: u64, what: &str) -> Result<Arc<Resource>> {
-    let (obj, owner) = handles::get::<ResObj>(r.id, Kind::Resource, what)?;
+    // The table holds the resource's own Arc: a lookup is one count change, not three.
+    let (res, owner) = handles::get::<Resource>(r.id, Kind::Resource, what)?;
     if screen != 0 && owner.screen != screen {
         return Err(crate::status::Error::new(
             crate::status::SGX535_ERROR_INVALID_HANDLE,
             format!("{what} belongs to another screen"),
         ));
     }
-    Ok(obj.res.clone())
+    Ok(res)
 }
 
 pub(crate) fn template(t: &sgx535_resource_template) -> Result<ResourceTemplate> {
@@ -117,7 +114,7 @@ pub(crate) fn template(t: &sgx535_resource_template) -> Result<ResourceTemplate>
 }
 
 fn insert(screen: u64, res: Arc<Resource>) -> u64 {
-    handles::insert(Kind::Resource, Owner { screen, ctx: 0 }, ResObj { res })
+    handles::insert_arc(Kind::Resource, Owner { screen, ctx: 0 }, res)
 }
 
 /// `resource_create`.
@@ -144,7 +141,7 @@ pub unsafe extern "C" fn sgx535_resource_create(
 #[no_mangle]
 pub extern "C" fn sgx535_resource_destroy(res: sgx535_resource) -> sgx535_status {
     guard(|| {
-        handles::remove::<ResObj>(res.id, Kind::Resource, "resource")?;
+        handles::remove::<Resource>(res.id, Kind::Resource, "resource")?;
         Ok(())
     })
 }

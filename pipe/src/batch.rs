@@ -4,6 +4,7 @@
 //! loads and stores only those, and a clear covering the framebuffer loads nothing.
 
 use std::collections::HashSet;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
 use sgx_hwdocs::{limits, ta_stream};
@@ -27,7 +28,7 @@ pub(crate) struct Batch {
     /// (`Batch::read_bo`).
     pub bos: Vec<(Bo, Access)>,
     /// The ids of the buffers in `bos`.
-    bo_ids: HashSet<u64>,
+    bo_ids: IdSet,
     /// Tiles a draw may touch, row-major.
     pub touched: Vec<bool>,
     /// The rectangle `touch` marked last.
@@ -66,8 +67,8 @@ pub(crate) struct Batch {
     /// Query slots this render counts into: (query, GPU address of its u32).
     pub query_slots: Vec<(Arc<Query>, u32)>,
     /// Resources the render reads and writes (ids).
-    pub reads: HashSet<u64>,
-    pub writes: HashSet<u64>,
+    pub reads: IdSet,
+    pub writes: IdSet,
     /// Bytes of the distinct resources in `reads`: the batch keeps them alive until it runs.
     pub held_B: u64,
     /// User buffers uploaded in this batch, and where. The batch holds each one, so its
@@ -75,10 +76,36 @@ pub(crate) struct Batch {
     pub user_uploads: Vec<(std::sync::Arc<[u8]>, u32)>,
 }
 
-/// `Batch::recent` kinds: the four tables, then polygon stipples, then blocks.
-pub(crate) const RECENT_KINDS: usize = 6;
+/// A set of buffer or resource ids (the library's own counters, not an adversary's input),
+/// hashed with one multiply: with the default SipHash, listing a draw's buffers in the batch
+/// (`Batch::read_bo`) was about 5% of drawoverhead's intermixed-layout test.
+pub(crate) type IdSet = HashSet<u64, BuildHasherDefault<IdHasher>>;
+
+/// Fibonacci hashing of a u64 id (0x9e37_79b9_7f4a_7c15: the golden-ratio multiplier, a
+/// well-spread constant, not a hardware fact).
+#[derive(Default)]
+pub(crate) struct IdHasher(u64);
+
+impl Hasher for IdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        }
+    }
+    fn write_u64(&mut self, i: u64) {
+        self.0 = (self.0 ^ i).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+}
+
+/// `Batch::recent` kinds: the four tables, then polygon stipples, then blocks, then the
+/// copied elements of zero-stride vertex buffers (`Context::const_attr`).
+pub(crate) const RECENT_KINDS: usize = 7;
 pub(crate) const RECENT_STIPPLE: usize = 4;
 pub(crate) const RECENT_BLOCK: usize = 5;
+pub(crate) const RECENT_CONST_ATTR: usize = 6;
 
 /// How many copies of each kind `Recent` remembers: enough for states that alternate between
 /// a few values, few enough that a miss (every draw different) costs a few compares. A driver
@@ -137,7 +164,7 @@ impl Batch {
             arena: Arena::default(),
             stream: Vec::new(),
             bos: Vec::new(),
-            bo_ids: HashSet::new(),
+            bo_ids: IdSet::default(),
             touched: vec![false; (w_tl * h_tl) as usize],
             last_touch: (0, 0, 0, 0),
             colour_cleared: false,
@@ -156,8 +183,8 @@ impl Batch {
             uses_va: None,
             index_bo: None,
             query_slots: Vec::new(),
-            reads: HashSet::new(),
-            writes: HashSet::new(),
+            reads: IdSet::default(),
+            writes: IdSet::default(),
             held_B: 0,
             user_uploads: Vec::new(),
         };

@@ -49,6 +49,9 @@ pub(crate) struct EmitCache {
     pub stipple: Vec<u32>,
     pub attr_uses: Vec<Use>,
     pub tex_uses: Vec<Use>,
+    /// The buffers (resource ids) whose zero-stride element the attribute table holds a copy
+    /// of (`Context::const_attr`): a write to one of them marks the table dirty.
+    pub const_srcs: Vec<u64>,
     /// A part's words changed since the batch's current block was written.
     pub changed: bool,
     /// The tables (bit i: `TABLE_*` i) whose words changed since they were last written

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use sgx_hwdocs::{isp, render, ta_stream, tsp};
 
 use crate::caps::ShaderStage;
+use crate::const_attr::const_attr;
 use crate::context::{stage_index, Context};
 use crate::dirty::Dirty;
 use crate::draw_state::{
@@ -60,11 +61,11 @@ impl Context {
             .ok_or(PipeError::NotBound("vertex elements"))?;
         let attr_count = velems.len() as u32;
         if d.intersects(Dirty::ATTRS) {
-            let velems = velems.clone();
-            let (words, uses) = self.attr_table(&velems)?;
+            let (words, uses, consts) = self.attr_table()?;
             let c = &mut self.emit;
             c.set_table(TABLE_ATTRS, words);
             c.attr_uses = uses;
+            c.const_srcs = consts;
             packed += 1;
         }
         if d.intersects(Dirty::TEXS) {
@@ -250,43 +251,70 @@ impl Context {
         }
     }
 
-    /// The vertex attribute table, and the buffers it points into.
-    fn attr_table(&mut self, velems: &[VertexElement]) -> Result<(Vec<u32>, Vec<Use>)> {
-        let dev = self.dev();
+    /// The vertex attribute table, the buffers it points into, and the buffers whose
+    /// zero-stride element it points at a copy of (`const_attr`).
+    fn attr_table(&mut self) -> Result<(Vec<u32>, Vec<Use>, Vec<u64>)> {
+        // Disjoint fields, borrowed rather than cloned (each clone is a locked count change).
+        let Context {
+            screen,
+            velems,
+            vbufs,
+            batch,
+            reuse_state,
+            ..
+        } = self;
+        let dev = &**screen.device();
+        let velems = velems
+            .as_deref()
+            .ok_or(PipeError::NotBound("vertex elements"))?;
+        let b = batch.as_mut().expect("batch exists");
         let mut uses = Vec::new();
+        let mut consts = Vec::new();
         let mut attrs = Vec::with_capacity(velems.len() * 2);
         for e in velems {
-            let vb = self.vbufs[e.vertex_buffer_index as usize]
-                .clone()
+            let vb = vbufs[e.vertex_buffer_index as usize]
+                .as_ref()
                 .ok_or(PipeError::NotBound("vertex buffer"))?;
-            let (ty, comps, _) = e.src_format.hw();
-            let b = self.batch.as_mut().expect("batch exists");
-            let base = match &vb.buffer {
+            let (ty, comps, elem_B) = e.src_format.hw();
+            let offset_B = vb.buffer_offset.wrapping_add(e.src_offset);
+            let addr = match &vb.buffer {
                 BufferSource::Resource(r) => {
                     let bo = r.bo();
-                    let va = bo.gpu_addr();
-                    uses.push(Use {
-                        bo,
-                        res: Some(r.clone()),
-                    });
-                    va
-                }
-                BufferSource::User(d) => {
-                    match b.user_uploads.iter().find(|(x, _)| Arc::ptr_eq(x, d)) {
-                        Some((_, va)) => *va,
+                    let copy = if *reuse_state && vb.stride == 0 {
+                        const_attr(b, dev, &bo, offset_B, elem_B)?
+                    } else {
+                        None
+                    };
+                    match copy {
+                        Some(va) => {
+                            consts.push(r.id());
+                            va
+                        }
                         None => {
-                            let va = b.arena.push_bytes(&*dev, d, 16)?;
-                            b.user_uploads.push((d.clone(), va));
+                            let va = bo.gpu_addr().wrapping_add(offset_B);
+                            uses.push(Use {
+                                bo,
+                                res: Some(r.clone()),
+                            });
                             va
                         }
                     }
                 }
+                BufferSource::User(d) => {
+                    let base = match b.user_uploads.iter().find(|(x, _)| Arc::ptr_eq(x, d)) {
+                        Some((_, va)) => *va,
+                        None => {
+                            let va = b.arena.push_bytes(dev, d, 16)?;
+                            b.user_uploads.push((d.clone(), va));
+                            va
+                        }
+                    };
+                    base.wrapping_add(offset_B)
+                }
             };
             attrs.extend(
                 render::VertexAttr {
-                    addr: base
-                        .wrapping_add(vb.buffer_offset)
-                        .wrapping_add(e.src_offset),
+                    addr,
                     stride_B: vb.stride,
                     ty,
                     comps_m1: comps - 1,
@@ -294,7 +322,7 @@ impl Context {
                 .pack()?,
             );
         }
-        Ok((attrs, uses))
+        Ok((attrs, uses, consts))
     }
 
     /// The texture table: fragment units `0..units`, then vertex units `0..vs_units`; and the

@@ -13,6 +13,7 @@ mod arena;
 mod batch;
 pub mod caps;
 mod clear;
+mod const_attr;
 mod context;
 mod dirty;
 mod draw;

@@ -102,6 +102,7 @@ impl Context {
         let len = u32::try_from(data.len())
             .map_err(|_| crate::PipeError::InvalidArgument("data too long".into()))?;
         self.check_box(r, 0, 0, PipeBox::new(offset, 0, len, 1))?;
+        self.note_buffer_write(r.id());
         let bo = r.storage().bo.clone();
         bo.map_unsynchronized(Access::Write)?
             .write_at(u64::from(offset), data)?;

@@ -249,6 +249,7 @@ impl Context {
         if t.usage & map_flags::WRITE == 0 {
             return Ok(());
         }
+        self.note_buffer_write(t.resource.id());
         let r = &t.resource;
         let unsync = t.usage & map_flags::UNSYNCHRONIZED != 0;
         if !unsync {

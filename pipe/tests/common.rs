@@ -348,3 +348,30 @@ pub fn corners(s0: f32, t0: f32, s1: f32, t1: f32, r: f32, q: f32) -> [[f32; 4];
         [s1, t1, r, q],
     ]
 }
+
+/// 16 triangles of 4x4 pixels in two rows of eight (triangle k: vertices 3k..3k+3, its
+/// corner at (4 * (k % 8), 4 * (k / 8))), as a vertex buffer resource for a `w`x`h` target.
+pub fn triangle_grid(r: &mut Rig, w: u32, h: u32) -> Arc<Resource> {
+    let pts: Vec<(f32, f32, f32)> = (0..16)
+        .flat_map(|k| {
+            let (x, y) = ((k % 8) as f32 * 4.0, (k / 8) as f32 * 4.0);
+            [(x, y, 0.0), (x + 4.0, y, 0.0), (x, y + 4.0, 0.0)]
+        })
+        .collect();
+    let data = verts_px(&pts, w, h);
+    vertex_resource(r, &data, data.len() as u32)
+}
+
+/// Draws triangle `k` of `triangle_grid`.
+pub fn draw_grid_triangle(r: &mut Rig, k: u32) {
+    r.ctx
+        .draw_vbo(&DrawInfo::arrays(PrimMode::TRIANGLES, 3 * k, 3))
+        .unwrap();
+}
+
+/// Submits the batch; the target's level 0 and the context's counters.
+pub fn flush_and_read(r: &mut Rig, t: &Arc<Resource>) -> (Vec<u8>, ContextStats) {
+    r.ctx.flush().unwrap();
+    let stats = r.ctx.stats();
+    (r.ctx.read_level(t, 0, 0).unwrap(), stats)
+}

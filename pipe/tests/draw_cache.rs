@@ -237,14 +237,7 @@ fn alternating_states(reuse: bool) -> (Vec<u8>, ContextStats) {
     let t = black_target(&mut r, W, W);
     base(&mut r, &t);
     r.ctx.set_state_reuse(reuse);
-    let pts: Vec<(f32, f32, f32)> = (0..16)
-        .flat_map(|k| {
-            let (x, y) = ((k % 8) as f32 * 4.0, (k / 8) as f32 * 4.0);
-            [(x, y, 0.0), (x + 4.0, y, 0.0), (x, y + 4.0, 0.0)]
-        })
-        .collect();
-    let data = verts_px(&pts, W, W);
-    let vb = vertex_resource(&mut r, &data, data.len() as u32);
+    let vb = triangle_grid(&mut r, W, W);
     bind_vertex_resource(&mut r, &vb);
     let one = r
         .ctx
@@ -270,13 +263,9 @@ fn alternating_states(reuse: bool) -> (Vec<u8>, ContextStats) {
         r.ctx
             .bind_fs_state(Some(if step == 3 { &green } else { &red }))
             .unwrap();
-        r.ctx
-            .draw_vbo(&DrawInfo::arrays(PrimMode::TRIANGLES, 3 * k, 3))
-            .unwrap();
+        draw_grid_triangle(&mut r, k);
     }
-    r.ctx.flush().unwrap();
-    let stats = r.ctx.stats();
-    (r.ctx.read_level(&t, 0, 0).unwrap(), stats)
+    flush_and_read(&mut r, &t)
 }
 
 #[test]

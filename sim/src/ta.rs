@@ -146,16 +146,14 @@ fn lerp(a: &CVert, b: &CVert, t: f32, nvar: usize) -> CVert {
 const W_EPS: f32 = 1e-6;
 
 fn plane(v: &CVert, k: usize) -> f32 {
+    view_dists(v)[k.min(6)]
+}
+
+/// The signed distances of `v` from the view volume's seven planes (w > 0, then x, y, z
+/// against w).
+fn view_dists(v: &CVert) -> [f32; 7] {
     let [x, y, z, w] = v.pos;
-    match k {
-        0 => w - W_EPS,
-        1 => w + x,
-        2 => w - x,
-        3 => w + y,
-        4 => w - y,
-        5 => w + z,
-        _ => w - z,
-    }
+    [w - W_EPS, w + x, w - x, w + y, w - y, w + z, w - z]
 }
 
 /// The clip-space vertex of an output bank (o0 position, o1.. varyings, the point size and
@@ -200,11 +198,18 @@ impl Ta<'_> {
     }
 
     fn triangle(&mut self, d: &Draw, v: [&CVert; 3]) -> Result<(), JobErr> {
+        // Outcodes per plane (bit i: vertex i is outside), the distances of `Draw::dist`
+        // computed a vertex at a time.
         let mut out = [0u32; MAX_PLANES];
         let out = &mut out[..d.planes()];
-        for (k, o) in out.iter_mut().enumerate() {
-            for (i, vv) in v.iter().enumerate() {
-                if d.dist(vv, k) < 0.0 {
+        for (i, vv) in v.iter().enumerate() {
+            for (o, dist) in out.iter_mut().zip(view_dists(vv)) {
+                if dist < 0.0 {
+                    *o |= 1 << i;
+                }
+            }
+            for (o, &(s, l)) in out[7..].iter_mut().zip(&d.user) {
+                if vv.var[s][l] < 0.0 {
                     *o |= 1 << i;
                 }
             }

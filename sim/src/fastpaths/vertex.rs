@@ -115,7 +115,9 @@ fn batched_vertex_shading_equals_one_by_one() {
         ] {
             draws.push(draw(vs_straight(), topology, &verts(&mut rng, n)));
         }
-        // Indexed, each vertex met more than once, 5 distinct ones in 15 indices.
+        // Indexed, each vertex met more than once, 5 distinct ones in 15 indices: looked up
+        // by a scan on the fast path (ta/fetch.rs SMALL_PRIM), in the hash table by the
+        // reference.
         let mut d = draw(vs_short(), Topology::TRIANGLES, &verts(&mut rng, 9));
         let ids = [0u16, 1, 2, 2, 1, 8, 0, 8, 3, 3, 8, 1, 0, 2, 3];
         d.index = Some((IndexType::U16, u16s(&ids)));

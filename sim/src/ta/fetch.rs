@@ -38,6 +38,10 @@ fn convert(t: AttrType, b: &[u8]) -> f32 {
 /// `CHUNK` indices are read at a time.
 const CHUNK: usize = 4096;
 
+/// Largest PRIM whose indices are looked up by a scan instead of the hash table: a scan of
+/// this many u32 is cheaper than hashing. A model choice, not a hardware fact.
+const SMALL_PRIM: usize = 16;
+
 /// Hashes a vertex index with one multiply (Fibonacci hashing): the index cache is looked up
 /// for every index of a PRIM, and the default SipHash took about a tenth of the CPU time of
 /// drawoverhead's indexed draws. Indices are the application's, not an adversary's.
@@ -65,6 +69,9 @@ impl Hasher for IndexHasher {
 pub(super) struct PrimBufs {
     /// Index -> position in `verts`.
     cache: HashMap<u32, usize, BuildHasherDefault<IndexHasher>>,
+    /// For a PRIM of at most `SMALL_PRIM` indices (fast path): the index of each vertex in
+    /// `verts`, searched in place of `cache`.
+    seen: Vec<u32>,
     pub verts: Vec<CVert>,
     pub slot: Vec<usize>,
     raw: Vec<u8>,
@@ -138,6 +145,7 @@ impl Ta<'_> {
             b.cache = HashMap::default();
         }
         b.cache.clear();
+        b.seen.clear();
         b.verts.clear();
         b.slot.clear();
         let r = self.fetch(d, p, n, isz, &mut b);
@@ -158,6 +166,7 @@ impl Ta<'_> {
     ) -> Result<(), JobErr> {
         let PrimBufs {
             cache,
+            seen,
             verts,
             slot,
             raw,
@@ -183,6 +192,10 @@ impl Ta<'_> {
             }
             return Ok(());
         }
+        // A few indices (a display list's draw, drawoverhead's glCallList: the hash table's
+        // inserts were about 5% of the model's time) are looked up by a scan; the same slots
+        // as the table's (the reference, without fast paths).
+        let small = self.fast && n <= SMALL_PRIM;
         raw.resize(n.min(CHUNK) * isz as usize, 0);
         let mut k = 0usize;
         while k < n {
@@ -206,11 +219,20 @@ impl Ta<'_> {
             let mut pending = [0u32; 4];
             let mut np = 0;
             for &i in ids.iter() {
-                let s = match cache.get(&i) {
-                    Some(&s) => s,
+                let known = if small {
+                    seen.iter().position(|&x| x == i)
+                } else {
+                    cache.get(&i).copied()
+                };
+                let s = match known {
+                    Some(s) => s,
                     None if batch => {
                         let s = verts.len() + np;
-                        cache.insert(i, s);
+                        if small {
+                            seen.push(i);
+                        } else {
+                            cache.insert(i, s);
+                        }
                         pending[np] = i;
                         np += 1;
                         if np == 4 {
@@ -222,7 +244,11 @@ impl Ta<'_> {
                     None => {
                         let v = self.vertex(d, i)?;
                         verts.push(v);
-                        cache.insert(i, verts.len() - 1);
+                        if small {
+                            seen.push(i);
+                        } else {
+                            cache.insert(i, verts.len() - 1);
+                        }
                         verts.len() - 1
                     }
                 };

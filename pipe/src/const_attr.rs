@@ -1,0 +1,69 @@
+//! Zero-stride vertex attributes (fast path): every vertex reads the same element, so the
+//! attribute table may point at a copy of it in the batch's arena instead of into the buffer.
+//! st/mesa uploads GL's current attribute values this way before every draw whose vertex
+//! layout changed, each time at a fresh offset of its upload buffer: pointing into the buffer
+//! made every such draw's attribute table, and so its DrawState block, new (drawoverhead's
+//! intermixed layouts wrote a block per draw and the model's TA decoded and shaded each one
+//! again). Copies are found again by their words (`Batch::recent`), so equal values give equal
+//! tables and blocks. `Context::set_state_reuse(false)` points into the buffer: the reference.
+//!
+//! Sound because a buffer's bytes are written only by the CPU (`buffer_subdata`, transfer maps,
+//! the CPU's `resource_copy_region`; no job writes a buffer resource), so the bytes read at
+//! draw time are those a job would read, and a write through this context to a buffer whose
+//! element was copied marks the attribute table dirty (`Context::note_buffer_write`), so later
+//! draws copy it again.
+
+use sgx_winsys::{Access, Bo, Device};
+
+use crate::batch::{Batch, RECENT_CONST_ATTR};
+use crate::context::Context;
+use crate::dirty::Dirty;
+use crate::error::Result;
+
+/// Largest element copied (four 32-bit components); `VertexFormat::hw`'s sizes are all
+/// whole dwords up to this.
+const MAX_ELEM_B: u32 = 16;
+
+/// The address of a copy, in `b`'s arena, of the `elem_B` bytes at `offset_B` of `bo`; None
+/// (point into the buffer, as the reference does) when the element is not whole dwords or
+/// lies outside the buffer.
+pub(crate) fn const_attr(
+    b: &mut Batch,
+    dev: &dyn Device,
+    bo: &Bo,
+    offset_B: u32,
+    elem_B: u32,
+) -> Result<Option<u32>> {
+    if elem_B == 0 || elem_B > MAX_ELEM_B || !elem_B.is_multiple_of(4) {
+        return Ok(None);
+    }
+    let mut bytes = [0u8; MAX_ELEM_B as usize];
+    let bytes = &mut bytes[..elem_B as usize];
+    // Unsynchronized: no job writes a buffer resource (see the module's comment).
+    let map = bo.map_unsynchronized(Access::Read)?;
+    if map.read_at(u64::from(offset_B), bytes).is_err() {
+        return Ok(None);
+    }
+    let mut words = [0u32; (MAX_ELEM_B / 4) as usize];
+    let words = &mut words[..(elem_B / 4) as usize];
+    for (w, c) in words.iter_mut().zip(bytes.chunks_exact(4)) {
+        *w = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+    }
+    let recent = &mut b.recent[RECENT_CONST_ATTR];
+    if let Some(va) = recent.find(words) {
+        return Ok(Some(va));
+    }
+    let va = b.arena.push_dwords(dev, words, MAX_ELEM_B as usize)?;
+    b.recent[RECENT_CONST_ATTR].note(words, va);
+    Ok(Some(va))
+}
+
+impl Context {
+    /// Notes a CPU write to buffer `id` through this context: an attribute table holding a
+    /// copy of one of its elements is packed again at the next draw.
+    pub(crate) fn note_buffer_write(&mut self, id: u64) {
+        if self.emit.const_srcs.contains(&id) {
+            self.dirty |= Dirty::VBUF;
+        }
+    }
+}
