@@ -81,10 +81,12 @@ pub(crate) struct Batch {
 /// (`Batch::read_bo`) was about 5% of drawoverhead's intermixed-layout test.
 pub(crate) type IdSet = HashSet<u64, BuildHasherDefault<IdHasher>>;
 
-/// Fibonacci hashing of a u64 id (0x9e37_79b9_7f4a_7c15: the golden-ratio multiplier, a
-/// well-spread constant, not a hardware fact).
+/// Fibonacci hashing of a u64 id.
 #[derive(Default)]
 pub(crate) struct IdHasher(u64);
+
+// The golden-ratio multiplier of Fibonacci hashing: a well-spread constant, not a hardware fact.
+const GOLDEN_RATIO_U64: u64 = 0x9e37_79b9_7f4a_7c15;
 
 impl Hasher for IdHasher {
     fn finish(&self) -> u64 {
@@ -92,11 +94,11 @@ impl Hasher for IdHasher {
     }
     fn write(&mut self, bytes: &[u8]) {
         for &b in bytes {
-            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(GOLDEN_RATIO_U64);
         }
     }
     fn write_u64(&mut self, i: u64) {
-        self.0 = (self.0 ^ i).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        self.0 = (self.0 ^ i).wrapping_mul(GOLDEN_RATIO_U64);
     }
 }
 
