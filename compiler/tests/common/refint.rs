@@ -387,12 +387,16 @@ fn sampler_unit(sh: &Shader, r: &RegRef, addr: &[[i32; 4]; 3]) -> Result<u32, Re
     Ok(if units.contains(&want) { want } else { hi })
 }
 
+/// The pixel of a quad whose derivatives give every pixel's implicit LOD: the model's
+/// per-quad LOD (hwdocs model-choices "Texture LOD"; `sim`'s `LOD_PIXEL`).
+const LOD_PIXEL: usize = 2;
+
 fn lod_of(op: &str, stage: ShaderStage, c: [[f32; 4]; 4], i: usize, n: usize) -> Lod {
     let d = |bit: usize| -> [f32; 4] {
         if n < 4 {
             return [0.0; 4];
         }
-        let (hi, lo) = (c[i | bit], c[i & !bit]);
+        let (hi, lo) = (c[LOD_PIXEL | bit], c[LOD_PIXEL & !bit]);
         [hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2], hi[3] - lo[3]]
     };
     match (op, stage) {
