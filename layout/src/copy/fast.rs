@@ -12,7 +12,13 @@
 //! linear goes along rows too when the copy streams (non-temporal stores, below): the 16
 //! linear rows being written then advance together, a line per row and tile, which measured
 //! 0.77-0.81x the best plain copy on 2048x2048 and 1024x1024 B8G8R8A8 against 0.70-0.73x in
-//! twiddled order, and 0.56-0.65x against 0.28x for 8-byte elements. A copy that stays in
+//! twiddled order, and 0.56-0.65x against 0.28x for 8-byte elements (Xeon, AVX-512, 2 MiB L2
+//! per core). On an AMD EPYC (AVX2 only, 512 KiB L2 per core, 32 MiB L3) those interleaved
+//! streams ran at 0.23-0.29x (B8G8R8A8), 0.10-0.16x (16-bit) and 0.08-0.10x (8-bit); below
+//! AVX-512 a streaming copy to linear memory therefore goes through a staging buffer
+//! (`staged`: 0.24-0.26x, 0.18-0.30x, 0.15-0.27x; B8G8R8A8 stays bound by reading the
+//! scattered tiles, 6 GB/s with no linear stores at all against 16-20 GB/s for a plain
+//! copy). A copy that stays in
 //! cache goes in twiddled order within 128x128 super-tiles, so the twiddled side being read
 //! streams (256x256 B8G8R8A8: 0.70x against 0.66x along rows), except for 1- and 2-byte
 //! elements, whose tiles go along rows in groups (below).
@@ -24,7 +30,11 @@
 //! them, four whole lines per band (a lone narrow tile left its lines half used, and at a
 //! power-of-two stride its 16 rows share one L1 set, so they were evicted before the
 //! neighbour came back: 2048x2048 16-bit ran at a quarter of memcpy). Large copies
-//! (`STREAM_MIN_B`) store non-temporally: every store then completes a whole line.
+//! (`STREAM_MIN_B`) store non-temporally: every store then completes a whole line. On the
+//! AMD EPYC, 256x256 1- and 2-byte copies reach only 0.36-0.46x of the best copy with these
+//! bodies, and two AVX2 bodies linear->twiddled measured slower than SSE2's (0.30x against
+//! 0.45x with the lanes two tiles side by side and 16-byte stores; 0.27x against 0.38x with
+//! the lanes two bands and 32-byte stores).
 //!
 //! Where the CPU has AVX-512 (F, BW, VBMI; [`Isa`], capped by `SGX_TWIDDLE_ISA`), the groups of
 //! 1- and 2-byte tiles, and 4-byte tiles going to twiddled memory, take `avx512_narrow`'s
@@ -32,11 +42,11 @@
 //! measured 1.3-1.6x the AVX2/SSE2 bodies on 16-bit 2048x2048 and on narrow twiddled->linear.
 
 use super::{check_copy, Rect};
+use crate::morton::{block_of, compact_even, step, step_by, Twiddle};
+use crate::LayoutError;
 
 #[path = "staged.rs"]
 mod staged;
-use crate::morton::{block_of, compact_even, step, step_by, Twiddle};
-use crate::LayoutError;
 
 /// Largest tile side, log2: the pixel pipeline's 16x16 tile.
 const MAX_TILE_LOG2: u32 = 4;
@@ -53,7 +63,12 @@ const BLOCK_INDEX: [[usize; 4]; 4] = [[0, 2, 8, 10], [1, 3, 9, 11], [4, 6, 12, 1
 /// cached stores only add a read for ownership and evict the source. Measured with
 /// `bench twiddle` on 4 MiB copies (1024x1024 B8G8R8A8, 2048x2048 8-bit): streaming took
 /// them from 0.45-0.61x of the best plain copy to 0.74-0.95x (an 8 MiB threshold left them
-/// cached). Below it, at 2 MiB, cached stores were as fast or faster.
+/// cached). Below it, at 2 MiB, cached stores were as fast or faster. Those figures are the
+/// Xeon's (2 MiB L2 per core). On the AMD EPYC (512 KiB L2, 32 MiB L3) 4 and 8 MiB copies run
+/// from L3, where `rep movsb` (25-33 GB/s) beats any non-temporal copy (23 GB/s): there
+/// streaming still won linear->twiddled (2048x2048 16-bit 0.43-0.52x against 0.22x cached),
+/// and twiddled->linear, once staged, measured the same streamed or cached (16-bit: both
+/// 0.18-0.30x across runs), so the threshold stays.
 const STREAM_MIN_B: u64 = 4 << 20;
 
 /// Moves elements of `N` bytes in one direction. `t` is a twiddled byte offset, `l` a
