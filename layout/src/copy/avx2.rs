@@ -11,7 +11,7 @@ use core::arch::x86_64::{
 };
 
 use super::sse2::TILE16_B;
-use super::vector::{load, store_as, Stores};
+use super::vector::{load, store_as, stream_copy, Stores};
 use crate::morton::block_of;
 
 /// Whether this CPU runs these bodies (the standard library caches the detection).
@@ -110,4 +110,15 @@ pub(super) unsafe fn tile16_to_linear(
             store_as(how, &mut row[32..], rows[1][r]);
         }
     }
+}
+
+/// `src` into `dst` (equal lengths) with 32-byte non-temporal stores where `dst` is aligned
+/// (`vector::stream_copy`); a fence must follow.
+///
+/// # Safety
+/// The CPU must have AVX2 ([`available`]).
+#[target_feature(enable = "avx2")]
+pub(super) unsafe fn stream_copy32(dst: &mut [u8], src: &[u8]) {
+    // SAFETY: this function has AVX2 (the caller's contract).
+    unsafe { stream_copy::<__m256i>(dst, src) }
 }

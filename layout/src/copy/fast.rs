@@ -12,7 +12,13 @@
 //! linear goes along rows too when the copy streams (non-temporal stores, below): the 16
 //! linear rows being written then advance together, a line per row and tile, which measured
 //! 0.77-0.81x the best plain copy on 2048x2048 and 1024x1024 B8G8R8A8 against 0.70-0.73x in
-//! twiddled order, and 0.56-0.65x against 0.28x for 8-byte elements. A copy that stays in
+//! twiddled order, and 0.56-0.65x against 0.28x for 8-byte elements (Xeon, AVX-512, 2 MiB L2
+//! per core). On an AMD EPYC (AVX2 only, 512 KiB L2 per core, 32 MiB L3) those interleaved
+//! streams ran at 0.23-0.29x (B8G8R8A8), 0.10-0.16x (16-bit) and 0.08-0.10x (8-bit); below
+//! AVX-512 a streaming copy to linear memory therefore goes through a staging buffer
+//! (`staged`: 0.24-0.26x, 0.18-0.30x, 0.15-0.27x; B8G8R8A8 stays bound by reading the
+//! scattered tiles, 6 GB/s with no linear stores at all against 16-20 GB/s for a plain
+//! copy). A copy that stays in
 //! cache goes in twiddled order within 128x128 super-tiles, so the twiddled side being read
 //! streams (256x256 B8G8R8A8: 0.70x against 0.66x along rows), except for 1- and 2-byte
 //! elements, whose tiles go along rows in groups (below).
@@ -24,7 +30,11 @@
 //! them, four whole lines per band (a lone narrow tile left its lines half used, and at a
 //! power-of-two stride its 16 rows share one L1 set, so they were evicted before the
 //! neighbour came back: 2048x2048 16-bit ran at a quarter of memcpy). Large copies
-//! (`STREAM_MIN_B`) store non-temporally: every store then completes a whole line.
+//! (`STREAM_MIN_B`) store non-temporally: every store then completes a whole line. On the
+//! AMD EPYC, 256x256 1- and 2-byte copies reach only 0.36-0.46x of the best copy with these
+//! bodies, and two AVX2 bodies linear->twiddled measured slower than SSE2's (0.30x against
+//! 0.45x with the lanes two tiles side by side and 16-byte stores; 0.27x against 0.38x with
+//! the lanes two bands and 32-byte stores).
 //!
 //! Where the CPU has AVX-512 (F, BW, VBMI; [`Isa`], capped by `SGX_TWIDDLE_ISA`), the groups of
 //! 1- and 2-byte tiles, and 4-byte tiles going to twiddled memory, take `avx512_narrow`'s
@@ -34,6 +44,9 @@
 use super::{check_copy, Rect};
 use crate::morton::{block_of, compact_even, step, step_by, Twiddle};
 use crate::LayoutError;
+
+#[path = "staged.rs"]
+mod staged;
 
 /// Largest tile side, log2: the pixel pipeline's 16x16 tile.
 const MAX_TILE_LOG2: u32 = 4;
@@ -50,7 +63,12 @@ const BLOCK_INDEX: [[usize; 4]; 4] = [[0, 2, 8, 10], [1, 3, 9, 11], [4, 6, 12, 1
 /// cached stores only add a read for ownership and evict the source. Measured with
 /// `bench twiddle` on 4 MiB copies (1024x1024 B8G8R8A8, 2048x2048 8-bit): streaming took
 /// them from 0.45-0.61x of the best plain copy to 0.74-0.95x (an 8 MiB threshold left them
-/// cached). Below it, at 2 MiB, cached stores were as fast or faster.
+/// cached). Below it, at 2 MiB, cached stores were as fast or faster. Those figures are the
+/// Xeon's (2 MiB L2 per core). On the AMD EPYC (512 KiB L2, 32 MiB L3) 4 and 8 MiB copies run
+/// from L3, where `rep movsb` (25-33 GB/s) beats any non-temporal copy (23 GB/s): there
+/// streaming still won linear->twiddled (2048x2048 16-bit 0.43-0.52x against 0.22x cached),
+/// and twiddled->linear, once staged, measured the same streamed or cached (16-bit: both
+/// 0.18-0.30x across runs), so the threshold stays.
 const STREAM_MIN_B: u64 = 4 << 20;
 
 /// Moves elements of `N` bytes in one direction. `t` is a twiddled byte offset, `l` a
@@ -418,19 +436,17 @@ fn walk<const N: usize, M: Mover<N>>(m: &mut M, g: &Twiddle, r: Rect, stride: us
     }
 }
 
-/// Walks the copy at its element size; after streaming stores, fences them.
-fn dispatch<M: Movers>(m: &mut M, g: &Twiddle, r: Rect, stride: usize, bpe: usize, stream: bool) {
+/// Walks the copy at its element size, along rows of tiles where `rows` says so (see
+/// [`walk`]).
+fn dispatch<M: Movers>(m: &mut M, g: &Twiddle, r: Rect, stride: usize, bpe: usize, rows: bool) {
     match bpe {
-        1 => walk::<1, M>(m, g, r, stride, stream),
-        2 => walk::<2, M>(m, g, r, stride, stream),
-        4 => walk::<4, M>(m, g, r, stride, stream),
-        8 => walk::<8, M>(m, g, r, stride, stream),
-        16 => walk::<16, M>(m, g, r, stride, stream),
+        1 => walk::<1, M>(m, g, r, stride, rows),
+        2 => walk::<2, M>(m, g, r, stride, rows),
+        4 => walk::<4, M>(m, g, r, stride, rows),
+        8 => walk::<8, M>(m, g, r, stride, rows),
+        16 => walk::<16, M>(m, g, r, stride, rows),
         // check_copy admits only the sizes above.
         _ => unreachable!("element size checked"),
-    }
-    if stream {
-        fence();
     }
 }
 
@@ -529,13 +545,20 @@ struct Bodies {
     stream: bool,
     /// The widest vector bodies this CPU runs (checked available).
     isa: Isa,
+    /// Most bytes of the staging buffer of streaming copies to linear memory ([`staged`]).
+    stage_max_B: usize,
 }
 
 impl Bodies {
     /// What a copy of `rect_el` uses: streaming by its size, the widest bodies allowed.
     fn best(rect_el: Rect, bytes_per_el: usize) -> Self {
         let (stream, isa) = (streams(rect_el, bytes_per_el), Isa::best());
-        Self { stream, isa }
+        let stage_max_B = staged::STAGE_MAX_B;
+        Self {
+            stream,
+            isa,
+            stage_max_B,
+        }
     }
 }
 
@@ -563,7 +586,29 @@ fn to_linear(
     bytes_per_el: usize,
     b: Bodies,
 ) -> Result<(), LayoutError> {
+    if b.stream && stages(b) {
+        let (tw_len_B, lin_len_B) = (tw.len(), lin.len());
+        if check_copy(
+            tw_len_B,
+            geom,
+            rect_el,
+            lin_len_B,
+            lin_stride_B,
+            bytes_per_el,
+        )? {
+            staged::to_linear(lin, lin_stride_B, tw, geom, rect_el, bytes_per_el, b);
+        }
+        return Ok(());
+    }
     run(tw, lin, lin_stride_B, geom, rect_el, bytes_per_el, b)
+}
+
+/// Whether a streaming copy to linear memory goes through the staging buffer ([`staged`]).
+/// Not with the AVX-512 bodies: on the Xeon they were measured on, streaming straight from
+/// the tile walk met its goal (0.82x of the best copy at 2048x2048), and that machine is not
+/// here to measure the buffer on.
+fn stages(b: Bodies) -> bool {
+    b.isa != Isa::Avx512
 }
 
 /// Checks a copy and, unless it is empty, walks it in the direction `T` and `L` give.
@@ -583,6 +628,9 @@ where
     if check_copy(tw_len_B, geom, rect_el, lin_len_B, stride, bytes_per_el)? {
         let mut m = Sides { tw, lin, stride, b };
         dispatch(&mut m, geom, rect_el, stride, bytes_per_el, b.stream);
+        if b.stream {
+            fence();
+        }
     }
     Ok(())
 }
@@ -626,6 +674,27 @@ mod tests {
     /// linear sides starting `skew_B` bytes into their buffers (so that 16-byte alignment
     /// varies) and noise around them that must survive.
     fn check(g: Twiddle, rect: Rect, bpe: usize, stride_extra: usize, skew_B: usize, seed: u64) {
+        check_staged(
+            g,
+            rect,
+            bpe,
+            stride_extra,
+            skew_B,
+            seed,
+            staged::STAGE_MAX_B,
+        );
+    }
+
+    /// [`check`] with streaming copies to linear memory staged through at most `stage_B`.
+    fn check_staged(
+        g: Twiddle,
+        rect: Rect,
+        bpe: usize,
+        stride_extra: usize,
+        skew_B: usize,
+        seed: u64,
+        stage_B: usize,
+    ) {
         let tw_len = g.len_el() as usize * bpe;
         let stride = rect.w as usize * bpe + stride_extra;
         let lin_len = (rect.h as usize - 1) * stride + rect.w as usize * bpe;
@@ -665,7 +734,11 @@ mod tests {
                 &lin0[lin_range.clone()],
                 stride,
                 bpe,
-                Bodies { stream, isa },
+                Bodies {
+                    stream,
+                    isa,
+                    stage_max_B: stage_B,
+                },
             )
             .unwrap();
             assert!(got == want, "to twiddled, stream {stream}, {isa:?}: {ctx}");
@@ -677,7 +750,11 @@ mod tests {
                 &g,
                 rect,
                 bpe,
-                Bodies { stream, isa },
+                Bodies {
+                    stream,
+                    isa,
+                    stage_max_B: stage_B,
+                },
             )
             .unwrap();
             assert!(got == back, "to linear, stream {stream}, {isa:?}: {ctx}");
@@ -735,6 +812,29 @@ mod tests {
                 ] {
                     check(g, rect, bpe, 4, 4, seed);
                     check(g, rect, bpe, 0, 0, seed + 1);
+                    seed += 2;
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn staged_strips_of_every_width_match_reference() {
+        // Staging buffers too small for a whole row: strips of 64 columns (the least), and
+        // of 128 (two per 256-wide level), over whole levels and odd rectangles that start
+        // and end inside a strip.
+        let mut seed = 500;
+        for bpe in ELEMENT_SIZES_B {
+            let g = Twiddle::new(8, 5).unwrap();
+            for stage_B in [1, 16 * 128 * bpe] {
+                for rect in [
+                    Rect::full(256, 32),
+                    Rect::new(3, 5, 250, 26),
+                    Rect::new(60, 0, 70, 32),
+                    Rect::new(100, 17, 156, 1),
+                ] {
+                    check_staged(g, rect, bpe, 4, 4, seed, stage_B);
+                    check_staged(g, rect, bpe, 0, 0, seed + 1, stage_B);
                     seed += 2;
                 }
             }

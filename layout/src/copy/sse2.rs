@@ -9,7 +9,7 @@
 
 use core::arch::x86_64::{__m128i, _mm_sfence, _mm_unpackhi_epi32, _mm_unpacklo_epi32};
 
-use super::vector::{load, store, store_as, Stores};
+use super::vector::{load, store, store_as, stream_copy, Stores};
 
 /// Orders earlier non-temporal stores before any later store, as the end of a copy must.
 #[inline]
@@ -143,4 +143,12 @@ pub(super) fn tile16_to_linear(
             }
         }
     }
+}
+
+/// `src` into `dst` (equal lengths) with 16-byte non-temporal stores where `dst` is aligned
+/// (`vector::stream_copy`); a fence must follow.
+#[inline(always)]
+pub(super) fn stream_copy16(dst: &mut [u8], src: &[u8]) {
+    // SAFETY: SSE2 is part of the x86_64 baseline.
+    unsafe { stream_copy::<__m128i>(dst, src) }
 }

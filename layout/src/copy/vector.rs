@@ -126,3 +126,26 @@ pub(super) fn store_as<V: Vector>(how: Stores, b: &mut [u8], v: V) {
         V::write(dst, v)
     }
 }
+
+/// Copies `src` into `dst` (equal lengths) with non-temporal stores of `V` from `dst`'s
+/// first `V::BYTES` boundary on, and ordinary stores for the unaligned head and the tail. A
+/// fence (`sse2::fence`) must follow.
+///
+/// # Safety
+/// The CPU has `V`'s instructions (the caller is a function compiled for them).
+#[inline(always)]
+pub(super) unsafe fn stream_copy<V: Vector>(dst: &mut [u8], src: &[u8]) {
+    assert_eq!(dst.len(), src.len(), "stream_copy of unequal lengths");
+    let head = dst.as_ptr().align_offset(V::BYTES).min(dst.len());
+    dst[..head].copy_from_slice(&src[..head]);
+    let (mut d, mut s) = (
+        dst[head..].chunks_exact_mut(V::BYTES),
+        src[head..].chunks_exact(V::BYTES),
+    );
+    for (dv, sv) in (&mut d).zip(&mut s) {
+        // SAFETY: `dv` is `V::BYTES` writable bytes starting on a `V::BYTES` boundary (`dst`
+        // from `head` on, in whole chunks); the instructions are the caller's.
+        unsafe { V::stream(dv.as_mut_ptr(), V::read(sv)) }
+    }
+    d.into_remainder().copy_from_slice(s.remainder());
+}
