@@ -204,16 +204,16 @@ impl ItemRow {
         block: &str,
         names: &[&str],
         kind: &'static str,
-        evidence: String,
-        source: String,
+        evidence: &str,
+        source: &str,
     ) -> ItemRow {
         let path = std::iter::once(block).chain(names.iter().copied());
         ItemRow {
             block: block.into(),
             path: path.collect::<Vec<_>>().join("."),
             kind,
-            evidence,
-            source,
+            evidence: evidence.into(),
+            source: source.into(),
         }
     }
 }

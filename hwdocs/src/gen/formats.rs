@@ -53,7 +53,7 @@ pub(super) fn gen_formats(
                 ),
             ));
         }
-        items.push(ItemRow::new(block, &[&f.name], "format", ev.clone(), src.clone()));
+        items.push(ItemRow::new(block, &[&f.name], "format", &ev, &src));
         rows.push((f, kind, chans, ev, src));
     }
     writeln!(out, "#[doc = \"Every format the driver knows, with its hardware code.\"]\n#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]\n#[allow(non_camel_case_types)]\n#[repr(u32)]\npub enum Format {{").unwrap();

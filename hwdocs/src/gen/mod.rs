@@ -130,7 +130,7 @@ pub fn generate(files: &[(String, String)]) -> Result<String, GenError> {
             file: fname.clone(),
         };
         let (bev, bsrc) = cx.evidence(&format!("block {}", f.block), &f.evidence, &f.source)?;
-        items.push(ItemRow::new(&f.block, &[], "block", bev, bsrc));
+        items.push(ItemRow::new(&f.block, &[], "block", &bev, &bsrc));
         writeln!(out, "\n#[doc = {:?}]\npub mod {} {{", f.doc, f.block).unwrap();
         writeln!(
             out,
@@ -147,7 +147,7 @@ pub fn generate(files: &[(String, String)]) -> Result<String, GenError> {
             let what = format!("note {}", n.name);
             let (ev, src) = cx.evidence(&what, &n.evidence, &n.source)?;
             let _ = &n.doc;
-            items.push(ItemRow::new(&f.block, &[&n.name], "note", ev, src));
+            items.push(ItemRow::new(&f.block, &[&n.name], "note", &ev, &src));
         }
 
         for e in &f.enums {
@@ -167,7 +167,7 @@ pub fn generate(files: &[(String, String)]) -> Result<String, GenError> {
                 c.doc, c.name, c.value
             )
             .unwrap();
-            items.push(ItemRow::new(&f.block, &[&c.name], "constant", ev, src));
+            items.push(ItemRow::new(&f.block, &[&c.name], "constant", &ev, &src));
         }
 
         for r in &f.registers {
@@ -216,7 +216,7 @@ pub fn generate(files: &[(String, String)]) -> Result<String, GenError> {
             if r.count.is_some() {
                 writeln!(out, "/// Number of `{0}` registers.\npub const {0}_COUNT: u32 = {count};\n/// Byte distance between `{0}` registers.\npub const {0}_STRIDE: u32 = {stride};", r.name).unwrap();
             }
-            items.push(ItemRow::new(&f.block, &[&r.name], "register", ev.clone(), src.clone()));
+            items.push(ItemRow::new(&f.block, &[&r.name], "register", &ev, &src));
             if !r.fields.is_empty() {
                 let w = WordDef {
                     name: camel(&r.name),
@@ -261,7 +261,8 @@ pub fn generate(files: &[(String, String)]) -> Result<String, GenError> {
     });
     let doc = "Every item of hwdocs with its evidence and source.";
     write_table(&mut out, doc, "ITEMS: &[crate::Item]", item_rows);
-    write_table(&mut out, "Every register.", "REGISTERS: &[crate::RegInfo]", reg_rows);
+    let decl = "REGISTERS: &[crate::RegInfo]";
+    write_table(&mut out, "Every register.", decl, reg_rows);
     let word_rows = word_list.iter().map(|(b, w)| {
         format!(
             "    crate::WordInfo {{ block: {b:?}, name: {w:?}, dwords: {b}::{w}::DWORDS, fields: {b}::{w}::FIELDS, roundtrip: {b}::{w}::roundtrip_sample }},"
