@@ -13,7 +13,6 @@ use sgx_hwdocs::usse::{
     DstBank, Opcode, Pred, SrcBank, SrcMod, UsseAlu, UsseFlow, UsseLimm, UsseTex,
 };
 
-
 /// A source operand.
 #[derive(Clone, Copy)]
 pub struct S {

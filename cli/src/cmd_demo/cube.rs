@@ -8,16 +8,13 @@ use std::sync::Arc;
 use anyhow::Context as _;
 use sgx_blitter::{Blitter, Route};
 use sgx_pipe::state::*;
-use sgx_pipe::{
-    bind, Context, Format, PipeBox, Resource, ResourceTemplate, Screen, ShaderStage,
-};
+use sgx_pipe::{bind, Context, Format, PipeBox, Resource, ResourceTemplate, Screen, ShaderStage};
 
 use super::math::{Mat4, CUBE_FACES};
 use super::shaders;
 use super::target::{
-    BACKGROUND_RGBA,
     bind_vertex_buffer, cull_back_faces, depth_less, draw_indexed_triangles, f32_bytes, u16_bytes,
-    upload_buffer, vs_constants, Lighting, Target,
+    upload_buffer, vs_constants, Lighting, Target, BACKGROUND_RGBA,
 };
 
 /// Side of the square target, in pixels.

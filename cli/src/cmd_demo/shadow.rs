@@ -16,9 +16,8 @@ use super::math::{normalize, Mat4, CUBE_FACES};
 use super::shaders;
 use super::shadow_scene::*;
 use super::target::{
-    BACKGROUND_RGBA,
     bind_vertex_buffer, depth_less, draw_indexed_triangles, f32_bytes, u16_bytes, upload_buffer,
-    Target,
+    Target, BACKGROUND_RGBA,
 };
 
 /// Bytes between vertices: position xyz, normal xyz, colour rgba.

@@ -10,7 +10,9 @@ use sgx_pipe::state::{
     BufferSource, CompareFunc, ConstantBuffer, CullMode, DepthStencilAlphaState, FramebufferState,
     RasterizerState, Surface, VertexBuffer, ViewportState,
 };
-use sgx_pipe::{bind, clear_flags, Context, DrawInfo, Format, PrimMode, Resource, ResourceTemplate, Screen};
+use sgx_pipe::{
+    bind, clear_flags, Context, DrawInfo, Format, PrimMode, Resource, ResourceTemplate, Screen,
+};
 
 use super::math::Mat4;
 use super::shaders::VS_CONST_REGS;

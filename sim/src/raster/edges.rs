@@ -114,7 +114,8 @@ pub(super) fn window_rejected(ea: &[(i64, i64, i64, i64, i64); 3], win: [i64; 4]
     let outside = |e: (i64, i64, i64, i64, i64), (px, py)| {
         edge_exact(e, px, py).is_some_and(|v| v < i128::from(e.4))
     };
-    ea.iter().any(|&e| corners(win).into_iter().all(|c| outside(e, c)))
+    ea.iter()
+        .any(|&e| corners(win).into_iter().all(|c| outside(e, c)))
 }
 
 /// The centres of the four corner pixels of the window `[px0, py0, px1, py1]` (its first and
@@ -153,7 +154,8 @@ fn edge_exact(e: (i64, i64, i64, i64, i64), px: i64, py: i64) -> Option<i128> {
 /// edge values are exact on both paths.
 pub(super) fn window_accepted(ea: &[(i64, i64, i64, i64, i64); 3], win: [i64; 4]) -> bool {
     let inside = |e, (px, py)| corner_inside(e, px, py);
-    ea.iter().all(|&e| corners(win).into_iter().all(|c| inside(e, c)))
+    ea.iter()
+        .all(|&e| corners(win).into_iter().all(|c| inside(e, c)))
 }
 
 #[cfg(test)]

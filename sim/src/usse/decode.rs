@@ -250,7 +250,8 @@ impl Program {
                             format!("{} takes no source modifier", op.name()),
                         ));
                     }
-                    let mut operand = |bank, num, swz, modi| src(pc, bank, num, swz, modi, &mut temps);
+                    let mut operand =
+                        |bank, num, swz, modi| src(pc, bank, num, swz, modi, &mut temps);
                     if nsrc >= 1 {
                         i.s0 = operand(a.src0_bank, a.src0_num, a.src0_swz, a.src0_mod)?;
                     }
