@@ -27,18 +27,11 @@ REPO=$(dirname "$HERE")
 APPS_PACKAGES=(xvfb xauth mesa-utils imagemagick gcc libx11-dev libgl-dev libegl-dev glmark2-x11
   glmark2-es2-x11)
 
+# shellcheck source=mesa/packages.sh
+. "$HERE/packages.sh"
 if [ "${SGX535_TEST_DISPLAY:-0}" != 1 ]; then
-  missing=()
-  for p in "${APPS_PACKAGES[@]}"; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
-  done
-  if [ ${#missing[@]} -gt 0 ]; then
-    echo "mesa/apps.sh: installing ${missing[*]}" >&2
-    apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
-      --no-install-recommends "${missing[@]}" >/dev/null || exit 100
-  fi
-  # -noreset: without it Xvfb resets when its last client leaves, and quick reconnects fail.
-  exec env SGX535_TEST_DISPLAY=1 xvfb-run -a -s "-noreset -screen 0 1024x768x24" "$0" "$@"
+  sgx535_install_packages mesa/apps.sh "${APPS_PACKAGES[@]}" || exit 100
+  sgx535_exec_under_xvfb "$0" "$@"
 fi
 
 RECORD=0

@@ -14,18 +14,11 @@ REPO=$(dirname "$HERE")
 TEST_PACKAGES=(xvfb xauth mesa-utils x11-apps imagemagick gcc libx11-dev libgl-dev libegl-dev libgles-dev
   piglit)
 
+# shellcheck source=mesa/packages.sh
+. "$HERE/packages.sh"
 if [ "${SGX535_TEST_DISPLAY:-0}" != 1 ]; then
-  missing=()
-  for p in "${TEST_PACKAGES[@]}"; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
-  done
-  if [ ${#missing[@]} -gt 0 ]; then
-    echo "mesa/test.sh: installing ${missing[*]}" >&2
-    apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
-      --no-install-recommends "${missing[@]}" >/dev/null || exit 100
-  fi
-  # -noreset: without it Xvfb resets when its last client leaves, and quick reconnects fail.
-  exec env SGX535_TEST_DISPLAY=1 xvfb-run -a -s "-noreset -screen 0 1024x768x24" "$0" "$@"
+  sgx535_install_packages mesa/test.sh "${TEST_PACKAGES[@]}" || exit 100
+  sgx535_exec_under_xvfb "$0" "$@"
 fi
 
 # shellcheck source=mesa/env.sh

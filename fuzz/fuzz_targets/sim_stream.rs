@@ -3,31 +3,12 @@
 //! never a panic or a host out-of-bounds access.
 #![no_main]
 
-use std::cell::UnsafeCell;
 use std::sync::Arc;
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
 use sgx_hwdocs::example::textured_quad_job;
-use sgx_sim::{Backing, Gpu, JobDesc, Perm};
-
-struct Buf(UnsafeCell<Vec<u8>>);
-
-// SAFETY: one fuzz iteration touches a Buf from its own thread only; the model runs on it.
-unsafe impl Sync for Buf {}
-
-// SAFETY: the Vec is never resized after creation, so its pointer and length stay fixed for
-// the Buf's life; nothing holds a reference into it while the model runs.
-unsafe impl Backing for Buf {
-    fn as_ptr(&self) -> *mut u8 {
-        // SAFETY: as above.
-        unsafe { (*self.0.get()).as_mut_ptr() }
-    }
-    fn len_B(&self) -> usize {
-        // SAFETY: as above; the length is read, not the contents.
-        unsafe { (*self.0.get()).len() }
-    }
-}
+use sgx_sim::{Gpu, HostMem, JobDesc, Perm};
 
 #[derive(Arbitrary, Debug)]
 enum Patch {
@@ -76,16 +57,13 @@ fuzz_target!(|patches: Vec<Patch>| {
     }
     let mut gpu = Gpu::new();
     for b in &job.buffers {
-        let mut v = vec![0u8; (b.size_B as usize).max(b.bytes.len())];
-        v[..b.bytes.len()].copy_from_slice(&b.bytes);
+        // Long enough for its bytes, whatever size_B says.
+        let mem = HostMem::with_bytes((b.size_B as usize).max(b.bytes.len()), &b.bytes);
         let perm = Perm {
             read: true,
             write: b.gpu_writes,
         };
-        if gpu
-            .map(b.gpu_va, Arc::new(Buf(UnsafeCell::new(v))), perm)
-            .is_err()
-        {
+        if gpu.map(b.gpu_va, Arc::new(mem), perm).is_err() {
             return;
         }
     }

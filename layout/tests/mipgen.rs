@@ -47,48 +47,10 @@ fn texel(img: &[u8], i: usize, bpe: usize) -> u64 {
     u64::from_le_bytes(b)
 }
 
-/// The expected next level, computed the plain way.
+/// The expected next level of a `w x h` level, computed the plain way: a 2D level is a volume
+/// one slice deep ([`expected_3d`]).
 fn expected(f: Format, img: &[u8], w: usize, h: usize) -> Vec<u8> {
-    if matches!(f, Format::B8G8R8A8_SRGB | Format::R8G8B8A8_SRGB) {
-        return expected_3d(f, img, w, h, 1);
-    }
-    let bpe = f.info().bytes_per_el as usize;
-    let (dw, dh) = ((w / 2).max(1), (h / 2).max(1));
-    let mut out = Vec::new();
-    for y in 0..dh {
-        for x in 0..dw {
-            let xs = if w == 1 { [0, 0] } else { [2 * x, 2 * x + 1] };
-            let ys = if h == 1 { [0, 0] } else { [2 * y, 2 * y + 1] };
-            let t: Vec<u64> = ys
-                .iter()
-                .flat_map(|&yy| xs.iter().map(move |&xx| yy * w + xx))
-                .map(|i| texel(img, i, bpe))
-                .collect();
-            let v: u64 = match f {
-                Format::R16_FLOAT => {
-                    let s: f32 = t.iter().map(|&v| f16::from_bits(v as u16).to_f32()).sum();
-                    u64::from(f16::from_f32(s / 4.0).to_bits())
-                }
-                Format::R32_FLOAT => {
-                    let s: f64 = t.iter().map(|&v| f64::from(f32::from_bits(v as u32))).sum();
-                    u64::from(((s / 4.0) as f32).to_bits())
-                }
-                _ => {
-                    unorm_channels(f)
-                        .unwrap()
-                        .iter()
-                        .map(|&(lo, bits)| {
-                            let m = (1u64 << bits) - 1;
-                            ((t.iter().map(|v| (v >> lo) & m).sum::<u64>() + 2) / 4) << lo
-                        })
-                        .sum::<u64>()
-                        + stencil_of(f, t[0])
-                }
-            };
-            out.extend_from_slice(&v.to_le_bytes()[..bpe]);
-        }
-    }
-    out
+    expected_3d(f, img, w, h, 1)
 }
 
 /// IEC 61966-2-1 decode of an 8-bit sRGB value.

@@ -31,6 +31,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "glx_window.h"
+
 typedef float mat4[16]; /* column-major, as GL takes it */
 
 static void
@@ -196,19 +198,28 @@ cube_draw(int frame)
 static const float eye_pos[3] = {0.0f, 4.2f, 7.5f}, look_at[3] = {0.4f, 0.2f, 0.4f};
 static GLuint shadow_fbo, shadow_tex, prog_depth, prog_main;
 
+/* Prints the info log of shader or program `obj` when its `status` (GL_COMPILE_STATUS
+ * through glGetShaderiv, GL_LINK_STATUS through glGetProgramiv) is false. */
+static void
+report_failure(GLuint obj, GLenum status, PFNGLGETSHADERIVPROC get_iv,
+               PFNGLGETSHADERINFOLOGPROC get_log, const char *what)
+{
+   GLint ok;
+   get_iv(obj, status, &ok);
+   if (!ok) {
+      char log[1024];
+      get_log(obj, sizeof(log), NULL, log);
+      fprintf(stderr, "demos: %s: %s\n", what, log);
+   }
+}
+
 static GLuint
 compile(GLenum stage, const char *src)
 {
    GLuint s = glCreateShader(stage);
    glShaderSource(s, 1, &src, NULL);
    glCompileShader(s);
-   GLint ok;
-   glGetShaderiv(s, GL_COMPILE_STATUS, &ok);
-   if (!ok) {
-      char log[1024];
-      glGetShaderInfoLog(s, sizeof(log), NULL, log);
-      fprintf(stderr, "demos: shader: %s\n", log);
-   }
+   report_failure(s, GL_COMPILE_STATUS, glGetShaderiv, glGetShaderInfoLog, "shader");
    return s;
 }
 
@@ -219,13 +230,7 @@ link_program(const char *vs, const char *fs)
    glAttachShader(p, compile(GL_VERTEX_SHADER, vs));
    glAttachShader(p, compile(GL_FRAGMENT_SHADER, fs));
    glLinkProgram(p);
-   GLint ok;
-   glGetProgramiv(p, GL_LINK_STATUS, &ok);
-   if (!ok) {
-      char log[1024];
-      glGetProgramInfoLog(p, sizeof(log), NULL, log);
-      fprintf(stderr, "demos: link: %s\n", log);
-   }
+   report_failure(p, GL_LINK_STATUS, glGetProgramiv, glGetProgramInfoLog, "link");
    return p;
 }
 
@@ -374,25 +379,9 @@ main(int argc, char **argv)
       fprintf(stderr, "usage: demos cube|shadow [frames] [size-px]\n");
       return 2;
    }
-   Display *dpy = XOpenDisplay(NULL);
-   if (!dpy) {
-      fprintf(stderr, "demos: no display\n");
+   struct glx_window w;
+   if (glx_window_open(&w, "demos", size_px, 24))
       return 1;
-   }
-   int attribs[] = {GLX_RGBA, GLX_RED_SIZE, 8, GLX_GREEN_SIZE, 8, GLX_BLUE_SIZE, 8,
-                    GLX_DEPTH_SIZE, 24, GLX_DOUBLEBUFFER, None};
-   XVisualInfo *vi = glXChooseVisual(dpy, DefaultScreen(dpy), attribs);
-   if (!vi) {
-      fprintf(stderr, "demos: no visual\n");
-      return 1;
-   }
-   XSetWindowAttributes swa = {0};
-   swa.colormap = XCreateColormap(dpy, RootWindow(dpy, vi->screen), vi->visual, AllocNone);
-   Window win = XCreateWindow(dpy, RootWindow(dpy, vi->screen), 0, 0, size_px, size_px, 0,
-                              vi->depth, InputOutput, vi->visual, CWColormap, &swa);
-   XMapWindow(dpy, win);
-   GLXContext ctx = glXCreateContext(dpy, vi, NULL, True);
-   glXMakeCurrent(dpy, win, ctx);
    glViewport(0, 0, size_px, size_px);
 
    if (cube)
@@ -404,14 +393,11 @@ main(int argc, char **argv)
          cube_draw(f);
       else
          shadow_draw(f, size_px);
-      glXSwapBuffers(dpy, win);
+      glXSwapBuffers(w.dpy, w.win);
    }
    GLenum err = glGetError();
    printf("demos: %s frames=%d gl_error=0x%x\n", which, frames, err);
 
-   glXMakeCurrent(dpy, None, NULL);
-   glXDestroyContext(dpy, ctx);
-   XDestroyWindow(dpy, win);
-   XCloseDisplay(dpy);
+   glx_window_close(&w);
    return err == GL_NO_ERROR ? 0 : 1;
 }

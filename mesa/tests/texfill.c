@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "glx_window.h"
+
 #define SIZE_PX 512
 #define TEX_PX 256
 
@@ -23,25 +25,9 @@ main(int argc, char **argv)
 {
    int frames = argc > 1 ? atoi(argv[1]) : 50;
    int quads = argc > 2 ? atoi(argv[2]) : 8;
-   Display *dpy = XOpenDisplay(NULL);
-   if (!dpy) {
-      fprintf(stderr, "texfill: no display\n");
+   struct glx_window w;
+   if (glx_window_open(&w, "texfill", SIZE_PX, 0))
       return 1;
-   }
-   int attribs[] = {GLX_RGBA, GLX_RED_SIZE, 8, GLX_GREEN_SIZE, 8, GLX_BLUE_SIZE, 8,
-                    GLX_DOUBLEBUFFER, None};
-   XVisualInfo *vi = glXChooseVisual(dpy, DefaultScreen(dpy), attribs);
-   if (!vi) {
-      fprintf(stderr, "texfill: no visual\n");
-      return 1;
-   }
-   XSetWindowAttributes swa = {0};
-   swa.colormap = XCreateColormap(dpy, RootWindow(dpy, vi->screen), vi->visual, AllocNone);
-   Window win = XCreateWindow(dpy, RootWindow(dpy, vi->screen), 0, 0, SIZE_PX, SIZE_PX, 0,
-                              vi->depth, InputOutput, vi->visual, CWColormap, &swa);
-   XMapWindow(dpy, win);
-   GLXContext ctx = glXCreateContext(dpy, vi, NULL, True);
-   glXMakeCurrent(dpy, win, ctx);
 
    static unsigned char texels[TEX_PX * TEX_PX * 4];
    for (int y = 0; y < TEX_PX; y++) {
@@ -82,7 +68,7 @@ main(int argc, char **argv)
          glVertex2f(1, 1);
          glEnd();
       }
-      glXSwapBuffers(dpy, win);
+      glXSwapBuffers(w.dpy, w.win);
    }
    glFinish();
    clock_gettime(CLOCK_MONOTONIC, &t1);
@@ -91,9 +77,6 @@ main(int argc, char **argv)
    printf("texfill: mpix_per_s=%.1f frames=%d quads=%d seconds=%.3f gl_error=0x%x\n",
           (double)frames * quads * SIZE_PX * SIZE_PX / s / 1e6, frames, quads, s, err);
 
-   glXMakeCurrent(dpy, None, NULL);
-   glXDestroyContext(dpy, ctx);
-   XDestroyWindow(dpy, win);
-   XCloseDisplay(dpy);
+   glx_window_close(&w);
    return err == GL_NO_ERROR ? 0 : 1;
 }

@@ -299,6 +299,17 @@ fn square_colour(i: u32) -> [f32; 4] {
     }
 }
 
+/// Checks the squares of the batch-splitting tests on a 64x64 target, `per_row` to a row and
+/// `per_row` rows: square `i` is red when even and blue when odd, read at `at_px` inside it.
+fn assert_squares(px: &[u8], per_row: u32, at_px: (u32, u32)) {
+    let side_px = 64 / per_row;
+    for i in 0..per_row * per_row {
+        let (x, y) = ((i % per_row) * side_px, (i / per_row) * side_px);
+        let want = if i % 2 == 0 { RED } else { BLUE };
+        assert_eq!(pixel(px, 64, x + at_px.0, y + at_px.1), want, "square {i}");
+    }
+}
+
 #[test]
 fn a_batch_that_would_outgrow_parameter_memory_is_split_and_still_right() {
     let mut r = rig();
@@ -313,14 +324,7 @@ fn a_batch_that_would_outgrow_parameter_memory_is_split_and_still_right() {
     let px = r.ctx.read_level(&t, 0, 0).unwrap();
     let s = r.ctx.stats();
     assert!(s.pb_splits > 0 && s.submissions == s.pb_splits + 1, "{s:?}");
-    for i in 0..64u32 {
-        let (x, y) = ((i % 8) * 8 + 3, (i / 8) * 8 + 5);
-        assert_eq!(
-            pixel(&px, 64, x, y),
-            if i % 2 == 0 { RED } else { BLUE },
-            "square {i}"
-        );
-    }
+    assert_squares(&px, 8, (3, 5));
     assert!(
         r.dev
             .trace()
@@ -358,14 +362,7 @@ fn a_batch_holding_more_buffer_bytes_than_its_budget_is_submitted_and_still_righ
     let px = r.ctx.read_level(&t, 0, 0).unwrap();
     // Four buffers pass a budget of three: every fourth draw submits the batch.
     assert_eq!(held, 4, "{:?}", r.ctx.stats());
-    for i in 0..16u32 {
-        let (x, y) = ((i % 4) * 16 + 7, (i / 4) * 16 + 9);
-        assert_eq!(
-            pixel(&px, 64, x, y),
-            if i % 2 == 0 { RED } else { BLUE },
-            "square {i}"
-        );
-    }
+    assert_squares(&px, 4, (7, 9));
 }
 
 /// glMapBuffer(GL_WRITE_ONLY) over part of a vertex buffer (glmark2's buffer scene): a write

@@ -7,11 +7,11 @@
 use std::cell::UnsafeCell;
 use std::sync::Arc;
 
+use crate::Backing;
+
 use sgx_hwdocs::usse::{
     DstBank, Opcode, Pred, SrcBank, SrcMod, UsseAlu, UsseFlow, UsseLimm, UsseTex,
 };
-
-use crate::Backing;
 
 /// A source operand.
 #[derive(Clone, Copy)]
@@ -207,55 +207,36 @@ pub fn ff(v: [u32; 4]) -> [f32; 4] {
 }
 
 /// Host memory a test maps into the model.
-pub struct Mem {
-    buf: Box<[UnsafeCell<u8>]>,
-}
+pub use crate::HostMem as Mem;
 
-// SAFETY: tests touch a Mem from one thread at a time (the model runs on the test's thread).
-unsafe impl Sync for Mem {}
-// SAFETY: as above; the storage is plain bytes.
-unsafe impl Send for Mem {}
-
+// The kit's readers and writers run while no job does (the model runs on the test's thread),
+// so they are safe here and crate-private.
 impl Mem {
-    pub fn new(len: usize) -> Arc<Mem> {
-        Arc::new(Mem {
-            buf: (0..len).map(|_| UnsafeCell::new(0)).collect(),
-        })
+    pub(crate) fn new(len: usize) -> Arc<Mem> {
+        Mem::filled(len, 0)
     }
-    pub fn filled(len: usize, v: u8) -> Arc<Mem> {
+    pub(crate) fn filled(len: usize, v: u8) -> Arc<Mem> {
         Arc::new(Mem {
             buf: (0..len).map(|_| UnsafeCell::new(v)).collect(),
         })
     }
-    pub fn bytes(&self) -> Vec<u8> {
+    pub(crate) fn bytes(&self) -> Vec<u8> {
         // SAFETY: no job runs concurrently in tests.
-        self.buf.iter().map(|c| unsafe { *c.get() }).collect()
+        unsafe { self.to_vec() }
     }
-    pub fn write(&self, off: usize, data: &[u8]) {
+    pub(crate) fn write(&self, off: usize, data: &[u8]) {
         for (i, b) in data.iter().enumerate() {
             // SAFETY: no job runs concurrently in tests.
             unsafe { *self.buf[off + i].get() = *b };
         }
     }
-    pub fn write_u32s(&self, off: usize, data: &[u32]) {
+    pub(crate) fn write_u32s(&self, off: usize, data: &[u32]) {
         let b: Vec<u8> = data.iter().flat_map(|d| d.to_le_bytes()).collect();
         self.write(off, &b);
     }
-    pub fn read_u32(&self, off: usize) -> u32 {
+    pub(crate) fn read_u32(&self, off: usize) -> u32 {
         let b = self.bytes();
         u32::from_le_bytes([b[off], b[off + 1], b[off + 2], b[off + 3]])
-    }
-}
-
-// SAFETY: `buf` is a boxed slice of `UnsafeCell`s allocated once and never resized or
-// freed before the Mem, so the pointer and length are fixed; every access goes through the
-// cells.
-unsafe impl Backing for Mem {
-    fn as_ptr(&self) -> *mut u8 {
-        UnsafeCell::raw_get(self.buf.as_ptr())
-    }
-    fn len_B(&self) -> usize {
-        self.buf.len()
     }
 }
 

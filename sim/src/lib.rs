@@ -20,6 +20,7 @@ mod bench;
 mod clock;
 mod coverage;
 mod depth;
+mod host_mem;
 mod job;
 mod line;
 mod mmu;
@@ -43,6 +44,7 @@ mod kit;
 mod tests;
 
 pub use bench::{bench_sim, format_bench, pattern as bench_pattern, BenchRow};
+pub use host_mem::HostMem;
 
 /// Memory shared with the winsys: a BO's storage, mapped into the GPU address space.
 ///

@@ -311,13 +311,13 @@ impl Raster<'_> {
                     .wrapping_sub(dy.wrapping_mul(ox * sub))
             })
         });
-        let skip = fast && window_rejected(&ea, px0, py0, px1, py1);
+        let skip = fast && window_rejected(&ea, [px0, py0, px1, py1]);
         // A window of whole quads lying wholly inside the triangle covers every pixel: its
         // quads skip the per-pixel window and edge compares.
         let accept = fast
             && (px0 | py0) & 1 == 0
             && px1 & py1 & 1 == 1
-            && window_accepted(&ea, px0, py0, px1, py1);
+            && window_accepted(&ea, [px0, py0, px1, py1]);
         // The span path shades the window, when nothing is tested, stippled or blended, eight
         // pixels of a row at a time up to its last covered quad; the quad loop below then
         // starts at that quad (qx_start, qy_start).

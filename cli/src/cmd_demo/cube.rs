@@ -8,15 +8,13 @@ use std::sync::Arc;
 use anyhow::Context as _;
 use sgx_blitter::{Blitter, Route};
 use sgx_pipe::state::*;
-use sgx_pipe::{
-    bind, clear_flags, Context, Format, PipeBox, Resource, ResourceTemplate, Screen, ShaderStage,
-};
+use sgx_pipe::{bind, Context, Format, PipeBox, Resource, ResourceTemplate, Screen, ShaderStage};
 
-use super::math::Mat4;
+use super::math::{Mat4, CUBE_FACES};
 use super::shaders;
 use super::target::{
     bind_vertex_buffer, cull_back_faces, depth_less, draw_indexed_triangles, f32_bytes, u16_bytes,
-    upload_buffer, vs_constants, Lighting, Target,
+    upload_buffer, vs_constants, Lighting, Target, BACKGROUND_RGBA,
 };
 
 /// Side of the square target, in pixels.
@@ -32,19 +30,9 @@ const STRIDE_B: u32 = 32;
 
 /// Four corners per face (each face has its own normal), two triangles each.
 fn geometry() -> (Vec<f32>, Vec<u16>) {
-    // (normal, u, v) with u x v = normal, so corners in u-then-v order wind counter-clockwise
-    // seen from outside: GL's front faces.
-    let faces: [([f32; 3], [f32; 3], [f32; 3]); 6] = [
-        ([1.0, 0.0, 0.0], [0.0, 0.0, -1.0], [0.0, 1.0, 0.0]),
-        ([-1.0, 0.0, 0.0], [0.0, 0.0, 1.0], [0.0, 1.0, 0.0]),
-        ([0.0, 1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, -1.0]),
-        ([0.0, -1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]),
-        ([0.0, 0.0, 1.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]),
-        ([0.0, 0.0, -1.0], [-1.0, 0.0, 0.0], [0.0, 1.0, 0.0]),
-    ];
     let mut verts = Vec::new();
     let mut idx = Vec::new();
-    for (f, (n, u, v)) in faces.iter().enumerate() {
+    for (f, (n, u, v)) in CUBE_FACES.iter().enumerate() {
         for (su, sv) in [(-1.0, -1.0), (1.0, -1.0), (1.0, 1.0), (-1.0, 1.0)] {
             for k in 0..3 {
                 verts.push(n[k] + su * u[k] + sv * v[k]);
@@ -179,13 +167,7 @@ impl Cube {
 
     /// Records frame `n` (not flushed).
     pub fn draw(&self, ctx: &mut Context, n: u32) -> anyhow::Result<()> {
-        self.target.bind(ctx)?;
-        ctx.clear(
-            clear_flags::COLOR0 | clear_flags::DEPTH | clear_flags::STENCIL,
-            [0.08, 0.09, 0.14, 1.0],
-            1.0,
-            0,
-        )?;
+        self.target.bind_and_clear(ctx, BACKGROUND_RGBA)?;
         ctx.bind_blend_state(Some(&ctx.create_blend_state(&BlendState::default())));
         ctx.bind_depth_stencil_alpha_state(Some(&self.dsa));
         ctx.bind_rasterizer_state(Some(&self.rast));

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use sgx_pipe::state::*;
-use sgx_pipe::{bind, clear_flags, Context, DrawInfo, PrimMode, Resource, Screen, ShaderStage};
+use sgx_pipe::{bind, Context, DrawInfo, PrimMode, Resource, Screen, ShaderStage};
 
 use super::math::Mat4;
 use super::shaders;
@@ -280,13 +280,7 @@ impl Gears {
 
     /// Records frame `n` (not flushed): glxgears' draw().
     pub fn draw(&self, ctx: &mut Context, n: u32) -> anyhow::Result<()> {
-        self.target.bind(ctx)?;
-        ctx.clear(
-            clear_flags::COLOR0 | clear_flags::DEPTH | clear_flags::STENCIL,
-            [0.0, 0.0, 0.0, 1.0],
-            1.0,
-            0,
-        )?;
+        self.target.bind_and_clear(ctx, [0.0, 0.0, 0.0, 1.0])?;
         ctx.bind_blend_state(Some(&self.blend));
         ctx.bind_depth_stencil_alpha_state(Some(&self.dsa));
         ctx.bind_rasterizer_state(Some(&self.rast));

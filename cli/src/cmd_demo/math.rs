@@ -110,6 +110,19 @@ impl Mat4 {
     }
 }
 
+/// The six faces of the cube from -1 to 1 on each axis, as (normal, u, v) with u x v = normal:
+/// a face's corners `normal + su * u + sv * v` taken in the order (-1, -1), (1, -1), (1, 1),
+/// (-1, 1) wind counter-clockwise seen from outside, GL's front faces. The cube and shadow
+/// demos build their boxes from it.
+pub const CUBE_FACES: [([f32; 3], [f32; 3], [f32; 3]); 6] = [
+    ([1.0, 0.0, 0.0], [0.0, 0.0, -1.0], [0.0, 1.0, 0.0]),
+    ([-1.0, 0.0, 0.0], [0.0, 0.0, 1.0], [0.0, 1.0, 0.0]),
+    ([0.0, 1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, -1.0]),
+    ([0.0, -1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]),
+    ([0.0, 0.0, 1.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]),
+    ([0.0, 0.0, -1.0], [-1.0, 0.0, 0.0], [0.0, 1.0, 0.0]),
+];
+
 /// `a - b`.
 pub fn sub(a: [f32; 3], b: [f32; 3]) -> [f32; 3] {
     [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
@@ -190,6 +203,13 @@ mod tests {
         }
         for (got, want) in b.iter().zip([1.0, 1.0, 1.0, 1.0]) {
             assert!((got - want).abs() < 1e-6, "{b:?}");
+        }
+    }
+
+    #[test]
+    fn every_cube_face_has_u_cross_v_equal_to_its_normal() {
+        for (n, u, v) in CUBE_FACES {
+            assert_eq!(cross(u, v), n, "u {u:?} v {v:?}");
         }
     }
 

@@ -12,12 +12,12 @@ use sgx_pipe::{
     bind, clear_flags, Context, Format, Resource, ResourceTemplate, Screen, ShaderStage,
 };
 
-use super::math::{normalize, Mat4};
+use super::math::{normalize, Mat4, CUBE_FACES};
 use super::shaders;
 use super::shadow_scene::*;
 use super::target::{
     bind_vertex_buffer, depth_less, draw_indexed_triangles, f32_bytes, u16_bytes, upload_buffer,
-    Target,
+    Target, BACKGROUND_RGBA,
 };
 
 /// Bytes between vertices: position xyz, normal xyz, colour rgba.
@@ -70,17 +70,8 @@ fn geometry() -> (Vec<f32>, Vec<u16>) {
         [0.0, 1.0, 0.0],
         FLOOR_RGBA,
     );
-    // (normal, u, v) with u x v = normal, as the cube demo's faces.
-    let faces: [([f32; 3], [f32; 3], [f32; 3]); 6] = [
-        ([1.0, 0.0, 0.0], [0.0, 0.0, -1.0], [0.0, 1.0, 0.0]),
-        ([-1.0, 0.0, 0.0], [0.0, 0.0, 1.0], [0.0, 1.0, 0.0]),
-        ([0.0, 1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, -1.0]),
-        ([0.0, -1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]),
-        ([0.0, 0.0, 1.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]),
-        ([0.0, 0.0, -1.0], [-1.0, 0.0, 0.0], [0.0, 1.0, 0.0]),
-    ];
     let h = BOX_HALF;
-    for (n, u, v) in faces {
+    for (n, u, v) in CUBE_FACES {
         let corner =
             |su: f32, sv: f32| box_to_world([0, 1, 2].map(|k| h * (n[k] + su * u[k] + sv * v[k])));
         let wn = box_to_world(n);
@@ -266,13 +257,7 @@ impl Shadow {
         self.draw_scene(ctx, &self.velems_depth)?;
 
         // Pass 2: the camera's view, sampling the map.
-        self.target.bind(ctx)?;
-        ctx.clear(
-            clear_flags::COLOR0 | clear_flags::DEPTH | clear_flags::STENCIL,
-            [0.08, 0.09, 0.14, 1.0],
-            1.0,
-            0,
-        )?;
+        self.target.bind_and_clear(ctx, BACKGROUND_RGBA)?;
         ctx.bind_rasterizer_state(Some(&self.rast));
         ctx.bind_vs_state(Some(&self.vs))?;
         ctx.bind_fs_state(Some(&self.fs))?;

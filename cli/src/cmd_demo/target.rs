@@ -10,10 +10,15 @@ use sgx_pipe::state::{
     BufferSource, CompareFunc, ConstantBuffer, CullMode, DepthStencilAlphaState, FramebufferState,
     RasterizerState, Surface, VertexBuffer, ViewportState,
 };
-use sgx_pipe::{bind, Context, DrawInfo, Format, PrimMode, Resource, ResourceTemplate, Screen};
+use sgx_pipe::{
+    bind, clear_flags, Context, DrawInfo, Format, PrimMode, Resource, ResourceTemplate, Screen,
+};
 
 use super::math::Mat4;
 use super::shaders::VS_CONST_REGS;
+
+/// The cube and shadow demos' background colour (RGBA).
+pub const BACKGROUND_RGBA: [f32; 4] = [0.08, 0.09, 0.14, 1.0];
 
 /// A colour buffer and a depth/stencil buffer of one size.
 pub struct Target {
@@ -63,6 +68,14 @@ impl Target {
         // scale the same way for a y-0-top (window) framebuffer.
         vp.scale[1] = -vp.scale[1];
         ctx.set_viewport_state(&vp)
+    }
+
+    /// Binds the target ([`Target::bind`]) and clears colour to `rgba`, depth to 1 and stencil
+    /// to 0, as every demo frame starts.
+    pub fn bind_and_clear(&self, ctx: &mut Context, rgba: [f32; 4]) -> sgx_pipe::Result<()> {
+        self.bind(ctx)?;
+        let all = clear_flags::COLOR0 | clear_flags::DEPTH | clear_flags::STENCIL;
+        ctx.clear(all, rgba, 1.0, 0)
     }
 
     /// Reads the colour buffer back as RGBA8 rows (waits for the GPU).

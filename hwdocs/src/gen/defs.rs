@@ -197,6 +197,27 @@ pub(super) struct ItemRow {
     pub(super) source: String,
 }
 
+impl ItemRow {
+    /// The item `names` (none for the block itself) of `block`: its path is the block and the
+    /// names joined by dots (`block.word.field`).
+    pub(super) fn new(
+        block: &str,
+        names: &[&str],
+        kind: &'static str,
+        evidence: &str,
+        source: &str,
+    ) -> ItemRow {
+        let path = std::iter::once(block).chain(names.iter().copied());
+        ItemRow {
+            block: block.into(),
+            path: path.collect::<Vec<_>>().join("."),
+            kind,
+            evidence: evidence.into(),
+            source: source.into(),
+        }
+    }
+}
+
 #[derive(Clone)]
 pub(super) struct Field {
     pub(super) def: FieldDef,

@@ -15,13 +15,7 @@ pub(super) fn gen_enum(
 ) -> Result<(), GenError> {
     let what = format!("enum {}", e.name);
     let (ev, src) = cx.evidence(&what, &e.evidence, &e.source)?;
-    items.push(ItemRow {
-        block: block.into(),
-        path: format!("{block}.{}", e.name),
-        kind: "enum",
-        evidence: ev.clone(),
-        source: src.clone(),
-    });
+    items.push(ItemRow::new(block, &[&e.name], "enum", &ev, &src));
     for (aname, aty) in &e.attrs {
         if aty != "str" && !enums.contains_key(aty) {
             return Err(cx.err(
@@ -49,13 +43,8 @@ pub(super) fn gen_enum(
                 return Err(cx.err(&vwhat, format!("{aname} {a:?} is not a value of {aty}")));
             }
         }
-        items.push(ItemRow {
-            block: block.into(),
-            path: format!("{block}.{}.{}", e.name, v.name),
-            kind: "value",
-            evidence: vev.clone(),
-            source: vsrc.clone(),
-        });
+        let names: [&str; 2] = [&e.name, &v.name];
+        items.push(ItemRow::new(block, &names, "value", &vev, &vsrc));
         val_ev.push((vev, vsrc));
     }
     writeln!(

@@ -53,13 +53,7 @@ pub(super) fn gen_formats(
                 ),
             ));
         }
-        items.push(ItemRow {
-            block: block.into(),
-            path: format!("{block}.{}", f.name),
-            kind: "format",
-            evidence: ev.clone(),
-            source: src.clone(),
-        });
+        items.push(ItemRow::new(block, &[&f.name], "format", &ev, &src));
         rows.push((f, kind, chans, ev, src));
     }
     writeln!(out, "#[doc = \"Every format the driver knows, with its hardware code.\"]\n#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]\n#[allow(non_camel_case_types)]\n#[repr(u32)]\npub enum Format {{").unwrap();

@@ -130,13 +130,7 @@ pub fn generate(files: &[(String, String)]) -> Result<String, GenError> {
             file: fname.clone(),
         };
         let (bev, bsrc) = cx.evidence(&format!("block {}", f.block), &f.evidence, &f.source)?;
-        items.push(ItemRow {
-            block: f.block.clone(),
-            path: f.block.clone(),
-            kind: "block",
-            evidence: bev,
-            source: bsrc,
-        });
+        items.push(ItemRow::new(&f.block, &[], "block", &bev, &bsrc));
         writeln!(out, "\n#[doc = {:?}]\npub mod {} {{", f.doc, f.block).unwrap();
         writeln!(
             out,
@@ -153,13 +147,7 @@ pub fn generate(files: &[(String, String)]) -> Result<String, GenError> {
             let what = format!("note {}", n.name);
             let (ev, src) = cx.evidence(&what, &n.evidence, &n.source)?;
             let _ = &n.doc;
-            items.push(ItemRow {
-                block: f.block.clone(),
-                path: format!("{}.{}", f.block, n.name),
-                kind: "note",
-                evidence: ev,
-                source: src,
-            });
+            items.push(ItemRow::new(&f.block, &[&n.name], "note", &ev, &src));
         }
 
         for e in &f.enums {
@@ -179,13 +167,7 @@ pub fn generate(files: &[(String, String)]) -> Result<String, GenError> {
                 c.doc, c.name, c.value
             )
             .unwrap();
-            items.push(ItemRow {
-                block: f.block.clone(),
-                path: format!("{}.{}", f.block, c.name),
-                kind: "constant",
-                evidence: ev,
-                source: src,
-            });
+            items.push(ItemRow::new(&f.block, &[&c.name], "constant", &ev, &src));
         }
 
         for r in &f.registers {
@@ -234,13 +216,7 @@ pub fn generate(files: &[(String, String)]) -> Result<String, GenError> {
             if r.count.is_some() {
                 writeln!(out, "/// Number of `{0}` registers.\npub const {0}_COUNT: u32 = {count};\n/// Byte distance between `{0}` registers.\npub const {0}_STRIDE: u32 = {stride};", r.name).unwrap();
             }
-            items.push(ItemRow {
-                block: f.block.clone(),
-                path: format!("{}.{}", f.block, r.name),
-                kind: "register",
-                evidence: ev.clone(),
-                source: src.clone(),
-            });
+            items.push(ItemRow::new(&f.block, &[&r.name], "register", &ev, &src));
             if !r.fields.is_empty() {
                 let w = WordDef {
                     name: camel(&r.name),
@@ -272,16 +248,9 @@ pub fn generate(files: &[(String, String)]) -> Result<String, GenError> {
         writeln!(out, "}}").unwrap();
     }
 
-    // The run-time evidence table.
-    writeln!(
-        out,
-        "\n/// Every item of hwdocs with its evidence and source."
-    )
-    .unwrap();
-    writeln!(out, "pub static ITEMS: &[crate::Item] = &[").unwrap();
-    for it in &items {
-        writeln!(
-            out,
+    // The run-time tables: evidence, registers, words.
+    let item_rows = items.iter().map(|it| {
+        format!(
             "    crate::Item {{ block: {:?}, path: {:?}, kind: {:?}, evidence: crate::Evidence::{}, source: {:?} }},",
             it.block,
             it.path,
@@ -289,32 +258,27 @@ pub fn generate(files: &[(String, String)]) -> Result<String, GenError> {
             ev_variant(&it.evidence),
             it.source
         )
-        .unwrap();
-    }
-    writeln!(out, "];").unwrap();
+    });
+    let doc = "Every item of hwdocs with its evidence and source.";
+    write_table(&mut out, doc, "ITEMS: &[crate::Item]", item_rows);
+    let decl = "REGISTERS: &[crate::RegInfo]";
+    write_table(&mut out, "Every register.", decl, reg_rows);
+    let word_rows = word_list.iter().map(|(b, w)| {
+        format!(
+            "    crate::WordInfo {{ block: {b:?}, name: {w:?}, dwords: {b}::{w}::DWORDS, fields: {b}::{w}::FIELDS, roundtrip: {b}::{w}::roundtrip_sample }},"
+        )
+    });
+    let doc = "Every generated word, for round-trip checks over all of them.";
+    write_table(&mut out, doc, "WORDS: &[crate::WordInfo]", word_rows);
+    Ok(out)
+}
 
-    writeln!(
-        out,
-        "\n/// Every register.\npub static REGISTERS: &[crate::RegInfo] = &["
-    )
-    .unwrap();
-    for r in &reg_rows {
+/// Writes a run-time table: a blank line, the doc line, `pub static {decl} = &[`, the rows one
+/// a line, and `];`.
+fn write_table(out: &mut String, doc: &str, decl: &str, rows: impl IntoIterator<Item = String>) {
+    writeln!(out, "\n/// {doc}\npub static {decl} = &[").unwrap();
+    for r in rows {
         writeln!(out, "{r}").unwrap();
     }
     writeln!(out, "];").unwrap();
-    writeln!(
-        out,
-        "\n/// Every generated word, for round-trip checks over all of them."
-    )
-    .unwrap();
-    writeln!(out, "pub static WORDS: &[crate::WordInfo] = &[").unwrap();
-    for (b, w) in &word_list {
-        writeln!(
-            out,
-            "    crate::WordInfo {{ block: {b:?}, name: {w:?}, dwords: {b}::{w}::DWORDS, fields: {b}::{w}::FIELDS, roundtrip: {b}::{w}::roundtrip_sample }},"
-        )
-        .unwrap();
-    }
-    writeln!(out, "];").unwrap();
-    Ok(out)
 }

@@ -19,13 +19,7 @@ pub(super) fn gen_word(
     if w.dwords == 0 || w.dwords > 64 {
         return Err(cx.err(&what, format!("dwords {} is not in 1..=64", w.dwords)));
     }
-    items.push(ItemRow {
-        block: block.into(),
-        path: format!("{block}.{}", w.name),
-        kind: "word",
-        evidence: ev.clone(),
-        source: src.clone(),
-    });
+    items.push(ItemRow::new(block, &[&w.name], "word", &ev, &src));
     let enum_blocks: BTreeMap<String, String> = enums
         .iter()
         .map(|(k, v)| (k.clone(), v.block.clone()))
@@ -123,13 +117,8 @@ pub(super) fn gen_word(
         if let Some(d) = &fd.default {
             check_default(cx, &fwhat, &f, d, enums)?;
         }
-        items.push(ItemRow {
-            block: block.into(),
-            path: format!("{block}.{}.{}", w.name, fd.name),
-            kind: "field",
-            evidence: fev,
-            source: fsrc,
-        });
+        let names: [&str; 2] = [&w.name, &fd.name];
+        items.push(ItemRow::new(block, &names, "field", &fev, &fsrc));
         fields.push(f);
     }
 

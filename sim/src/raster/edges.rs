@@ -110,18 +110,18 @@ pub(super) fn lerp3_scalar(w: [f32; 3], a: &[f32; 4], b: &[f32; 4], c: &[f32; 4]
 /// corner pixel centres of the window, so at none of its pixels (edge values are linear). Only
 /// claimed when every product stays inside i64 at the corners, hence everywhere in the window,
 /// so the reference's arithmetic is exact there too.
-pub(super) fn window_rejected(
-    ea: &[(i64, i64, i64, i64, i64); 3],
-    px0: i64,
-    py0: i64,
-    px1: i64,
-    py1: i64,
-) -> bool {
-    ea.iter().any(|&e| {
-        [(px0, py0), (px1, py0), (px0, py1), (px1, py1)]
-            .iter()
-            .all(|&(px, py)| edge_exact(e, px, py).is_some_and(|v| v < i128::from(e.4)))
-    })
+pub(super) fn window_rejected(ea: &[(i64, i64, i64, i64, i64); 3], win: [i64; 4]) -> bool {
+    let outside = |e: (i64, i64, i64, i64, i64), (px, py)| {
+        edge_exact(e, px, py).is_some_and(|v| v < i128::from(e.4))
+    };
+    ea.iter()
+        .any(|&e| corners(win).into_iter().all(|c| outside(e, c)))
+}
+
+/// The centres of the four corner pixels of the window `[px0, py0, px1, py1]` (its first and
+/// last pixel in each direction).
+fn corners([px0, py0, px1, py1]: [i64; 4]) -> [(i64, i64); 4] {
+    [(px0, py0), (px1, py0), (px0, py1), (px1, py1)]
 }
 
 /// Whether the edge value at pixel (px, py) of one edge (dx, dy, ax, ay, threshold), computed
@@ -152,18 +152,10 @@ fn edge_exact(e: (i64, i64, i64, i64, i64), px: i64, py: i64) -> Option<i128> {
 /// of the window, so at every one of its pixels (edge values are linear). As for
 /// [`window_rejected`], only claimed when the corners' products fit i64, so the window's
 /// edge values are exact on both paths.
-pub(super) fn window_accepted(
-    ea: &[(i64, i64, i64, i64, i64); 3],
-    px0: i64,
-    py0: i64,
-    px1: i64,
-    py1: i64,
-) -> bool {
-    ea.iter().all(|&e| {
-        [(px0, py0), (px1, py0), (px0, py1), (px1, py1)]
-            .iter()
-            .all(|&(px, py)| corner_inside(e, px, py))
-    })
+pub(super) fn window_accepted(ea: &[(i64, i64, i64, i64, i64); 3], win: [i64; 4]) -> bool {
+    let inside = |e, (px, py)| corner_inside(e, px, py);
+    ea.iter()
+        .all(|&e| corners(win).into_iter().all(|c| inside(e, c)))
 }
 
 #[cfg(test)]
@@ -214,7 +206,7 @@ mod tests {
                     })
                 })
             });
-            if window_accepted(&ea, px0, py0, px1, py1) {
+            if window_accepted(&ea, [px0, py0, px1, py1]) {
                 assert!(every, "{v:?} ({px0},{py0})-({px1},{py1})");
                 accepted += 1;
             } else if !every {

@@ -250,25 +250,13 @@ impl Program {
                             format!("{} takes no source modifier", op.name()),
                         ));
                     }
+                    let mut operand =
+                        |bank, num, swz, modi| src(pc, bank, num, swz, modi, &mut temps);
                     if nsrc >= 1 {
-                        i.s0 = src(
-                            pc,
-                            a.src0_bank,
-                            a.src0_num,
-                            a.src0_swz,
-                            a.src0_mod,
-                            &mut temps,
-                        )?;
+                        i.s0 = operand(a.src0_bank, a.src0_num, a.src0_swz, a.src0_mod)?;
                     }
                     if nsrc >= 2 {
-                        i.s1 = src(
-                            pc,
-                            a.src1_bank,
-                            a.src1_num,
-                            a.src1_swz,
-                            a.src1_mod,
-                            &mut temps,
-                        )?;
+                        i.s1 = operand(a.src1_bank, a.src1_num, a.src1_swz, a.src1_mod)?;
                     }
                     if matches!(op, Opcode::EMITPIX | Opcode::EMITDEPTH) {
                         if stage != Stage::Pixel {

@@ -140,17 +140,26 @@ unsafe fn is_node(path: *const c_char) -> bool {
     !path.is_null() && unsafe { CStr::from_ptr(path) } == node()
 }
 
+/// Opens the node when `path` is it, else returns `real_open()` (the libc call an open
+/// function stands in for).
+///
+/// # Safety
+/// `path` is null or NUL-terminated.
+unsafe fn node_or(path: *const c_char, real_open: impl FnOnce() -> c_int) -> c_int {
+    // SAFETY: the caller passes a NUL-terminated path (or null).
+    if unsafe { is_node(path) } {
+        open_node()
+    } else {
+        real_open()
+    }
+}
+
 /// # Safety
 /// As libc's open.
 #[no_mangle]
 pub unsafe extern "C" fn open(path: *const c_char, flags: c_int, mode: c_uint) -> c_int {
     // SAFETY: forwarded from our caller.
-    unsafe {
-        if is_node(path) {
-            return open_node();
-        }
-        (real().open)(path, flags, mode)
-    }
+    unsafe { node_or(path, || (real().open)(path, flags, mode)) }
 }
 
 /// # Safety
@@ -158,12 +167,7 @@ pub unsafe extern "C" fn open(path: *const c_char, flags: c_int, mode: c_uint) -
 #[no_mangle]
 pub unsafe extern "C" fn open64(path: *const c_char, flags: c_int, mode: c_uint) -> c_int {
     // SAFETY: forwarded from our caller.
-    unsafe {
-        if is_node(path) {
-            return open_node();
-        }
-        (real().open64)(path, flags, mode)
-    }
+    unsafe { node_or(path, || (real().open64)(path, flags, mode)) }
 }
 
 /// # Safety
@@ -192,12 +196,7 @@ pub unsafe extern "C" fn openat(
     mode: c_uint,
 ) -> c_int {
     // SAFETY: forwarded from our caller; the node path is absolute, so `dir` does not matter.
-    unsafe {
-        if is_node(path) {
-            return open_node();
-        }
-        (real().openat)(dir, path, flags, mode)
-    }
+    unsafe { node_or(path, || (real().openat)(dir, path, flags, mode)) }
 }
 
 /// # Safety
@@ -210,12 +209,7 @@ pub unsafe extern "C" fn openat64(
     mode: c_uint,
 ) -> c_int {
     // SAFETY: forwarded from our caller; the node path is absolute.
-    unsafe {
-        if is_node(path) {
-            return open_node();
-        }
-        (real().openat64)(dir, path, flags, mode)
-    }
+    unsafe { node_or(path, || (real().openat64)(dir, path, flags, mode)) }
 }
 
 /// # Safety

@@ -26,6 +26,23 @@ sgx535g_box_from_pipe(const struct pipe_box *b)
    return (sgx535_box){b->x, b->y, b->z, b->width, b->height, b->depth};
 }
 
+/* Fills the Gallium side of a mapped transfer (a reference to `pres`, what was
+ * mapped, rows `stride_B` and layers `layer_stride_B` apart) and hands it out
+ * through `out`. */
+static void
+sgx535g_transfer_hand_out(struct sgx535g_transfer *t, struct pipe_resource *pres, unsigned level,
+                          unsigned usage, const struct pipe_box *box, unsigned stride_B,
+                          uint64_t layer_stride_B, struct pipe_transfer **out)
+{
+   pipe_resource_reference(&t->base.resource, pres);
+   t->base.level = level;
+   t->base.usage = usage;
+   t->base.box = *box;
+   t->base.stride = stride_B;
+   t->base.layer_stride = layer_stride_B;
+   *out = &t->base;
+}
+
 static void *
 sgx535g_map(struct pipe_context *pctx, struct pipe_resource *pres, unsigned level, unsigned usage,
            const struct pipe_box *box, struct pipe_transfer **out)
@@ -54,13 +71,7 @@ sgx535g_map(struct pipe_context *pctx, struct pipe_resource *pres, unsigned leve
          FREE(t);
          return NULL;
       }
-      pipe_resource_reference(&t->base.resource, pres);
-      t->base.level = level;
-      t->base.usage = usage;
-      t->base.box = *box;
-      t->base.stride = box->width;
-      t->base.layer_stride = box->width;
-      *out = &t->base;
+      sgx535g_transfer_hand_out(t, pres, level, usage, box, box->width, box->width, out);
       return t->explicit_staging;
    }
    if (!sgx535g_ctx_check(ctx,
@@ -70,13 +81,7 @@ sgx535g_map(struct pipe_context *pctx, struct pipe_resource *pres, unsigned leve
       FREE(t);
       return NULL;
    }
-   pipe_resource_reference(&t->base.resource, pres);
-   t->base.level = level;
-   t->base.usage = usage;
-   t->base.box = *box;
-   t->base.stride = stride_B;
-   t->base.layer_stride = layer_stride_B;
-   *out = &t->base;
+   sgx535g_transfer_hand_out(t, pres, level, usage, box, stride_B, layer_stride_B, out);
    return ptr;
 }
 
