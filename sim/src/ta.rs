@@ -37,12 +37,14 @@ const TILE: i64 = TILE_W_PX as i64;
 
 mod aliased;
 mod binner;
-mod degenerate;
 mod fetch;
 #[cfg(test)]
 mod line_records;
 mod lines;
 mod provoke;
+mod setup;
+#[cfg(test)]
+mod stale;
 mod stipple;
 #[cfg(test)]
 mod tests;
@@ -182,15 +184,8 @@ fn cvert(d: &Draw, out: &OutBank) -> CVert {
 
 impl Ta<'_> {
     fn project(&self, d: &Draw, v: &CVert) -> WVert {
-        let inv = 1.0 / v.pos[3];
-        let vp = &d.ds.vp;
         WVert {
-            p: [
-                v.pos[0] * inv * vp.scale_x + vp.trans_x,
-                v.pos[1] * inv * vp.scale_y + vp.trans_y,
-                v.pos[2] * inv * vp.scale_z + vp.trans_z,
-                inv,
-            ],
+            p: setup::window_pos(d, v),
             var: v.var,
             psize: v.psize,
             edge: v.edge,
@@ -218,9 +213,10 @@ impl Ta<'_> {
             return Ok(());
         }
         if out.iter().all(|&m| m == 0) {
-            if self.fast && poly::plain(&d.ds.poly) && degenerate::no_area(d, v) {
-                // What `fan` would cull, without projecting the vertices (ta/degenerate.rs).
-                return Ok(());
+            if self.fast && poly::plain(&d.ds.poly) {
+                // What `fan` does, projecting the varyings only of a binned triangle
+                // (ta/setup.rs).
+                return self.plain_triangle(d, v);
             }
             // Nothing to clip (most triangles): no polygon to build.
             let w = v.map(|x| self.project(d, x));
@@ -272,8 +268,7 @@ impl Ta<'_> {
         }
         for i in 1..w.len() - 1 {
             let (a, b, c) = (&w[0], &w[i], &w[i + 1]);
-            let area =
-                (b.p[0] - a.p[0]) * (c.p[1] - a.p[1]) - (c.p[0] - a.p[0]) * (b.p[1] - a.p[1]);
+            let area = poly::signed_area(&a.p, &b.p, &c.p);
             if area == 0.0 || area.is_nan() {
                 continue;
             }

@@ -88,15 +88,24 @@ impl Binner {
         back: bool,
         v: [&WVert; 3],
     ) -> Result<(), JobErr> {
+        match self.rect(d, v.map(|w| &w.p)) {
+            Some(r) => self.add_in(d, kind, back, v, r),
+            None => Ok(()),
+        }
+    }
+
+    /// The pixels of the render box and scissor whose centres the bounding box of the
+    /// window positions `p` may cover; None when none.
+    pub(super) fn rect(&self, d: &Draw, p: [&[f32; 4]; 3]) -> Option<PxRect> {
         let (mut x0, mut y0, mut x1, mut y1) = (f32::MAX, f32::MAX, f32::MIN, f32::MIN);
-        for w in &v {
-            x0 = x0.min(w.p[0]);
-            y0 = y0.min(w.p[1]);
-            x1 = x1.max(w.p[0]);
-            y1 = y1.max(w.p[1]);
+        for w in &p {
+            x0 = x0.min(w[0]);
+            y0 = y0.min(w[1]);
+            x1 = x1.max(w[0]);
+            y1 = y1.max(w[1]);
         }
         if !(x0.is_finite() && y0.is_finite() && x1.is_finite() && y1.is_finite()) {
-            return Ok(());
+            return None;
         }
         // Pixels whose centres may be covered.
         let clampi = |f: f32| (f as f64).clamp(-1e9, 1e9) as i64;
@@ -106,9 +115,18 @@ impl Binner {
             clampi((x1 - 0.5).floor()),
             clampi((y1 - 0.5).floor()),
         );
-        let Some(r) = self.clamp(d, bbox) else {
-            return Ok(());
-        };
+        self.clamp(d, bbox)
+    }
+
+    /// Bins one triangle into the tiles of `r` (its `rect`).
+    pub(super) fn add_in(
+        &mut self,
+        d: &Draw,
+        kind: PrimKind,
+        back: bool,
+        v: [&WVert; 3],
+        r: PxRect,
+    ) -> Result<(), JobErr> {
         let (px0, py0, px1, py1) = r;
         let head = RecordHead {
             kind,
