@@ -4,6 +4,7 @@
 //! (shaded one by one on both paths) between batched ones, outputs a program leaves
 //! unwritten (they keep what the machine held), and attribute fetches that fault mid-batch.
 
+use sgx_hwdocs::isp::{CullMode, Scissor};
 use sgx_hwdocs::render::AttrType;
 use sgx_hwdocs::ta_stream::{IndexType, Topology};
 use sgx_hwdocs::usse::{Opcode, Pred};
@@ -219,4 +220,50 @@ fn remembered_vertex_groups_draw_as_shaded_again() {
     assert!(r[0].counters.prims_binned > 0);
     // The fast runs (one thread, three, three with one late) each took groups from the memo.
     assert!(crate::ta::memo_hits() - hits_before >= 3 * 8);
+}
+
+/// Triangles set up from their window positions before their varyings are projected (the
+/// fast path, `ta/setup.rs`) against `fan` after projecting whole vertices: small ones that
+/// cover a pixel centre or none, each cull mode, a scissor that takes some and not others,
+/// and large ones that cross tile edges and the target's.
+#[test]
+fn triangles_set_up_from_positions_bin_as_projected_ones() {
+    let r = check("position set-up", |s| {
+        let (rd, fb) = target(s, W as u32, H as u32);
+        let mut rng = Rng(0x5eed_0003);
+        let mut draws = Vec::new();
+        for k in 0..12 {
+            // Triangles of up to 0.4, 3 or 40 pixels around random points.
+            let reach = [0.4, 3.0, 40.0][k % 3];
+            let mut verts = Vec::new();
+            for _ in 0..8 {
+                let (cx, cy) = (rng.f(-2.0, W + 2.0), rng.f(-2.0, H + 2.0));
+                for _ in 0..3 {
+                    let (x, y) = (cx + rng.f(-reach, reach), cy + rng.f(-reach, reach));
+                    let col = [rng.f(0.0, 1.0), rng.f(0.0, 1.0), rng.f(0.0, 1.0), 1.0];
+                    verts.push((clip_xy(x, y, W, H, rng.f(0.0, 1.0)), col));
+                }
+            }
+            let mut d = draw(vs_straight(), Topology::TRIANGLES, &verts);
+            d.isp.cull = [
+                CullMode::NONE,
+                CullMode::BACK,
+                CullMode::FRONT,
+                CullMode::FRONT_AND_BACK,
+            ][k % 4];
+            d.isp.front_ccw = k % 5 < 2;
+            d.isp.scissor = k % 3 == 1;
+            d.scissor = Scissor {
+                xmin: 4,
+                ymin: 3,
+                xmax: 20,
+                ymax: 17,
+            };
+            draws.push(d);
+        }
+        (vec![build(s, &rd, &draws)], vec![fb])
+    });
+    all_done("position set-up", &r);
+    assert!(r[0].counters.prims_binned > 20);
+    assert!(r[0].counters.pixels_shaded > 0);
 }

@@ -3,7 +3,7 @@
 //! scissor its bounding box covers are all decided by the positions alone, so the varyings
 //! are projected (copied) only for a triangle that is binned. drawoverhead's and `sgx535
 //! bench draws`' triangles have no area or cover no pixel centre: they end here. The
-//! positions are `Ta::window_pos`, the numbers `Ta::project` gives, and the area, facing and
+//! positions are `setup::window_pos`, the numbers `Ta::project` gives, and the area, facing and
 //! rectangle the expressions of `Ta::fan` and `Binner::add`, so the records are the same as
 //! the reference's (`Ta::fan` after projecting whole vertices).
 
