@@ -41,6 +41,7 @@ mod fetch;
 #[cfg(test)]
 mod line_records;
 mod lines;
+mod prim_memo;
 mod provoke;
 mod setup;
 #[cfg(test)]
@@ -111,6 +112,9 @@ mod shade;
 /// Vertex groups the TA took from its memo on this thread (tests of the fast path).
 #[cfg(test)]
 pub(crate) use memo::hits as memo_hits;
+/// PRIMs the TA took from its PRIM memo on this thread (tests of the fast path).
+#[cfg(test)]
+pub(crate) use prim_memo::{hits as prim_memo_hits, set_off as set_prim_memo_off};
 
 struct Ta<'a> {
     mmu: &'a Mmu,
@@ -123,6 +127,8 @@ struct Ta<'a> {
     bufs: PrimBufs,
     /// Groups of vertices shaded earlier in the job (fast path only; ta/memo.rs).
     memo: memo::VertexMemo,
+    /// PRIMs processed earlier in the job (fast path only; ta/prim_memo.rs).
+    prim_memo: prim_memo::PrimMemo,
     /// Line stipple counter: pixels along the lines of the current strip or loop.
     stipple_n: u32,
     /// Aliased lines binned the reference's way, two LINE_RUN triangles per run of pixels
@@ -474,6 +480,7 @@ pub(crate) fn run(
         c,
         bufs: PrimBufs::default(),
         memo: memo::VertexMemo::default(),
+        prim_memo: prim_memo::PrimMemo::default(),
         stipple_n: 0,
         line_runs: paths.line_runs,
         line_tiles: Vec::new(),
@@ -507,7 +514,7 @@ pub(crate) fn run(
                 let d = draw.as_ref().ok_or_else(|| {
                     JobErr::bad(Unit::Vdm, format!("PRIM at {cur:#x} before any STATE"))
                 })?;
-                ta.prim(d, &p)?;
+                ta.prim_remembered(d, &p, &w)?;
                 cur = cur.wrapping_add(16);
             }
             Some(CtrlObjType::TERMINATE) => {
