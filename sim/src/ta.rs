@@ -108,6 +108,7 @@ impl Draw {
 
 mod memo;
 mod shade;
+mod stream;
 
 /// Vertex groups the TA took from its memo on this thread (tests of the fast path).
 #[cfg(test)]
@@ -491,12 +492,12 @@ pub(crate) fn run(
     let mut cur = base;
     let mut draw: Option<Rc<Draw>> = None;
     let mut decoded = Decoded::default();
+    let mut stream = stream::Reader::new(fast);
     loop {
-        let d0 = mmu.read_u32(Unit::Vdm, cur)?;
+        let [d0] = stream.words::<1>(mmu, Unit::Vdm, cur)?;
         match CtrlObjType::from_raw(d0 >> 30) {
             Some(CtrlObjType::STATE) => {
-                let mut w = [0u32; 2];
-                mmu.read_dwords(Unit::Vdm, cur, &mut w)?;
+                let w = stream.words::<2>(mmu, Unit::Vdm, cur)?;
                 let s = CtrlState::unpack(&w).map_err(bad)?;
                 let d = if fast {
                     decoded.get(mmu, s.state_addr, progs)?
@@ -508,8 +509,7 @@ pub(crate) fn run(
                 cur = cur.wrapping_add(8);
             }
             Some(CtrlObjType::PRIM) => {
-                let mut w = [0u32; 4];
-                mmu.read_dwords(Unit::Vdm, cur, &mut w)?;
+                let w = stream.words::<4>(mmu, Unit::Vdm, cur)?;
                 let p = CtrlPrim::unpack(&w).map_err(bad)?;
                 let d = draw.as_ref().ok_or_else(|| {
                     JobErr::bad(Unit::Vdm, format!("PRIM at {cur:#x} before any STATE"))
