@@ -283,7 +283,7 @@ fn remembered_prims_bin_as_processed_again() {
     let r = check("remembered prims", |s| {
         let (rd, fb) = target(s, W as u32, H as u32);
         let mut rng = Rng(0x5eed_0004);
-        let mut wide = |n: usize, rng: &mut Rng| -> Vec<([f32; 4], [f32; 4])> {
+        let wide = |n: usize, rng: &mut Rng| -> Vec<([f32; 4], [f32; 4])> {
             (0..n)
                 .map(|_| {
                     let p = clip_xy(

@@ -23,7 +23,7 @@ const PB_B: usize = 1 << 16;
 fn scene(seed: u32) -> Vec<DrawDesc> {
     let mut g = Rng(seed);
     let fs = || words(&[emitpix(pa(0)), end()]);
-    let mut verts = |n: usize, g: &mut Rng| -> Vec<([f32; 4], [f32; 4])> {
+    let verts = |n: usize, g: &mut Rng| -> Vec<([f32; 4], [f32; 4])> {
         (0..n)
             .map(|_| {
                 let (x, y) = (g.f(-20.0, W as f32 / 2.0), g.f(-20.0, H as f32 + 20.0));
