@@ -5,8 +5,8 @@
 //! index type, count, index address, base vertex) under the same block fetch the same
 //! vertices, shade them to the same clip-space vertices and set up the same triangles: the
 //! second time, the TA appends the triangles the first one binned (each with its vertices
-//! and covered pixels, numbered anew by `Binner::add_in` as they come), counts the vertex
-//! program's instructions the fetch counted and leaves the machine's outputs as its last
+//! and covered pixels, numbered anew by `Binner::add_in` as they come), adds what the first
+//! one added to the counters (the vertex program's instructions) and leaves the machine's outputs as its last
 //! vertex did, without fetching, shading, clipping or setting anything up.
 //!
 //! Only PRIMs whose effects are exactly those are remembered: triangle topologies (not
@@ -21,6 +21,7 @@ use sgx_hwdocs::ta_stream::{CtrlPrim, Topology};
 use super::binner::Logged;
 use super::{memo, poly, Draw, JobErr, Ta};
 use crate::usse::OutBank;
+use crate::Counters;
 
 /// Largest PRIM remembered, in indices. A model choice for speed, not a hardware fact.
 const MAX_VERTICES: u32 = 64;
@@ -32,7 +33,8 @@ const SLOTS: usize = 16;
 struct Entry {
     state_addr: u32,
     words: [u32; 4],
-    usse_instructions: u64,
+    /// What processing the PRIM added to each counter (`Counters::to_array`).
+    counted: [u64; 9],
     /// The machine's instance-0 output bank after the PRIM's last vertex (None: no vertex).
     fin: Option<OutBank>,
     records: Vec<Logged>,
@@ -104,7 +106,8 @@ impl Ta<'_> {
         let i = index(d.state_addr, words);
         let hit = self.prim_memo.slots.get(i).and_then(Option::as_ref);
         if let Some(e) = hit.filter(|e| e.state_addr == d.state_addr && e.words == *words) {
-            self.c.usse_instructions += e.usse_instructions;
+            let now = self.c.to_array();
+            *self.c = Counters::from_array(std::array::from_fn(|k| now[k] + e.counted[k]));
             if let Some(fin) = &e.fin {
                 self.machine.resume_vertex(&d.vs, fin);
             }
@@ -116,7 +119,7 @@ impl Ta<'_> {
             }
             return Ok(());
         }
-        let usse_before = self.c.usse_instructions;
+        let before = self.c.to_array();
         self.bin.start_log();
         let r = self.prim(d, p);
         let records = self.bin.take_log();
@@ -130,7 +133,10 @@ impl Ta<'_> {
         self.prim_memo.slots[i] = Some(Entry {
             state_addr: d.state_addr,
             words: *words,
-            usse_instructions: self.c.usse_instructions - usse_before,
+            counted: {
+                let now = self.c.to_array();
+                std::array::from_fn(|k| now[k] - before[k])
+            },
             fin: (p.count > 0).then(|| self.machine.out_bank0()),
             records,
         });
