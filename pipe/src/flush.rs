@@ -4,7 +4,7 @@
 //! control stream with another PBE state (MODEL: hwdocs model-choices).
 
 use sgx_hwdocs::{pbe, regs, render, ta_stream, Format};
-use sgx_winsys::{Access, Bo, BoDesc, Fence, Job};
+use sgx_winsys::{Access, Bo, BoDesc, BoFlags, Fence, Job};
 
 use crate::batch::Batch;
 use crate::context::Context;
@@ -99,7 +99,13 @@ impl Context {
             ctrl_va
         };
 
-        let pb = dev.create_bo(&BoDesc::new(b.pb_size_B()))?;
+        // The TA writes the records, every tile header and the references before the 3D
+        // phase reads them: the memory need not be cleared first (sgx-sim's
+        // `stale_parameter_memory_changes_nothing` proves a render the same over stale bytes).
+        let pb = dev.create_bo(&BoDesc::new(b.pb_size_B()).flags(BoFlags {
+            undefined_contents: true,
+            ..BoFlags::default()
+        }))?;
         let screen = regs::TeScreen {
             w_tl: b.w_tl,
             h_tl: b.h_tl,

@@ -37,12 +37,15 @@ const TILE: i64 = TILE_W_PX as i64;
 
 mod aliased;
 mod binner;
-mod degenerate;
 mod fetch;
 #[cfg(test)]
 mod line_records;
 mod lines;
+mod prim_memo;
 mod provoke;
+mod setup;
+#[cfg(test)]
+mod stale;
 mod stipple;
 #[cfg(test)]
 mod tests;
@@ -105,10 +108,14 @@ impl Draw {
 
 mod memo;
 mod shade;
+mod stream;
 
 /// Vertex groups the TA took from its memo on this thread (tests of the fast path).
 #[cfg(test)]
 pub(crate) use memo::hits as memo_hits;
+/// PRIMs the TA took from its PRIM memo on this thread (tests of the fast path).
+#[cfg(test)]
+pub(crate) use prim_memo::{hits as prim_memo_hits, set_off as set_prim_memo_off};
 
 struct Ta<'a> {
     mmu: &'a Mmu,
@@ -121,6 +128,8 @@ struct Ta<'a> {
     bufs: PrimBufs,
     /// Groups of vertices shaded earlier in the job (fast path only; ta/memo.rs).
     memo: memo::VertexMemo,
+    /// PRIMs processed earlier in the job (fast path only; ta/prim_memo.rs).
+    prim_memo: prim_memo::PrimMemo,
     /// Line stipple counter: pixels along the lines of the current strip or loop.
     stipple_n: u32,
     /// Aliased lines binned the reference's way, two LINE_RUN triangles per run of pixels
@@ -182,15 +191,8 @@ fn cvert(d: &Draw, out: &OutBank) -> CVert {
 
 impl Ta<'_> {
     fn project(&self, d: &Draw, v: &CVert) -> WVert {
-        let inv = 1.0 / v.pos[3];
-        let vp = &d.ds.vp;
         WVert {
-            p: [
-                v.pos[0] * inv * vp.scale_x + vp.trans_x,
-                v.pos[1] * inv * vp.scale_y + vp.trans_y,
-                v.pos[2] * inv * vp.scale_z + vp.trans_z,
-                inv,
-            ],
+            p: setup::window_pos(d, v),
             var: v.var,
             psize: v.psize,
             edge: v.edge,
@@ -218,9 +220,10 @@ impl Ta<'_> {
             return Ok(());
         }
         if out.iter().all(|&m| m == 0) {
-            if self.fast && poly::plain(&d.ds.poly) && degenerate::no_area(d, v) {
-                // What `fan` would cull, without projecting the vertices (ta/degenerate.rs).
-                return Ok(());
+            if self.fast && poly::plain(&d.ds.poly) {
+                // What `fan` does, projecting the varyings only of a binned triangle
+                // (ta/setup.rs).
+                return self.plain_triangle(d, v);
             }
             // Nothing to clip (most triangles): no polygon to build.
             let w = v.map(|x| self.project(d, x));
@@ -272,8 +275,7 @@ impl Ta<'_> {
         }
         for i in 1..w.len() - 1 {
             let (a, b, c) = (&w[0], &w[i], &w[i + 1]);
-            let area =
-                (b.p[0] - a.p[0]) * (c.p[1] - a.p[1]) - (c.p[0] - a.p[0]) * (b.p[1] - a.p[1]);
+            let area = poly::signed_area(&a.p, &b.p, &c.p);
             if area == 0.0 || area.is_nan() {
                 continue;
             }
@@ -479,6 +481,7 @@ pub(crate) fn run(
         c,
         bufs: PrimBufs::default(),
         memo: memo::VertexMemo::default(),
+        prim_memo: prim_memo::PrimMemo::default(),
         stipple_n: 0,
         line_runs: paths.line_runs,
         line_tiles: Vec::new(),
@@ -489,12 +492,12 @@ pub(crate) fn run(
     let mut cur = base;
     let mut draw: Option<Rc<Draw>> = None;
     let mut decoded = Decoded::default();
+    let mut stream = stream::Reader::new(fast);
     loop {
-        let d0 = mmu.read_u32(Unit::Vdm, cur)?;
+        let [d0] = stream.words::<1>(mmu, Unit::Vdm, cur)?;
         match CtrlObjType::from_raw(d0 >> 30) {
             Some(CtrlObjType::STATE) => {
-                let mut w = [0u32; 2];
-                mmu.read_dwords(Unit::Vdm, cur, &mut w)?;
+                let w = stream.words::<2>(mmu, Unit::Vdm, cur)?;
                 let s = CtrlState::unpack(&w).map_err(bad)?;
                 let d = if fast {
                     decoded.get(mmu, s.state_addr, progs)?
@@ -506,13 +509,12 @@ pub(crate) fn run(
                 cur = cur.wrapping_add(8);
             }
             Some(CtrlObjType::PRIM) => {
-                let mut w = [0u32; 4];
-                mmu.read_dwords(Unit::Vdm, cur, &mut w)?;
+                let w = stream.words::<4>(mmu, Unit::Vdm, cur)?;
                 let p = CtrlPrim::unpack(&w).map_err(bad)?;
                 let d = draw.as_ref().ok_or_else(|| {
                     JobErr::bad(Unit::Vdm, format!("PRIM at {cur:#x} before any STATE"))
                 })?;
-                ta.prim(d, &p)?;
+                ta.prim_remembered(d, &p, &w)?;
                 cur = cur.wrapping_add(16);
             }
             Some(CtrlObjType::TERMINATE) => {

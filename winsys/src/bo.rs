@@ -29,6 +29,11 @@ pub struct BoFlags {
     pub caching: Caching,
     /// The GPU MMU maps the buffer read-only; a job may not write it.
     pub gpu_read_only: bool,
+    /// The buffer may start with any bytes instead of zeros: a buffer the model's pool kept
+    /// is handed out without clearing it. For memory a job writes before anything reads it
+    /// (a render's parameter memory). The bytes are ones this device held before (the pool
+    /// is the device's, and keeps no exported buffer); backends that always clear ignore it.
+    pub undefined_contents: bool,
 }
 
 /// What to allocate.

@@ -177,11 +177,13 @@ impl MemfdBacking {
     }
 
     /// As [`MemfdBacking::new`], taking a buffer of the same size from `pool` when it keeps
-    /// one (zeroed), and giving the memory back to it when dropped, unless exported.
+    /// one (zeroed when `zero`, else as its last owner left it), and giving the memory back
+    /// to it when dropped, unless exported.
     pub fn new_pooled(
         len_B: u64,
         calls: &'static dyn FileCalls,
         pool: &SharedPool,
+        zero: bool,
     ) -> Result<MemfdBacking> {
         let len = VaAllocator::rounded_B(len_B) as usize;
         let kept = {
@@ -195,9 +197,12 @@ impl MemfdBacking {
         };
         let mut b = match kept {
             Some(k) => {
-                // SAFETY: `k.ptr` is the kept shared mapping of `k.len` bytes, owned by nobody
-                // else since its backing dropped; a new buffer starts zeroed, as a fresh memfd.
-                unsafe { std::ptr::write_bytes(k.ptr.as_ptr(), 0, k.len) };
+                if zero {
+                    // SAFETY: `k.ptr` is the kept shared mapping of `k.len` bytes, owned by
+                    // nobody else since its backing dropped; a new buffer starts zeroed, as a
+                    // fresh memfd.
+                    unsafe { std::ptr::write_bytes(k.ptr.as_ptr(), 0, k.len) };
+                }
                 MemfdBacking {
                     fd: k.fd,
                     ptr: k.ptr,
@@ -361,21 +366,21 @@ mod tests {
     fn a_dropped_buffer_serves_the_next_of_its_size_zeroed() {
         let pool = SharedPool::default();
         let len_B = 13 * 4096;
-        let a = MemfdBacking::new_pooled(len_B, &Libc, &pool).unwrap();
+        let a = MemfdBacking::new_pooled(len_B, &Libc, &pool, true).unwrap();
         fill(&a, 0xAB);
         let p = a.as_ptr();
         drop(a);
-        let b = MemfdBacking::new_pooled(len_B, &Libc, &pool).unwrap();
+        let b = MemfdBacking::new_pooled(len_B, &Libc, &pool, true).unwrap();
         assert_eq!(b.as_ptr(), p, "the kept mapping is reused");
         assert!(zeroed(&b));
         // Emptied, the pool serves nothing until a buffer is freed again.
-        let d = MemfdBacking::new_pooled(len_B, &Libc, &pool).unwrap();
+        let d = MemfdBacking::new_pooled(len_B, &Libc, &pool, true).unwrap();
         drop(d);
         empty_pool(&pool);
         assert!(lock_pool(&pool).free.is_empty());
         assert_eq!(lock_pool(&pool).held_B, 0);
         // Another size is not served from it.
-        let c = MemfdBacking::new_pooled(2 * len_B, &Libc, &pool).unwrap();
+        let c = MemfdBacking::new_pooled(2 * len_B, &Libc, &pool, true).unwrap();
         assert_ne!(c.as_ptr(), p);
         // With the device (its pool) gone, a dropped buffer is unmapped, not kept.
         drop(pool);
@@ -383,15 +388,37 @@ mod tests {
     }
 
     #[test]
+    fn a_buffer_of_undefined_contents_keeps_the_last_owners_bytes() {
+        let pool = SharedPool::default();
+        let len_B = 11 * 4096;
+        // A fresh one is zeroed all the same (a new memfd).
+        let a = MemfdBacking::new_pooled(len_B, &Libc, &pool, false).unwrap();
+        assert!(zeroed(&a));
+        fill(&a, 0x5A);
+        let p = a.as_ptr();
+        drop(a);
+        let b = MemfdBacking::new_pooled(len_B, &Libc, &pool, false).unwrap();
+        assert_eq!(b.as_ptr(), p, "the kept mapping is reused");
+        // SAFETY: as in fill.
+        let bytes = unsafe { std::slice::from_raw_parts(b.as_ptr(), b.len_B()) };
+        assert!(bytes.iter().all(|&x| x == 0x5A), "not cleared");
+        drop(b);
+        // The next owner that asks for zeros gets them from the same mapping.
+        let c = MemfdBacking::new_pooled(len_B, &Libc, &pool, true).unwrap();
+        assert_eq!(c.as_ptr(), p);
+        assert!(zeroed(&c));
+    }
+
+    #[test]
     fn an_exported_buffer_is_never_reused() {
         let pool = SharedPool::default();
         let len_B = 17 * 4096;
-        let a = MemfdBacking::new_pooled(len_B, &Libc, &pool).unwrap();
+        let a = MemfdBacking::new_pooled(len_B, &Libc, &pool, true).unwrap();
         let _ = a.fd();
         fill(&a, 0xCD);
         drop(a);
         assert!(lock_pool(&pool).free.is_empty());
-        let b = MemfdBacking::new_pooled(len_B, &Libc, &pool).unwrap();
+        let b = MemfdBacking::new_pooled(len_B, &Libc, &pool, true).unwrap();
         assert!(zeroed(&b));
     }
 

@@ -6,9 +6,9 @@ use sgx_hwdocs::ta_stream::Topology;
 use sgx_hwdocs::texture::{Filter, TexState};
 use sgx_hwdocs::usse::Opcode;
 
-use super::{check, target, textured, window_rect, TEX_FS};
+use super::{all_done, check, target, textured, window_rect, TEX_FS};
 use crate::kit::*;
-use crate::{JobStatus, Perm};
+use crate::{JobDesc, JobStatus, Perm};
 
 #[test]
 fn faults_agree() {
@@ -72,4 +72,67 @@ fn faults_agree() {
         "{:?}",
         r[0].status
     );
+}
+
+/// The control stream read a window at a time (`ta/stream.rs`) against object by object: a
+/// stream of 200 draws copied to cross a page boundary (objects straddling it), whole, and
+/// cut 8 bytes into its last PRIM so that it runs into the unmapped page after its buffer:
+/// the same renders, and the same fault at the same address.
+#[test]
+fn a_control_stream_across_pages_and_past_its_buffer_agrees() {
+    for cut in [false, true] {
+        let name = format!("control stream, cut {cut}");
+        let r = check(&name, |s| {
+            let (rd, fb) = target(s, 20, 20);
+            let mut rng = Rng(0x5eed_0005);
+            let draws: Vec<DrawDesc> = (0..5)
+                .map(|_| {
+                    let v: Vec<_> = (0..3)
+                        .map(|_| {
+                            let p = clip_xy(rng.f(0.0, 20.0), rng.f(0.0, 20.0), 20.0, 20.0, 0.5);
+                            (p, [rng.f(0.0, 1.0), rng.f(0.0, 1.0), 0.5, 1.0])
+                        })
+                        .collect();
+                    DrawDesc::new(
+                        Topology::TRIANGLES,
+                        &v,
+                        words(&[emitpix(pa(0)), end()]),
+                        viewport(20.0, 20.0),
+                    )
+                })
+                .collect();
+            let order: Vec<usize> = (0..200).map(|k| k * 7 % 5).collect();
+            let mut job = build_ordered(s, &rd, &draws, &order);
+            let JobDesc::Render { ta_regs, .. } = &mut job else {
+                unreachable!("build makes a render");
+            };
+            let base = ta_regs
+                .iter_mut()
+                .find(|(reg, _)| *reg == sgx_hwdocs::regs::VDM_CTRL_STREAM_BASE)
+                .expect("the stream's register");
+            // Each draw is a STATE (8 bytes) and a PRIM (16), then a TERMINATE (4).
+            let len_B = 24 * order.len() + 4;
+            let mut stream = vec![0u8; len_B];
+            s.gpu
+                .mmu
+                .read(crate::Unit::Vdm, base.1, &mut stream)
+                .expect("the stream is mapped");
+            if cut {
+                stream.truncate(len_B - 4 - 8);
+            }
+            let m = Mem::new(2 * 4096);
+            m.write(2 * 4096 - stream.len(), &stream);
+            base.1 = s.alloc_with(m, Perm::RW) + (2 * 4096 - stream.len()) as u32;
+            (vec![job], vec![fb])
+        });
+        if cut {
+            assert!(
+                matches!(r[0].status, JobStatus::Fault(_)),
+                "{:?}",
+                r[0].status
+            );
+        } else {
+            all_done(&name, &r);
+        }
+    }
 }

@@ -4,6 +4,7 @@
 //! (shaded one by one on both paths) between batched ones, outputs a program leaves
 //! unwritten (they keep what the machine held), and attribute fetches that fault mid-batch.
 
+use sgx_hwdocs::isp::{CullMode, Scissor};
 use sgx_hwdocs::render::AttrType;
 use sgx_hwdocs::ta_stream::{IndexType, Topology};
 use sgx_hwdocs::usse::{Opcode, Pred};
@@ -183,9 +184,11 @@ fn a_fetch_fault_mid_batch_agrees() {
 /// the reference shades them again. `vs_short` leaves o2 unwritten, so it reads the bank the
 /// draw before left: after a remembered draw, that must be the remembered draw's last vertex
 /// (not the one shaded last), and its own vertices are never remembered. Draw 5's triangles
-/// have no area but its last.
+/// have no area but its last. The PRIM memo (`ta/prim_memo.rs`), which would take the
+/// repeated draws over whole, is off.
 #[test]
 fn remembered_vertex_groups_draw_as_shaded_again() {
+    crate::ta::set_prim_memo_off(true);
     let hits_before = crate::ta::memo_hits();
     let r = check("remembered vertex groups", |s| {
         let (rd, fb) = target(s, W as u32, H as u32);
@@ -219,4 +222,109 @@ fn remembered_vertex_groups_draw_as_shaded_again() {
     assert!(r[0].counters.prims_binned > 0);
     // The fast runs (one thread, three, three with one late) each took groups from the memo.
     assert!(crate::ta::memo_hits() - hits_before >= 3 * 8);
+    crate::ta::set_prim_memo_off(false);
+}
+
+/// Triangles set up from their window positions before their varyings are projected (the
+/// fast path, `ta/setup.rs`) against `fan` after projecting whole vertices: small ones that
+/// cover a pixel centre or none, each cull mode, a scissor that takes some and not others,
+/// and large ones that cross tile edges and the target's.
+#[test]
+fn triangles_set_up_from_positions_bin_as_projected_ones() {
+    let r = check("position set-up", |s| {
+        let (rd, fb) = target(s, W as u32, H as u32);
+        let mut rng = Rng(0x5eed_0003);
+        let mut draws = Vec::new();
+        for k in 0..12 {
+            // Triangles of up to 0.4, 3 or 40 pixels around random points.
+            let reach = [0.4, 3.0, 40.0][k % 3];
+            let mut verts = Vec::new();
+            for _ in 0..8 {
+                let (cx, cy) = (rng.f(-2.0, W + 2.0), rng.f(-2.0, H + 2.0));
+                for _ in 0..3 {
+                    let (x, y) = (cx + rng.f(-reach, reach), cy + rng.f(-reach, reach));
+                    let col = [rng.f(0.0, 1.0), rng.f(0.0, 1.0), rng.f(0.0, 1.0), 1.0];
+                    verts.push((clip_xy(x, y, W, H, rng.f(0.0, 1.0)), col));
+                }
+            }
+            let mut d = draw(vs_straight(), Topology::TRIANGLES, &verts);
+            d.isp.cull = [
+                CullMode::NONE,
+                CullMode::BACK,
+                CullMode::FRONT,
+                CullMode::FRONT_AND_BACK,
+            ][k % 4];
+            d.isp.front_ccw = k % 5 < 2;
+            d.isp.scissor = k % 3 == 1;
+            d.scissor = Scissor {
+                xmin: 4,
+                ymin: 3,
+                xmax: 20,
+                ymax: 17,
+            };
+            draws.push(d);
+        }
+        (vec![build(s, &rd, &draws)], vec![fb])
+    });
+    all_done("position set-up", &r);
+    assert!(r[0].counters.prims_binned > 20);
+    assert!(r[0].counters.pixels_shaded > 0);
+}
+
+/// PRIMs repeated within a job: the fast path bins the triangles a PRIM binned before again
+/// (`ta/prim_memo.rs`) where the reference fetches, shades, clips and sets them up again.
+/// Triangles that cross the view volume (clipped), culled ones, flat varyings from the first
+/// vertex, quads, an indexed PRIM, one past the size the memo keeps (always shaded), and
+/// `vs_short` draws between them, which read the output bank the PRIM before left: last,
+/// after a remembered PRIM that follows the large one.
+#[test]
+fn remembered_prims_bin_as_processed_again() {
+    let hits_before = crate::ta::prim_memo_hits();
+    let r = check("remembered prims", |s| {
+        let (rd, fb) = target(s, W as u32, H as u32);
+        let mut rng = Rng(0x5eed_0004);
+        let wide = |n: usize, rng: &mut Rng| -> Vec<([f32; 4], [f32; 4])> {
+            (0..n)
+                .map(|_| {
+                    let p = clip_xy(
+                        rng.f(-W, 2.0 * W),
+                        rng.f(-H, 2.0 * H),
+                        W,
+                        H,
+                        rng.f(-0.5, 1.5),
+                    );
+                    (p, [rng.f(0.0, 1.0), rng.f(0.0, 1.0), rng.f(0.0, 1.0), 1.0])
+                })
+                .collect()
+        };
+        let mut draws = vec![
+            draw(vs_straight(), Topology::TRIANGLES, &wide(12, &mut rng)),
+            draw(vs_straight(), Topology::TRIANGLE_STRIP, &wide(9, &mut rng)),
+            draw(vs_short(), Topology::TRIANGLES, &verts(&mut rng, 6)),
+            draw(vs_straight(), Topology::QUADS, &wide(8, &mut rng)),
+            draw(
+                vs_straight(),
+                Topology::TRIANGLE_STRIP,
+                &verts(&mut rng, 70),
+            ),
+        ];
+        let mut d = draw(vs_straight(), Topology::TRIANGLE_FAN, &wide(7, &mut rng));
+        d.prim.flat_first = true;
+        d.tsp.v0_interp = sgx_hwdocs::tsp::Interp::FLAT;
+        d.isp.cull = CullMode::BACK;
+        draws.push(d);
+        let mut d = draw(vs_straight(), Topology::TRIANGLES, &wide(9, &mut rng));
+        let ids = [0u16, 1, 2, 2, 1, 8, 0, 8, 3, 3, 8, 1, 5, 6, 7];
+        d.index = Some((IndexType::U16, u16s(&ids)));
+        d.count = ids.len() as u32;
+        draws.push(d);
+        let order = [
+            0, 1, 0, 2, 3, 1, 3, 2, 4, 5, 4, 5, 6, 0, 6, 2, 5, 1, 3, 3, 6, 4, 0, 2,
+        ];
+        (vec![build_ordered(s, &rd, &draws, &order)], vec![fb])
+    });
+    all_done("remembered prims", &r);
+    assert!(r[0].counters.prims_binned > 30);
+    // The fast runs (one thread, three, three with one late) each took PRIMs from the memo.
+    assert!(crate::ta::prim_memo_hits() - hits_before >= 3 * 10);
 }

@@ -20,6 +20,21 @@ pub(super) struct Binner {
     pub tiles: Vec<Vec<u32>>,
     pub refs: u64,
     pub prims: u64,
+    /// The triangles `add_in` bins while logging (`start_log`); None after a record binned
+    /// another way (`add_to`) or past `LOG_MAX` of them.
+    log: Option<Vec<Logged>>,
+    logging: bool,
+}
+
+/// Most triangles logged at a time (`prim_memo.rs` keeps fewer). A model choice for speed.
+const LOG_MAX: usize = 64;
+
+/// A triangle `add_in` binned: what binning it again takes.
+pub(super) struct Logged {
+    pub kind: PrimKind,
+    pub back: bool,
+    pub v: [WVert; 3],
+    pub rect: PxRect,
 }
 
 /// A rectangle of pixels, inclusive: x0, y0, x1, y1.
@@ -44,7 +59,24 @@ impl Binner {
             tiles: vec![Vec::new(); (w_tl * h_tl) as usize],
             refs: 0,
             prims: 0,
+            log: None,
+            logging: false,
         }
+    }
+
+    /// Logs the triangles `add_in` bins from now on.
+    pub(super) fn start_log(&mut self) {
+        let mut l = self.log.take().unwrap_or_default();
+        l.clear();
+        self.log = Some(l);
+        self.logging = true;
+    }
+
+    /// Stops logging: the triangles binned since `start_log`, None when something else was
+    /// binned or too many were.
+    pub(super) fn take_log(&mut self) -> Option<Vec<Logged>> {
+        self.logging = false;
+        self.log.take()
     }
 
     pub(super) fn bytes(&self) -> u64 {
@@ -88,15 +120,24 @@ impl Binner {
         back: bool,
         v: [&WVert; 3],
     ) -> Result<(), JobErr> {
+        match self.rect(d, v.map(|w| &w.p)) {
+            Some(r) => self.add_in(d, kind, back, v, r),
+            None => Ok(()),
+        }
+    }
+
+    /// The pixels of the render box and scissor whose centres the bounding box of the
+    /// window positions `p` may cover; None when none.
+    pub(super) fn rect(&self, d: &Draw, p: [&[f32; 4]; 3]) -> Option<PxRect> {
         let (mut x0, mut y0, mut x1, mut y1) = (f32::MAX, f32::MAX, f32::MIN, f32::MIN);
-        for w in &v {
-            x0 = x0.min(w.p[0]);
-            y0 = y0.min(w.p[1]);
-            x1 = x1.max(w.p[0]);
-            y1 = y1.max(w.p[1]);
+        for w in &p {
+            x0 = x0.min(w[0]);
+            y0 = y0.min(w[1]);
+            x1 = x1.max(w[0]);
+            y1 = y1.max(w[1]);
         }
         if !(x0.is_finite() && y0.is_finite() && x1.is_finite() && y1.is_finite()) {
-            return Ok(());
+            return None;
         }
         // Pixels whose centres may be covered.
         let clampi = |f: f32| (f as f64).clamp(-1e9, 1e9) as i64;
@@ -106,15 +147,35 @@ impl Binner {
             clampi((x1 - 0.5).floor()),
             clampi((y1 - 0.5).floor()),
         );
-        let Some(r) = self.clamp(d, bbox) else {
-            return Ok(());
-        };
+        self.clamp(d, bbox)
+    }
+
+    /// Bins one triangle into the tiles of `r` (its `rect`).
+    pub(super) fn add_in(
+        &mut self,
+        d: &Draw,
+        kind: PrimKind,
+        back: bool,
+        v: [&WVert; 3],
+        r: PxRect,
+    ) -> Result<(), JobErr> {
         let (px0, py0, px1, py1) = r;
         let head = RecordHead {
             kind,
             back,
             stipple: None,
         };
+        if self.logging {
+            match &mut self.log {
+                Some(l) if l.len() < LOG_MAX => l.push(Logged {
+                    kind,
+                    back,
+                    v: v.map(|w| *w),
+                    rect: r,
+                }),
+                _ => self.log = None,
+            }
+        }
         let off = self.record(d, head, v)?;
         for ty in py0 / TILE..=py1 / TILE {
             for tx in px0 / TILE..=px1 / TILE {
@@ -136,6 +197,8 @@ impl Binner {
         if tiles.is_empty() {
             return Ok(());
         }
+        // Not a triangle `add_in` can bin again: the log no longer tells all.
+        self.log = None;
         let off = self.record(d, head, v)?;
         for &t in tiles {
             self.tiles[t as usize].push(off);

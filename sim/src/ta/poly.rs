@@ -69,7 +69,12 @@ pub(super) fn facing(isp: &IspState, area: f32) -> (bool, bool) {
 
 /// Twice the signed area of a window-space triangle.
 fn area(a: &WVert, b: &WVert, c: &WVert) -> f32 {
-    (b.p[0] - a.p[0]) * (c.p[1] - a.p[1]) - (c.p[0] - a.p[0]) * (b.p[1] - a.p[1])
+    signed_area(&a.p, &b.p, &c.p)
+}
+
+/// Twice the signed area of the triangle of window positions `a`, `b`, `c` (x, y first).
+pub(super) fn signed_area(a: &[f32; 4], b: &[f32; 4], c: &[f32; 4]) -> f32 {
+    (b[0] - a[0]) * (c[1] - a[1]) - (c[0] - a[0]) * (b[1] - a[1])
 }
 
 /// The polygon offset of a convex polygon: units + scale * max(|dz/dx|, |dz/dy|) (the

@@ -346,7 +346,7 @@ impl Device for SimDevice {
             });
         }
         self.map_backing(desc, |len_B| {
-            MemfdBacking::new_pooled(len_B, &Libc, &s.pool)
+            MemfdBacking::new_pooled(len_B, &Libc, &s.pool, !desc.flags.undefined_contents)
         })
     }
 
