@@ -24,16 +24,9 @@ use crate::error::Result;
 /// whole dwords up to this.
 const MAX_ELEM_B: u32 = 16;
 
-/// The address of a copy, in `b`'s arena, of the `elem_B` bytes at `offset_B` of `bo`; None
-/// (point into the buffer, as the reference does) when the element is not whole dwords or
-/// lies outside the buffer.
-pub(crate) fn const_attr(
-    b: &mut Batch,
-    dev: &dyn Device,
-    bo: &Bo,
-    offset_B: u32,
-    elem_B: u32,
-) -> Result<Option<u32>> {
+/// The words of the `elem_B` bytes at `offset_B` of `bo` (zeros past them); None when the
+/// element is not whole dwords or lies outside the buffer.
+pub(crate) fn element_words(bo: &Bo, offset_B: u32, elem_B: u32) -> Result<Option<[u32; 4]>> {
     if elem_B == 0 || elem_B > MAX_ELEM_B || !elem_B.is_multiple_of(4) {
         return Ok(None);
     }
@@ -45,10 +38,26 @@ pub(crate) fn const_attr(
         return Ok(None);
     }
     let mut words = [0u32; (MAX_ELEM_B / 4) as usize];
-    let words = &mut words[..(elem_B / 4) as usize];
     for (w, c) in words.iter_mut().zip(bytes.chunks_exact(4)) {
         *w = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
     }
+    Ok(Some(words))
+}
+
+/// The address of a copy, in `b`'s arena, of the `elem_B` bytes at `offset_B` of `bo`; None
+/// (point into the buffer, as the reference does) when the element is not whole dwords or
+/// lies outside the buffer.
+pub(crate) fn const_attr(
+    b: &mut Batch,
+    dev: &dyn Device,
+    bo: &Bo,
+    offset_B: u32,
+    elem_B: u32,
+) -> Result<Option<u32>> {
+    let Some(words) = element_words(bo, offset_B, elem_B)? else {
+        return Ok(None);
+    };
+    let words = &words[..(elem_B / 4) as usize];
     let recent = &mut b.recent[RECENT_CONST_ATTR];
     if let Some(va) = recent.find(words) {
         return Ok(Some(va));

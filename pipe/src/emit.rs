@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use sgx_hwdocs::{isp, render, ta_stream, tsp};
+use sgx_hwdocs::{isp, render, tsp};
 
 use crate::caps::ShaderStage;
 use crate::const_attr::const_attr;
@@ -15,6 +15,7 @@ use crate::draw_state::{
     set_interp, target_fits, tex_state, unorm8, Use, TABLE_ATTRS, TABLE_FS_CONSTS, TABLE_TEXS,
     TABLE_VS_CONSTS,
 };
+use crate::emit_memo::MEMO_DIRTY;
 use crate::error::{invalid, PipeError, Result};
 use crate::program::Program;
 use crate::state::*;
@@ -45,6 +46,18 @@ impl Context {
             }
         }
         let d = self.dirty;
+        // The emit memo (emit_memo.rs): a change of vertex layout and buffers alone finds
+        // the block this batch has for them.
+        let serial = self.batch.as_ref().expect("batch exists").serial;
+        self.emit.memo.sync(serial, moves);
+        let memo = self.reuse_state && !self.emit.memo.disabled && d.intersects(Dirty::ATTRS);
+        let memo = memo && self.memo_sources()?;
+        if !MEMO_DIRTY.contains(d) {
+            self.emit.memo.clear();
+        } else if memo && !self.emit.changed && self.emit.query == query && self.memo_hit()? {
+            self.dirty = Dirty::empty();
+            return Ok(());
+        }
         if self.emit.block.is_empty() {
             self.emit.block = vec![0; render::DRAW_STATE_DWORDS as usize];
         }
@@ -64,7 +77,7 @@ impl Context {
             let (words, uses, consts) = self.attr_table()?;
             let c = &mut self.emit;
             c.set_table(TABLE_ATTRS, words);
-            c.attr_uses = uses;
+            c.attr_uses = uses.into();
             c.const_srcs = consts;
             packed += 1;
         }
@@ -219,19 +232,13 @@ impl Context {
             let dev = self.screen.device().clone();
             let up = self.emit.upload(&*dev, b, self.reuse_state)?;
             // A block found again that the draws use already needs no STATE object.
-            if b.state_va != Some(up.block_va) {
-                b.state_va = Some(up.block_va);
-                b.stream.extend(
-                    ta_stream::CtrlState {
-                        state_addr: up.block_va,
-                        ..Default::default()
-                    }
-                    .pack()?,
-                );
-            }
+            b.use_block(up.block_va)?;
             self.emit.changed = false;
             self.stats.state_blocks_emitted += u64::from(up.block_written);
             self.stats.state_words_emitted += up.words;
+        }
+        if memo {
+            self.memo_record();
         }
         Ok(())
     }
