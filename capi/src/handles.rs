@@ -6,7 +6,7 @@
 //! Objects record the screen (and context) they were made on, so a handle from another screen
 //! or context is refused, and destroying a screen or context frees what hangs off it.
 
-use std::any::Any;
+use std::any::{Any, TypeId};
 use std::cell::RefCell;
 use std::ptr::NonNull;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -122,6 +122,8 @@ static REMOVALS: AtomicU64 = AtomicU64::new(0);
 struct Cached {
     h: u64,
     kind: Kind,
+    /// The concrete type of `value` (compared without a call through its vtable).
+    ty: TypeId,
     value: Arc<dyn Any + Send + Sync>,
     owner: Owner,
 }
@@ -129,8 +131,9 @@ struct Cached {
 /// Handles a thread remembers, by slot index modulo this: a draw that changes vertex layout
 /// and buffers names the context, a few buffers, the upload buffer and vertex element states,
 /// and with 4 ways those collided (drawoverhead's intermixed attributes took the table's lock
-/// on most calls). Not a hardware number.
-const CACHE_WAYS: usize = 16;
+/// on most calls); with 16, a few calls a draw still missed (test 6: the slow path was 4% of
+/// the app thread). Not a hardware number.
+const CACHE_WAYS: usize = 64;
 
 /// A thread's cache. How a removal on another thread is handled (the rule that makes lending
 /// sound): the cache holds a strong reference, so an object it lends cannot be freed under
@@ -235,10 +238,11 @@ fn cached<T: Any + Send + Sync>(
         return None;
     }
     let e = c.ways[cache_way(h)].as_ref()?;
-    if e.h != h || e.kind != kind {
+    if e.h != h || e.kind != kind || e.ty != TypeId::of::<T>() {
         return None;
     }
-    let p = NonNull::from(e.value.downcast_ref::<T>()?);
+    // The data pointer of the Arc, whose concrete type is T (checked above).
+    let p = NonNull::from(&*e.value).cast::<T>();
     let owner = e.owner;
     c.lends += 1;
     Some((Lent::Cached(p), owner))
@@ -409,6 +413,7 @@ pub(crate) fn lend<T: Any + Send + Sync>(
         *way = Some(Cached {
             h,
             kind,
+            ty: TypeId::of::<T>(),
             value,
             owner,
         });
