@@ -68,6 +68,11 @@ pub(crate) struct Batch {
     pub recent: [Recent; RECENT_KINDS],
     /// The block whose buffers `bos` and `reads` hold (`Context::take_state_uses`).
     pub uses_va: Option<u32>,
+    /// The last few blocks whose buffers were taken (`Context::take_state_uses`): a block's
+    /// words name its buffers' addresses, which stay theirs while the batch holds them, so
+    /// a block that comes back (intermixed vertex layouts) lists nothing new.
+    pub uses_taken: [Option<u32>; USES_TAKEN],
+    pub uses_taken_next: usize,
     /// The index buffer `bos` got last (by buffer id).
     pub index_bo: Option<u64>,
     /// Query slots this render counts into: (query, GPU address of its u32).
@@ -151,6 +156,9 @@ impl Recent {
     }
 }
 
+/// Blocks `Batch::uses_taken` remembers (twice `RECENT_COPIES`); a driver choice.
+pub(crate) const USES_TAKEN: usize = 2 * RECENT_COPIES;
+
 /// Largest parameter memory one render gets by default; a batch that would need more is split.
 pub const DEFAULT_PB_BUDGET_B: u64 = 16 << 20;
 
@@ -206,6 +214,8 @@ impl Batch {
             table_va: [None; 4],
             recent: Default::default(),
             uses_va: None,
+            uses_taken: [None; USES_TAKEN],
+            uses_taken_next: 0,
             index_bo: None,
             query_slots: Vec::new(),
             reads: IdSet::default(),

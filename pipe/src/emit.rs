@@ -252,6 +252,11 @@ impl Context {
             return;
         }
         b.uses_va = b.state_va;
+        if b.state_va.is_some() && b.uses_taken.contains(&b.state_va) {
+            return;
+        }
+        b.uses_taken[b.uses_taken_next] = b.state_va;
+        b.uses_taken_next = (b.uses_taken_next + 1) % crate::batch::USES_TAKEN;
         b.read_bo(&p.code, None);
         for u in self.emit.attr_uses.iter().chain(&self.emit.tex_uses) {
             b.read_bo(&u.bo, u.res.as_ref().map(|r| r.id()));
