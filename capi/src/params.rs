@@ -355,7 +355,7 @@ pub unsafe extern "C" fn sgx535_set_vertex_buffers(
 ) -> sgx535_status {
     guard(|| {
         let c = context::get(ctx)?;
-        let list: Vec<Option<VertexBuffer>> = if buffers.is_null() {
+        let mut list: Vec<Option<VertexBuffer>> = if buffers.is_null() {
             vec![None; count as usize]
         } else {
             // SAFETY: the caller's array of `count` buffers, checked by slice.
@@ -390,7 +390,9 @@ pub unsafe extern "C" fn sgx535_set_vertex_buffers(
                 })
                 .collect::<Result<_>>()?
         };
-        c.lock().ctx.set_vertex_buffers(start as usize, &list)?;
+        c.lock()
+            .ctx
+            .set_vertex_buffers_owned(start as usize, &mut list)?;
         Ok(())
     })
 }
