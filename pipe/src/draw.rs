@@ -7,7 +7,7 @@ use sgx_hwdocs::{limits, ta_stream};
 
 use crate::batch::{prim_count, DEFAULT_PB_BUDGET_B};
 use crate::context::Context;
-use crate::error::{invalid, PipeError, Result};
+use crate::error::{invalid, not_bound, PipeError, Result};
 use crate::program::Program;
 use crate::query::QUERY_SLOTS;
 use crate::state::*;
@@ -69,14 +69,11 @@ impl Context {
     /// Makes `last_program` the linked program of the bound shaders, linked and uploaded once
     /// per pair and set of point-sprite inputs (`sprite_mask`, non-zero only for point draws).
     fn bind_program(&mut self, sprite_mask: u16) -> Result<()> {
-        let vs = self
-            .vs
-            .as_ref()
-            .ok_or_else(|| PipeError::NotBound("vertex shader"))?;
+        let vs = self.vs.as_ref().ok_or_else(|| not_bound("vertex shader"))?;
         let fs = self
             .fs
             .as_ref()
-            .ok_or_else(|| PipeError::NotBound("fragment shader"))?;
+            .ok_or_else(|| not_bound("fragment shader"))?;
         let key = (vs.id, fs.id, sprite_mask);
         // Most draws use the program of the draw before: no hashing, no shader clones.
         if let Some((k, _)) = &self.last_program {
@@ -220,7 +217,7 @@ impl Context {
         let velems = self
             .velems
             .as_ref()
-            .ok_or_else(|| PipeError::NotBound("vertex elements"))?
+            .ok_or_else(|| not_bound("vertex elements"))?
             .len();
         let sprite_mask = match (&self.rast, info.mode) {
             (Some(r), PrimMode::POINTS) => r.sprite_coord_enable,
@@ -523,7 +520,7 @@ mod tests {
             f32::NAN,
             1e-7,
             0.999_999_9,
-            2047.999_9,
+            2_047.999_9,
             16_777_216.0,
             0.1,
             0.3,

@@ -16,7 +16,7 @@ use crate::draw_state::{
     TABLE_VS_CONSTS,
 };
 use crate::emit_memo::MEMO_DIRTY;
-use crate::error::{invalid, PipeError, Result};
+use crate::error::{invalid, not_bound, PipeError, Result};
 use crate::program::Program;
 use crate::state::*;
 
@@ -71,7 +71,7 @@ impl Context {
         let velems = self
             .velems
             .as_ref()
-            .ok_or_else(|| PipeError::NotBound("vertex elements"))?;
+            .ok_or_else(|| not_bound("vertex elements"))?;
         let attr_count = velems.len() as u32;
         if d.intersects(Dirty::ATTRS) {
             let (words, uses, consts) = self.attr_table()?;
@@ -278,7 +278,7 @@ impl Context {
         let dev = &**screen.device();
         let velems = velems
             .as_deref()
-            .ok_or_else(|| PipeError::NotBound("vertex elements"))?;
+            .ok_or_else(|| not_bound("vertex elements"))?;
         let b = batch.as_mut().expect("batch exists");
         let mut uses = Vec::new();
         let mut consts = Vec::new();
@@ -286,7 +286,7 @@ impl Context {
         for e in velems {
             let vb = vbufs[e.vertex_buffer_index as usize]
                 .as_ref()
-                .ok_or_else(|| PipeError::NotBound("vertex buffer"))?;
+                .ok_or_else(|| not_bound("vertex buffer"))?;
             let (ty, comps, elem_B) = e.src_format.hw();
             let offset_B = vb.buffer_offset.wrapping_add(e.src_offset);
             let addr = match &vb.buffer {
@@ -352,7 +352,7 @@ impl Context {
                 .get(u)
                 .cloned()
                 .flatten()
-                .ok_or_else(|| PipeError::NotBound("sampler view"))?;
+                .ok_or_else(|| not_bound("sampler view"))?;
             for used in sh.samplers.iter().filter(|s| s.unit as usize == u) {
                 if !target_fits(used.target, view.resource.target()) {
                     return invalid(format!(
@@ -366,7 +366,7 @@ impl Context {
                 .get(u)
                 .cloned()
                 .flatten()
-                .ok_or_else(|| PipeError::NotBound("sampler state"))?;
+                .ok_or_else(|| not_bound("sampler state"))?;
             texs.extend(tex_state(&view, &samp)?.pack()?);
             uses.push(Use {
                 bo: view.resource.bo(),
