@@ -62,45 +62,77 @@ fn vbuf(res: &Arc<Resource>, stride: u32, buffer_offset: u32) -> Option<VertexBu
     })
 }
 
-/// drawoverhead's intermixed layouts through st/mesa: 16 draws alternating between a layout
-/// whose colour is a current value (uploaded unsynchronized at a fresh offset of an upload
-/// buffer before the draw, read with stride 0; red and blue in turn) and one whose colour is
-/// per vertex (green, from a buffer of its own). Returns the pixels and the counters.
-fn intermixed(reuse: bool) -> (Vec<u8>, ContextStats) {
-    let (mut r, t, pos) = setup(reuse);
-    let greens: Vec<u8> = (0..48).flat_map(|_| bytes(GREEN)).collect();
-    let per_vertex = vertex_resource(&mut r, &greens, greens.len() as u32);
-    let upload = r
-        .screen
-        .resource_create(&ResourceTemplate::buffer(16 * 16, bind::VERTEX_BUFFER))
-        .unwrap();
-    let layout = |r: &mut Rig| r.ctx.create_vertex_elements_state(&elements()).unwrap();
-    let (current, varying) = (layout(&mut r), layout(&mut r));
-    for k in 0..16u32 {
-        if k % 2 == 0 {
-            let c = if k % 4 == 0 { RED } else { BLUE };
-            let at = k * 16;
-            r.ctx
-                .buffer_subdata_usage(
-                    &upload,
-                    map_flags::WRITE | map_flags::UNSYNCHRONIZED,
-                    at,
-                    &bytes(c),
-                )
-                .unwrap();
-            r.ctx.bind_vertex_elements_state(Some(&current));
-            r.ctx
-                .set_vertex_buffers(0, &[vbuf(&pos, 16, 0), vbuf(&upload, 0, at)])
-                .unwrap();
-        } else {
-            r.ctx.bind_vertex_elements_state(Some(&varying));
-            r.ctx
-                .set_vertex_buffers(0, &[vbuf(&pos, 16, 0), vbuf(&per_vertex, 16, 0)])
-                .unwrap();
+/// drawoverhead's intermixed layouts through st/mesa: a layout whose colour is a current
+/// value (uploaded unsynchronized at a fresh offset of an upload buffer before the draw, read
+/// with stride 0) and one whose colour is per vertex (green, from a buffer of its own).
+struct Intermixed {
+    r: Rig,
+    t: Arc<Resource>,
+    pos: Arc<Resource>,
+    per_vertex: Arc<Resource>,
+    upload: Arc<Resource>,
+    current: Arc<Vec<VertexElement>>,
+    varying: Arc<Vec<VertexElement>>,
+}
+
+impl Intermixed {
+    fn new(reuse: bool) -> Intermixed {
+        let (mut r, t, pos) = setup(reuse);
+        let greens: Vec<u8> = (0..48).flat_map(|_| bytes(GREEN)).collect();
+        let per_vertex = vertex_resource(&mut r, &greens, greens.len() as u32);
+        let upload = r
+            .screen
+            .resource_create(&ResourceTemplate::buffer(16 * 16, bind::VERTEX_BUFFER))
+            .unwrap();
+        let layout = |r: &mut Rig| r.ctx.create_vertex_elements_state(&elements()).unwrap();
+        let (current, varying) = (layout(&mut r), layout(&mut r));
+        Intermixed {
+            r,
+            t,
+            pos,
+            per_vertex,
+            upload,
+            current,
+            varying,
         }
-        draw_grid_triangle(&mut r, k);
     }
-    flush_and_read(&mut r, &t)
+
+    /// Writes `c` at byte `at` of the upload buffer, unsynchronized.
+    fn upload(&mut self, at: u32, c: [f32; 4]) {
+        let unsync = map_flags::WRITE | map_flags::UNSYNCHRONIZED;
+        self.r
+            .ctx
+            .buffer_subdata_usage(&self.upload, unsync, at, &bytes(c))
+            .unwrap();
+    }
+
+    /// Binds draw `k`'s state: even draws the current value (red and blue in turn, at
+    /// offset 16k), odd ones the per-vertex colour.
+    fn bind(&mut self, k: u32) {
+        let second = if k % 2 == 0 {
+            let at = k * 16;
+            self.upload(at, if k % 4 == 0 { RED } else { BLUE });
+            self.r.ctx.bind_vertex_elements_state(Some(&self.current));
+            vbuf(&self.upload, 0, at)
+        } else {
+            self.r.ctx.bind_vertex_elements_state(Some(&self.varying));
+            vbuf(&self.per_vertex, 16, 0)
+        };
+        self.r
+            .ctx
+            .set_vertex_buffers(0, &[vbuf(&self.pos, 16, 0), second])
+            .unwrap();
+    }
+}
+
+/// 16 intermixed draws; the pixels and the counters.
+fn intermixed(reuse: bool) -> (Vec<u8>, ContextStats) {
+    let mut s = Intermixed::new(reuse);
+    for k in 0..16u32 {
+        s.bind(k);
+        draw_grid_triangle(&mut s.r, k);
+    }
+    flush_and_read(&mut s.r, &s.t)
 }
 
 #[test]
@@ -165,51 +197,27 @@ fn a_write_to_a_copied_zero_stride_element_reaches_the_next_draw() {
 /// value of draw 12 rewritten in place (blue), nothing bound again. Returns the pixels, the
 /// counters and the address of the block each draw used.
 fn intermixed_memo(memo: bool) -> (Vec<u8>, ContextStats, Vec<Option<u32>>) {
-    let (mut r, t, pos) = setup(true);
-    r.ctx.set_emit_memo(memo);
-    let greens: Vec<u8> = (0..48).flat_map(|_| bytes(GREEN)).collect();
-    let per_vertex = vertex_resource(&mut r, &greens, greens.len() as u32);
-    let upload = r
-        .screen
-        .resource_create(&ResourceTemplate::buffer(16 * 16, bind::VERTEX_BUFFER))
-        .unwrap();
-    let layout = |r: &mut Rig| r.ctx.create_vertex_elements_state(&elements()).unwrap();
-    let (current, varying) = (layout(&mut r), layout(&mut r));
-    let unsync = map_flags::WRITE | map_flags::UNSYNCHRONIZED;
+    let mut s = Intermixed::new(true);
+    s.r.ctx.set_emit_memo(memo);
     let mut blocks = Vec::new();
     for k in 0..16u32 {
         if k == 6 {
-            r.ctx.set_blend_color(BlendColor {
+            s.r.ctx.set_blend_color(BlendColor {
                 color: [0.5, 0.25, 0.0, 1.0],
             });
         }
         if k == 10 {
-            r.ctx.flush().unwrap();
+            s.r.ctx.flush().unwrap();
         }
         if k == 13 {
-            r.ctx
-                .buffer_subdata_usage(&upload, unsync, 12 * 16, &bytes(BLUE))
-                .unwrap();
-        } else if k % 2 == 0 {
-            let c = if k % 4 == 0 { RED } else { BLUE };
-            let at = k * 16;
-            r.ctx
-                .buffer_subdata_usage(&upload, unsync, at, &bytes(c))
-                .unwrap();
-            r.ctx.bind_vertex_elements_state(Some(&current));
-            r.ctx
-                .set_vertex_buffers(0, &[vbuf(&pos, 16, 0), vbuf(&upload, 0, at)])
-                .unwrap();
+            s.upload(12 * 16, BLUE);
         } else {
-            r.ctx.bind_vertex_elements_state(Some(&varying));
-            r.ctx
-                .set_vertex_buffers(0, &[vbuf(&pos, 16, 0), vbuf(&per_vertex, 16, 0)])
-                .unwrap();
+            s.bind(k);
         }
-        draw_grid_triangle(&mut r, k);
-        blocks.push(r.ctx.state_block_va());
+        draw_grid_triangle(&mut s.r, k);
+        blocks.push(s.r.ctx.state_block_va());
     }
-    let (px, stats) = flush_and_read(&mut r, &t);
+    let (px, stats) = flush_and_read(&mut s.r, &s.t);
     (px, stats, blocks)
 }
 
