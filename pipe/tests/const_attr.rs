@@ -109,9 +109,9 @@ impl Intermixed {
     /// Binds draw `k`'s state: even draws the current value (red and blue in turn, at
     /// offset 16k), odd ones the per-vertex colour.
     fn bind(&mut self, k: u32) {
-        let second = if k % 2 == 0 {
+        let second = if k.is_multiple_of(2) {
             let at = k * 16;
-            self.upload(at, if k % 4 == 0 { RED } else { BLUE });
+            self.upload(at, if k.is_multiple_of(4) { RED } else { BLUE });
             self.r.ctx.bind_vertex_elements_state(Some(&self.current));
             vbuf(&self.upload, 0, at)
         } else {
