@@ -123,7 +123,8 @@ impl Context {
                 // uploads current values at a fresh offset before each such draw).
                 let (_, _, elem_B) = e.src_format.hw();
                 let at_B = vb.buffer_offset.wrapping_add(e.src_offset);
-                match element_words(&r.bo(), at_B, elem_B)? {
+                // Borrowed under the storage lock: a clone is two more count changes.
+                match element_words(&r.storage().bo, at_B, elem_B)? {
                     Some(w) => src.elem = w,
                     None => return Ok(false),
                 }
