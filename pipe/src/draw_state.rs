@@ -60,8 +60,6 @@ pub(crate) struct EmitCache {
     pub tables_changed: u8,
     /// `resource::storage_moves()` when the uses were last checked for a move.
     pub moves_seen: u64,
-    /// Blocks of this batch by vertex layout and buffers (`emit_memo.rs`).
-    pub memo: crate::emit_memo::EmitMemo,
 }
 
 /// The tables of a DrawState, in `Batch::table_va` and `EmitCache::tables_changed` order.

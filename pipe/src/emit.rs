@@ -49,12 +49,23 @@ impl Context {
         // The emit memo (emit_memo.rs): a change of vertex layout and buffers alone finds
         // the block this batch has for them.
         let serial = self.batch.as_ref().expect("batch exists").serial;
-        self.emit.memo.sync(serial, moves);
-        let memo = self.reuse_state && !self.emit.memo.disabled && d.intersects(Dirty::ATTRS);
-        let memo = memo && self.memo_sources()?;
+        self.memo.sync(serial, moves);
+        let memo = self.reuse_state && !self.memo.disabled && d.intersects(Dirty::ATTRS);
+        let memo = memo
+            && self
+                .memo
+                .fill_sources(self.velems.as_deref().map(|v| &v[..]), &self.vbufs)?;
         if !MEMO_DIRTY.contains(d) {
-            self.emit.memo.clear();
-        } else if memo && !self.emit.changed && self.emit.query == query && self.memo_hit()? {
+            self.memo.clear();
+        } else if memo
+            && !self.emit.changed
+            && self.emit.query == query
+            && self.memo.hit(
+                self.velems.as_ref().expect("fill_sources found them"),
+                &mut self.emit,
+                self.batch.as_mut().expect("batch exists"),
+            )?
+        {
             self.dirty = Dirty::empty();
             return Ok(());
         }
@@ -237,8 +248,8 @@ impl Context {
             self.stats.state_blocks_emitted += u64::from(up.block_written);
             self.stats.state_words_emitted += up.words;
         }
-        if memo {
-            self.memo_record();
+        if let (true, Some(v), Some(b)) = (memo, &self.velems, &self.batch) {
+            self.memo.record(v, &self.emit, b);
         }
         Ok(())
     }
@@ -472,5 +483,22 @@ impl Context {
             set_interp(&mut tspw, i, mode);
         }
         Ok(tspw.pack()?.to_vec())
+    }
+}
+
+impl Context {
+    /// Turns the emit memo on (the default) or off (every draw packs its state: the
+    /// reference the memo is tested against). Off with `set_state_reuse(false)` too.
+    #[doc(hidden)]
+    pub fn set_emit_memo(&mut self, on: bool) {
+        self.memo.disabled = !on;
+        self.memo.clear();
+    }
+
+    /// The address of the DrawState block the batch's draws use now (tests compare the
+    /// blocks a fast path points at with the reference's).
+    #[doc(hidden)]
+    pub fn state_block_va(&self) -> Option<u32> {
+        self.batch.as_ref().and_then(|b| b.state_va)
     }
 }

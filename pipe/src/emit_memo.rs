@@ -19,12 +19,13 @@ use std::sync::Arc;
 
 use sgx_hwdocs::render;
 
-use crate::const_attr::element_words;
-use crate::context::Context;
+use sgx_winsys::{Access, Bo};
+
+use crate::batch::Batch;
 use crate::dirty::Dirty;
-use crate::draw_state::{Use, TABLE_ATTRS};
+use crate::draw_state::{EmitCache, Use, TABLE_ATTRS};
 use crate::error::Result;
-use crate::state::{BufferSource, VertexElement};
+use crate::state::{BufferSource, VertexBuffer, VertexElement};
 
 /// The dirty groups a memo hit may stand in for.
 pub(crate) const MEMO_DIRTY: Dirty = Dirty::VERTEX_ELEMENTS.union(Dirty::VBUF);
@@ -33,6 +34,30 @@ pub(crate) const MEMO_DIRTY: Dirty = Dirty::VERTEX_ELEMENTS.union(Dirty::VBUF);
 const MEMO_ENTRIES: usize = 4;
 
 const PROGRAM_DW: usize = render::ProgramState::DWORDS;
+
+/// Largest zero-stride element copied (four 32-bit components); `VertexFormat::hw`'s sizes
+/// are all whole dwords up to this.
+pub(crate) const MAX_ELEM_B: u32 = 16;
+
+/// The words of the `elem_B` bytes at `offset_B` of `bo` (zeros past them); None when the
+/// element is not whole dwords or lies outside the buffer.
+pub(crate) fn element_words(bo: &Bo, offset_B: u32, elem_B: u32) -> Result<Option<[u32; 4]>> {
+    if elem_B == 0 || elem_B > MAX_ELEM_B || !elem_B.is_multiple_of(4) {
+        return Ok(None);
+    }
+    let mut bytes = [0u8; MAX_ELEM_B as usize];
+    let bytes = &mut bytes[..elem_B as usize];
+    // Unsynchronized: no job writes a buffer resource (see const_attr.rs).
+    let map = bo.map_unsynchronized(Access::Read)?;
+    if map.read_at(u64::from(offset_B), bytes).is_err() {
+        return Ok(None);
+    }
+    let mut words = [0u32; (MAX_ELEM_B / 4) as usize];
+    for (w, c) in words.iter_mut().zip(bytes.chunks_exact(4)) {
+        *w = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+    }
+    Ok(Some(words))
+}
 
 /// What one vertex element's attribute is packed from.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -87,19 +112,17 @@ impl EmitMemo {
     }
 }
 
-impl Context {
-    /// Fills the memo's sources for the bound vertex elements and buffers; false when the
-    /// draw cannot be memoized (a user buffer, an unbound slot, no elements).
-    pub(crate) fn memo_sources(&mut self) -> Result<bool> {
-        let Context {
-            velems,
-            vbufs,
-            emit,
-            ..
-        } = self;
-        let srcs = &mut emit.memo.srcs;
+impl EmitMemo {
+    /// Fills the sources for the bound vertex elements and buffers; false when the draw
+    /// cannot be memoized (a user buffer, an unbound slot, no elements).
+    pub fn fill_sources(
+        &mut self,
+        velems: Option<&[VertexElement]>,
+        vbufs: &[Option<VertexBuffer>],
+    ) -> Result<bool> {
+        let srcs = &mut self.srcs;
         srcs.clear();
-        let Some(velems) = velems.as_deref().filter(|v| !v.is_empty()) else {
+        let Some(velems) = velems.filter(|v| !v.is_empty()) else {
             return Ok(false);
         };
         for e in velems {
@@ -135,21 +158,18 @@ impl Context {
         Ok(true)
     }
 
-    /// Points the batch at the block an entry matching the memo's sources has, restoring
-    /// the emit cache's attribute table and program words; false when none matches.
-    pub(crate) fn memo_hit(&mut self) -> Result<bool> {
-        let Context {
-            velems,
-            emit,
-            batch,
-            ..
-        } = self;
-        let velems = velems.as_ref().expect("memo_sources found them");
-        let m = &emit.memo;
-        let Some(e) = m
+    /// Points `b` at the block an entry matching the sources has, restoring the emit
+    /// cache's attribute table and program words; false when none matches.
+    pub fn hit(
+        &self,
+        velems: &Arc<Vec<VertexElement>>,
+        emit: &mut EmitCache,
+        b: &mut Batch,
+    ) -> Result<bool> {
+        let Some(e) = self
             .entries
             .iter()
-            .find(|e| Arc::ptr_eq(&e.velems, velems) && e.srcs == m.srcs)
+            .find(|e| Arc::ptr_eq(&e.velems, velems) && e.srcs == self.srcs)
         else {
             return Ok(false);
         };
@@ -160,24 +180,13 @@ impl Context {
         emit.const_srcs.extend_from_slice(&e.consts);
         let at = render::DRAW_STATE_PROGRAM_DW as usize;
         emit.block[at..at + PROGRAM_DW].copy_from_slice(&e.program);
-        let b = batch.as_mut().expect("batch exists");
         b.table_va[TABLE_ATTRS] = Some(e.attr_va);
-        let block_va = e.block_va;
-        b.use_block(block_va)?;
+        b.use_block(e.block_va)?;
         Ok(true)
     }
 
-    /// Remembers the block the full pass just made for the memo's sources.
-    pub(crate) fn memo_record(&mut self) {
-        let Context {
-            velems,
-            emit,
-            batch,
-            ..
-        } = self;
-        let (Some(velems), Some(b)) = (velems.as_ref(), batch.as_ref()) else {
-            return;
-        };
+    /// Remembers the block the full pass just made in `b` for the sources.
+    pub fn record(&mut self, velems: &Arc<Vec<VertexElement>>, emit: &EmitCache, b: &Batch) {
         let (Some(block_va), Some(attr_va)) = (b.state_va, b.table_va[TABLE_ATTRS]) else {
             return;
         };
@@ -189,7 +198,7 @@ impl Context {
         program.copy_from_slice(&emit.block[at..at + PROGRAM_DW]);
         let entry = Entry {
             velems: velems.clone(),
-            srcs: emit.memo.srcs.clone(),
+            srcs: self.srcs.clone(),
             block_va,
             attr_va,
             attrs: emit.attrs.clone(),
@@ -202,7 +211,7 @@ impl Context {
             next,
             srcs,
             ..
-        } = &mut emit.memo;
+        } = self;
         if let Some(old) = entries
             .iter_mut()
             .find(|e| Arc::ptr_eq(&e.velems, velems) && e.srcs == *srcs)
@@ -214,20 +223,5 @@ impl Context {
             entries[*next] = entry;
             *next = (*next + 1) % MEMO_ENTRIES;
         }
-    }
-
-    /// Turns the emit memo on (the default) or off (every draw packs its state: the
-    /// reference the memo is tested against). Off with `set_state_reuse(false)` too.
-    #[doc(hidden)]
-    pub fn set_emit_memo(&mut self, on: bool) {
-        self.emit.memo.disabled = !on;
-        self.emit.memo.clear();
-    }
-
-    /// The address of the DrawState block the batch's draws use now (tests compare the
-    /// blocks a fast path points at with the reference's).
-    #[doc(hidden)]
-    pub fn state_block_va(&self) -> Option<u32> {
-        self.batch.as_ref().and_then(|b| b.state_va)
     }
 }
