@@ -1,7 +1,7 @@
 //! Contexts: Gallium's `pipe_context`, one thread at a time. Every object made on a context
 //! (state objects, shaders, views, surfaces, transfers, queries) goes when the context goes.
 
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Mutex, MutexGuard};
 
 use sgx_blitter::Blitter;
 use sgx_pipe::Context;
@@ -52,9 +52,10 @@ unsafe impl Send for CtxObj {}
 // SAFETY: as above.
 unsafe impl Sync for CtxObj {}
 
-/// A locked context and the ids its objects are owned by.
+/// A context (lent by this thread's handle cache: no reference count changes) and the ids
+/// its objects are owned by.
 pub(crate) struct Locked {
-    obj: Arc<CtxObj>,
+    obj: handles::Lent<CtxObj>,
     pub owner: Owner,
 }
 
@@ -68,7 +69,7 @@ impl Locked {
 
 /// The context behind a handle.
 pub(crate) fn get(c: sgx535_context) -> Result<Locked> {
-    let (obj, owner) = handles::get::<CtxObj>(c.id, Kind::Context, "context")?;
+    let (obj, owner) = handles::lend::<CtxObj>(c.id, Kind::Context, "context")?;
     Ok(Locked {
         obj,
         owner: Owner {

@@ -253,13 +253,13 @@ fn bound<T: Any + Send + Sync + Clone>(
     if h == 0 {
         return Ok(None);
     }
-    let (v, owner) = handles::get::<T>(h, kind, what)?;
+    let (v, owner) = handles::lend::<T>(h, kind, what)?;
     check_owner(owner, &c.owner, what)?;
     Ok(Some((*v).clone()))
 }
 
 fn delete<T: Any + Send + Sync>(c: &Locked, h: u64, kind: Kind, what: &str) -> Result<()> {
-    let (_, owner) = handles::get::<T>(h, kind, what)?;
+    let (_, owner) = handles::lend::<T>(h, kind, what)?;
     check_owner(owner, &c.owner, what)?;
     handles::remove::<T>(h, kind, what)?;
     Ok(())

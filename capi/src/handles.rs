@@ -6,10 +6,11 @@
 //! Objects record the screen (and context) they were made on, so a handle from another screen
 //! or context is refused, and destroying a screen or context frees what hangs off it.
 
-use std::any::Any;
+use std::any::{Any, TypeId};
 use std::cell::RefCell;
+use std::ptr::NonNull;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, Weak};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use crate::status::{Error, Result, SGX535_ERROR_INVALID_HANDLE};
 
@@ -111,48 +112,161 @@ static TABLE: Mutex<Table> = Mutex::new(Table {
 
 const GEN_MASK: u32 = (1 << 24) - 1;
 
-/// Removals so far, counted under the table's lock: a thread's cached lookup is valid while
-/// the count is what it was when the lookup was made (a handle dies only by removal).
+/// Removals so far, counted under the table's lock: a thread's cached lookups are valid while
+/// the count is what it was when the thread last checked them (a handle dies only by removal).
 static REMOVALS: AtomicU64 = AtomicU64::new(0);
 
 /// A lookup a thread made, kept so the next call with the same handle (a context's, each
-/// draw) takes neither the table's lock nor a reference count of its own: the weak reference
-/// lets a removed object go at once, as without the cache.
+/// draw) takes neither the table's lock nor a reference count: the cache holds the object's
+/// `Arc` and lends `&T` ([`Lent`]).
 struct Cached {
     h: u64,
     kind: Kind,
-    removals: u64,
-    value: Weak<dyn Any + Send + Sync>,
+    /// The concrete type of `value` (compared without a call through its vtable).
+    ty: TypeId,
+    value: Arc<dyn Any + Send + Sync>,
     owner: Owner,
 }
 
 /// Handles a thread remembers, by slot index modulo this: a draw that changes vertex layout
 /// and buffers names the context, a few buffers, the upload buffer and vertex element states,
 /// and with 4 ways those collided (drawoverhead's intermixed attributes took the table's lock
-/// on most calls). Not a hardware number.
-const CACHE_WAYS: usize = 16;
+/// on most calls); with 16, a few calls a draw still missed (test 6: the slow path was 4% of
+/// the app thread). Not a hardware number.
+const CACHE_WAYS: usize = 64;
+
+/// A thread's cache. How a removal on another thread is handled (the rule that makes lending
+/// sound): the cache holds a strong reference, so an object it lends cannot be freed under
+/// the borrower; the removal counts in `REMOVALS`, and this thread's next lookup, seeing the
+/// count moved, checks every entry against the table under its lock and lets go of the dead
+/// ones (so a handle destroyed elsewhere is refused from then on, and its object is freed then
+/// at the latest, or when the thread ends). A removal on this thread lets go of its own entry
+/// at once. An entry is never dropped while anything is lent: it waits in `graveyard` until
+/// the last [`Lent`] of the thread ends.
+struct Cache {
+    ways: [Option<Cached>; CACHE_WAYS],
+    /// `REMOVALS` when the entries were last checked against the table.
+    checked: u64,
+    /// [`Lent`] references alive on this thread.
+    lends: usize,
+    graveyard: Vec<Arc<dyn Any + Send + Sync>>,
+}
 
 thread_local! {
-    static CACHE: RefCell<[Option<Cached>; CACHE_WAYS]> = const { RefCell::new([const { None }; CACHE_WAYS]) };
+    static CACHE: RefCell<Cache> = const {
+        RefCell::new(Cache {
+            ways: [const { None }; CACHE_WAYS],
+            checked: 0,
+            lends: 0,
+            graveyard: Vec::new(),
+        })
+    };
 }
 
 fn cache_way(h: u64) -> usize {
     (h as usize) % CACHE_WAYS
 }
 
-fn cached(h: u64, kind: Kind) -> Option<(Arc<dyn Any + Send + Sync>, Owner)> {
-    let now = REMOVALS.load(Ordering::Acquire);
+/// An object lent by a lookup: from this thread's cache (no reference count changes), or
+/// owned when the cache is gone (a call during thread exit). Not `Send`: the cache that
+/// holds the object is this thread's.
+pub(crate) enum Lent<T: Any + Send + Sync> {
+    /// Points into an `Arc` that this thread's cache (or its graveyard) holds while
+    /// `Cache::lends` counts this.
+    Cached(NonNull<T>),
+    Owned(Arc<T>),
+}
+
+impl<T: Any + Send + Sync> std::ops::Deref for Lent<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        match self {
+            // SAFETY: the cache keeps the Arc this points into while the lend is counted
+            // (entries evicted meanwhile wait in the graveyard), and the count ends only in
+            // drop, after every borrow of self.
+            Lent::Cached(p) => unsafe { p.as_ref() },
+            Lent::Owned(a) => a,
+        }
+    }
+}
+
+impl<T: Any + Send + Sync> Lent<T> {
+    /// The object's own `Arc` (one count change).
+    pub(crate) fn to_arc(&self) -> Arc<T> {
+        match self {
+            Lent::Cached(p) => {
+                let p = p.as_ptr().cast_const();
+                // SAFETY: p is the data pointer of a live Arc<T> (an Arc<dyn Any> whose
+                // concrete type is T, see `lend`), kept by the cache during this call:
+                // a count taken on it is a new owner of that allocation.
+                unsafe {
+                    Arc::increment_strong_count(p);
+                    Arc::from_raw(p)
+                }
+            }
+            Lent::Owned(a) => a.clone(),
+        }
+    }
+}
+
+impl<T: Any + Send + Sync> Drop for Lent<T> {
+    fn drop(&mut self) {
+        if let Lent::Cached(_) = self {
+            let dead = CACHE.try_with(|c| {
+                let mut c = c.borrow_mut();
+                c.lends -= 1;
+                if c.lends == 0 {
+                    std::mem::take(&mut c.graveyard)
+                } else {
+                    Vec::new()
+                }
+            });
+            // Dropped outside the cache's borrow (a destructor may call back in).
+            drop(dead);
+        }
+    }
+}
+
+/// The cached lookup of `h`, lent; None on a miss (or a stale check).
+fn cached<T: Any + Send + Sync>(
+    c: &mut Cache,
+    h: u64,
+    kind: Kind,
+    now: u64,
+) -> Option<(Lent<T>, Owner)> {
+    if c.checked != now {
+        return None;
+    }
+    let e = c.ways[cache_way(h)].as_ref()?;
+    if e.h != h || e.kind != kind || e.ty != TypeId::of::<T>() {
+        return None;
+    }
+    // The data pointer of the Arc, whose concrete type is T (checked above).
+    let p = NonNull::from(&*e.value).cast::<T>();
+    let owner = e.owner;
+    c.lends += 1;
+    Some((Lent::Cached(p), owner))
+}
+
+/// Lets go of this thread's entries that `dead` picks (into the graveyard while anything is
+/// lent); returns what may be dropped now.
+fn forget(dead: impl Fn(&Cached) -> bool) -> Vec<Arc<dyn Any + Send + Sync>> {
     CACHE
         .try_with(|c| {
-            let c = c.borrow();
-            let e = c[cache_way(h)].as_ref()?;
-            if e.h != h || e.kind != kind || e.removals != now {
-                return None;
+            let mut c = c.borrow_mut();
+            let c = &mut *c;
+            for w in c.ways.iter_mut() {
+                if w.as_ref().is_some_and(&dead) {
+                    c.graveyard.push(w.take().expect("checked").value);
+                }
             }
-            Some((e.value.upgrade()?, e.owner))
+            if c.lends == 0 {
+                std::mem::take(&mut c.graveyard)
+            } else {
+                Vec::new()
+            }
         })
-        .ok()
-        .flatten()
+        .unwrap_or_default()
 }
 
 fn table() -> MutexGuard<'static, Table> {
@@ -230,30 +344,91 @@ fn lookup<'t>(t: &'t Table, h: u64, kind: Kind, what: &str) -> Result<&'t Entry>
     Ok(entry)
 }
 
-/// The object behind a handle of `kind`, and its owner.
-pub(crate) fn get<T: Any + Send + Sync>(h: u64, kind: Kind, what: &str) -> Result<(Arc<T>, Owner)> {
-    let (value, owner) = match cached(h, kind) {
-        Some(hit) => hit,
-        None => {
+/// The object behind a handle of `kind`, lent, and its owner.
+pub(crate) fn lend<T: Any + Send + Sync>(
+    h: u64,
+    kind: Kind,
+    what: &str,
+) -> Result<(Lent<T>, Owner)> {
+    let now = REMOVALS.load(Ordering::Acquire);
+    let hit = CACHE.try_with(|c| cached::<T>(&mut c.borrow_mut(), h, kind, now));
+    match hit {
+        Ok(Some(hit)) => return Ok(hit),
+        Ok(None) => {}
+        Err(_) => {
+            // This thread's cache is gone (a call during thread exit): owned.
             let t = table();
             let e = lookup(&t, h, kind, what)?;
-            let removals = REMOVALS.load(Ordering::Acquire);
-            let _ = CACHE.try_with(|c| {
-                c.borrow_mut()[cache_way(h)] = Some(Cached {
-                    h,
-                    kind,
-                    removals,
-                    value: Arc::downgrade(&e.value),
-                    owner: e.owner,
-                })
-            });
-            (e.value.clone(), e.owner)
+            let v = e
+                .value
+                .clone()
+                .downcast::<T>()
+                .map_err(|_| mismatch(what))?;
+            return Ok((Lent::Owned(v), e.owner));
         }
-    };
-    let v = value
-        .downcast::<T>()
-        .map_err(|_| bad(format!("{what}: internal type mismatch")))?;
-    Ok((v, owner))
+    }
+    let t = table();
+    // Under the lock, so no removal slips between the check and `checked`.
+    let now = REMOVALS.load(Ordering::Acquire);
+    let dead = CACHE.with(|c| {
+        let mut c = c.borrow_mut();
+        let c = &mut *c;
+        if c.checked != now {
+            // Entries whose handle was removed (on any thread) since the last check go.
+            for w in c.ways.iter_mut() {
+                let live = w.as_ref().is_some_and(|e| {
+                    lookup(&t, e.h, e.kind, "").is_ok_and(|x| Arc::ptr_eq(&x.value, &e.value))
+                });
+                if !live {
+                    if let Some(old) = w.take() {
+                        c.graveyard.push(old.value);
+                    }
+                }
+            }
+            c.checked = now;
+        }
+        if c.lends == 0 {
+            std::mem::take(&mut c.graveyard)
+        } else {
+            Vec::new()
+        }
+    });
+    let found = lookup(&t, h, kind, what).and_then(|e| {
+        if e.value.is::<T>() {
+            Ok((e.value.clone(), e.owner))
+        } else {
+            Err(mismatch(what))
+        }
+    });
+    drop(t);
+    drop(dead);
+    let (value, owner) = found?;
+    Ok(CACHE.with(|c| {
+        let mut c = c.borrow_mut();
+        let c = &mut *c;
+        let way = &mut c.ways[cache_way(h)];
+        if let Some(old) = way.take() {
+            c.graveyard.push(old.value);
+        }
+        *way = Some(Cached {
+            h,
+            kind,
+            ty: TypeId::of::<T>(),
+            value,
+            owner,
+        });
+        cached::<T>(c, h, kind, now).expect("just cached")
+    }))
+}
+
+fn mismatch(what: &str) -> Error {
+    bad(format!("{what}: internal type mismatch"))
+}
+
+/// The object behind a handle of `kind`, and its owner.
+pub(crate) fn get<T: Any + Send + Sync>(h: u64, kind: Kind, what: &str) -> Result<(Arc<T>, Owner)> {
+    let (v, owner) = lend::<T>(h, kind, what)?;
+    Ok((v.to_arc(), owner))
 }
 
 /// Removes an object; returns it and its owner.
@@ -275,10 +450,10 @@ pub(crate) fn remove<T: Any + Send + Sync>(
     t.free.push(index);
     t.live -= 1;
     let owner = e.owner;
-    let v = e
-        .value
-        .downcast::<T>()
-        .map_err(|_| bad(format!("{what}: internal type mismatch")))?;
+    drop(t);
+    // This thread's cached lookup goes at once (others' at their next lookup).
+    drop(forget(|c| c.h == h));
+    let v = e.value.downcast::<T>().map_err(|_| mismatch(what))?;
     Ok((v, owner))
 }
 
@@ -306,6 +481,16 @@ pub(crate) fn remove_owned(screen: u64, ctx: u64) -> Vec<Arc<dyn Any + Send + Sy
     t.live -= freed.len();
     t.free.extend(freed);
     REMOVALS.fetch_add(1, Ordering::AcqRel);
+    drop(t);
+    // This thread's cached lookups of them go at once (others' at their next lookup); the
+    // objects themselves are the caller's to drop.
+    drop(forget(|c| {
+        if ctx != 0 {
+            c.owner.ctx == ctx
+        } else {
+            c.owner.screen == screen
+        }
+    }));
     gone
 }
 
@@ -344,8 +529,6 @@ mod tests {
 
     #[test]
     fn a_cached_lookup_never_outlives_its_handle() {
-        // Holds a count on `alive` while the object lives.
-        struct Probe(#[allow(dead_code)] Arc<()>);
         let alive = Arc::new(());
         let h = insert(Kind::Query, Owner::default(), Probe(alive.clone()));
         // The second lookup comes from this thread's cache.
@@ -378,6 +561,57 @@ mod tests {
         drop(remove_owned(91, 92));
         assert!(get::<u8>(h3, Kind::Blend, "b").is_err());
         remove::<Probe>(h2, Kind::Query, "q").unwrap();
+    }
+
+    /// Holds a count on its `Arc` while the object lives.
+    #[derive(Debug)]
+    struct Probe(Arc<()>);
+
+    fn remove_elsewhere(h: u64) {
+        std::thread::spawn(move || remove::<Probe>(h, Kind::Query, "q").map(|(p, _)| drop(p)))
+            .join()
+            .unwrap()
+            .unwrap();
+    }
+
+    #[test]
+    fn a_handle_removed_on_another_thread_is_refused_and_its_object_freed_after_the_lend() {
+        let alive = Arc::new(());
+        let h = insert(Kind::Query, Owner::default(), Probe(alive.clone()));
+        // Lent from this thread's cache (the second lookup hits it), then removed elsewhere.
+        drop(lend::<Probe>(h, Kind::Query, "q").unwrap());
+        let (lent, _) = lend::<Probe>(h, Kind::Query, "q").unwrap();
+        remove_elsewhere(h);
+        // The lend still reads a live object (the cache holds it): no use after free.
+        assert_eq!(Arc::strong_count(&lent.0), 2);
+        // A lookup while it is lent is refused with a stale handle's error, frees nothing.
+        let stale = get::<Probe>(h, Kind::Query, "q").unwrap_err();
+        assert_eq!(stale.status, SGX535_ERROR_INVALID_HANDLE);
+        assert!(stale.msg.contains("not a live handle"), "{}", stale.msg);
+        assert_eq!(Arc::strong_count(&alive), 2, "freed while lent");
+        // The last lend of the thread ends: the object goes.
+        drop(lent);
+        assert_eq!(Arc::strong_count(&alive), 1, "kept after the lend");
+        assert!(get::<Probe>(h, Kind::Query, "q").is_err());
+    }
+
+    #[test]
+    fn an_object_removed_on_another_thread_goes_at_this_threads_next_lookup() {
+        let alive = Arc::new(());
+        let h = insert(Kind::Query, Owner::default(), Probe(alive.clone()));
+        let other = insert(Kind::Query, Owner::default(), 7u32);
+        assert!(get::<Probe>(h, Kind::Query, "q").is_ok());
+        remove_elsewhere(h);
+        // This thread's cache holds it until this thread looks anything up again.
+        assert_eq!(Arc::strong_count(&alive), 2);
+        assert_eq!(*get::<u32>(other, Kind::Query, "o").unwrap().0, 7);
+        assert_eq!(
+            Arc::strong_count(&alive),
+            1,
+            "the cache kept an object removed on another thread"
+        );
+        assert!(get::<Probe>(h, Kind::Query, "q").is_err());
+        remove::<u32>(other, Kind::Query, "o").unwrap();
     }
 
     #[test]

@@ -249,6 +249,13 @@ fn null_pointers_and_bad_numbers_are_invalid_arguments() {
             depth: 1,
         };
         assert_eq!(map(r3, &outside, &mut tr), SGX535_ERROR_INVALID_ARGUMENT);
+        // More vertex buffer slots than there are (counted before the array is read, so
+        // a short or NULL array is never read past), and slots past the last from `start`.
+        for (start, count) in [(0, 1000), (0, u32::MAX), (31, 2)] {
+            let st = sgx535_set_vertex_buffers(c, start, count, null());
+            assert_eq!(st, SGX535_ERROR_INVALID_ARGUMENT, "{start} {count}");
+            assert!(last_error().contains("vertex buffers"), "{}", last_error());
+        }
     }
     ok(sgx535_screen_destroy(s));
 }

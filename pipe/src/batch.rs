@@ -5,6 +5,7 @@
 
 use std::collections::HashSet;
 use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use sgx_hwdocs::{limits, ta_stream};
@@ -16,8 +17,13 @@ use crate::state::FramebufferState;
 
 pub(crate) const TILE_PX: u32 = limits::TILE_W_PX as u32;
 
+/// Batches made so far: `Batch::serial`.
+static BATCHES: AtomicU64 = AtomicU64::new(0);
+
 /// A render being recorded.
 pub(crate) struct Batch {
+    /// Distinct for every batch of the process (what the emit memo's addresses belong to).
+    pub serial: u64,
     pub fb: FramebufferState,
     pub w_tl: u32,
     pub h_tl: u32,
@@ -62,6 +68,11 @@ pub(crate) struct Batch {
     pub recent: [Recent; RECENT_KINDS],
     /// The block whose buffers `bos` and `reads` hold (`Context::take_state_uses`).
     pub uses_va: Option<u32>,
+    /// The last few blocks whose buffers were taken (`Context::take_state_uses`): a block's
+    /// words name its buffers' addresses, which stay theirs while the batch holds them, so
+    /// a block that comes back (intermixed vertex layouts) lists nothing new.
+    pub uses_taken: [Option<u32>; USES_TAKEN],
+    pub uses_taken_next: usize,
     /// The index buffer `bos` got last (by buffer id).
     pub index_bo: Option<u64>,
     /// Query slots this render counts into: (query, GPU address of its u32).
@@ -145,6 +156,9 @@ impl Recent {
     }
 }
 
+/// Blocks `Batch::uses_taken` remembers (twice `RECENT_COPIES`); a driver choice.
+pub(crate) const USES_TAKEN: usize = 2 * RECENT_COPIES;
+
 /// Largest parameter memory one render gets by default; a batch that would need more is split.
 pub const DEFAULT_PB_BUDGET_B: u64 = 16 << 20;
 
@@ -156,10 +170,27 @@ pub const DEFAULT_PB_BUDGET_B: u64 = 16 << 20;
 pub const HELD_BUDGET_B: u64 = 64 << 20;
 
 impl Batch {
+    /// Makes the draws from here on use the DrawState block at `va` (a STATE object in the
+    /// stream unless they use it already).
+    pub fn use_block(&mut self, va: u32) -> crate::error::Result<()> {
+        if self.state_va != Some(va) {
+            self.state_va = Some(va);
+            self.stream.extend(
+                ta_stream::CtrlState {
+                    state_addr: va,
+                    ..Default::default()
+                }
+                .pack()?,
+            );
+        }
+        Ok(())
+    }
+
     pub fn new(fb: &FramebufferState) -> Batch {
         let w_tl = fb.width.div_ceil(TILE_PX).max(1);
         let h_tl = fb.height.div_ceil(TILE_PX).max(1);
         let mut b = Batch {
+            serial: BATCHES.fetch_add(1, Ordering::Relaxed) + 1,
             fb: fb.clone(),
             w_tl,
             h_tl,
@@ -183,6 +214,8 @@ impl Batch {
             table_va: [None; 4],
             recent: Default::default(),
             uses_va: None,
+            uses_taken: [None; USES_TAKEN],
+            uses_taken_next: 0,
             index_bo: None,
             query_slots: Vec::new(),
             reads: IdSet::default(),

@@ -13,16 +13,13 @@
 //! element was copied marks the attribute table dirty (`Context::note_buffer_write`), so later
 //! draws copy it again.
 
-use sgx_winsys::{Access, Bo, Device};
+use sgx_winsys::{Bo, Device};
 
 use crate::batch::{Batch, RECENT_CONST_ATTR};
 use crate::context::Context;
 use crate::dirty::Dirty;
+use crate::emit_memo::{element_words, MAX_ELEM_B};
 use crate::error::Result;
-
-/// Largest element copied (four 32-bit components); `VertexFormat::hw`'s sizes are all
-/// whole dwords up to this.
-const MAX_ELEM_B: u32 = 16;
 
 /// The address of a copy, in `b`'s arena, of the `elem_B` bytes at `offset_B` of `bo`; None
 /// (point into the buffer, as the reference does) when the element is not whole dwords or
@@ -34,21 +31,10 @@ pub(crate) fn const_attr(
     offset_B: u32,
     elem_B: u32,
 ) -> Result<Option<u32>> {
-    if elem_B == 0 || elem_B > MAX_ELEM_B || !elem_B.is_multiple_of(4) {
+    let Some(words) = element_words(bo, offset_B, elem_B)? else {
         return Ok(None);
-    }
-    let mut bytes = [0u8; MAX_ELEM_B as usize];
-    let bytes = &mut bytes[..elem_B as usize];
-    // Unsynchronized: no job writes a buffer resource (see the module's comment).
-    let map = bo.map_unsynchronized(Access::Read)?;
-    if map.read_at(u64::from(offset_B), bytes).is_err() {
-        return Ok(None);
-    }
-    let mut words = [0u32; (MAX_ELEM_B / 4) as usize];
-    let words = &mut words[..(elem_B / 4) as usize];
-    for (w, c) in words.iter_mut().zip(bytes.chunks_exact(4)) {
-        *w = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
-    }
+    };
+    let words = &words[..(elem_B / 4) as usize];
     let recent = &mut b.recent[RECENT_CONST_ATTR];
     if let Some(va) = recent.find(words) {
         return Ok(Some(va));

@@ -108,6 +108,8 @@ pub struct Context {
     pub(crate) dirty: Dirty,
     /// The DrawState parts as last packed.
     pub(crate) emit: EmitCache,
+    /// The batch's blocks by vertex layout and buffers (`emit_memo.rs`).
+    pub(crate) memo: crate::emit_memo::EmitMemo,
     /// Point at a batch's earlier copy of a table or block instead of writing it again
     /// (`Context::set_state_reuse`).
     pub(crate) reuse_state: bool,
@@ -163,6 +165,7 @@ impl Context {
             jobs: JobWatch::default(),
             dirty: Dirty::all(),
             emit: EmitCache::default(),
+            memo: Default::default(),
             reuse_state: true,
             index_src: None,
         }

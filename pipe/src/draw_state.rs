@@ -47,7 +47,8 @@ pub(crate) struct EmitCache {
     pub fs_consts: Vec<u32>,
     /// The polygon stipple pattern (empty when off).
     pub stipple: Vec<u32>,
-    pub attr_uses: Vec<Use>,
+    /// Shared with the emit memo's entries (a hit restores them with one count change).
+    pub attr_uses: Arc<[Use]>,
     pub tex_uses: Vec<Use>,
     /// The buffers (resource ids) whose zero-stride element the attribute table holds a copy
     /// of (`Context::const_attr`): a write to one of them marks the table dirty.

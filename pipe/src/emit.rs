@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use sgx_hwdocs::{isp, render, ta_stream, tsp};
+use sgx_hwdocs::{isp, render, tsp};
 
 use crate::caps::ShaderStage;
 use crate::const_attr::const_attr;
@@ -15,7 +15,8 @@ use crate::draw_state::{
     set_interp, target_fits, tex_state, unorm8, Use, TABLE_ATTRS, TABLE_FS_CONSTS, TABLE_TEXS,
     TABLE_VS_CONSTS,
 };
-use crate::error::{invalid, PipeError, Result};
+use crate::emit_memo::MEMO_DIRTY;
+use crate::error::{invalid, not_bound, PipeError, Result};
 use crate::program::Program;
 use crate::state::*;
 
@@ -45,6 +46,29 @@ impl Context {
             }
         }
         let d = self.dirty;
+        // The emit memo (emit_memo.rs): a change of vertex layout and buffers alone finds
+        // the block this batch has for them.
+        let serial = self.batch.as_ref().expect("batch exists").serial;
+        self.memo.sync(serial, moves);
+        let memo = self.reuse_state && !self.memo.disabled && d.intersects(Dirty::ATTRS);
+        let memo = memo
+            && self
+                .memo
+                .fill_sources(self.velems.as_deref().map(|v| &v[..]), &self.vbufs)?;
+        if !MEMO_DIRTY.contains(d) {
+            self.memo.clear();
+        } else if memo
+            && !self.emit.changed
+            && self.emit.query == query
+            && self.memo.hit(
+                self.velems.as_ref().expect("fill_sources found them"),
+                &mut self.emit,
+                self.batch.as_mut().expect("batch exists"),
+            )?
+        {
+            self.dirty = Dirty::empty();
+            return Ok(());
+        }
         if self.emit.block.is_empty() {
             self.emit.block = vec![0; render::DRAW_STATE_DWORDS as usize];
         }
@@ -58,13 +82,13 @@ impl Context {
         let velems = self
             .velems
             .as_ref()
-            .ok_or(PipeError::NotBound("vertex elements"))?;
+            .ok_or_else(|| not_bound("vertex elements"))?;
         let attr_count = velems.len() as u32;
         if d.intersects(Dirty::ATTRS) {
             let (words, uses, consts) = self.attr_table()?;
             let c = &mut self.emit;
             c.set_table(TABLE_ATTRS, words);
-            c.attr_uses = uses;
+            c.attr_uses = uses.into();
             c.const_srcs = consts;
             packed += 1;
         }
@@ -219,19 +243,13 @@ impl Context {
             let dev = self.screen.device().clone();
             let up = self.emit.upload(&*dev, b, self.reuse_state)?;
             // A block found again that the draws use already needs no STATE object.
-            if b.state_va != Some(up.block_va) {
-                b.state_va = Some(up.block_va);
-                b.stream.extend(
-                    ta_stream::CtrlState {
-                        state_addr: up.block_va,
-                        ..Default::default()
-                    }
-                    .pack()?,
-                );
-            }
+            b.use_block(up.block_va)?;
             self.emit.changed = false;
             self.stats.state_blocks_emitted += u64::from(up.block_written);
             self.stats.state_words_emitted += up.words;
+        }
+        if let (true, Some(v), Some(b)) = (memo, &self.velems, &self.batch) {
+            self.memo.record(v, &self.emit, b);
         }
         Ok(())
     }
@@ -245,6 +263,11 @@ impl Context {
             return;
         }
         b.uses_va = b.state_va;
+        if b.state_va.is_some() && b.uses_taken.contains(&b.state_va) {
+            return;
+        }
+        b.uses_taken[b.uses_taken_next] = b.state_va;
+        b.uses_taken_next = (b.uses_taken_next + 1) % crate::batch::USES_TAKEN;
         b.read_bo(&p.code, None);
         for u in self.emit.attr_uses.iter().chain(&self.emit.tex_uses) {
             b.read_bo(&u.bo, u.res.as_ref().map(|r| r.id()));
@@ -266,7 +289,7 @@ impl Context {
         let dev = &**screen.device();
         let velems = velems
             .as_deref()
-            .ok_or(PipeError::NotBound("vertex elements"))?;
+            .ok_or_else(|| not_bound("vertex elements"))?;
         let b = batch.as_mut().expect("batch exists");
         let mut uses = Vec::new();
         let mut consts = Vec::new();
@@ -274,7 +297,7 @@ impl Context {
         for e in velems {
             let vb = vbufs[e.vertex_buffer_index as usize]
                 .as_ref()
-                .ok_or(PipeError::NotBound("vertex buffer"))?;
+                .ok_or_else(|| not_bound("vertex buffer"))?;
             let (ty, comps, elem_B) = e.src_format.hw();
             let offset_B = vb.buffer_offset.wrapping_add(e.src_offset);
             let addr = match &vb.buffer {
@@ -340,7 +363,7 @@ impl Context {
                 .get(u)
                 .cloned()
                 .flatten()
-                .ok_or(PipeError::NotBound("sampler view"))?;
+                .ok_or_else(|| not_bound("sampler view"))?;
             for used in sh.samplers.iter().filter(|s| s.unit as usize == u) {
                 if !target_fits(used.target, view.resource.target()) {
                     return invalid(format!(
@@ -354,7 +377,7 @@ impl Context {
                 .get(u)
                 .cloned()
                 .flatten()
-                .ok_or(PipeError::NotBound("sampler state"))?;
+                .ok_or_else(|| not_bound("sampler state"))?;
             texs.extend(tex_state(&view, &samp)?.pack()?);
             uses.push(Use {
                 bo: view.resource.bo(),
@@ -460,5 +483,22 @@ impl Context {
             set_interp(&mut tspw, i, mode);
         }
         Ok(tspw.pack()?.to_vec())
+    }
+}
+
+impl Context {
+    /// Turns the emit memo on (the default) or off (every draw packs its state: the
+    /// reference the memo is tested against). Off with `set_state_reuse(false)` too.
+    #[doc(hidden)]
+    pub fn set_emit_memo(&mut self, on: bool) {
+        self.memo.disabled = !on;
+        self.memo.clear();
+    }
+
+    /// The address of the DrawState block the batch's draws use now (tests compare the
+    /// blocks a fast path points at with the reference's).
+    #[doc(hidden)]
+    pub fn state_block_va(&self) -> Option<u32> {
+        self.batch.as_ref().and_then(|b| b.state_va)
     }
 }

@@ -20,6 +20,7 @@ mod draw;
 mod draw_split;
 mod draw_state;
 mod emit;
+mod emit_memo;
 mod error;
 mod flush;
 mod job_watch;

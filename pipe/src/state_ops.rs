@@ -170,6 +170,30 @@ impl Context {
     }
     /// `set_vertex_buffers` from `start`.
     pub fn set_vertex_buffers(&mut self, start: usize, b: &[Option<VertexBuffer>]) -> Result<()> {
+        self.check_vertex_buffers(start, b)?;
+        for (i, vb) in b.iter().enumerate() {
+            self.vbufs[start + i] = vb.clone();
+        }
+        self.dirty |= Dirty::VBUF;
+        Ok(())
+    }
+
+    /// `set_vertex_buffers` from `start`, taking the caller's buffers (no reference count
+    /// changes: the C ABI's per-draw call); as `set_vertex_buffers` otherwise.
+    pub fn set_vertex_buffers_owned(
+        &mut self,
+        start: usize,
+        b: &mut [Option<VertexBuffer>],
+    ) -> Result<()> {
+        self.check_vertex_buffers(start, b)?;
+        for (i, vb) in b.iter_mut().enumerate() {
+            self.vbufs[start + i] = vb.take();
+        }
+        self.dirty |= Dirty::VBUF;
+        Ok(())
+    }
+
+    fn check_vertex_buffers(&self, start: usize, b: &[Option<VertexBuffer>]) -> Result<()> {
         if start + b.len() > MAX_VERTEX_BUFFERS {
             return invalid(format!("vertex buffers {start}..{}", start + b.len()));
         }
@@ -183,10 +207,6 @@ impl Context {
                 }
             }
         }
-        for (i, vb) in b.iter().enumerate() {
-            self.vbufs[start + i] = vb.clone();
-        }
-        self.dirty |= Dirty::VBUF;
         Ok(())
     }
 
