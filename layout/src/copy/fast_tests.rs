@@ -79,6 +79,11 @@ fn check_staged(
         if !isa.runs() {
             continue;
         }
+        let bodies = Bodies {
+            stream,
+            isa,
+            stage_max_B: stage_B,
+        };
         let mut got = tw0.clone();
         to_twiddled(
             &mut got[tw_range.clone()],
@@ -87,11 +92,7 @@ fn check_staged(
             &lin0[lin_range.clone()],
             stride,
             bpe,
-            Bodies {
-                stream,
-                isa,
-                stage_max_B: stage_B,
-            },
+            bodies,
         )
         .unwrap();
         assert!(got == want, "to twiddled, stream {stream}, {isa:?}: {ctx}");
@@ -103,11 +104,7 @@ fn check_staged(
             &g,
             rect,
             bpe,
-            Bodies {
-                stream,
-                isa,
-                stage_max_B: stage_B,
-            },
+            bodies,
         )
         .unwrap();
         assert!(got == back, "to linear, stream {stream}, {isa:?}: {ctx}");
