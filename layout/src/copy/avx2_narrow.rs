@@ -6,10 +6,13 @@
 //! neighbouring tiles' rows for 1-byte elements, both halves of one tile's row for 2-byte),
 //! halving the shuffles and stores.
 
-use core::arch::x86_64::{__m128i, __m256i, _mm256_castsi128_si256, _mm256_inserti128_si256};
+use core::arch::x86_64::{
+    __m128i, __m256i, _mm256_castsi128_si256, _mm256_inserti128_si256, _mm256_permute2x128_si256,
+};
 
 use super::sse2_narrow::{group_of, tile16_B, vector_at};
-use super::unpack::blocks_to_band;
+use super::unpack::{band_to_blocks, blocks_to_band};
+use crate::morton::block_of;
 use super::vector::{load, store_as, Stores};
 
 /// `lo` in lane 0, `hi` in lane 1.
@@ -53,6 +56,101 @@ pub(super) unsafe fn group_to_linear<const N: usize>(
             let rows = blocks_to_band::<__m256i, N>([at(0), at(1), at(2), at(3)]);
             for (r, v) in rows.into_iter().enumerate() {
                 store_as(how, &mut lin[l + (4 * by + r) * stride + 32 * p..], v);
+            }
+        }
+    }
+}
+
+/// `a`'s and `b`'s low lanes (`HI` false) or high lanes (`HI` true) as one vector.
+#[inline(always)]
+fn lanes_of<const HI: bool>(a: __m256i, b: __m256i) -> __m256i {
+    // SAFETY: AVX2 (callers are AVX2 functions); touches no memory.
+    unsafe {
+        if HI {
+            _mm256_permute2x128_si256::<0x31>(a, b)
+        } else {
+            _mm256_permute2x128_si256::<0x20>(a, b)
+        }
+    }
+}
+
+/// A group of `group_of(N)` whole tiles side by side (twiddled starts `ts`, linear top-left
+/// `lin[l..]`, rows `stride` apart) into twiddled memory, with 32-byte loads and stores.
+///
+/// Each 32-byte linear row piece holds two 16-byte problems in its lanes (two tiles' rows
+/// for 1-byte elements, the two block pairs of one tile row for 2-byte ones), so SSE2's two
+/// unpack rounds twiddle both at once; one cross-lane permute per 32 bytes stored then pairs
+/// what belongs together in twiddled memory (1-byte: a block of the upper band with the one
+/// below it, which is half of an 8x8 quadrant's line; 2-byte: a block's two halves).
+///
+/// # Safety
+/// The CPU must have AVX2 (`avx2::available`).
+#[target_feature(enable = "avx2")]
+pub(super) unsafe fn group_to_twiddled<const N: usize>(
+    tw: &mut [u8],
+    ts: [usize; 4],
+    lin: &[u8],
+    l: usize,
+    stride: usize,
+    how: Stores,
+) {
+    // One copy of the body per store type: no branch per store (why: `vector::Stores`).
+    match how {
+        Stores::Cached => to_twiddled::<N>(tw, ts, lin, l, stride, Stores::Cached),
+        Stores::Stream => to_twiddled::<N>(tw, ts, lin, l, stride, Stores::Stream),
+    }
+}
+
+/// [`group_to_twiddled`]'s body, compiled inside it. Every row and tile is bounds-checked
+/// once as a fixed-size array, so the stores' offsets are constants after unrolling.
+#[inline(always)]
+fn to_twiddled<const N: usize>(
+    tw: &mut [u8],
+    ts: [usize; 4],
+    lin: &[u8],
+    l: usize,
+    stride: usize,
+    how: Stores,
+) {
+    // A group's linear row: 64 bytes.
+    let row = |r: usize| -> &[u8; 64] { lin[l + r * stride..][..64].try_into().unwrap() };
+    if N == 1 {
+        for bp in 0..2 {
+            // A band pair (eight rows), all loaded before any store (4 KiB aliasing between
+            // page-aligned buffers: sse2_narrow's group_to_twiddled).
+            let rows: [&[u8; 64]; 8] = core::array::from_fn(|r| row(8 * bp + r));
+            let v = |r: usize, q: usize| -> __m256i { load(&rows[r][32 * q..]) };
+            for q in 0..2 {
+                let upper = band_to_blocks::<__m256i, 1>([v(0, q), v(1, q), v(2, q), v(3, q)]);
+                let lower = band_to_blocks::<__m256i, 1>([v(4, q), v(5, q), v(6, q), v(7, q)]);
+                for (k, &t) in ts[2 * q..2 * q + 2].iter().enumerate() {
+                    let dst: &mut [u8; 256] = (&mut tw[t..][..256]).try_into().unwrap();
+                    for (bx, (&u, &d)) in upper.iter().zip(&lower).enumerate() {
+                        // Quadrant (Y bit 3, X bit 3) = (bp, bx / 2); X bit 2 picks the half.
+                        let off = 64 * (bp + 2 * (bx / 2)) + 32 * (bx % 2);
+                        let v = if k == 0 {
+                            lanes_of::<false>(u, d)
+                        } else {
+                            lanes_of::<true>(u, d)
+                        };
+                        store_as(how, &mut dst[off..off + 32], v);
+                    }
+                }
+            }
+        }
+    } else {
+        for by in 0..4 {
+            let rows: [&[u8; 64]; 4] = core::array::from_fn(|r| row(4 * by + r));
+            for (q, &t) in ts[..2].iter().enumerate() {
+                let v = |r: usize| -> __m256i { load(&rows[r][32 * q..]) };
+                let [b0, b1, b2, b3] = band_to_blocks::<__m256i, 2>([v(0), v(1), v(2), v(3)]);
+                // Lane 0 holds blocks 0 and 1 of the band, lane 1 blocks 2 and 3.
+                let dst: &mut [u8; 512] = (&mut tw[t..][..512]).try_into().unwrap();
+                let at = |bx: usize| 32 * block_of(bx, by);
+                store_as(how, &mut dst[at(0)..][..32], lanes_of::<false>(b0, b1));
+                store_as(how, &mut dst[at(2)..][..32], lanes_of::<true>(b0, b1));
+                store_as(how, &mut dst[at(1)..][..32], lanes_of::<false>(b2, b3));
+                store_as(how, &mut dst[at(3)..][..32], lanes_of::<true>(b2, b3));
             }
         }
     }

@@ -236,7 +236,12 @@ impl<const N: usize> Mover<N> for ToTwiddled<'_> {
                     super::avx512_narrow::group_to_twiddled::<N>(tw, ts, lin, l, stride, how)
                 };
             }
-            // No AVX2 body in this direction: AVX2 CPUs without AVX-512 run the SSE2 one.
+            if self.b.isa == Isa::Avx2 {
+                // SAFETY: `isa` is Avx2 only where avx2::available() said so.
+                return unsafe {
+                    super::avx2_narrow::group_to_twiddled::<N>(tw, ts, lin, l, stride, how)
+                };
+            }
             return super::sse2_narrow::group_to_twiddled::<N>(tw, ts, lin, l, stride, how);
         }
         tiles_side_by_side::<N, Self>(self, ts, l, stride);
@@ -461,7 +466,7 @@ fn streams(rect_el: Rect, bytes_per_el: usize) -> bool {
 enum Isa {
     /// SSE2 (the x86_64 baseline) or, elsewhere, the generic bodies.
     Sse2,
-    /// AVX2: 4-byte tiles, and 1-/2-byte groups twiddled to linear.
+    /// AVX2: 4-byte tiles, and 1-/2-byte groups in both directions.
     Avx2,
     /// AVX-512 F, BW and VBMI: 1-/2-byte groups in both directions.
     Avx512,

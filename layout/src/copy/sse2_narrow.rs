@@ -10,64 +10,17 @@
 //! The reverse direction undoes the rounds: even/odd 32- or 64-bit lanes, then even/odd
 //! elements by mask-and-pack (SSE2 has no byte shuffle; `pshufb` would need SSSE3).
 
-use core::arch::x86_64::{
-    __m128i, _mm_unpackhi_epi16, _mm_unpackhi_epi32, _mm_unpackhi_epi64, _mm_unpackhi_epi8,
-    _mm_unpacklo_epi16, _mm_unpacklo_epi32, _mm_unpacklo_epi64, _mm_unpacklo_epi8,
-};
+use core::arch::x86_64::__m128i;
 
 use super::unpack::blocks_to_band;
 use super::vector::{load, store_as, Stores};
 use crate::morton::block_of;
 
-/// A band of four 16-texel rows of 1-byte elements as its four twiddled 4x4 blocks (16 bytes
-/// each), left to right.
-#[inline(always)]
-fn band8_to_blocks(r: [__m128i; 4]) -> [__m128i; 4] {
-    // SAFETY: SSE2 is part of the x86_64 baseline; these touch no memory.
-    unsafe {
-        let (u0, u1) = (_mm_unpacklo_epi8(r[0], r[1]), _mm_unpackhi_epi8(r[0], r[1]));
-        let (v0, v1) = (_mm_unpacklo_epi8(r[2], r[3]), _mm_unpackhi_epi8(r[2], r[3]));
-        [
-            _mm_unpacklo_epi32(u0, v0),
-            _mm_unpackhi_epi32(u0, v0),
-            _mm_unpacklo_epi32(u1, v1),
-            _mm_unpackhi_epi32(u1, v1),
-        ]
-    }
-}
-
-/// A band of four 8-texel rows of 2-byte elements as two twiddled 4x4 blocks (two vectors
-/// each), left to right.
-#[inline(always)]
-fn band16_to_blocks(r: [__m128i; 4]) -> [__m128i; 4] {
-    // SAFETY: SSE2 (baseline); touches no memory.
-    unsafe {
-        let (u0, u1) = (
-            _mm_unpacklo_epi16(r[0], r[1]),
-            _mm_unpackhi_epi16(r[0], r[1]),
-        );
-        let (v0, v1) = (
-            _mm_unpacklo_epi16(r[2], r[3]),
-            _mm_unpackhi_epi16(r[2], r[3]),
-        );
-        [
-            _mm_unpacklo_epi64(u0, v0),
-            _mm_unpackhi_epi64(u0, v0),
-            _mm_unpacklo_epi64(u1, v1),
-            _mm_unpackhi_epi64(u1, v1),
-        ]
-    }
-}
-
 /// A band of four rows of `N`-byte elements, one 16-byte vector column of each, as its
 /// twiddled vectors (in [`vector_at`] order).
 #[inline(always)]
 fn band_to_blocks<const N: usize>(r: [__m128i; 4]) -> [__m128i; 4] {
-    if N == 1 {
-        band8_to_blocks(r)
-    } else {
-        band16_to_blocks(r)
-    }
+    super::unpack::band_to_blocks::<__m128i, N>(r)
 }
 
 /// Twiddled byte offset, within a 16x16 tile of `N`-byte texels, of vector `i` (0..4) of

@@ -1,16 +1,19 @@
-//! The inverse unpack rounds of the 1- and 2-byte bodies, once for SSE2's 16-byte vectors and
-//! AVX2's 32-byte ones: AVX2's shuffles work within 128-bit lanes, so per lane they are
-//! SSE2's, and one generic [`blocks_to_band`] serves both widths (`sse2_narrow`,
-//! `avx2_narrow`). Every function is `#[inline(always)]` so that it compiles inside the
+//! The unpack rounds of the 1- and 2-byte bodies and their inverses, once for SSE2's 16-byte
+//! vectors and AVX2's 32-byte ones: AVX2's shuffles work within 128-bit lanes, so per lane
+//! they are SSE2's, and one generic [`band_to_blocks`] and [`blocks_to_band`] serve both
+//! widths (`sse2_narrow`, `avx2_narrow`). Every function is `#[inline(always)]` so that it compiles inside the
 //! calling body, under its `#[target_feature]`.
 
 use core::arch::x86_64::{
     __m128i, __m256i, _mm256_and_si256, _mm256_castps_si256, _mm256_castsi256_ps,
     _mm256_packs_epi32, _mm256_packus_epi16, _mm256_set1_epi16, _mm256_shuffle_ps,
-    _mm256_slli_epi32, _mm256_srai_epi32, _mm256_srli_epi16, _mm256_unpackhi_epi64,
-    _mm256_unpacklo_epi64, _mm_and_si128, _mm_castps_si128, _mm_castsi128_ps, _mm_packs_epi32,
-    _mm_packus_epi16, _mm_set1_epi16, _mm_shuffle_ps, _mm_slli_epi32, _mm_srai_epi32,
-    _mm_srli_epi16, _mm_unpackhi_epi64, _mm_unpacklo_epi64,
+    _mm256_slli_epi32, _mm256_srai_epi32, _mm256_srli_epi16, _mm256_unpackhi_epi16,
+    _mm256_unpackhi_epi32, _mm256_unpackhi_epi64, _mm256_unpackhi_epi8, _mm256_unpacklo_epi16,
+    _mm256_unpacklo_epi32, _mm256_unpacklo_epi64, _mm256_unpacklo_epi8, _mm_and_si128,
+    _mm_castps_si128, _mm_castsi128_ps, _mm_packs_epi32, _mm_packus_epi16, _mm_set1_epi16,
+    _mm_shuffle_ps, _mm_slli_epi32, _mm_srai_epi32, _mm_srli_epi16, _mm_unpackhi_epi16,
+    _mm_unpackhi_epi32, _mm_unpackhi_epi64, _mm_unpackhi_epi8, _mm_unpacklo_epi16,
+    _mm_unpacklo_epi32, _mm_unpacklo_epi64, _mm_unpacklo_epi8,
 };
 
 use super::vector::Vector;
@@ -27,6 +30,12 @@ pub(super) trait Unpack: Vector {
     fn split32(a: Self, b: Self) -> (Self, Self);
     /// unpacklo_epi64 and unpackhi_epi64 of `a` and `b`.
     fn unpack64(a: Self, b: Self) -> (Self, Self);
+    /// unpacklo_epi8 and unpackhi_epi8 of `a` and `b`.
+    fn unpack8(a: Self, b: Self) -> (Self, Self);
+    /// unpacklo_epi16 and unpackhi_epi16 of `a` and `b`.
+    fn unpack16(a: Self, b: Self) -> (Self, Self);
+    /// unpacklo_epi32 and unpackhi_epi32 of `a` and `b`.
+    fn unpack32(a: Self, b: Self) -> (Self, Self);
 }
 
 impl Unpack for __m128i {
@@ -67,6 +76,21 @@ impl Unpack for __m128i {
     fn unpack64(a: Self, b: Self) -> (Self, Self) {
         // SAFETY: SSE2 (baseline); touches no memory.
         unsafe { (_mm_unpacklo_epi64(a, b), _mm_unpackhi_epi64(a, b)) }
+    }
+    #[inline(always)]
+    fn unpack8(a: Self, b: Self) -> (Self, Self) {
+        // SAFETY: SSE2 (baseline); touches no memory.
+        unsafe { (_mm_unpacklo_epi8(a, b), _mm_unpackhi_epi8(a, b)) }
+    }
+    #[inline(always)]
+    fn unpack16(a: Self, b: Self) -> (Self, Self) {
+        // SAFETY: SSE2 (baseline); touches no memory.
+        unsafe { (_mm_unpacklo_epi16(a, b), _mm_unpackhi_epi16(a, b)) }
+    }
+    #[inline(always)]
+    fn unpack32(a: Self, b: Self) -> (Self, Self) {
+        // SAFETY: SSE2 (baseline); touches no memory.
+        unsafe { (_mm_unpacklo_epi32(a, b), _mm_unpackhi_epi32(a, b)) }
     }
 }
 
@@ -109,6 +133,21 @@ impl Unpack for __m256i {
         // SAFETY: AVX2 (callers are AVX2 functions); touches no memory.
         unsafe { (_mm256_unpacklo_epi64(a, b), _mm256_unpackhi_epi64(a, b)) }
     }
+    #[inline(always)]
+    fn unpack8(a: Self, b: Self) -> (Self, Self) {
+        // SAFETY: AVX2 (callers are AVX2 functions); touches no memory.
+        unsafe { (_mm256_unpacklo_epi8(a, b), _mm256_unpackhi_epi8(a, b)) }
+    }
+    #[inline(always)]
+    fn unpack16(a: Self, b: Self) -> (Self, Self) {
+        // SAFETY: AVX2 (callers are AVX2 functions); touches no memory.
+        unsafe { (_mm256_unpacklo_epi16(a, b), _mm256_unpackhi_epi16(a, b)) }
+    }
+    #[inline(always)]
+    fn unpack32(a: Self, b: Self) -> (Self, Self) {
+        // SAFETY: AVX2 (callers are AVX2 functions); touches no memory.
+        unsafe { (_mm256_unpacklo_epi32(a, b), _mm256_unpackhi_epi32(a, b)) }
+    }
 }
 
 /// Per 128-bit lane: four twiddled 4x4 blocks of 1-byte elements (`N` 1), left to right, or
@@ -128,4 +167,24 @@ pub(super) fn blocks_to_band<V: Unpack, const N: usize>(w: [V; 4]) -> [V; 4] {
         (V::split16(u0, u1), V::split16(v0, v1))
     };
     [r0, r1, r2, r3]
+}
+
+/// Per 128-bit lane: a band of four rows of `N`-byte elements (`N` 1 or 2), 16 bytes of each,
+/// as its twiddled vectors: for 1-byte elements the four 4x4 blocks left to right, for 2-byte
+/// ones the two blocks' halves (block 0 low, high, block 1 low, high). Two rounds, each one
+/// address bit of Y: rows 2j and 2j+1 interleave element by element (Y bit 0), then the row
+/// pairs interleave in units of two pairs (X bit 0 between, Y bit 1 above).
+#[inline(always)]
+pub(super) fn band_to_blocks<V: Unpack, const N: usize>(r: [V; 4]) -> [V; 4] {
+    let ((u0, u1), (v0, v1)) = if N == 1 {
+        (V::unpack8(r[0], r[1]), V::unpack8(r[2], r[3]))
+    } else {
+        (V::unpack16(r[0], r[1]), V::unpack16(r[2], r[3]))
+    };
+    let ((a, b), (c, d)) = if N == 1 {
+        (V::unpack32(u0, v0), V::unpack32(u1, v1))
+    } else {
+        (V::unpack64(u0, v0), V::unpack64(u1, v1))
+    };
+    [a, b, c, d]
 }
