@@ -6,24 +6,16 @@
 //! neighbouring tiles' rows for 1-byte elements, both halves of one tile's row for 2-byte),
 //! halving the shuffles and stores.
 
-use core::arch::x86_64::{
-    __m128i, __m256i, _mm256_castsi128_si256, _mm256_inserti128_si256, _mm256_permute2x128_si256,
-};
+use core::arch::x86_64::{__m256i, _mm256_permute2x128_si256};
 
-use super::sse2_narrow::{group_of, tile16_B, vector_at};
-use super::unpack::{band_to_blocks, blocks_to_band};
-use crate::morton::block_of;
+use super::unpack::{band_to_blocks, blocks_to_band_pshufb};
 use super::vector::{load, store_as, Stores};
-
-/// `lo` in lane 0, `hi` in lane 1.
-#[inline(always)]
-fn pair(lo: __m128i, hi: __m128i) -> __m256i {
-    // SAFETY: AVX2 (callers are AVX2 functions); touches no memory.
-    unsafe { _mm256_inserti128_si256::<1>(_mm256_castsi128_si256(lo), hi) }
-}
+use crate::morton::block_of;
 
 /// A group of `group_of(N)` whole tiles side by side (twiddled starts `ts`) into linear rows
-/// `stride` apart from `lin[l..]`, band by band; 32 linear bytes per row and step.
+/// `stride` apart from `lin[l..]`, with 32-byte loads and stores: the inverse of
+/// [`group_to_twiddled`] (a cross-lane permute per 32 bytes loaded, then the inverse rounds
+/// per lane).
 ///
 /// # Safety
 /// The CPU must have AVX2 (`avx2::available`).
@@ -36,26 +28,69 @@ pub(super) unsafe fn group_to_linear<const N: usize>(
     ts: [usize; 4],
     how: Stores,
 ) {
-    // Step p covers linear bytes 32p..32p + 32 of each row: for 1-byte elements tiles 2p and
-    // 2p + 1 (one 16-byte vector column each), for 2-byte elements tile p's two columns.
-    let lanes = |p: usize| -> [(usize, usize); 2] {
-        if N == 1 {
-            [(ts[2 * p], 0), (ts[2 * p + 1], 0)]
-        } else {
-            [(ts[p], 0), (ts[p], 1)]
+    // One copy of the body per store type: no branch per store (why: `group_to_twiddled`).
+    match how {
+        Stores::Cached => to_linear::<N>(lin, l, stride, tw, ts, Stores::Cached),
+        Stores::Stream => to_linear::<N>(lin, l, stride, tw, ts, Stores::Stream),
+    }
+}
+
+/// [`group_to_linear`]'s body, compiled inside it; every tile is bounds-checked once as a
+/// fixed-size array.
+#[inline(always)]
+fn to_linear<const N: usize>(
+    lin: &mut [u8],
+    l: usize,
+    stride: usize,
+    tw: &[u8],
+    ts: [usize; 4],
+    how: Stores,
+) {
+    if N == 1 {
+        let tile = |k: usize| -> &[u8; 256] { tw[ts[k]..][..256].try_into().unwrap() };
+        let tiles = [tile(0), tile(1), tile(2), tile(3)];
+        for bp in 0..2 {
+            for q in 0..2 {
+                let (a, b) = (tiles[2 * q], tiles[2 * q + 1]);
+                // Block column bx's half line in tiles a and b, as (upper, lower) blocks.
+                let col = |bx: usize| -> (__m256i, __m256i) {
+                    let off = 64 * (bp + 2 * (bx / 2)) + 32 * (bx % 2);
+                    let (x, y): (__m256i, __m256i) = (load(&a[off..]), load(&b[off..]));
+                    (lanes_of::<false>(x, y), lanes_of::<true>(x, y))
+                };
+                let [c0, c1, c2, c3] = [col(0), col(1), col(2), col(3)];
+                let upper = blocks_to_band_pshufb::<__m256i, 1>([c0.0, c1.0, c2.0, c3.0]);
+                let lower = blocks_to_band_pshufb::<__m256i, 1>([c0.1, c1.1, c2.1, c3.1]);
+                // (Not `chain`: its state went through the stack, at half the speed.)
+                for r in 0..4 {
+                    let at = l + (8 * bp + r) * stride + 32 * q;
+                    store_as(how, &mut lin[at..at + 32], upper[r]);
+                    let at = at + 4 * stride;
+                    store_as(how, &mut lin[at..at + 32], lower[r]);
+                }
+            }
         }
-    };
-    for by in 0..4 {
-        for p in 0..group_of(N) * N / 2 {
-            let [(ta, ha), (tb, hb)] = lanes(p);
-            let (a, b) = (&tw[ta..][..tile16_B(N)], &tw[tb..][..tile16_B(N)]);
-            let at = |i: usize| {
-                let off = |h: usize| vector_at::<N>(h, i, by);
-                pair(load(&a[off(ha)..]), load(&b[off(hb)..]))
-            };
-            let rows = blocks_to_band::<__m256i, N>([at(0), at(1), at(2), at(3)]);
-            for (r, v) in rows.into_iter().enumerate() {
-                store_as(how, &mut lin[l + (4 * by + r) * stride + 32 * p..], v);
+    } else {
+        let tile = |k: usize| -> &[u8; 512] { tw[ts[k]..][..512].try_into().unwrap() };
+        let tiles = [tile(0), tile(1)];
+        for by in 0..4 {
+            for (q, t) in tiles.iter().enumerate() {
+                let blk = |bx: usize| -> __m256i { load(&t[32 * block_of(bx, by)..]) };
+                let [b0, b1, b2, b3] = [blk(0), blk(1), blk(2), blk(3)];
+                // Lane 0 takes blocks 0 and 1 of the band, lane 1 blocks 2 and 3.
+                let w = [
+                    lanes_of::<false>(b0, b2),
+                    lanes_of::<true>(b0, b2),
+                    lanes_of::<false>(b1, b3),
+                    lanes_of::<true>(b1, b3),
+                ];
+                for (r, v) in blocks_to_band_pshufb::<__m256i, 2>(w)
+                    .into_iter()
+                    .enumerate()
+                {
+                    let at = l + (4 * by + r) * stride + 32 * q;
+                    store_as(how, &mut lin[at..at + 32], v);
+                }
             }
         }
     }

@@ -6,14 +6,14 @@
 
 use core::arch::x86_64::{
     __m128i, __m256i, _mm256_and_si256, _mm256_castps_si256, _mm256_castsi256_ps,
-    _mm256_packs_epi32, _mm256_packus_epi16, _mm256_set1_epi16, _mm256_shuffle_ps,
-    _mm256_slli_epi32, _mm256_srai_epi32, _mm256_srli_epi16, _mm256_unpackhi_epi16,
-    _mm256_unpackhi_epi32, _mm256_unpackhi_epi64, _mm256_unpackhi_epi8, _mm256_unpacklo_epi16,
-    _mm256_unpacklo_epi32, _mm256_unpacklo_epi64, _mm256_unpacklo_epi8, _mm_and_si128,
-    _mm_castps_si128, _mm_castsi128_ps, _mm_packs_epi32, _mm_packus_epi16, _mm_set1_epi16,
-    _mm_shuffle_ps, _mm_slli_epi32, _mm_srai_epi32, _mm_srli_epi16, _mm_unpackhi_epi16,
-    _mm_unpackhi_epi32, _mm_unpackhi_epi64, _mm_unpackhi_epi8, _mm_unpacklo_epi16,
-    _mm_unpacklo_epi32, _mm_unpacklo_epi64, _mm_unpacklo_epi8,
+    _mm256_packs_epi32, _mm256_packus_epi16, _mm256_set1_epi16, _mm256_shuffle_epi8,
+    _mm256_shuffle_ps, _mm256_slli_epi32, _mm256_srai_epi32, _mm256_srli_epi16,
+    _mm256_unpackhi_epi16, _mm256_unpackhi_epi32, _mm256_unpackhi_epi64, _mm256_unpackhi_epi8,
+    _mm256_unpacklo_epi16, _mm256_unpacklo_epi32, _mm256_unpacklo_epi64, _mm256_unpacklo_epi8,
+    _mm_and_si128, _mm_castps_si128, _mm_castsi128_ps, _mm_packs_epi32, _mm_packus_epi16,
+    _mm_set1_epi16, _mm_shuffle_epi8, _mm_shuffle_ps, _mm_slli_epi32, _mm_srai_epi32,
+    _mm_srli_epi16, _mm_unpackhi_epi16, _mm_unpackhi_epi32, _mm_unpackhi_epi64, _mm_unpackhi_epi8,
+    _mm_unpacklo_epi16, _mm_unpacklo_epi32, _mm_unpacklo_epi64, _mm_unpacklo_epi8,
 };
 
 use super::vector::Vector;
@@ -36,6 +36,9 @@ pub(super) trait Unpack: Vector {
     fn unpack16(a: Self, b: Self) -> (Self, Self);
     /// unpacklo_epi32 and unpackhi_epi32 of `a` and `b`.
     fn unpack32(a: Self, b: Self) -> (Self, Self);
+    /// Per 128-bit lane, byte i of the result is byte `idx[i]` of `a` (`pshufb`). For 16-byte
+    /// vectors that is SSSE3: only bodies compiled with SSSE3 or above may call it.
+    fn shuffle_bytes(a: Self, idx: Self) -> Self;
 }
 
 impl Unpack for __m128i {
@@ -91,6 +94,12 @@ impl Unpack for __m128i {
     fn unpack32(a: Self, b: Self) -> (Self, Self) {
         // SAFETY: SSE2 (baseline); touches no memory.
         unsafe { (_mm_unpacklo_epi32(a, b), _mm_unpackhi_epi32(a, b)) }
+    }
+    #[inline(always)]
+    fn shuffle_bytes(a: Self, idx: Self) -> Self {
+        // SAFETY: SSSE3 (the trait's contract: callers are SSSE3 functions or above);
+        // touches no memory.
+        unsafe { _mm_shuffle_epi8(a, idx) }
     }
 }
 
@@ -148,6 +157,11 @@ impl Unpack for __m256i {
         // SAFETY: AVX2 (callers are AVX2 functions); touches no memory.
         unsafe { (_mm256_unpacklo_epi32(a, b), _mm256_unpackhi_epi32(a, b)) }
     }
+    #[inline(always)]
+    fn shuffle_bytes(a: Self, idx: Self) -> Self {
+        // SAFETY: AVX2 (callers are AVX2 functions); touches no memory.
+        unsafe { _mm256_shuffle_epi8(a, idx) }
+    }
 }
 
 /// Per 128-bit lane: four twiddled 4x4 blocks of 1-byte elements (`N` 1), left to right, or
@@ -187,4 +201,39 @@ pub(super) fn band_to_blocks<V: Unpack, const N: usize>(r: [V; 4]) -> [V; 4] {
         (V::unpack64(u0, v0), V::unpack64(u1, v1))
     };
     [a, b, c, d]
+}
+
+/// `pshufb` indices, per 16 bytes, from twiddled to row order: for 1-byte elements a 4x4 block
+/// as its four 4-byte rows; for 2-byte elements the first or second half of a block (its
+/// columns 0-1 or 2-3, X bit 1 being the block's top index bit) as four 4-byte row pieces.
+const fn rows_index(n: usize) -> [u8; 32] {
+    let mut t = [0u8; 32];
+    let mut j = 0;
+    while j < 16 {
+        // Row-order element k of the 16 bytes, at (row r, column c) of a 4 x (4 / n) piece.
+        let (k, b) = (j / n, j % n);
+        let (r, c) = (k / (4 / n), k % (4 / n));
+        let src = (r & 1) | ((c & 1) << 1) | ((r & 2) << 1) | ((c & 2) << 2);
+        t[j] = (src * n + b) as u8;
+        t[j + 16] = t[j];
+        j += 1;
+    }
+    t
+}
+
+/// [`rows_index`] for 1- and 2-byte elements (both 128-bit lanes alike).
+static ROWS_INDEX: [[u8; 32]; 2] = [rows_index(1), rows_index(2)];
+
+/// Per 128-bit lane: the inverse of [`band_to_blocks`] with byte shuffles (SSSE3 `pshufb`,
+/// AVX2 `vpshufb`): one shuffle puts each vector in row order (4-byte row pieces), then a 4x4
+/// transpose of 4-byte pieces (two unpack rounds) makes the rows. Twelve shuffles per four
+/// vectors, against sixteen operations for [`blocks_to_band`]'s mask-and-pack on 1-byte
+/// elements and twenty on 2-byte ones. Only bodies compiled with SSSE3 or above may call it.
+#[inline(always)]
+pub(super) fn blocks_to_band_pshufb<V: Unpack, const N: usize>(w: [V; 4]) -> [V; 4] {
+    let idx = V::read(&ROWS_INDEX[N - 1]);
+    let b = w.map(|v| V::shuffle_bytes(v, idx));
+    let ((a0, a1), (c0, c1)) = (V::unpack32(b[0], b[1]), V::unpack32(b[2], b[3]));
+    let ((r0, r1), (r2, r3)) = (V::unpack64(a0, c0), V::unpack64(a1, c1));
+    [r0, r1, r2, r3]
 }
