@@ -8,7 +8,7 @@
 
 use core::arch::x86_64::{__m256i, _mm256_permute2x128_si256};
 
-use super::unpack::{band_to_blocks, blocks_to_band_pshufb};
+use super::unpack::{band_to_blocks, blocks_to_band_pshufb, rows_index_of};
 use super::vector::{load, store_as, Stores};
 use crate::morton::block_of;
 
@@ -46,6 +46,7 @@ fn to_linear<const N: usize>(
     ts: [usize; 4],
     how: Stores,
 ) {
+    let idx = rows_index_of::<__m256i, N>();
     if N == 1 {
         let tile = |k: usize| -> &[u8; 256] { tw[ts[k]..][..256].try_into().unwrap() };
         let tiles = [tile(0), tile(1), tile(2), tile(3)];
@@ -59,8 +60,8 @@ fn to_linear<const N: usize>(
                     (lanes_of::<false>(x, y), lanes_of::<true>(x, y))
                 };
                 let [c0, c1, c2, c3] = [col(0), col(1), col(2), col(3)];
-                let upper = blocks_to_band_pshufb::<__m256i, 1>([c0.0, c1.0, c2.0, c3.0]);
-                let lower = blocks_to_band_pshufb::<__m256i, 1>([c0.1, c1.1, c2.1, c3.1]);
+                let upper = blocks_to_band_pshufb([c0.0, c1.0, c2.0, c3.0], idx);
+                let lower = blocks_to_band_pshufb([c0.1, c1.1, c2.1, c3.1], idx);
                 // (Not `chain`: its state went through the stack, at half the speed.)
                 for r in 0..4 {
                     let at = l + (8 * bp + r) * stride + 32 * q;
@@ -84,10 +85,7 @@ fn to_linear<const N: usize>(
                     lanes_of::<false>(b1, b3),
                     lanes_of::<true>(b1, b3),
                 ];
-                for (r, v) in blocks_to_band_pshufb::<__m256i, 2>(w)
-                    .into_iter()
-                    .enumerate()
-                {
+                for (r, v) in blocks_to_band_pshufb(w, idx).into_iter().enumerate() {
                     let at = l + (4 * by + r) * stride + 32 * q;
                     store_as(how, &mut lin[at..at + 32], v);
                 }

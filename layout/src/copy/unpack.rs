@@ -224,14 +224,24 @@ const fn rows_index(n: usize) -> [u8; 32] {
 /// [`rows_index`] for 1- and 2-byte elements (both 128-bit lanes alike).
 static ROWS_INDEX: [[u8; 32]; 2] = [rows_index(1), rows_index(2)];
 
-/// Per 128-bit lane: the inverse of [`band_to_blocks`] with byte shuffles (SSSE3 `pshufb`,
-/// AVX2 `vpshufb`): one shuffle puts each vector in row order (4-byte row pieces), then a 4x4
-/// transpose of 4-byte pieces (two unpack rounds) makes the rows. Twelve shuffles per four
-/// vectors, against sixteen operations for [`blocks_to_band`]'s mask-and-pack on 1-byte
-/// elements and twenty on 2-byte ones. Only bodies compiled with SSSE3 or above may call it.
+/// The `pshufb` indices of [`blocks_to_band_pshufb`] for `N`-byte elements, opaque to the
+/// compiler: seeing the constant, it merged the byte shuffle with the unpack rounds around it
+/// into more shuffles than it replaced (1-byte: three `vpshufb` and a blend where one
+/// `vpshufb` and an unpack were written; 2-byte: `vpshuflw` and `vpshufhw` for one
+/// `vpshufb`), at about a fifth of the speed lost.
 #[inline(always)]
-pub(super) fn blocks_to_band_pshufb<V: Unpack, const N: usize>(w: [V; 4]) -> [V; 4] {
-    let idx = V::read(&ROWS_INDEX[N - 1]);
+pub(super) fn rows_index_of<V: Unpack, const N: usize>() -> V {
+    core::hint::black_box(V::read(&ROWS_INDEX[N - 1]))
+}
+
+/// Per 128-bit lane: the inverse of [`band_to_blocks`] with byte shuffles (SSSE3 `pshufb`,
+/// AVX2 `vpshufb`): one shuffle by `idx` ([`rows_index_of`]) puts each vector in row order
+/// (4-byte row pieces), then a 4x4 transpose of 4-byte pieces (two unpack rounds) makes the
+/// rows. Twelve shuffles per four vectors, against sixteen operations for
+/// [`blocks_to_band`]'s mask-and-pack on 1-byte elements and twenty on 2-byte ones. Only
+/// bodies compiled with SSSE3 or above may call it.
+#[inline(always)]
+pub(super) fn blocks_to_band_pshufb<V: Unpack>(w: [V; 4], idx: V) -> [V; 4] {
     let b = w.map(|v| V::shuffle_bytes(v, idx));
     let ((a0, a1), (c0, c1)) = (V::unpack32(b[0], b[1]), V::unpack32(b[2], b[3]));
     let ((r0, r1), (r2, r3)) = (V::unpack64(a0, c0), V::unpack64(a1, c1));
