@@ -6,11 +6,10 @@
 //! blocks; the unpacks work within its 128-bit lanes, so one round of unpacks serves two
 //! blocks, and one cross-lane permute per 32 bytes puts each block's halves together.
 
-use core::arch::x86_64::{
-    __m256i, _mm256_permute2x128_si256, _mm256_unpackhi_epi32, _mm256_unpacklo_epi32,
-};
+use core::arch::x86_64::__m256i;
 
 use super::sse2::TILE16_B;
+use super::unpack::{lanes_of, Unpack};
 use super::vector::{load, store_as, stream_copy, Stores};
 use crate::morton::block_of;
 
@@ -39,32 +38,37 @@ pub(super) unsafe fn tile16_to_twiddled(
     stride: usize,
     how: Stores,
 ) {
+    // One copy of the body per store type: no branch per store (avx2_narrow).
+    match how {
+        Stores::Cached => to_twiddled(tw, lin, l, stride, Stores::Cached),
+        Stores::Stream => to_twiddled(tw, lin, l, stride, Stores::Stream),
+    }
+}
+
+/// [`tile16_to_twiddled`]'s body, compiled inside it; each linear row is bounds-checked once.
+#[inline(always)]
+fn to_twiddled(tw: &mut [u8; TILE16_B], lin: &[u8], l: usize, stride: usize, how: Stores) {
     for by in 0..4 {
         // The band's four lines are loaded before any store (4 KiB aliasing between
-        // page-aligned buffers: sse2_narrow's group_to_twiddled).
-        let r = |k: usize, hx: usize| load(&lin[l + (4 * by + k) * stride + 32 * hx..]);
+        // page-aligned buffers: sse2_narrow's group_to_twiddled). A tile row: 64 bytes.
+        let line =
+            |k: usize| -> &[u8; 64] { lin[l + (4 * by + k) * stride..][..64].try_into().unwrap() };
+        let lines = [line(0), line(1), line(2), line(3)];
+        let r = |k: usize, hx: usize| load(&lines[k][32 * hx..]);
         let rows = [
             [r(0, 0), r(1, 0), r(2, 0), r(3, 0)],
             [r(0, 1), r(1, 1), r(2, 1), r(3, 1)],
         ];
         for (hx, &[r0, r1, r2, r3]) in rows.iter().enumerate() {
             // Per lane as sse2's rows_to_block: a block is (a, c, b, d).
-            let (a, b) = (_mm256_unpacklo_epi32(r0, r1), _mm256_unpackhi_epi32(r0, r1));
-            let (c, d) = (_mm256_unpacklo_epi32(r2, r3), _mm256_unpackhi_epi32(r2, r3));
+            let (a, b) = __m256i::unpack32(r0, r1);
+            let (c, d) = __m256i::unpack32(r2, r3);
             let left = &mut tw[block_at(2 * hx, by)..][..64];
-            store_as(how, left, _mm256_permute2x128_si256::<0x20>(a, c));
-            store_as(
-                how,
-                &mut left[32..],
-                _mm256_permute2x128_si256::<0x20>(b, d),
-            );
+            store_as(how, left, lanes_of::<false>(a, c));
+            store_as(how, &mut left[32..], lanes_of::<false>(b, d));
             let right = &mut tw[block_at(2 * hx + 1, by)..][..64];
-            store_as(how, right, _mm256_permute2x128_si256::<0x31>(a, c));
-            store_as(
-                how,
-                &mut right[32..],
-                _mm256_permute2x128_si256::<0x31>(b, d),
-            );
+            store_as(how, right, lanes_of::<true>(a, c));
+            store_as(how, &mut right[32..], lanes_of::<true>(b, d));
         }
     }
 }
@@ -83,33 +87,42 @@ pub(super) unsafe fn tile16_to_linear(
     tw: &[u8; TILE16_B],
     how: Stores,
 ) {
+    // One copy of the body per store type: no branch per store (avx2_narrow).
+    match how {
+        Stores::Cached => to_linear(lin, l, stride, tw, Stores::Cached),
+        Stores::Stream => to_linear(lin, l, stride, tw, Stores::Stream),
+    }
+}
+
+/// [`tile16_to_linear`]'s body, compiled inside it.
+#[inline(always)]
+fn to_linear(lin: &mut [u8], l: usize, stride: usize, tw: &[u8; TILE16_B], how: Stores) {
     for by in 0..4 {
-        // rows[hx][r]: row r of block columns 2hx and 2hx + 1.
-        let half = |hx: usize| -> [__m256i; 4] {
-            let (left, right) = (block_at(2 * hx, by), block_at(2 * hx + 1, by));
-            let (x0, x1) = (load(&tw[left..]), load(&tw[left + 32..]));
-            let (y0, y1) = (load(&tw[right..]), load(&tw[right + 32..]));
-            let v0 = _mm256_permute2x128_si256::<0x20>(x0, y0);
-            let v1 = _mm256_permute2x128_si256::<0x31>(x0, y0);
-            let v2 = _mm256_permute2x128_si256::<0x20>(x1, y1);
-            let v3 = _mm256_permute2x128_si256::<0x31>(x1, y1);
-            // Per lane as sse2's block_to_rows.
-            let (a, b) = (_mm256_unpacklo_epi32(v0, v2), _mm256_unpackhi_epi32(v0, v2));
-            let (c, d) = (_mm256_unpacklo_epi32(v1, v3), _mm256_unpackhi_epi32(v1, v3));
-            [
-                _mm256_unpacklo_epi32(a, b),
-                _mm256_unpackhi_epi32(a, b),
-                _mm256_unpacklo_epi32(c, d),
-                _mm256_unpackhi_epi32(c, d),
-            ]
-        };
-        let rows = [half(0), half(1)];
+        let rows = [band_rows(tw, by, 0), band_rows(tw, by, 1)];
         for r in 0..4 {
             let row = &mut lin[l + (4 * by + r) * stride..][..64];
             store_as(how, row, rows[0][r]);
             store_as(how, &mut row[32..], rows[1][r]);
         }
     }
+}
+
+/// Rows 0-3 of block columns 2hx and 2hx + 1 of band `by`. A function, not a closure: a
+/// closure here was not inlined into the AVX2 body and ran at a fiftieth of the speed.
+#[inline(always)]
+fn band_rows(tw: &[u8; TILE16_B], by: usize, hx: usize) -> [__m256i; 4] {
+    let (left, right) = (block_at(2 * hx, by), block_at(2 * hx + 1, by));
+    let (x0, x1) = (load(&tw[left..]), load(&tw[left + 32..]));
+    let (y0, y1) = (load(&tw[right..]), load(&tw[right + 32..]));
+    let v0 = lanes_of::<false>(x0, y0);
+    let v1 = lanes_of::<true>(x0, y0);
+    let v2 = lanes_of::<false>(x1, y1);
+    let v3 = lanes_of::<true>(x1, y1);
+    // Per lane as sse2's block_to_rows.
+    let (a, b) = __m256i::unpack32(v0, v2);
+    let (c, d) = __m256i::unpack32(v1, v3);
+    let ((r0, r1), (r2, r3)) = (__m256i::unpack32(a, b), __m256i::unpack32(c, d));
+    [r0, r1, r2, r3]
 }
 
 /// `src` into `dst` (equal lengths) with 32-byte non-temporal stores where `dst` is aligned

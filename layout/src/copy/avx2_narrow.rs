@@ -6,9 +6,9 @@
 //! neighbouring tiles' rows for 1-byte elements, both halves of one tile's row for 2-byte),
 //! halving the shuffles and stores.
 
-use core::arch::x86_64::{__m256i, _mm256_permute2x128_si256};
+use core::arch::x86_64::__m256i;
 
-use super::unpack::{band_to_blocks, blocks_to_band_pshufb, rows_index_of};
+use super::unpack::{band_to_blocks, blocks_to_band_pshufb, lanes_of, rows_index_of};
 use super::vector::{load, store_as, Stores};
 use crate::morton::block_of;
 
@@ -90,19 +90,6 @@ fn to_linear<const N: usize>(
                     store_as(how, &mut lin[at..at + 32], v);
                 }
             }
-        }
-    }
-}
-
-/// `a`'s and `b`'s low lanes (`HI` false) or high lanes (`HI` true) as one vector.
-#[inline(always)]
-fn lanes_of<const HI: bool>(a: __m256i, b: __m256i) -> __m256i {
-    // SAFETY: AVX2 (callers are AVX2 functions); touches no memory.
-    unsafe {
-        if HI {
-            _mm256_permute2x128_si256::<0x31>(a, b)
-        } else {
-            _mm256_permute2x128_si256::<0x20>(a, b)
         }
     }
 }

@@ -6,14 +6,15 @@
 
 use core::arch::x86_64::{
     __m128i, __m256i, _mm256_and_si256, _mm256_castps_si256, _mm256_castsi256_ps,
-    _mm256_packs_epi32, _mm256_packus_epi16, _mm256_set1_epi16, _mm256_shuffle_epi8,
-    _mm256_shuffle_ps, _mm256_slli_epi32, _mm256_srai_epi32, _mm256_srli_epi16,
-    _mm256_unpackhi_epi16, _mm256_unpackhi_epi32, _mm256_unpackhi_epi64, _mm256_unpackhi_epi8,
-    _mm256_unpacklo_epi16, _mm256_unpacklo_epi32, _mm256_unpacklo_epi64, _mm256_unpacklo_epi8,
-    _mm_and_si128, _mm_castps_si128, _mm_castsi128_ps, _mm_packs_epi32, _mm_packus_epi16,
-    _mm_set1_epi16, _mm_shuffle_epi8, _mm_shuffle_ps, _mm_slli_epi32, _mm_srai_epi32,
-    _mm_srli_epi16, _mm_unpackhi_epi16, _mm_unpackhi_epi32, _mm_unpackhi_epi64, _mm_unpackhi_epi8,
-    _mm_unpacklo_epi16, _mm_unpacklo_epi32, _mm_unpacklo_epi64, _mm_unpacklo_epi8,
+    _mm256_packs_epi32, _mm256_packus_epi16, _mm256_permute2x128_si256, _mm256_set1_epi16,
+    _mm256_shuffle_epi8, _mm256_shuffle_ps, _mm256_slli_epi32, _mm256_srai_epi32,
+    _mm256_srli_epi16, _mm256_unpackhi_epi16, _mm256_unpackhi_epi32, _mm256_unpackhi_epi64,
+    _mm256_unpackhi_epi8, _mm256_unpacklo_epi16, _mm256_unpacklo_epi32, _mm256_unpacklo_epi64,
+    _mm256_unpacklo_epi8, _mm_and_si128, _mm_castps_si128, _mm_castsi128_ps, _mm_packs_epi32,
+    _mm_packus_epi16, _mm_set1_epi16, _mm_shuffle_epi8, _mm_shuffle_ps, _mm_slli_epi32,
+    _mm_srai_epi32, _mm_srli_epi16, _mm_unpackhi_epi16, _mm_unpackhi_epi32, _mm_unpackhi_epi64,
+    _mm_unpackhi_epi8, _mm_unpacklo_epi16, _mm_unpacklo_epi32, _mm_unpacklo_epi64,
+    _mm_unpacklo_epi8,
 };
 
 use super::vector::Vector;
@@ -246,4 +247,17 @@ pub(super) fn blocks_to_band_pshufb<V: Unpack>(w: [V; 4], idx: V) -> [V; 4] {
     let ((a0, a1), (c0, c1)) = (V::unpack32(b[0], b[1]), V::unpack32(b[2], b[3]));
     let ((r0, r1), (r2, r3)) = (V::unpack64(a0, c0), V::unpack64(a1, c1));
     [r0, r1, r2, r3]
+}
+
+/// `a`'s and `b`'s low lanes (`HI` false) or high lanes (`HI` true) as one vector.
+#[inline(always)]
+pub(super) fn lanes_of<const HI: bool>(a: __m256i, b: __m256i) -> __m256i {
+    // SAFETY: AVX2 (callers are AVX2 functions); touches no memory.
+    unsafe {
+        if HI {
+            _mm256_permute2x128_si256::<0x31>(a, b)
+        } else {
+            _mm256_permute2x128_si256::<0x20>(a, b)
+        }
+    }
 }
