@@ -8,6 +8,7 @@
 
 use core::arch::x86_64::__m256i;
 
+use super::rows::{Rows, RowsMut};
 use super::sse2::TILE16_B;
 use super::unpack::{lanes_of, Unpack};
 use super::vector::{load, store_as, stream_copy, Stores};
@@ -45,16 +46,14 @@ pub(super) unsafe fn tile16_to_twiddled(
     }
 }
 
-/// [`tile16_to_twiddled`]'s body, compiled inside it; each linear row is bounds-checked once.
+/// [`tile16_to_twiddled`]'s body, compiled inside it.
 #[inline(always)]
 fn to_twiddled(tw: &mut [u8; TILE16_B], lin: &[u8], l: usize, stride: usize, how: Stores) {
     for by in 0..4 {
         // The band's four lines are loaded before any store (4 KiB aliasing between
         // page-aligned buffers: sse2_narrow's group_to_twiddled). A tile row: 64 bytes.
-        let line =
-            |k: usize| -> &[u8; 64] { lin[l + (4 * by + k) * stride..][..64].try_into().unwrap() };
-        let lines = [line(0), line(1), line(2), line(3)];
-        let r = |k: usize, hx: usize| load(&lines[k][32 * hx..]);
+        let lines = Rows::<4, 64>::new(lin, l + 4 * by * stride, stride);
+        let r = |k: usize, hx: usize| load(&lines.row(k)[32 * hx..]);
         let rows = [
             [r(0, 0), r(1, 0), r(2, 0), r(3, 0)],
             [r(0, 1), r(1, 1), r(2, 1), r(3, 1)],
@@ -99,8 +98,9 @@ pub(super) unsafe fn tile16_to_linear(
 fn to_linear(lin: &mut [u8], l: usize, stride: usize, tw: &[u8; TILE16_B], how: Stores) {
     for by in 0..4 {
         let rows = [band_rows(tw, by, 0), band_rows(tw, by, 1)];
+        let mut lines = RowsMut::<4, 64>::new(lin, l + 4 * by * stride, stride);
         for r in 0..4 {
-            let row = &mut lin[l + (4 * by + r) * stride..][..64];
+            let row = lines.row(r);
             store_as(how, row, rows[0][r]);
             store_as(how, &mut row[32..], rows[1][r]);
         }

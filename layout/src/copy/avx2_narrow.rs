@@ -8,6 +8,7 @@
 
 use core::arch::x86_64::__m256i;
 
+use super::rows::{Rows, RowsMut};
 use super::unpack::{band_to_blocks, blocks_to_band_pshufb, lanes_of, rows_index_of};
 use super::vector::{load, store_as, Stores};
 use crate::morton::block_of;
@@ -63,11 +64,10 @@ fn to_linear<const N: usize>(
                 let upper = blocks_to_band_pshufb([c0.0, c1.0, c2.0, c3.0], idx);
                 let lower = blocks_to_band_pshufb([c0.1, c1.1, c2.1, c3.1], idx);
                 // (Not `chain`: its state went through the stack, at half the speed.)
+                let mut rows = RowsMut::<8, 64>::new(lin, l + 8 * bp * stride, stride);
                 for r in 0..4 {
-                    let at = l + (8 * bp + r) * stride + 32 * q;
-                    store_as(how, &mut lin[at..at + 32], upper[r]);
-                    let at = at + 4 * stride;
-                    store_as(how, &mut lin[at..at + 32], lower[r]);
+                    store_as(how, &mut rows.row(r)[32 * q..], upper[r]);
+                    store_as(how, &mut rows.row(r + 4)[32 * q..], lower[r]);
                 }
             }
         }
@@ -85,9 +85,9 @@ fn to_linear<const N: usize>(
                     lanes_of::<false>(b1, b3),
                     lanes_of::<true>(b1, b3),
                 ];
+                let mut rows = RowsMut::<4, 64>::new(lin, l + 4 * by * stride, stride);
                 for (r, v) in blocks_to_band_pshufb(w, idx).into_iter().enumerate() {
-                    let at = l + (4 * by + r) * stride + 32 * q;
-                    store_as(how, &mut lin[at..at + 32], v);
+                    store_as(how, &mut rows.row(r)[32 * q..], v);
                 }
             }
         }
@@ -132,14 +132,12 @@ fn to_twiddled<const N: usize>(
     stride: usize,
     how: Stores,
 ) {
-    // A group's linear row: 64 bytes.
-    let row = |r: usize| -> &[u8; 64] { lin[l + r * stride..][..64].try_into().unwrap() };
     if N == 1 {
         for bp in 0..2 {
-            // A band pair (eight rows), all loaded before any store (4 KiB aliasing between
-            // page-aligned buffers: sse2_narrow's group_to_twiddled).
-            let rows: [&[u8; 64]; 8] = core::array::from_fn(|r| row(8 * bp + r));
-            let v = |r: usize, q: usize| -> __m256i { load(&rows[r][32 * q..]) };
+            // A band pair (eight rows of the group's 64 bytes), all loaded before any store
+            // (4 KiB aliasing between page-aligned buffers: sse2_narrow's group_to_twiddled).
+            let rows = Rows::<8, 64>::new(lin, l + 8 * bp * stride, stride);
+            let v = |r: usize, q: usize| -> __m256i { load(&rows.row(r)[32 * q..]) };
             for q in 0..2 {
                 let upper = band_to_blocks::<__m256i, 1>([v(0, q), v(1, q), v(2, q), v(3, q)]);
                 let lower = band_to_blocks::<__m256i, 1>([v(4, q), v(5, q), v(6, q), v(7, q)]);
@@ -160,9 +158,9 @@ fn to_twiddled<const N: usize>(
         }
     } else {
         for by in 0..4 {
-            let rows: [&[u8; 64]; 4] = core::array::from_fn(|r| row(4 * by + r));
+            let rows = Rows::<4, 64>::new(lin, l + 4 * by * stride, stride);
             for (q, &t) in ts[..2].iter().enumerate() {
-                let v = |r: usize| -> __m256i { load(&rows[r][32 * q..]) };
+                let v = |r: usize| -> __m256i { load(&rows.row(r)[32 * q..]) };
                 let [b0, b1, b2, b3] = band_to_blocks::<__m256i, 2>([v(0), v(1), v(2), v(3)]);
                 // Lane 0 holds blocks 0 and 1 of the band, lane 1 blocks 2 and 3.
                 let dst: &mut [u8; 512] = (&mut tw[t..][..512]).try_into().unwrap();

@@ -18,6 +18,8 @@ mod avx512_narrow;
 pub mod fast;
 pub mod reference;
 #[cfg(target_arch = "x86_64")]
+mod rows;
+#[cfg(target_arch = "x86_64")]
 mod sse2;
 #[cfg(target_arch = "x86_64")]
 mod sse2_narrow;
