@@ -97,12 +97,12 @@ pub(super) unsafe fn tile16_to_linear(
 #[inline(always)]
 fn to_linear(lin: &mut [u8], l: usize, stride: usize, tw: &[u8; TILE16_B], how: Stores) {
     for by in 0..4 {
-        let rows = [band_rows(tw, by, 0), band_rows(tw, by, 1)];
+        let (left, right) = (band_rows(tw, by, 0), band_rows(tw, by, 1));
         let mut lines = RowsMut::<4, 64>::new(lin, l + 4 * by * stride, stride);
         for r in 0..4 {
             let row = lines.row(r);
-            store_as(how, row, rows[0][r]);
-            store_as(how, &mut row[32..], rows[1][r]);
+            store_as(how, row, left[r]);
+            store_as(how, &mut row[32..], right[r]);
         }
     }
 }

@@ -30,11 +30,23 @@
 //! them, four whole lines per band (a lone narrow tile left its lines half used, and at a
 //! power-of-two stride its 16 rows share one L1 set, so they were evicted before the
 //! neighbour came back: 2048x2048 16-bit ran at a quarter of memcpy). Large copies
-//! (`STREAM_MIN_B`) store non-temporally: every store then completes a whole line. On the
-//! AMD EPYC, 256x256 1- and 2-byte copies reach only 0.36-0.46x of the best copy with these
-//! bodies, and two AVX2 bodies linear->twiddled measured slower than SSE2's (0.30x against
-//! 0.45x with the lanes two tiles side by side and 16-byte stores; 0.27x against 0.38x with
-//! the lanes two bands and 32-byte stores).
+//! (`STREAM_MIN_B`) store non-temporally: every store then completes a whole line.
+//!
+//! Below AVX-512 (the AMD EPYC: Zen 3, two 256-bit shuffle pipes that also carry the store
+//! data), every body loads and stores 32 bytes (`avx2`, `avx2_narrow`): a 32-byte row piece
+//! holds two 16-byte problems, twiddled by SSE2's unpack rounds per lane (to linear: one
+//! `vpshufb` per vector and a transpose of 4-byte pieces), and one `vperm2i128` per 32
+//! twiddled bytes pairs the halves that belong together there. Each store is cached: on
+//! 256x256 levels both sides stay in the 512 KiB L2. What made these bodies win was as much
+//! the instructions around the shuffles as the shuffles: bounds checks on every row piece
+//! (the stride is only known at run time) and a branch per store on the store type were as
+//! many instructions as the shuffles; rows are now checked once (`rows`) and each body is
+//! compiled once per store type. `sgx535 bench twiddle`, 256x256, fast/best, before -> after
+//! (three runs each, load average 3.2-3.4 with other builds running): 4-byte linear->twiddled
+//! 0.62x -> 0.81-0.84x, twiddled->linear 0.69-0.74x -> 0.79-0.82x; 16-bit 0.45x -> 0.78-0.83x
+//! and 0.43x -> 0.72-0.76x; 8-bit 0.39x -> 0.66-0.67x and 0.36-0.38x -> 0.67-0.68x. Earlier
+//! AVX2 attempts that lost to SSE2 (0.30x against 0.45x with 16-byte stores; 0.27x against
+//! 0.38x with the lanes two bands built by 16-byte inserts) carried those overheads.
 //!
 //! Where the CPU has AVX-512 (F, BW, VBMI; [`Isa`], capped by `SGX_TWIDDLE_ISA`), the groups of
 //! 1- and 2-byte tiles, and 4-byte tiles going to twiddled memory, take `avx512_narrow`'s
