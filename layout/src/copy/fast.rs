@@ -173,6 +173,9 @@ impl<const N: usize> Mover<N> for ToLinear<'_> {
                     Isa::Avx2 => {
                         super::avx2_narrow::group_to_linear::<N>(lin, l, stride, tw, ts, how)
                     }
+                    Isa::Ssse3 => {
+                        super::ssse3_narrow::group_to_linear::<N>(lin, l, stride, tw, ts, how)
+                    }
                     Isa::Sse2 => {
                         super::sse2_narrow::group_to_linear::<N>(lin, l, stride, tw, ts, how)
                     }
@@ -478,6 +481,8 @@ fn streams(rect_el: Rect, bytes_per_el: usize) -> bool {
 enum Isa {
     /// SSE2 (the x86_64 baseline) or, elsewhere, the generic bodies.
     Sse2,
+    /// SSSE3: 1-/2-byte groups twiddled to linear with `pshufb`.
+    Ssse3,
     /// AVX2: 4-byte tiles, and 1-/2-byte groups in both directions.
     Avx2,
     /// AVX-512 F, BW and VBMI: 1-/2-byte groups in both directions.
@@ -487,13 +492,14 @@ enum Isa {
 impl Isa {
     /// Every level, for tests that run each one the CPU has.
     #[cfg(test)]
-    const ALL: [Isa; 3] = [Isa::Sse2, Isa::Avx2, Isa::Avx512];
+    const ALL: [Isa; 4] = [Isa::Sse2, Isa::Ssse3, Isa::Avx2, Isa::Avx512];
 
     /// Whether this CPU runs the level's bodies.
     fn runs(self) -> bool {
         #[cfg(target_arch = "x86_64")]
         return match self {
             Isa::Sse2 => true,
+            Isa::Ssse3 => super::ssse3_narrow::available(),
             Isa::Avx2 => super::avx2::available(),
             Isa::Avx512 => super::avx2::available() && super::avx512_narrow::available(),
         };
@@ -502,20 +508,21 @@ impl Isa {
     }
 
     /// The widest level this CPU runs, at most the one `SGX_TWIDDLE_ISA` names (`sse2`,
-    /// `avx2`, `avx512`: for debugging a body, and for `bench twiddle` comparisons).
+    /// `ssse3`, `avx2`, `avx512`: for debugging a body, and for `bench twiddle` comparisons).
     fn best() -> Isa {
         static BEST: std::sync::OnceLock<Isa> = std::sync::OnceLock::new();
         *BEST.get_or_init(|| {
             let cap = match std::env::var("SGX_TWIDDLE_ISA").as_deref() {
                 Ok("sse2") => Isa::Sse2,
+                Ok("ssse3") => Isa::Ssse3,
                 Ok("avx2") => Isa::Avx2,
                 Ok("avx512") | Err(_) => Isa::Avx512,
                 Ok(v) => {
-                    log::warn!("SGX_TWIDDLE_ISA={v:?} is not sse2, avx2 or avx512: ignored");
+                    log::warn!("SGX_TWIDDLE_ISA={v:?} is not sse2, ssse3, avx2 or avx512: ignored");
                     Isa::Avx512
                 }
             };
-            [Isa::Avx512, Isa::Avx2]
+            [Isa::Avx512, Isa::Avx2, Isa::Ssse3]
                 .into_iter()
                 .find(|&i| i <= cap && i.runs())
                 .unwrap_or(Isa::Sse2)

@@ -24,6 +24,8 @@ mod sse2;
 #[cfg(target_arch = "x86_64")]
 mod sse2_narrow;
 #[cfg(target_arch = "x86_64")]
+mod ssse3_narrow;
+#[cfg(target_arch = "x86_64")]
 mod unpack;
 #[cfg(target_arch = "x86_64")]
 mod vector;

@@ -1,0 +1,71 @@
+//! Groups of whole 16x16 tiles of 1- and 2-byte elements, twiddled to linear, with SSSE3
+//! (where the CPU has it but not AVX2: the Atom Z5xx beside the GMA500, for one).
+//!
+//! Why: SSE2 has no byte shuffle, so `sse2_narrow` undoes the unpack rounds by masking and
+//! packing (sixteen operations per four vectors of 1-byte elements, twenty of 2-byte ones).
+//! With `pshufb` one shuffle puts each 16-byte vector in row order and a transpose of 4-byte
+//! pieces makes the rows: twelve shuffles (`unpack::blocks_to_band_pshufb`, AVX2's inverse
+//! per lane). The other direction needs no byte shuffle (SSE2's unpacks interleave), so it
+//! stays with `sse2_narrow`. As the AVX2 bodies, the rows are bounds-checked once and the
+//! body is compiled once per store type.
+
+use core::arch::x86_64::__m128i;
+
+use super::rows::RowsMut;
+use super::sse2_narrow::{group_of, tile16_B, vector_at};
+use super::unpack::{blocks_to_band_pshufb, rows_index_of};
+use super::vector::{load, store_as, Stores};
+
+/// Whether this CPU runs these bodies (the standard library caches the detection).
+pub(super) fn available() -> bool {
+    std::arch::is_x86_feature_detected!("ssse3")
+}
+
+/// A group of [`group_of`]`(N)` whole tiles side by side (twiddled starts `ts`) into linear
+/// rows `stride` apart from `lin[l..]`, band by band across the group, so each band writes
+/// four whole 64-byte lines (as `sse2_narrow::group_to_linear`).
+///
+/// # Safety
+/// The CPU must have SSSE3 ([`available`]).
+#[target_feature(enable = "ssse3")]
+pub(super) unsafe fn group_to_linear<const N: usize>(
+    lin: &mut [u8],
+    l: usize,
+    stride: usize,
+    tw: &[u8],
+    ts: [usize; 4],
+    how: Stores,
+) {
+    // One copy of the body per store type: no branch per store (avx2_narrow).
+    match how {
+        Stores::Cached => to_linear::<N>(lin, l, stride, tw, ts, Stores::Cached),
+        Stores::Stream => to_linear::<N>(lin, l, stride, tw, ts, Stores::Stream),
+    }
+}
+
+/// [`group_to_linear`]'s body, compiled inside it.
+#[inline(always)]
+fn to_linear<const N: usize>(
+    lin: &mut [u8],
+    l: usize,
+    stride: usize,
+    tw: &[u8],
+    ts: [usize; 4],
+    how: Stores,
+) {
+    let idx = rows_index_of::<__m128i, N>();
+    for by in 0..4 {
+        // The band's four rows of the group's 64 bytes.
+        let mut rows = RowsMut::<4, 64>::new(lin, l + 4 * by * stride, stride);
+        for (g, &t) in ts.iter().enumerate().take(group_of(N)) {
+            let tile = &tw[t..][..tile16_B(N)];
+            for h in 0..N {
+                let at = |i: usize| load(&tile[vector_at::<N>(h, i, by)..]);
+                let band = blocks_to_band_pshufb([at(0), at(1), at(2), at(3)], idx);
+                for (r, v) in band.into_iter().enumerate() {
+                    store_as(how, &mut rows.row(r)[16 * N * g + 16 * h..], v);
+                }
+            }
+        }
+    }
+}
