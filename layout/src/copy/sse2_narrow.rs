@@ -78,7 +78,7 @@ fn band_to_linear<const N: usize>(
     let tw = &tw[..tile16_B(N)];
     for h in 0..N {
         let at = |i: usize| load(&tw[vector_at::<N>(h, i, by)..]);
-        let rows = blocks_to_band::<__m128i, N>([at(0), at(1), at(2), at(3)]);
+        let rows = blocks_to_band::<N>([at(0), at(1), at(2), at(3)]);
         for (r, v) in rows.into_iter().enumerate() {
             store_as(how, &mut lin[l + (4 * by + r) * stride + 16 * h..], v);
         }

@@ -1,34 +1,24 @@
 //! The unpack rounds of the 1- and 2-byte bodies and their inverses, once for SSE2's 16-byte
 //! vectors and AVX2's 32-byte ones: AVX2's shuffles work within 128-bit lanes, so per lane
-//! they are SSE2's, and one generic [`band_to_blocks`] and [`blocks_to_band`] serve both
-//! widths (`sse2_narrow`, `avx2_narrow`). Every function is `#[inline(always)]` so that it compiles inside the
-//! calling body, under its `#[target_feature]`.
+//! they are SSE2's, and one generic [`band_to_blocks`] and [`blocks_to_band_pshufb`] serve
+//! both widths (`sse2_narrow`, `ssse3_narrow`, `avx2_narrow`); [`blocks_to_band`] is SSE2's
+//! inverse without a byte shuffle. Every function is `#[inline(always)]` so that it compiles
+//! inside the calling body, under its `#[target_feature]`.
 
 use core::arch::x86_64::{
-    __m128i, __m256i, _mm256_and_si256, _mm256_castps_si256, _mm256_castsi256_ps,
-    _mm256_packs_epi32, _mm256_packus_epi16, _mm256_permute2x128_si256, _mm256_set1_epi16,
-    _mm256_shuffle_epi8, _mm256_shuffle_ps, _mm256_slli_epi32, _mm256_srai_epi32,
-    _mm256_srli_epi16, _mm256_unpackhi_epi16, _mm256_unpackhi_epi32, _mm256_unpackhi_epi64,
-    _mm256_unpackhi_epi8, _mm256_unpacklo_epi16, _mm256_unpacklo_epi32, _mm256_unpacklo_epi64,
-    _mm256_unpacklo_epi8, _mm_and_si128, _mm_castps_si128, _mm_castsi128_ps, _mm_packs_epi32,
-    _mm_packus_epi16, _mm_set1_epi16, _mm_shuffle_epi8, _mm_shuffle_ps, _mm_slli_epi32,
-    _mm_srai_epi32, _mm_srli_epi16, _mm_unpackhi_epi16, _mm_unpackhi_epi32, _mm_unpackhi_epi64,
-    _mm_unpackhi_epi8, _mm_unpacklo_epi16, _mm_unpacklo_epi32, _mm_unpacklo_epi64,
-    _mm_unpacklo_epi8,
+    __m128i, __m256i, _mm256_permute2x128_si256, _mm256_shuffle_epi8, _mm256_unpackhi_epi16,
+    _mm256_unpackhi_epi32, _mm256_unpackhi_epi64, _mm256_unpackhi_epi8, _mm256_unpacklo_epi16,
+    _mm256_unpacklo_epi32, _mm256_unpacklo_epi64, _mm256_unpacklo_epi8, _mm_and_si128,
+    _mm_castps_si128, _mm_castsi128_ps, _mm_packs_epi32, _mm_packus_epi16, _mm_set1_epi16,
+    _mm_shuffle_epi8, _mm_shuffle_ps, _mm_slli_epi32, _mm_srai_epi32, _mm_srli_epi16,
+    _mm_unpackhi_epi16, _mm_unpackhi_epi32, _mm_unpackhi_epi64, _mm_unpackhi_epi8,
+    _mm_unpacklo_epi16, _mm_unpacklo_epi32, _mm_unpacklo_epi64, _mm_unpacklo_epi8,
 };
 
 use super::vector::Vector;
 
-/// Per 128-bit lane: the even and odd 8-, 16- and 32-bit parts of `a` then `b` (the
-/// inverses of unpacklo/hi of that size), and the 64-bit unpacks.
+/// Per 128-bit lane: the unpacks of each size and the byte shuffle.
 pub(super) trait Unpack: Vector {
-    /// Even and odd bytes of `a` then `b`.
-    fn split8(a: Self, b: Self) -> (Self, Self);
-    /// Even and odd 16-bit lanes of `a` then `b` (sign extension first, so the signed
-    /// saturating pack keeps every value).
-    fn split16(a: Self, b: Self) -> (Self, Self);
-    /// Even and odd 32-bit lanes of `a` then `b`.
-    fn split32(a: Self, b: Self) -> (Self, Self);
     /// unpacklo_epi64 and unpackhi_epi64 of `a` and `b`.
     fn unpack64(a: Self, b: Self) -> (Self, Self);
     /// unpacklo_epi8 and unpackhi_epi8 of `a` and `b`.
@@ -43,39 +33,6 @@ pub(super) trait Unpack: Vector {
 }
 
 impl Unpack for __m128i {
-    #[inline(always)]
-    fn split8(a: Self, b: Self) -> (Self, Self) {
-        // SAFETY: SSE2 (baseline); touches no memory.
-        unsafe {
-            let m = _mm_set1_epi16(0x00ff); // the low byte of each 16-bit lane
-            (
-                _mm_packus_epi16(_mm_and_si128(a, m), _mm_and_si128(b, m)),
-                _mm_packus_epi16(_mm_srli_epi16::<8>(a), _mm_srli_epi16::<8>(b)),
-            )
-        }
-    }
-    #[inline(always)]
-    fn split16(a: Self, b: Self) -> (Self, Self) {
-        // SAFETY: SSE2 (baseline); touches no memory.
-        unsafe {
-            let lo = |x| _mm_srai_epi32::<16>(_mm_slli_epi32::<16>(x));
-            (
-                _mm_packs_epi32(lo(a), lo(b)),
-                _mm_packs_epi32(_mm_srai_epi32::<16>(a), _mm_srai_epi32::<16>(b)),
-            )
-        }
-    }
-    #[inline(always)]
-    fn split32(a: Self, b: Self) -> (Self, Self) {
-        // SAFETY: SSE (baseline); touches no memory.
-        unsafe {
-            let (fa, fb) = (_mm_castsi128_ps(a), _mm_castsi128_ps(b));
-            (
-                _mm_castps_si128(_mm_shuffle_ps::<0b10_00_10_00>(fa, fb)),
-                _mm_castps_si128(_mm_shuffle_ps::<0b11_01_11_01>(fa, fb)),
-            )
-        }
-    }
     #[inline(always)]
     fn unpack64(a: Self, b: Self) -> (Self, Self) {
         // SAFETY: SSE2 (baseline); touches no memory.
@@ -106,39 +63,6 @@ impl Unpack for __m128i {
 
 impl Unpack for __m256i {
     #[inline(always)]
-    fn split8(a: Self, b: Self) -> (Self, Self) {
-        // SAFETY: AVX2 (callers are AVX2 functions); touches no memory.
-        unsafe {
-            let m = _mm256_set1_epi16(0x00ff); // the low byte of each 16-bit lane
-            (
-                _mm256_packus_epi16(_mm256_and_si256(a, m), _mm256_and_si256(b, m)),
-                _mm256_packus_epi16(_mm256_srli_epi16::<8>(a), _mm256_srli_epi16::<8>(b)),
-            )
-        }
-    }
-    #[inline(always)]
-    fn split16(a: Self, b: Self) -> (Self, Self) {
-        // SAFETY: AVX2 (callers are AVX2 functions); touches no memory.
-        unsafe {
-            let lo = |x| _mm256_srai_epi32::<16>(_mm256_slli_epi32::<16>(x));
-            (
-                _mm256_packs_epi32(lo(a), lo(b)),
-                _mm256_packs_epi32(_mm256_srai_epi32::<16>(a), _mm256_srai_epi32::<16>(b)),
-            )
-        }
-    }
-    #[inline(always)]
-    fn split32(a: Self, b: Self) -> (Self, Self) {
-        // SAFETY: AVX (callers are AVX2 functions); touches no memory.
-        unsafe {
-            let (fa, fb) = (_mm256_castsi256_ps(a), _mm256_castsi256_ps(b));
-            (
-                _mm256_castps_si256(_mm256_shuffle_ps::<0b10_00_10_00>(fa, fb)),
-                _mm256_castps_si256(_mm256_shuffle_ps::<0b11_01_11_01>(fa, fb)),
-            )
-        }
-    }
-    #[inline(always)]
     fn unpack64(a: Self, b: Self) -> (Self, Self) {
         // SAFETY: AVX2 (callers are AVX2 functions); touches no memory.
         unsafe { (_mm256_unpacklo_epi64(a, b), _mm256_unpackhi_epi64(a, b)) }
@@ -165,21 +89,61 @@ impl Unpack for __m256i {
     }
 }
 
-/// Per 128-bit lane: four twiddled 4x4 blocks of 1-byte elements (`N` 1), left to right, or
-/// two of 2-byte elements in two vectors each (`N` 2), as their band's four rows. The
-/// inverse of `sse2_narrow`'s band8_to_blocks / band16_to_blocks: the 64-bit (2-byte) or
+/// Even and odd bytes of `a` then `b` (the inverse of unpacklo/hi_epi8).
+#[inline(always)]
+fn split8(a: __m128i, b: __m128i) -> (__m128i, __m128i) {
+    // SAFETY: SSE2 (baseline); touches no memory.
+    unsafe {
+        let m = _mm_set1_epi16(0x00ff); // the low byte of each 16-bit lane
+        (
+            _mm_packus_epi16(_mm_and_si128(a, m), _mm_and_si128(b, m)),
+            _mm_packus_epi16(_mm_srli_epi16::<8>(a), _mm_srli_epi16::<8>(b)),
+        )
+    }
+}
+
+/// Even and odd 16-bit lanes of `a` then `b` (sign extension first, so the signed
+/// saturating pack keeps every value).
+#[inline(always)]
+fn split16(a: __m128i, b: __m128i) -> (__m128i, __m128i) {
+    // SAFETY: SSE2 (baseline); touches no memory.
+    unsafe {
+        let lo = |x| _mm_srai_epi32::<16>(_mm_slli_epi32::<16>(x));
+        (
+            _mm_packs_epi32(lo(a), lo(b)),
+            _mm_packs_epi32(_mm_srai_epi32::<16>(a), _mm_srai_epi32::<16>(b)),
+        )
+    }
+}
+
+/// Even and odd 32-bit lanes of `a` then `b`.
+#[inline(always)]
+fn split32(a: __m128i, b: __m128i) -> (__m128i, __m128i) {
+    // SAFETY: SSE (baseline); touches no memory.
+    unsafe {
+        let (fa, fb) = (_mm_castsi128_ps(a), _mm_castsi128_ps(b));
+        (
+            _mm_castps_si128(_mm_shuffle_ps::<0b10_00_10_00>(fa, fb)),
+            _mm_castps_si128(_mm_shuffle_ps::<0b11_01_11_01>(fa, fb)),
+        )
+    }
+}
+
+/// SSE2's inverse of [`band_to_blocks`], by masking and packing (SSE2 has no byte shuffle):
+/// four twiddled 4x4 blocks of 1-byte elements (`N` 1), left to right, or two of 2-byte
+/// elements in two vectors each (`N` 2), as their band's four rows; the 64-bit (2-byte) or
 /// 32-bit (1-byte) round first, then the element round.
 #[inline(always)]
-pub(super) fn blocks_to_band<V: Unpack, const N: usize>(w: [V; 4]) -> [V; 4] {
+pub(super) fn blocks_to_band<const N: usize>(w: [__m128i; 4]) -> [__m128i; 4] {
     let ((u0, v0), (u1, v1)) = if N == 1 {
-        (V::split32(w[0], w[1]), V::split32(w[2], w[3]))
+        (split32(w[0], w[1]), split32(w[2], w[3]))
     } else {
-        (V::unpack64(w[0], w[1]), V::unpack64(w[2], w[3]))
+        (__m128i::unpack64(w[0], w[1]), __m128i::unpack64(w[2], w[3]))
     };
     let ((r0, r1), (r2, r3)) = if N == 1 {
-        (V::split8(u0, u1), V::split8(v0, v1))
+        (split8(u0, u1), split8(v0, v1))
     } else {
-        (V::split16(u0, u1), V::split16(v0, v1))
+        (split16(u0, u1), split16(v0, v1))
     };
     [r0, r1, r2, r3]
 }
