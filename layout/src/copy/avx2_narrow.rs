@@ -133,6 +133,29 @@ pub(super) unsafe fn group_to_twiddled<const N: usize>(
     }
 }
 
+/// The four 32-byte half lines of band pair `bp` of one 16x16 tile of 1-byte texels, from
+/// the low (`HI` false) or high lanes of the upper and lower bands' blocks. A function
+/// rather than a loop over the two tiles, which the compiler left rolled (at 0.64-0.67x of
+/// the best copy, 256x256).
+#[inline(always)]
+fn halves_to_tile<const HI: bool>(
+    dst: &mut [u8; 256],
+    bp: usize,
+    upper: &[__m256i; 4],
+    lower: &[__m256i; 4],
+    how: Stores,
+) {
+    for bx in 0..4 {
+        // Quadrant (Y bit 3, X bit 3) = (bp, bx / 2); X bit 2 picks the half.
+        let off = 64 * (bp + 2 * (bx / 2)) + 32 * (bx % 2);
+        store_as(
+            how,
+            &mut dst[off..off + 32],
+            lanes_of::<HI>(upper[bx], lower[bx]),
+        );
+    }
+}
+
 /// [`group_to_twiddled`]'s body, compiled inside it. Every row and tile is bounds-checked
 /// once as a fixed-size array, so the stores' offsets are constants after unrolling.
 #[inline(always)]
@@ -153,19 +176,12 @@ fn to_twiddled<const N: usize>(
             for q in 0..2 {
                 let upper = band_to_blocks::<__m256i, 1>([v(0, q), v(1, q), v(2, q), v(3, q)]);
                 let lower = band_to_blocks::<__m256i, 1>([v(4, q), v(5, q), v(6, q), v(7, q)]);
-                for (k, &t) in ts[2 * q..2 * q + 2].iter().enumerate() {
-                    let dst: &mut [u8; 256] = (&mut tw[t..][..256]).try_into().unwrap();
-                    for (bx, (&u, &d)) in upper.iter().zip(&lower).enumerate() {
-                        // Quadrant (Y bit 3, X bit 3) = (bp, bx / 2); X bit 2 picks the half.
-                        let off = 64 * (bp + 2 * (bx / 2)) + 32 * (bx % 2);
-                        let v = if k == 0 {
-                            lanes_of::<false>(u, d)
-                        } else {
-                            lanes_of::<true>(u, d)
-                        };
-                        store_as(how, &mut dst[off..off + 32], v);
-                    }
-                }
+                // Tile 2q from the vectors' low lanes, tile 2q + 1 from their high lanes.
+                let (ta, tb) = (ts[2 * q], ts[2 * q + 1]);
+                let dst = (&mut tw[ta..][..256]).try_into().unwrap();
+                halves_to_tile::<false>(dst, bp, &upper, &lower, how);
+                let dst = (&mut tw[tb..][..256]).try_into().unwrap();
+                halves_to_tile::<true>(dst, bp, &upper, &lower, how);
             }
         }
     } else {
