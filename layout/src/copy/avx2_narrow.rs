@@ -48,6 +48,25 @@ pub(super) unsafe fn group_to_linear<const N: usize>(
     }
 }
 
+/// Band pair `bp` of two 16x16 tiles of 1-byte texels side by side, `a` left: its eight
+/// rows as 32-byte vectors, upper band then lower. A function rather than a closure inside the
+/// loop over the tile pairs (as [`halves_to_tile`]).
+#[inline(always)]
+fn pair_to_rows(a: &[u8; 256], b: &[u8; 256], bp: usize, idx: __m256i) -> [[__m256i; 4]; 2] {
+    let mut upper = [idx; 4];
+    let mut lower = [idx; 4];
+    for bx in 0..4 {
+        // Block column bx's half line in tiles a and b: its upper and lower blocks.
+        let off = 64 * (bp + 2 * (bx / 2)) + 32 * (bx % 2);
+        let (x, y): (__m256i, __m256i) = (load(&a[off..]), load(&b[off..]));
+        (upper[bx], lower[bx]) = (lanes_of::<false>(x, y), lanes_of::<true>(x, y));
+    }
+    [
+        blocks_to_band_pshufb(upper, idx),
+        blocks_to_band_pshufb(lower, idx),
+    ]
+}
+
 /// [`group_to_linear`]'s body, compiled inside it; every tile is bounds-checked once as a
 /// fixed-size array.
 #[inline(always)]
@@ -64,19 +83,10 @@ fn to_linear<const N: usize>(
         let tile = |k: usize| -> &[u8; 256] { tw[ts[k]..][..256].try_into().unwrap() };
         let tiles = [tile(0), tile(1), tile(2), tile(3)];
         for bp in 0..2 {
+            let mut rows = RowsMut::<8, 64>::new(lin, l + 8 * bp * stride, stride);
             for q in 0..2 {
-                let (a, b) = (tiles[2 * q], tiles[2 * q + 1]);
-                // Block column bx's half line in tiles a and b, as (upper, lower) blocks.
-                let col = |bx: usize| -> (__m256i, __m256i) {
-                    let off = 64 * (bp + 2 * (bx / 2)) + 32 * (bx % 2);
-                    let (x, y): (__m256i, __m256i) = (load(&a[off..]), load(&b[off..]));
-                    (lanes_of::<false>(x, y), lanes_of::<true>(x, y))
-                };
-                let [c0, c1, c2, c3] = [col(0), col(1), col(2), col(3)];
-                let upper = blocks_to_band_pshufb([c0.0, c1.0, c2.0, c3.0], idx);
-                let lower = blocks_to_band_pshufb([c0.1, c1.1, c2.1, c3.1], idx);
+                let [upper, lower] = pair_to_rows(tiles[2 * q], tiles[2 * q + 1], bp, idx);
                 // (Not `chain`: its state went through the stack, at half the speed.)
-                let mut rows = RowsMut::<8, 64>::new(lin, l + 8 * bp * stride, stride);
                 for r in 0..4 {
                     store_as(how, &mut rows.row(r)[32 * q..], upper[r]);
                     store_as(how, &mut rows.row(r + 4)[32 * q..], lower[r]);
