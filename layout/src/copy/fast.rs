@@ -41,12 +41,16 @@
 //! the instructions around the shuffles as the shuffles: bounds checks on every row piece
 //! (the stride is only known at run time) and a branch per store on the store type were as
 //! many instructions as the shuffles; rows are now checked once (`rows`) and each body is
-//! compiled once per store type. `sgx535 bench twiddle`, 256x256, fast/best, before -> after
-//! (three runs each, load average 3.2-3.4 with other builds running): 4-byte linear->twiddled
-//! 0.62x -> 0.81-0.84x, twiddled->linear 0.69-0.74x -> 0.79-0.82x; 16-bit 0.45x -> 0.78-0.83x
-//! and 0.43x -> 0.72-0.76x; 8-bit 0.39x -> 0.66-0.67x and 0.36-0.38x -> 0.67-0.68x. Earlier
-//! AVX2 attempts that lost to SSE2 (0.30x against 0.45x with 16-byte stores; 0.27x against
-//! 0.38x with the lanes two bands built by 16-byte inserts) carried those overheads.
+//! compiled once per store type. `sgx535 bench twiddle` (the example `bench_twiddle`),
+//! 256x256, fast/best, before -> after (two runs each, interleaved, load average 4.1-4.4 with
+//! other builds running): 4-byte linear->twiddled 0.48-0.59x -> 0.84-0.85x, twiddled->linear
+//! 0.65-0.70x -> 0.82-0.83x; 16-bit 0.45-0.46x -> 0.84-0.87x and 0.40-0.43x -> 0.78-0.79x;
+//! 8-bit 0.39x -> 0.76x and 0.36-0.37x -> 0.72-0.73x. Earlier AVX2 attempts that lost to
+//! SSE2 (0.30x against 0.45x with 16-byte stores; 0.27x against 0.38x with the lanes two
+//! bands built by 16-byte inserts) carried those overheads. Building the lanes from a
+//! 16-byte load, a broadcast load and a blend instead of `vperm2i128` measured slower
+//! (8-bit twiddled->linear 0.45x against 0.54x at the time). Where the CPU has SSSE3 but not
+//! AVX2, 1- and 2-byte groups go to linear memory with `pshufb` (`ssse3_narrow`).
 //!
 //! Where the CPU has AVX-512 (F, BW, VBMI; [`Isa`], capped by `SGX_TWIDDLE_ISA`), the groups of
 //! 1- and 2-byte tiles, and 4-byte tiles going to twiddled memory, take `avx512_narrow`'s
