@@ -12,7 +12,8 @@
 
 use core::arch::x86_64::__m128i;
 
-use super::unpack::blocks_to_band;
+use super::rows::{Rows, RowsMut};
+use super::unpack::{blocks_to_band, blocks_to_band_pshufb, rows_index_of};
 use super::vector::{load, store_as, Stores};
 use crate::morton::block_of;
 
@@ -125,8 +126,24 @@ pub(super) const fn group_of(n: usize) -> usize {
 /// power-of-two stride a tile's 16 rows share one L1 set, so a tile alone leaves its rows'
 /// lines half read and evicted before its neighbour comes back for the rest; across the
 /// group each band reads four whole lines once.
-#[inline(always)]
 pub(super) fn group_to_twiddled<const N: usize>(
+    tw: &mut [u8],
+    ts: [usize; 4],
+    lin: &[u8],
+    l: usize,
+    stride: usize,
+    how: Stores,
+) {
+    // One copy of the body per store type: no branch per store (avx2_narrow).
+    match how {
+        Stores::Cached => to_twiddled::<N>(tw, ts, lin, l, stride, Stores::Cached),
+        Stores::Stream => to_twiddled::<N>(tw, ts, lin, l, stride, Stores::Stream),
+    }
+}
+
+/// [`group_to_twiddled`]'s body, compiled inside it.
+#[inline(always)]
+fn to_twiddled<const N: usize>(
     tw: &mut [u8],
     ts: [usize; 4],
     lin: &[u8],
@@ -138,8 +155,9 @@ pub(super) fn group_to_twiddled<const N: usize>(
         // The band's four lines are loaded before any store: twiddled and linear buffers
         // that both start on a page put a tile's stores 4 KiB apart from the next loads
         // (measured: 256x256 8-bit at a third of the speed when loads followed stores).
+        let lines = Rows::<4, 64>::new(lin, l + 4 * by * stride, stride);
         let row = |r: usize| -> [__m128i; 4] {
-            let line: &[u8; 64] = lin[l + (4 * by + r) * stride..][..64].try_into().unwrap();
+            let line = lines.row(r);
             [
                 load(&line[..16]),
                 load(&line[16..32]),
@@ -163,7 +181,6 @@ pub(super) fn group_to_twiddled<const N: usize>(
 
 /// A group of whole tiles side by side from twiddled memory into linear rows, band by band
 /// across the group, so each band writes four whole 64-byte lines (why: [`group_to_twiddled`]).
-#[inline(always)]
 pub(super) fn group_to_linear<const N: usize>(
     lin: &mut [u8],
     l: usize,
@@ -172,11 +189,48 @@ pub(super) fn group_to_linear<const N: usize>(
     ts: [usize; 4],
     how: Stores,
 ) {
+    // One copy of the body per store type: no branch per store (avx2_narrow).
+    match how {
+        Stores::Cached => to_linear::<N, false>(lin, l, stride, tw, ts, Stores::Cached),
+        Stores::Stream => to_linear::<N, false>(lin, l, stride, tw, ts, Stores::Stream),
+    }
+}
+
+/// [`group_to_linear`]'s body, undoing the unpack rounds by masking and packing, or with
+/// `pshufb` where `PSHUFB` (for `ssse3_narrow`, whose callers compile it with SSSE3).
+#[inline(always)]
+pub(super) fn to_linear<const N: usize, const PSHUFB: bool>(
+    lin: &mut [u8],
+    l: usize,
+    stride: usize,
+    tw: &[u8],
+    ts: [usize; 4],
+    how: Stores,
+) {
+    let idx = if PSHUFB {
+        rows_index_of::<__m128i, N>()
+    } else {
+        load(&[0u8; 16])
+    };
     // Loading the whole band before storing (as group_to_twiddled does) measured slower
     // here: sixteen live vectors spill on SSE2's sixteen registers.
     for by in 0..4 {
+        // The band's four rows of the group's 64 bytes.
+        let mut rows = RowsMut::<4, 64>::new(lin, l + 4 * by * stride, stride);
         for (g, &t) in ts.iter().enumerate().take(group_of(N)) {
-            band_to_linear::<N>(lin, l + 16 * N * g, stride, &tw[t..], by, how);
+            let tile = &tw[t..][..tile16_B(N)];
+            for h in 0..N {
+                let at = |i: usize| load(&tile[vector_at::<N>(h, i, by)..]);
+                let w = [at(0), at(1), at(2), at(3)];
+                let band = if PSHUFB {
+                    blocks_to_band_pshufb(w, idx)
+                } else {
+                    blocks_to_band::<N>(w)
+                };
+                for (r, v) in band.into_iter().enumerate() {
+                    store_as(how, &mut rows.row(r)[16 * N * g + 16 * h..], v);
+                }
+            }
         }
     }
 }

@@ -9,21 +9,18 @@
 //! stays with `sse2_narrow`. As the AVX2 bodies, the rows are bounds-checked once and the
 //! body is compiled once per store type.
 
-use core::arch::x86_64::__m128i;
-
-use super::rows::RowsMut;
-use super::sse2_narrow::{group_of, tile16_B, vector_at};
-use super::unpack::{blocks_to_band_pshufb, rows_index_of};
-use super::vector::{load, store_as, Stores};
+use super::sse2_narrow::to_linear;
+use super::vector::Stores;
 
 /// Whether this CPU runs these bodies (the standard library caches the detection).
 pub(super) fn available() -> bool {
     std::arch::is_x86_feature_detected!("ssse3")
 }
 
-/// A group of [`group_of`]`(N)` whole tiles side by side (twiddled starts `ts`) into linear
-/// rows `stride` apart from `lin[l..]`, band by band across the group, so each band writes
-/// four whole 64-byte lines (as `sse2_narrow::group_to_linear`).
+/// A group of `sse2_narrow::group_of(N)` whole tiles side by side (twiddled starts `ts`)
+/// into linear rows `stride` apart from `lin[l..]`, band by band across the group, so each
+/// band writes four whole 64-byte lines: `sse2_narrow::group_to_linear`'s body with
+/// `pshufb`, compiled here with SSSE3.
 ///
 /// # Safety
 /// The CPU must have SSSE3 ([`available`]).
@@ -38,34 +35,7 @@ pub(super) unsafe fn group_to_linear<const N: usize>(
 ) {
     // One copy of the body per store type: no branch per store (avx2_narrow).
     match how {
-        Stores::Cached => to_linear::<N>(lin, l, stride, tw, ts, Stores::Cached),
-        Stores::Stream => to_linear::<N>(lin, l, stride, tw, ts, Stores::Stream),
-    }
-}
-
-/// [`group_to_linear`]'s body, compiled inside it.
-#[inline(always)]
-fn to_linear<const N: usize>(
-    lin: &mut [u8],
-    l: usize,
-    stride: usize,
-    tw: &[u8],
-    ts: [usize; 4],
-    how: Stores,
-) {
-    let idx = rows_index_of::<__m128i, N>();
-    for by in 0..4 {
-        // The band's four rows of the group's 64 bytes.
-        let mut rows = RowsMut::<4, 64>::new(lin, l + 4 * by * stride, stride);
-        for (g, &t) in ts.iter().enumerate().take(group_of(N)) {
-            let tile = &tw[t..][..tile16_B(N)];
-            for h in 0..N {
-                let at = |i: usize| load(&tile[vector_at::<N>(h, i, by)..]);
-                let band = blocks_to_band_pshufb([at(0), at(1), at(2), at(3)], idx);
-                for (r, v) in band.into_iter().enumerate() {
-                    store_as(how, &mut rows.row(r)[16 * N * g + 16 * h..], v);
-                }
-            }
-        }
+        Stores::Cached => to_linear::<N, true>(lin, l, stride, tw, ts, Stores::Cached),
+        Stores::Stream => to_linear::<N, true>(lin, l, stride, tw, ts, Stores::Stream),
     }
 }
