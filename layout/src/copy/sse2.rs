@@ -91,7 +91,6 @@ const fn block_at(bx: usize, by: usize) -> usize {
 
 /// A whole 16x16 tile of 4-byte texels, linear rows `stride` apart from `lin[l..]`, into
 /// its 1 KiB of twiddled memory, one band of four rows at a time.
-#[inline(always)]
 pub(super) fn tile16_to_twiddled(
     tw: &mut [u8; TILE16_B],
     lin: &[u8],
@@ -99,6 +98,16 @@ pub(super) fn tile16_to_twiddled(
     stride: usize,
     how: Stores,
 ) {
+    // One copy of the body per store type: no branch per store (avx2_narrow).
+    match how {
+        Stores::Cached => to_twiddled(tw, lin, l, stride, Stores::Cached),
+        Stores::Stream => to_twiddled(tw, lin, l, stride, Stores::Stream),
+    }
+}
+
+/// [`tile16_to_twiddled`]'s body.
+#[inline(always)]
+fn to_twiddled(tw: &mut [u8; TILE16_B], lin: &[u8], l: usize, stride: usize, how: Stores) {
     for by in 0..4 {
         // A tile row: 16 texels of 4 bytes.
         let row =
@@ -119,7 +128,6 @@ pub(super) fn tile16_to_twiddled(
 /// A whole 16x16 tile's 1 KiB of twiddled memory into linear rows `stride` apart from
 /// `lin[l..]`, one band of four rows at a time, each row's 64 bytes stored in sequence (so
 /// that non-temporal stores fill whole lines).
-#[inline(always)]
 pub(super) fn tile16_to_linear(
     lin: &mut [u8],
     l: usize,
@@ -127,6 +135,16 @@ pub(super) fn tile16_to_linear(
     tw: &[u8; TILE16_B],
     how: Stores,
 ) {
+    // One copy of the body per store type: no branch per store (avx2_narrow).
+    match how {
+        Stores::Cached => to_linear(lin, l, stride, tw, Stores::Cached),
+        Stores::Stream => to_linear(lin, l, stride, tw, Stores::Stream),
+    }
+}
+
+/// [`tile16_to_linear`]'s body.
+#[inline(always)]
+fn to_linear(lin: &mut [u8], l: usize, stride: usize, tw: &[u8; TILE16_B], how: Stores) {
     for by in 0..4 {
         // cols[bx][r]: row r of block column bx.
         let col = |bx: usize| -> [__m128i; 4] {
