@@ -98,6 +98,7 @@ pub(super) unsafe fn tile16_to_linear(
 fn to_linear(lin: &mut [u8], l: usize, stride: usize, tw: &[u8; TILE16_B], how: Stores) {
     for by in 0..4 {
         let (left, right) = (band_rows(tw, by, 0), band_rows(tw, by, 1));
+        // A tile row: 16 texels of 4 bytes (the copy's unit, not a hardware size).
         let mut lines = RowsMut::<4, 64>::new(lin, l + 4 * by * stride, stride);
         for r in 0..4 {
             let row = lines.row(r);

@@ -80,9 +80,12 @@ fn to_linear<const N: usize>(
 ) {
     let idx = rows_index_of::<__m256i, N>();
     if N == 1 {
+        // A 16x16 tile of 1-byte texels is 256 bytes, and a group's row 64 bytes (the
+        // copy's units, not hardware sizes).
         let tile = |k: usize| -> &[u8; 256] { tw[ts[k]..][..256].try_into().unwrap() };
         let tiles = [tile(0), tile(1), tile(2), tile(3)];
         for bp in 0..2 {
+            // Eight rows of the group's 64 bytes.
             let mut rows = RowsMut::<8, 64>::new(lin, l + 8 * bp * stride, stride);
             for q in 0..2 {
                 let [upper, lower] = pair_to_rows(tiles[2 * q], tiles[2 * q + 1], bp, idx);
@@ -149,6 +152,7 @@ pub(super) unsafe fn group_to_twiddled<const N: usize>(
 /// the best copy, 256x256).
 #[inline(always)]
 fn halves_to_tile<const HI: bool>(
+    // A 16x16 tile of 1-byte texels (the copy's unit, not a hardware size).
     dst: &mut [u8; 256],
     bp: usize,
     upper: &[__m256i; 4],
