@@ -44,11 +44,12 @@ struct Counters {
     jobs: u64,
 }
 
-/// Shared state of one device.
-pub(crate) struct Core {
-    pub id: u64,
-    pub live: Arc<LiveCounters>,
-    pub trace: TraceLog,
+/// Shared state of one device. `pub` (in this private module) only so that the sealed
+/// accessor of [`crate::Device`] may name it; nothing outside winsys can.
+pub struct Core {
+    pub(crate) id: u64,
+    pub(crate) live: Arc<LiveCounters>,
+    pub(crate) trace: TraceLog,
     lost: AtomicBool,
     next_bo: AtomicU64,
     next_fence: AtomicU64,
