@@ -421,6 +421,58 @@ mod tests {
         );
     }
 
+    /// The trace's JSON spelling of every way a submission ends, byte for byte (tools and
+    /// recorded traces read it).
+    #[test]
+    fn json_of_every_result_is_pinned() {
+        let job = |e: JobError| TraceResult::from_job(Err(&e));
+        let cases = [
+            (TraceResult::Pending, r#"{"status":"pending"}"#),
+            (TraceResult::from_job(Ok(())), r#"{"status":"done"}"#),
+            (
+                job(JobError::Fault {
+                    unit: Unit::Pbe,
+                    addr: 0x1234,
+                    write: true,
+                }),
+                r#"{"status":"fault","unit":"pbe","addr":4660,"write":true}"#,
+            ),
+            (job(JobError::OutOfMemory), r#"{"status":"out_of_memory"}"#),
+            (
+                job(JobError::IllegalInstruction {
+                    unit: Unit::UssePds,
+                    pc: 7,
+                    reason: "x".into(),
+                }),
+                r#"{"status":"illegal_instruction","unit":"usse_pds","pc":7,"reason":"x"}"#,
+            ),
+            (
+                job(JobError::BadState {
+                    unit: Unit::TwoD,
+                    reason: "y".into(),
+                }),
+                r#"{"status":"bad_state","unit":"twod","reason":"y"}"#,
+            ),
+            (
+                job(JobError::Failed("z".into())),
+                r#"{"status":"failed","reason":"z"}"#,
+            ),
+            (job(JobError::DeviceLost), r#"{"status":"device_lost"}"#),
+            (
+                job(JobError::Hang { budget_ms: 500 }),
+                r#"{"status":"hang","budget_ms":500}"#,
+            ),
+            (job(JobError::Canceled), r#"{"status":"canceled"}"#),
+            (
+                TraceResult::refused(Errno::ENOSPC),
+                r#"{"status":"refused","errno":"ENOSPC"}"#,
+            ),
+        ];
+        for (result, json) in cases {
+            assert_eq!(serde_json::to_string(&result).unwrap(), json, "{result:?}");
+        }
+    }
+
     #[test]
     fn json_names_fields_and_statuses() {
         let mut e = entry(5);
