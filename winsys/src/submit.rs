@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use crate::access::Access;
 use crate::bo::Bo;
-use crate::error::{Result, WinsysError};
+use crate::error::{JobError, Result, WinsysError};
 use crate::fence::Fence;
 use crate::job::Job;
 use crate::live::{LiveCounters, LiveCounts, LiveKind, LiveToken};
@@ -141,10 +141,8 @@ impl Core {
         if let Err(e) = engine.enqueue(acc) {
             let result = match &e {
                 WinsysError::Refused { errno } => TraceResult::refused(*errno),
-                WinsysError::DeviceLost => TraceResult::DeviceLost,
-                other => TraceResult::Failed {
-                    reason: other.to_string(),
-                },
+                WinsysError::DeviceLost => TraceResult::Error(JobError::DeviceLost),
+                other => TraceResult::Error(JobError::Failed(other.to_string())),
             };
             self.trace.update(submission, |t| {
                 t.fence = None;
