@@ -1,8 +1,10 @@
 //! Sampler views and surfaces: a resource seen as a texture, or one level (and face or slice)
 //! of it as a render target.
 
+use std::sync::Arc;
+
 use sgx_pipe::state::{SamplerView, Surface};
-use sgx_pipe::ResourceTarget;
+use sgx_pipe::{Resource, ResourceTarget};
 
 use crate::context::{self, check_owner, sgx535_context, Locked};
 use crate::ffi::{check_out, guard, read, slice, write};
@@ -79,6 +81,26 @@ fn destroy<T: std::any::Any + Send + Sync>(
     Ok(())
 }
 
+/// What creating a view or surface starts with: the context, its screen's resource and the
+/// template, with the output pointer checked before any work.
+///
+/// # Safety
+/// `t` is NULL or points to a readable template; `out` is NULL or writable (NULL and
+/// misalignment are errors).
+unsafe fn create_inputs<T: Copy, O>(
+    ctx: sgx535_context,
+    res: sgx535_resource,
+    t: *const T,
+    out: *mut O,
+) -> Result<(Locked, Arc<Resource>, T)> {
+    let c = context::get(ctx)?;
+    let r = resource::get(res, c.owner.screen, "resource")?;
+    check_out(out, "out")?;
+    // SAFETY: the caller's pointer, checked by read.
+    let t = unsafe { read(t, "template")? };
+    Ok((c, r, t))
+}
+
 /// Creates a sampler view of a resource.
 #[no_mangle]
 pub unsafe extern "C" fn sgx535_create_sampler_view(
@@ -88,21 +110,10 @@ pub unsafe extern "C" fn sgx535_create_sampler_view(
     out: *mut sgx535_sampler_view,
 ) -> sgx535_status {
     guard(|| {
-        let c = context::get(ctx)?;
-        let r = resource::get(res, c.owner.screen, "resource")?;
-        check_out(out, "out")?;
-        // SAFETY: the caller's pointer, checked by read.
-        let t = unsafe { read(t, "template")? };
+        // SAFETY: the caller's pointers, checked by create_inputs.
+        let (c, r, t) = unsafe { create_inputs(ctx, res, t, out)? };
         if r.target() == ResourceTarget::Buffer {
             return unsupported("buffer textures (a sampler view of a buffer)");
-        }
-        if t.first_level > t.last_level || t.last_level > r.last_level() {
-            return invalid(format!(
-                "levels {}..={} of a resource with levels 0..={}",
-                t.first_level,
-                t.last_level,
-                r.last_level()
-            ));
         }
         let view = SamplerView {
             resource: r,
@@ -116,6 +127,7 @@ pub unsafe extern "C" fn sgx535_create_sampler_view(
                 gallium::swizzle(t.swizzle_a)?,
             ],
         };
+        view.check_levels()?;
         let id = handles::insert(Kind::SamplerView, c.owner, view);
         // SAFETY: checked by check_out.
         unsafe { write(out, "out", sgx535_sampler_view { id }) }
@@ -178,11 +190,8 @@ pub unsafe extern "C" fn sgx535_create_surface(
     out: *mut sgx535_surface,
 ) -> sgx535_status {
     guard(|| {
-        let c = context::get(ctx)?;
-        let r = resource::get(res, c.owner.screen, "resource")?;
-        check_out(out, "out")?;
-        // SAFETY: the caller's pointer, checked by read.
-        let t = unsafe { read(t, "template")? };
+        // SAFETY: the caller's pointers, checked by create_inputs.
+        let (c, r, t) = unsafe { create_inputs(ctx, res, t, out)? };
         if r.target() == ResourceTarget::Buffer {
             return invalid("a surface of a buffer");
         }

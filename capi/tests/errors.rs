@@ -261,6 +261,35 @@ fn null_pointers_and_bad_numbers_are_invalid_arguments() {
 }
 
 #[test]
+fn a_sampler_view_level_range_outside_the_resource_is_an_invalid_argument() {
+    let (s, c) = model();
+    // Levels 0..=2 (8x8, 4x4, 2x2).
+    let r = create(
+        s,
+        &tex2d(PIPE_FORMAT_B8G8R8A8_UNORM, 8, 8, 2, PIPE_BIND_SAMPLER_VIEW),
+    );
+    let view = |first_level, last_level| sgx535_sampler_view_template {
+        first_level,
+        last_level,
+        ..level0_view(PIPE_FORMAT_B8G8R8A8_UNORM)
+    };
+    for (first, last) in [(1, 0), (0, 3), (3, 3)] {
+        let mut v = sgx535_sampler_view { id: 0 };
+        // SAFETY: valid pointers.
+        let st = unsafe { sgx535_create_sampler_view(c, r, &view(first, last), &mut v) };
+        assert_eq!(st, SGX535_ERROR_INVALID_ARGUMENT, "{first}..={last}");
+        assert!(last_error().contains("0..=2"), "{}", last_error());
+        assert_eq!(v.id, 0, "nothing made for {first}..={last}");
+    }
+    let mut v = sgx535_sampler_view { id: 0 };
+    // SAFETY: valid pointers.
+    ok(unsafe { sgx535_create_sampler_view(c, r, &view(1, 2), &mut v) });
+    ok(sgx535_sampler_view_destroy(c, v));
+    ok(sgx535_resource_destroy(r));
+    ok(sgx535_screen_destroy(s));
+}
+
+#[test]
 fn a_refused_generation_pass_stops_with_the_error_and_level_0_intact() {
     // The kernel refuses submission 0, the first generation pass: the submission was
     // attempted, so the blitter stops and reports it (the seed's rule), as busy.

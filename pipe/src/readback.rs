@@ -36,22 +36,8 @@ impl Context {
             ));
         }
         let bpe = r.format().info().bytes_per_el as usize;
-        let row_B = b.width as usize * bpe;
-        let need_B = (b.height as usize)
-            .checked_sub(1)
-            .and_then(|h| h.checked_mul(dst_stride_B))
-            .and_then(|n| n.checked_add(row_B));
-        match need_B {
-            Some(n) if dst_stride_B >= row_B && dst.len() >= n => {}
-            _ => {
-                return invalid(format!(
-                    "{} bytes with rows {dst_stride_B} apart for a {}x{} box of {bpe}-byte pixels",
-                    dst.len(),
-                    b.width,
-                    b.height
-                ))
-            }
-        }
+        // One slice: no slice stride.
+        let row_B = b.check_bytes(dst.len(), bpe, dst_stride_B, 0)?;
         let (bo, layout) = {
             let st = r.storage();
             (st.bo.clone(), st.layout.clone())

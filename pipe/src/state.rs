@@ -287,6 +287,20 @@ impl SamplerView {
         self.last_level = last;
         self
     }
+
+    /// Checks the level range: `first_level..=last_level`, in order, within the resource's
+    /// levels (else InvalidArgument naming both ranges). Binding a view checks it; the C ABI
+    /// checks it when a view is made.
+    pub fn check_levels(&self) -> crate::error::Result<()> {
+        let last = self.resource.last_level();
+        if self.first_level > self.last_level || self.last_level > last {
+            return crate::error::invalid(format!(
+                "view levels {}..={} of a resource with 0..={last}",
+                self.first_level, self.last_level
+            ));
+        }
+        Ok(())
+    }
 }
 
 impl PartialEq for SamplerView {

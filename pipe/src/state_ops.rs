@@ -448,14 +448,7 @@ fn check_view(v: &SamplerView) -> Result<()> {
             r.format().name()
         ));
     }
-    if v.first_level > v.last_level || v.last_level > r.last_level() {
-        return invalid(format!(
-            "view levels {}..={} of a resource with 0..={}",
-            v.first_level,
-            v.last_level,
-            r.last_level()
-        ));
-    }
+    v.check_levels()?;
     if !v.format.info().sampleable {
         return Err(crate::error::PipeError::UnsupportedFormat {
             format: v.format,

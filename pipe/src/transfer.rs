@@ -65,6 +65,40 @@ impl PipeBox {
     fn box3(self) -> Box3 {
         Box3::new(self.x, self.y, self.z, self.width, self.height, self.depth)
     }
+
+    /// Checks that a caller's `len_B` bytes hold the box of `bpe`-byte elements with rows
+    /// `stride_B` apart and slices `layer_stride_B` apart (ignored for one slice): the last
+    /// row of the last slice ends within them, and neither stride overlaps what it steps over.
+    /// Checked arithmetic, as the strides come from the caller. Returns a row's bytes.
+    pub(crate) fn check_bytes(
+        self,
+        len_B: usize,
+        bpe: usize,
+        stride_B: usize,
+        layer_stride_B: usize,
+    ) -> Result<usize> {
+        let row_B = self.width as usize * bpe;
+        let (rows, slices) = (self.height as usize, self.depth as usize);
+        let need_B = (|| {
+            let slice_B = stride_B
+                .checked_mul(rows.checked_sub(1)?)?
+                .checked_add(row_B)?;
+            if slices > 1 && layer_stride_B < slice_B {
+                return None;
+            }
+            layer_stride_B
+                .checked_mul(slices.checked_sub(1)?)?
+                .checked_add(slice_B)
+        })();
+        match need_B {
+            Some(n) if stride_B >= row_B && len_B >= n => Ok(row_B),
+            _ => invalid(format!(
+                "{len_B} bytes with strides {stride_B}/{layer_stride_B} for a {}x{}x{} box of \
+                 {bpe}-byte elements",
+                self.width, self.height, self.depth
+            )),
+        }
+    }
 }
 
 /// A mapped region: a linear staging copy, written back at unmap when mapped for writing.
@@ -310,33 +344,8 @@ impl Context {
             return invalid("texture_subdata of a buffer");
         }
         let bpe = r.format().info().bytes_per_el as usize;
-        let row_B = b.width as usize * bpe;
+        let row_B = b.check_bytes(data.len(), bpe, stride_B, layer_stride_B)?;
         let (rows, slices) = (b.height as usize, b.depth as usize);
-        // The bytes the box needs: the last row of the last slice ends the data. Checked, as
-        // the strides come from the caller.
-        let need_B = (|| {
-            let slice_B = stride_B
-                .checked_mul(rows.checked_sub(1)?)?
-                .checked_add(row_B)?;
-            if slices > 1 && layer_stride_B < slice_B {
-                return None;
-            }
-            layer_stride_B
-                .checked_mul(slices.checked_sub(1)?)?
-                .checked_add(slice_B)
-        })();
-        match need_B {
-            Some(n) if stride_B >= row_B && data.len() >= n => {}
-            _ => {
-                return invalid(format!(
-                    "{} bytes with strides {stride_B}/{layer_stride_B} for a {}x{}x{} box",
-                    data.len(),
-                    b.width,
-                    b.height,
-                    b.depth
-                ))
-            }
-        }
         self.check_box(r, level, face, b)?;
         self.flush_for_cpu_access(r.id(), true)?;
         let (bo, layout) = {

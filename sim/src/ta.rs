@@ -44,6 +44,7 @@ mod lines;
 mod prim_memo;
 mod provoke;
 mod setup;
+mod slots;
 #[cfg(test)]
 mod stale;
 mod stipple;

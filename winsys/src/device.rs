@@ -51,8 +51,22 @@ pub struct DeviceInfo {
     pub is_model: bool,
 }
 
-/// A GPU device: buffers, submissions, fences and the trace. Shared between threads.
-pub trait Device: Send + Sync {
+/// What every backend is built on: the shared [`Core`] (ids, the trace, the lost flag, live
+/// counts). The module is private, so only winsys's backends implement [`Device`].
+pub(crate) mod sealed {
+    use crate::submit::Core;
+
+    /// A backend's access to its core, from which [`super::Device`]'s queries are answered.
+    pub trait WithCore {
+        /// The device's core.
+        fn core(&self) -> &Core;
+    }
+}
+
+/// A GPU device: buffers, submissions, fences and the trace. Shared between threads. The
+/// queries every backend answers from its core the same way (trace, totals, loss, idle) are
+/// provided here.
+pub trait Device: Send + Sync + sealed::WithCore {
     /// What the device is.
     fn info(&self) -> DeviceInfo;
 
@@ -68,23 +82,29 @@ pub trait Device: Send + Sync {
     fn user_fence(&self) -> Result<UserFence>;
 
     /// A snapshot of the submission trace.
-    fn trace(&self) -> Trace;
+    fn trace(&self) -> Trace {
+        self.core().trace.snapshot()
+    }
 
     /// Running totals of submissions, job ends and GPU counters since the device opened (kept
     /// even where the trace limit dropped entries; cheap, unlike a snapshot).
     fn trace_totals(&self) -> crate::trace::TraceTotals {
-        self.trace().totals
+        self.core().trace.totals()
     }
 
     /// True once the device is lost; every later call then fails with DeviceLost.
-    fn is_lost(&self) -> bool;
+    fn is_lost(&self) -> bool {
+        self.core().is_lost()
+    }
 
     /// Counts of live buffers, fences, unfinished jobs and allocated GPU address space.
     fn live(&self) -> LiveCounts;
 
     /// Waits until every accepted job has finished (with or without error) and the backend has
     /// released the job's buffers and fence. Err(Timeout) while a job is held back or hung.
-    fn wait_idle(&self, timeout: Duration) -> Result<()>;
+    fn wait_idle(&self, timeout: Duration) -> Result<()> {
+        self.core().wait_idle(timeout)
+    }
 
     /// Gives back what the backend keeps for reuse (the model's pool of freed buffers), so that
     /// what stays allocated is what is live. A leak check calls it before counting; nothing

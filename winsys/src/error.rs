@@ -2,8 +2,10 @@
 
 use crate::job_result::Unit;
 
-/// How a job ended badly; carried by its fence.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+/// How a job ended badly; carried by its fence. Serialised as the trace writes it: a
+/// `status` in snake case and the variant's fields (`Failed`'s text as `reason`).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, serde::Serialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
 pub enum JobError {
     /// The GPU MMU faulted on an access by `unit` at `addr`.
     #[error("MMU fault: {unit} {} at {addr:#010x}", if *.write { "write" } else { "read" })]
@@ -38,6 +40,7 @@ pub enum JobError {
     },
     /// The job failed for another reason (an injected failure, or one the kernel reported).
     #[error("job failed: {0}")]
+    #[serde(serialize_with = "reason_field")]
     Failed(String),
     /// The device was lost before the job finished.
     #[error("device lost before the job finished")]
@@ -53,6 +56,14 @@ pub enum JobError {
     /// unfinished output, as with a kernel's ECANCELED for a guilty context).
     #[error("canceled: an earlier job of the same context hung")]
     Canceled,
+}
+
+/// `JobError::Failed`'s text as a `reason` field (an internally tagged variant holds fields).
+fn reason_field<S: serde::Serializer>(reason: &str, s: S) -> std::result::Result<S::Ok, S::Error> {
+    use serde::ser::SerializeStruct;
+    let mut st = s.serialize_struct("Failed", 1)?;
+    st.serialize_field("reason", reason)?;
+    st.end()
 }
 
 /// Errors of winsys calls. Bad input from a caller is an error, never a panic.

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use crate::access::Access;
 use crate::bo::Bo;
-use crate::error::{Result, WinsysError};
+use crate::error::{JobError, Result, WinsysError};
 use crate::fence::Fence;
 use crate::job::Job;
 use crate::live::{LiveCounters, LiveCounts, LiveKind, LiveToken};
@@ -44,11 +44,12 @@ struct Counters {
     jobs: u64,
 }
 
-/// Shared state of one device.
-pub(crate) struct Core {
-    pub id: u64,
-    pub live: Arc<LiveCounters>,
-    pub trace: TraceLog,
+/// Shared state of one device. `pub` (in this private module) only so that the sealed
+/// accessor of [`crate::Device`] may name it; nothing outside winsys can.
+pub struct Core {
+    pub(crate) id: u64,
+    pub(crate) live: Arc<LiveCounters>,
+    pub(crate) trace: TraceLog,
     lost: AtomicBool,
     next_bo: AtomicU64,
     next_fence: AtomicU64,
@@ -140,10 +141,8 @@ impl Core {
         if let Err(e) = engine.enqueue(acc) {
             let result = match &e {
                 WinsysError::Refused { errno } => TraceResult::refused(*errno),
-                WinsysError::DeviceLost => TraceResult::DeviceLost,
-                other => TraceResult::Failed {
-                    reason: other.to_string(),
-                },
+                WinsysError::DeviceLost => TraceResult::Error(JobError::DeviceLost),
+                other => TraceResult::Error(JobError::Failed(other.to_string())),
             };
             self.trace.update(submission, |t| {
                 t.fence = None;

@@ -8,9 +8,11 @@ use serde::Serialize;
 
 use crate::access::Access;
 use crate::error::{Errno, JobError};
-use crate::job_result::{Counters, JobReport, Unit};
+use crate::job_result::{Counters, JobReport};
 
-/// How a traced submission ended.
+/// How a traced submission ended: not yet, done, refused by the kernel, or with the error its
+/// fence carries. In JSON a `status` names it (`pending`, `done`, `refused` with `errno`, or
+/// the [`JobError`]'s own spelling: `fault` with `unit`, `addr`, `write`, ...).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(tag = "status", rename_all = "snake_case")]
 pub enum TraceResult {
@@ -18,52 +20,14 @@ pub enum TraceResult {
     Pending,
     /// Finished without error.
     Done,
-    /// MMU fault.
-    Fault {
-        /// Requester.
-        unit: Unit,
-        /// Faulting GPU address.
-        addr: u32,
-        /// Was a write.
-        write: bool,
-    },
-    /// Parameter memory exhausted.
-    OutOfMemory,
-    /// Illegal shader instruction.
-    IllegalInstruction {
-        /// Unit.
-        unit: Unit,
-        /// Instruction index.
-        pc: u32,
-        /// Why.
-        reason: String,
-    },
-    /// Undecodable state.
-    BadState {
-        /// Unit.
-        unit: Unit,
-        /// Why.
-        reason: String,
-    },
-    /// Other failure.
-    Failed {
-        /// Why.
-        reason: String,
-    },
-    /// The device was lost first.
-    DeviceLost,
-    /// The job hung and the GPU was reset.
-    Hang {
-        /// Its budget.
-        budget_ms: u64,
-    },
-    /// Canceled after an earlier job of its context hung.
-    Canceled,
     /// The kernel refused the submission; no job ran and no fence exists.
     Refused {
         /// Error name, e.g. "ENOSPC".
         errno: String,
     },
+    /// Ended with this error (fault, out of memory, device lost, hang, ...).
+    #[serde(untagged)]
+    Error(JobError),
 }
 
 impl TraceResult {
@@ -71,31 +35,7 @@ impl TraceResult {
     pub fn from_job(r: Result<(), &JobError>) -> TraceResult {
         match r {
             Ok(()) => TraceResult::Done,
-            Err(JobError::Fault { unit, addr, write }) => TraceResult::Fault {
-                unit: *unit,
-                addr: *addr,
-                write: *write,
-            },
-            Err(JobError::OutOfMemory) => TraceResult::OutOfMemory,
-            Err(JobError::IllegalInstruction { unit, pc, reason }) => {
-                TraceResult::IllegalInstruction {
-                    unit: *unit,
-                    pc: *pc,
-                    reason: reason.clone(),
-                }
-            }
-            Err(JobError::BadState { unit, reason }) => TraceResult::BadState {
-                unit: *unit,
-                reason: reason.clone(),
-            },
-            Err(JobError::Failed(reason)) => TraceResult::Failed {
-                reason: reason.clone(),
-            },
-            Err(JobError::DeviceLost) => TraceResult::DeviceLost,
-            Err(JobError::Hang { budget_ms }) => TraceResult::Hang {
-                budget_ms: *budget_ms,
-            },
-            Err(JobError::Canceled) => TraceResult::Canceled,
+            Err(e) => TraceResult::Error(e.clone()),
         }
     }
 
@@ -349,6 +289,7 @@ impl TraceLog {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::job_result::Unit;
 
     fn entry(n: u64) -> TraceEntry {
         let bo = TraceBo {
@@ -368,7 +309,9 @@ mod tests {
         }
         // Entry 0 was dropped by the limit; its end still counts.
         log.update(0, |e| e.result = TraceResult::Done);
-        log.update(1, |e| e.result = TraceResult::Failed { reason: "x".into() });
+        log.update(1, |e| {
+            e.result = TraceResult::Error(JobError::Failed("x".into()))
+        });
         log.update(2, |e| {
             e.result = TraceResult::Done;
             e.counters = Some(Counters {
@@ -413,12 +356,64 @@ mod tests {
         assert_eq!(t.entries.len(), 2);
         assert_eq!(
             t.submission(2).unwrap().result,
-            TraceResult::Fault {
+            TraceResult::Error(JobError::Fault {
                 unit: Unit::Pbe,
                 addr: 0x1234,
                 write: true
-            }
+            })
         );
+    }
+
+    /// The trace's JSON spelling of every way a submission ends, byte for byte (tools and
+    /// recorded traces read it).
+    #[test]
+    fn json_of_every_result_is_pinned() {
+        let job = |e: JobError| TraceResult::from_job(Err(&e));
+        let cases = [
+            (TraceResult::Pending, r#"{"status":"pending"}"#),
+            (TraceResult::from_job(Ok(())), r#"{"status":"done"}"#),
+            (
+                job(JobError::Fault {
+                    unit: Unit::Pbe,
+                    addr: 0x1234,
+                    write: true,
+                }),
+                r#"{"status":"fault","unit":"pbe","addr":4660,"write":true}"#,
+            ),
+            (job(JobError::OutOfMemory), r#"{"status":"out_of_memory"}"#),
+            (
+                job(JobError::IllegalInstruction {
+                    unit: Unit::UssePds,
+                    pc: 7,
+                    reason: "x".into(),
+                }),
+                r#"{"status":"illegal_instruction","unit":"usse_pds","pc":7,"reason":"x"}"#,
+            ),
+            (
+                job(JobError::BadState {
+                    unit: Unit::TwoD,
+                    reason: "y".into(),
+                }),
+                r#"{"status":"bad_state","unit":"twod","reason":"y"}"#,
+            ),
+            (
+                job(JobError::Failed("z".into())),
+                r#"{"status":"failed","reason":"z"}"#,
+            ),
+            (job(JobError::DeviceLost), r#"{"status":"device_lost"}"#),
+            (
+                job(JobError::Hang { budget_ms: 500 }),
+                r#"{"status":"hang","budget_ms":500}"#,
+            ),
+            (job(JobError::Canceled), r#"{"status":"canceled"}"#),
+            (
+                TraceResult::refused(Errno::ENOSPC),
+                r#"{"status":"refused","errno":"ENOSPC"}"#,
+            ),
+        ];
+        for (result, json) in cases {
+            assert_eq!(serde_json::to_string(&result).unwrap(), json, "{result:?}");
+        }
     }
 
     #[test]

@@ -34,25 +34,9 @@ impl Surface<'_> {
     }
 }
 
-/// A rectangle in pixels.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Rect {
-    /// Left.
-    pub x: u32,
-    /// Top.
-    pub y: u32,
-    /// Width (at least 1).
-    pub w: u32,
-    /// Height (at least 1).
-    pub h: u32,
-}
-
-impl Rect {
-    /// The rectangle of `w` x `h` pixels whose top-left pixel is (x, y).
-    pub const fn new(x: u32, y: u32, w: u32, h: u32) -> Rect {
-        Rect { x, y, w, h }
-    }
-}
+/// A rectangle in pixels: layout's (`x`, `y` of the top-left pixel, `w` x `h` pixels, each at
+/// least 1 for a 2D job).
+pub use sgx_layout::Rect;
 
 fn sizes(r: Rect) -> Result<(u32, u32)> {
     if r.w == 0 || r.h == 0 {

@@ -120,11 +120,11 @@ impl Run<'_> {
                     let t = self.dev.trace();
                     assert_eq!(
                         t.by_fence(f.id()).unwrap().result,
-                        TraceResult::Fault {
+                        TraceResult::Error(JobError::Fault {
                             unit,
                             addr,
                             write: false
-                        }
+                        })
                     );
                     assert_eq!(common::pixels(&target), vec![0], "a faulted job wrote");
                     self.checked.insert("fault_job".into());
@@ -137,7 +137,7 @@ impl Run<'_> {
                     fault(JobError::OutOfMemory)(f.wait(LONG));
                     assert_eq!(
                         self.dev.trace().by_fence(f.id()).unwrap().result,
-                        TraceResult::OutOfMemory
+                        TraceResult::Error(JobError::OutOfMemory)
                     );
                     assert_eq!(
                         common::pixels(&target),
@@ -187,7 +187,7 @@ impl Run<'_> {
                     assert!(matches!(self.dev.submit(old), Err(WinsysError::DeviceLost)));
                     assert_eq!(
                         self.dev.trace().by_fence(f.id()).unwrap().result,
-                        TraceResult::DeviceLost
+                        TraceResult::Error(JobError::DeviceLost)
                     );
                     self.checked.insert("lose_device".into());
                     return self.checked;

@@ -502,7 +502,7 @@ mod tests {
         assert!(check(&trace).is_empty(), "{:?}", check(&trace));
         let mut t = trace.clone();
         let i = t.entries.len() - 1;
-        t.entries[i].result = TraceResult::DeviceLost;
+        t.entries[i].result = TraceResult::Error(sgx_winsys::JobError::DeviceLost);
         assert!(check(&t)
             .iter()
             .any(|f| f.contains("level 5: the job ended")));

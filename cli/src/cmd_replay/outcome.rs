@@ -124,13 +124,13 @@ pub fn trace_lines(trace: &Trace) -> Vec<String> {
                 TraceResult::Refused { errno } => return format!("{head}: refused with {errno}"),
                 TraceResult::Pending => "never ended (hung, or queued behind a hung job)".into(),
                 TraceResult::Done => "signalled".into(),
-                TraceResult::Fault { unit, addr, write } => format!(
+                TraceResult::Error(JobError::Fault { unit, addr, write }) => format!(
                     "fault: {unit} {} at {addr:#010x}",
                     if *write { "write" } else { "read" }
                 ),
-                TraceResult::Failed { reason } => format!("failed: {reason}"),
-                TraceResult::DeviceLost => "device lost".into(),
-                other => format!("{other:?}"),
+                TraceResult::Error(JobError::Failed(reason)) => format!("failed: {reason}"),
+                TraceResult::Error(JobError::DeviceLost) => "device lost".into(),
+                TraceResult::Error(other) => format!("{other:?}"),
             };
             format!("{head}: accepted,{fence} {end}")
         })

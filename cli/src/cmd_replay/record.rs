@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use anyhow::Context as _;
 use sgx_winsys::replay::{ErrorKind, Expect, Expects, Fixture, Inject, RefuseErrno, Setup};
-use sgx_winsys::{Device, Trace, TraceResult};
+use sgx_winsys::{Device, JobError, Trace, TraceResult};
 
 use super::outcome;
 use super::scenario;
@@ -49,7 +49,7 @@ pub fn injections(trace: &Trace) -> (Vec<Inject>, Vec<String>) {
         }
         let stop = match &e.result {
             TraceResult::Done => false,
-            TraceResult::Fault { unit, addr, .. } => {
+            TraceResult::Error(JobError::Fault { unit, addr, .. }) => {
                 out.push(Inject::FaultJob {
                     job,
                     unit: *unit,
@@ -57,37 +57,42 @@ pub fn injections(trace: &Trace) -> (Vec<Inject>, Vec<String>) {
                 });
                 false
             }
-            TraceResult::Failed { reason } => {
+            TraceResult::Error(JobError::Failed(reason)) => {
                 out.push(Inject::FailJob {
                     job,
                     reason: reason.clone(),
                 });
                 false
             }
-            TraceResult::OutOfMemory => {
+            TraceResult::Error(JobError::OutOfMemory) => {
                 out.push(Inject::JobOutOfMemory { job });
                 false
             }
             // The first lost job is the loss; every later one follows from it.
-            TraceResult::DeviceLost => {
+            TraceResult::Error(JobError::DeviceLost) => {
                 out.push(Inject::LoseDevice { job });
                 true
             }
             // A job that never ended, or that the watchdog ended, hung; the jobs of its context
             // queued behind it were canceled by the reset, which replaying the hang redoes.
-            TraceResult::Pending | TraceResult::Hang { .. } => {
+            TraceResult::Pending | TraceResult::Error(JobError::Hang { .. }) => {
                 out.push(Inject::HangJob { job });
                 true
             }
             // Canceled by the reset an earlier job of its context caused (an MMU fault; a hang
             // stops the recording above): replaying that job's fault cancels it again.
-            TraceResult::Canceled => false,
+            TraceResult::Error(JobError::Canceled) => false,
             other => {
+                // The error itself, as it was spelled before TraceResult wrapped JobError.
+                let other = match other {
+                    TraceResult::Error(e) => format!("{e:?}"),
+                    r => format!("{r:?}"),
+                };
                 out.push(Inject::FailJob {
                     job,
-                    reason: format!("{other:?}"),
+                    reason: other.clone(),
                 });
-                notes.push(format!("job {job}: {other:?} is replayed as a failed job"));
+                notes.push(format!("job {job}: {other} is replayed as a failed job"));
                 false
             }
         };

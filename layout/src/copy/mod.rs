@@ -33,7 +33,8 @@ mod vector;
 use crate::morton::Twiddle;
 use crate::LayoutError;
 
-/// A rectangle; the unit (pixels or elements) is named by the parameter that takes it.
+/// A rectangle; the unit (pixels or elements) is named by the parameter that takes it. The one
+/// rectangle type of the workspace (winsys's 2D jobs take it too, as `sgx_winsys::twod::Rect`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
 pub struct Rect {
     /// Left column.
@@ -48,7 +49,7 @@ pub struct Rect {
 
 impl Rect {
     /// A rectangle from its corner and size.
-    pub fn new(x: u32, y: u32, w: u32, h: u32) -> Self {
+    pub const fn new(x: u32, y: u32, w: u32, h: u32) -> Self {
         Self { x, y, w, h }
     }
 

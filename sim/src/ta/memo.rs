@@ -19,14 +19,14 @@
 //! vertices in the same order, so its groups come again. A small direct-mapped table: a miss
 //! costs one lookup and, after shading, one copy into it.
 
+use super::slots::Slots;
 use super::{CVert, Draw};
 use crate::usse::OutBank;
 
 /// Groups remembered per job: enough for the few draws a state change alternates between.
-/// A model choice for speed (power of two for the index mask), not a hardware fact.
+/// A model choice for speed (a power of two, as `Slots` needs), not a hardware fact.
 const SLOTS: usize = 64;
 
-#[derive(Clone, Copy)]
 struct Entry {
     state_addr: u32,
     ids: [u32; 4],
@@ -39,7 +39,7 @@ struct Entry {
 /// The table (empty until a group is stored: a job with no batched program allocates none).
 #[derive(Default)]
 pub(super) struct VertexMemo {
-    slots: Vec<Option<Entry>>,
+    slots: Slots<Entry, SLOTS>,
 }
 
 #[cfg(test)]
@@ -67,18 +67,16 @@ pub(super) fn memoizable(d: &Draw) -> bool {
     d.batch && used > d.nvar && pso < used && efo < used
 }
 
-fn index(state_addr: u32, ids: &[u32]) -> usize {
-    // 0x9e37_79b9 is the 32-bit golden-ratio multiplier of Fibonacci hashing, not a hardware
-    // fact: the table only needs a cheap, well-spread index.
-    let k = state_addr ^ ids[0].rotate_left(16) ^ (ids.len() as u32).rotate_left(8);
-    (k.wrapping_mul(0x9e37_79b9) >> (32 - SLOTS.trailing_zeros())) as usize
+/// The table key of the group `ids` of the block at `state_addr`.
+fn key(state_addr: u32, ids: &[u32]) -> u32 {
+    state_addr ^ ids[0].rotate_left(16) ^ (ids.len() as u32).rotate_left(8)
 }
 
 impl VertexMemo {
     /// The remembered group of `ids` of the block at `state_addr`: its vertices and the
     /// machine's bank after it.
     pub(super) fn get(&self, state_addr: u32, ids: &[u32]) -> Option<(&[CVert], &OutBank)> {
-        let e = self.slots.get(index(state_addr, ids))?.as_ref()?;
+        let e = self.slots.get(key(state_addr, ids))?;
         let n = usize::from(e.n);
         (e.state_addr == state_addr && n == ids.len() && e.ids[..n] == *ids)
             .then(|| (&e.verts[..n], &e.fin))
@@ -87,9 +85,6 @@ impl VertexMemo {
     /// Remembers a group just shaded (replacing what shared its slot).
     pub(super) fn put(&mut self, state_addr: u32, ids: &[u32], verts: &[CVert], fin: &OutBank) {
         debug_assert!(ids.len() == verts.len() && (1..=4).contains(&ids.len()));
-        if self.slots.is_empty() {
-            self.slots = vec![None; SLOTS];
-        }
         let mut e = Entry {
             state_addr,
             ids: [0; 4],
@@ -99,7 +94,6 @@ impl VertexMemo {
         };
         e.ids[..ids.len()].copy_from_slice(ids);
         e.verts[..verts.len()].copy_from_slice(verts);
-        let i = index(state_addr, ids);
-        self.slots[i] = Some(e);
+        self.slots.put(key(state_addr, ids), e);
     }
 }

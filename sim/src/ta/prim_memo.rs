@@ -19,6 +19,7 @@
 use sgx_hwdocs::ta_stream::{CtrlPrim, Topology};
 
 use super::binner::Logged;
+use super::slots::Slots;
 use super::{memo, poly, Draw, JobErr, Ta};
 use crate::usse::OutBank;
 use crate::Counters;
@@ -27,7 +28,7 @@ use crate::Counters;
 const MAX_VERTICES: u32 = 64;
 /// Most triangles a remembered PRIM may bin. A model choice for speed.
 const MAX_RECORDS: usize = 32;
-/// PRIMs remembered per job (power of two for the index mask). A model choice for speed.
+/// PRIMs remembered per job (a power of two, as `Slots` needs). A model choice for speed.
 const SLOTS: usize = 16;
 
 struct Entry {
@@ -43,7 +44,7 @@ struct Entry {
 /// The table (empty until a PRIM is stored).
 #[derive(Default)]
 pub(super) struct PrimMemo {
-    slots: Vec<Option<Entry>>,
+    slots: Slots<Entry, SLOTS>,
 }
 
 #[cfg(test)]
@@ -84,11 +85,9 @@ fn rememberable(d: &Draw, p: &CtrlPrim) -> bool {
     triangles && p.count <= MAX_VERTICES && poly::plain(&d.ds.poly) && memo::memoizable(d)
 }
 
-fn index(state_addr: u32, words: &[u32; 4]) -> usize {
-    // 0x9e37_79b9 is the 32-bit golden-ratio multiplier of Fibonacci hashing, not a hardware
-    // fact: the table only needs a cheap, well-spread index.
-    let k = state_addr ^ words[2].rotate_left(7) ^ words[1].rotate_left(19) ^ words[3];
-    (k.wrapping_mul(0x9e37_79b9) >> (32 - SLOTS.trailing_zeros())) as usize
+/// The table key of the PRIM `words` under the block at `state_addr`.
+fn key(state_addr: u32, words: &[u32; 4]) -> u32 {
+    state_addr ^ words[2].rotate_left(7) ^ words[1].rotate_left(19) ^ words[3]
 }
 
 impl Ta<'_> {
@@ -103,8 +102,8 @@ impl Ta<'_> {
         if !(self.fast && rememberable(d, p)) {
             return self.prim(d, p);
         }
-        let i = index(d.state_addr, words);
-        let hit = self.prim_memo.slots.get(i).and_then(Option::as_ref);
+        let k = key(d.state_addr, words);
+        let hit = self.prim_memo.slots.get(k);
         if let Some(e) = hit.filter(|e| e.state_addr == d.state_addr && e.words == *words) {
             let now = self.c.to_array();
             *self.c = Counters::from_array(std::array::from_fn(|k| now[k] + e.counted[k]));
@@ -127,19 +126,19 @@ impl Ta<'_> {
         let Some(records) = records.filter(|l| l.len() <= MAX_RECORDS) else {
             return Ok(());
         };
-        if self.prim_memo.slots.is_empty() {
-            self.prim_memo.slots = (0..SLOTS).map(|_| None).collect();
-        }
-        self.prim_memo.slots[i] = Some(Entry {
-            state_addr: d.state_addr,
-            words: *words,
-            counted: {
-                let now = self.c.to_array();
-                std::array::from_fn(|k| now[k] - before[k])
+        self.prim_memo.slots.put(
+            k,
+            Entry {
+                state_addr: d.state_addr,
+                words: *words,
+                counted: {
+                    let now = self.c.to_array();
+                    std::array::from_fn(|k| now[k] - before[k])
+                },
+                fin: (p.count > 0).then(|| self.machine.out_bank0()),
+                records,
             },
-            fin: (p.count > 0).then(|| self.machine.out_bank0()),
-            records,
-        });
+        );
         Ok(())
     }
 }

@@ -28,6 +28,7 @@ use std::thread::{JoinHandle, ThreadId};
 use std::time::Duration;
 
 use crate::bo::{Bo, BoDesc, Caching, WeakBo};
+use crate::device::sealed::WithCore;
 use crate::device::{Backend, Device, DeviceInfo};
 use crate::error::{Errno, Result, WinsysError};
 use crate::fence::{Fence, UserFence};
@@ -35,7 +36,6 @@ use crate::job::Job;
 use crate::live::LiveCounts;
 use crate::reset::{ResetRecord, FOREIGN_CONTEXT};
 use crate::submit::Core;
-use crate::trace::Trace;
 use card::*;
 use shared::*;
 use storage::DrmStorage;
@@ -217,6 +217,12 @@ impl DrmDevice {
                 errno: self.shared.check_lost(e),
             }),
         }
+    }
+}
+
+impl WithCore for DrmDevice {
+    fn core(&self) -> &Core {
+        &self.shared.core
     }
 }
 
@@ -420,24 +426,8 @@ impl Device for DrmDevice {
         })
     }
 
-    fn trace(&self) -> Trace {
-        self.shared.core.trace.snapshot()
-    }
-
-    fn trace_totals(&self) -> crate::trace::TraceTotals {
-        self.shared.core.trace.totals()
-    }
-
-    fn is_lost(&self) -> bool {
-        self.shared.core.is_lost()
-    }
-
     fn live(&self) -> LiveCounts {
         self.shared.core.live()
-    }
-
-    fn wait_idle(&self, timeout: Duration) -> Result<()> {
-        self.shared.core.wait_idle(timeout)
     }
 
     /// The resets the reaper saw jobs of this device cause, then those CTX_RESET_STATUS

@@ -23,6 +23,7 @@ use std::time::{Duration, Instant};
 use sgx_sim::{Gpu, Perm};
 
 use crate::bo::{Bo, BoDesc, BoStorage};
+use crate::device::sealed::WithCore;
 use crate::device::{Backend, Device, DeviceInfo};
 use crate::error::{Errno, JobError, Result, WinsysError};
 use crate::faults::Faults;
@@ -32,7 +33,7 @@ use crate::live::LiveCounts;
 use crate::memfd::{Libc, MemfdBacking, SharedPool};
 use crate::reset::{ResetRecord, DEFAULT_HANG_BUDGET};
 use crate::submit::{Accepted, Core, Engine};
-use crate::trace::{Trace, TraceResult};
+use crate::trace::TraceResult;
 use crate::va::{VaAllocator, PAGE_B, VA_END, VA_START};
 
 /// CORE_REVISION the model reports: the value a Mini 12 read (hw-facts, CONFIRMED).
@@ -321,6 +322,12 @@ impl SimDevice {
     }
 }
 
+impl WithCore for SimDevice {
+    fn core(&self) -> &Core {
+        &self.shared.core
+    }
+}
+
 impl Device for SimDevice {
     fn info(&self) -> DeviceInfo {
         DeviceInfo {
@@ -382,27 +389,11 @@ impl Device for SimDevice {
         Ok(UserFence::new(self.shared.core.new_fence(), wake))
     }
 
-    fn trace(&self) -> Trace {
-        self.shared.core.trace.snapshot()
-    }
-
-    fn trace_totals(&self) -> crate::trace::TraceTotals {
-        self.shared.core.trace.totals()
-    }
-
-    fn is_lost(&self) -> bool {
-        self.shared.core.is_lost()
-    }
-
     fn live(&self) -> LiveCounts {
         LiveCounts {
             va_B: lock(&self.shared.va).allocated_B(),
             ..self.shared.core.live()
         }
-    }
-
-    fn wait_idle(&self, timeout: Duration) -> Result<()> {
-        self.shared.core.wait_idle(timeout)
     }
 
     fn release_caches(&self) {

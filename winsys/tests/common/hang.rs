@@ -66,11 +66,11 @@ pub fn hung_job_scenario(dev: &dyn Device, budget: Duration) {
     let t = dev.trace();
     assert_eq!(
         t.by_fence(hung.id()).unwrap().result,
-        TraceResult::Hang { budget_ms }
+        TraceResult::Error(JobError::Hang { budget_ms })
     );
     assert_eq!(
         t.by_fence(a_next.id()).unwrap().result,
-        TraceResult::Canceled
+        TraceResult::Error(JobError::Canceled)
     );
     dev.wait_idle(LONG).unwrap();
     assert!(!dev.is_lost(), "a reset is not a lost device");
