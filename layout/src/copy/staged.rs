@@ -1,8 +1,9 @@
 //! Streaming (non-temporal) copies to linear memory through a cache-resident staging buffer:
-//! the rectangle goes by Morton squares (128x128 4-byte texels: 64 KiB each), each square's
-//! tiles read in twiddled address order and untwiddled into one half of the buffer with
-//! ordinary stores, while the previous square's rows stream out of the other half, a few rows
-//! after each tile.
+//! the rectangle goes by Morton squares (64 KiB: 128x128 4-byte texels, 256x256 1-byte ones),
+//! each square's units (a tile, or for 1- and 2-byte elements the square of tiles one group
+//! body row spans) read in twiddled address order and untwiddled into one half of the buffer
+//! with ordinary stores, while the previous square's rows stream out of the other half, a few
+//! rows after each unit.
 //!
 //! Why a buffer: streaming straight from the tile walk writes one 64-byte line into each of a
 //! tile's 16 linear rows (8 KiB apart at 2048x2048 B8G8R8A8) before moving on, 16 interleaved
@@ -17,15 +18,25 @@
 //! the hardware prefetchers, which follow ascending addresses, then leave every tile a cold
 //! miss: untwiddling band by band ran at 6 GB/s with no linear stores at all, while the same
 //! lines read in address order ran at 26-57 GB/s (EPYC). A Morton square is contiguous, so its
-//! tiles, taken in Morton order, are read in one ascending sweep. Band order within a square,
-//! even with each next square prefetched into L2 by software, measured 0.36-0.40x of the best
-//! copy (2048x2048 B8G8R8A8) against 0.58-0.78x for address order: software prefetches stall
-//! with everything else when the store queue is full of non-temporal stores, the hardware
-//! prefetcher does not.
+//! tiles, taken in Morton order, are read in one ascending sweep. In scratch kernels (EPYC,
+//! 2048x2048 B8G8R8A8) band order within a square, even with each next square prefetched into
+//! L2 by software, ran at 0.36-0.40x of the best copy against 0.65-0.78x for address order:
+//! software prefetches stall with everything else when the store queue is full of
+//! non-temporal stores, the hardware prefetcher does not. Huge pages (`MADV_HUGEPAGE` on the
+//! bench's buffers) changed no ratio beyond noise: the TLB is not the limit.
 //!
 //! Why interleaved: with a whole square untwiddled and then its rows streamed, the two phases
 //! took the sum of their times (read alone 24-30 GB/s, write alone 20-22 GB/s, both 9-12); a
-//! few rows streamed after each tile keep the non-temporal stores flowing while tiles are read.
+//! few rows streamed after each unit keep the non-temporal stores flowing while tiles are read.
+//!
+//! What is left (`bench twiddle`, EPYC, load 4 on two cores): 0.47-0.68x of the best copy for
+//! 2048x2048 B8G8R8A8 (was 0.23-0.27x), 0.27-0.35x for 16-bit and 0.25-0.30x for 8-bit (was
+//! 0.18-0.30x, 0.15-0.29x). The untwiddling itself is now the bound: the same walk with the
+//! bodies' work done by a bare AVX2 kernel ran 10-20% faster, and the narrow bodies run at a
+//! third of a plain copy even in cache. The same pipeline linear->twiddled (rows copied into
+//! the buffer, units twiddled out in address order with streaming stores) measured 0.26-0.30x
+//! B8G8R8A8 and 0.30x 16-bit against 0.88-1.00x and 0.44-0.52x along rows of tiles; cached
+//! stores from the buffer for the 4 and 8 MiB copies that fit L3 measured 0.15-0.24x.
 
 use super::{border, Bodies, Isa, Mover, Sides, ToLinear, MAX_TILE_LOG2};
 use crate::copy::Rect;
@@ -158,14 +169,21 @@ impl Plan {
         })
     }
 
-    /// Moves unit `j` of square `s` (in Morton order: its twiddled bytes follow unit `j - 1`'s)
-    /// between twiddled memory and the staged square, rows `row_B` apart.
+    /// Unit `j` of square `s` in Morton order (its twiddled elements follow unit `j - 1`'s):
+    /// its top-left element and its first twiddled element.
     #[inline(always)]
-    fn unit<const N: usize, M: Mover<N>>(&self, m: &mut M, g: &Twiddle, s: &Square, j: u32) {
+    fn unit_at(&self, s: &Square, j: u32) -> ((u32, u32), usize) {
         let (q, u) = (self.q, self.unit_log2);
         let ux = (s.sx << q) + (compact_even(j >> 1) << u);
         let uy = (s.sy << q) + (compact_even(j) << u);
-        let ue = s.base_el + ((j as usize) << (2 * u));
+        ((ux, uy), s.base_el + ((j as usize) << (2 * u)))
+    }
+
+    /// Moves unit `j` of square `s` between twiddled memory and the staged square, rows
+    /// `row_B` apart.
+    #[inline(always)]
+    fn unit<const N: usize, M: Mover<N>>(&self, m: &mut M, g: &Twiddle, s: &Square, j: u32) {
+        let ((ux, uy), ue) = self.unit_at(s, j);
         stage_unit::<N, M>(
             m,
             g,
@@ -216,7 +234,11 @@ fn squares_to_linear<const N: usize>(
     let mut half = 0;
     for s in p.squares(g) {
         let (cur, other) = stage.split_at_mut(p.sq_B);
-        let (cur, other) = if half == 0 { (cur, &*other) } else { (other, &*cur) };
+        let (cur, other) = if half == 0 {
+            (cur, &*other)
+        } else {
+            (other, &*cur)
+        };
         let mut m = Sides {
             tw,
             lin: cur,
@@ -240,7 +262,9 @@ fn squares_to_linear<const N: usize>(
     if let Some((ps, h, mut done)) = prev {
         let last = &stage[h * p.sq_B..][..p.sq_B];
         let all = ps.part.h as usize;
-        stream_rows::<N>(lin, stride, r, last, p.row_B, ps.part, &mut done, all, b.isa);
+        stream_rows::<N>(
+            lin, stride, r, last, p.row_B, ps.part, &mut done, all, b.isa,
+        );
     }
 }
 
@@ -280,7 +304,15 @@ fn stage_unit<const N: usize, M: Mover<N>>(
     for k in 0..group * group {
         let tx = ux + (compact_even(k >> 1) << tile_log2);
         let ty = uy + (compact_even(k) << tile_log2);
-        stage_tile::<N, M>(m, g, part, stride, tile_log2, (tx, ty), ue + k as usize * tile_el);
+        stage_tile::<N, M>(
+            m,
+            g,
+            part,
+            stride,
+            tile_log2,
+            (tx, ty),
+            ue + k as usize * tile_el,
+        );
     }
 }
 
@@ -347,5 +379,58 @@ fn stream_row(isa: Isa, dst: &mut [u8], src: &[u8]) {
     {
         let _ = isa;
         dst.copy_from_slice(src)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn squares_tile_the_rectangle_and_units_go_in_address_order() {
+        // Square and oblong levels, whole and odd rectangles, buffers from the least (4x4
+        // squares) to the default; units of 1, 2 and 4 tiles a side (GROUP 1, 2, 4).
+        for (lw, lh) in [(5, 5), (8, 5), (4, 9), (9, 8)] {
+            let g = Twiddle::new(lw, lh).unwrap();
+            let (w, h) = (g.w_el(), g.h_el());
+            for r in [
+                Rect::full(w, h),
+                Rect::new(3, 1, w - 5, h - 2),
+                Rect::new(w - 1, 0, 1, h),
+            ] {
+                for (n, stage_B, group) in [
+                    (4, 1, 1),
+                    (1, 1 << 13, 4),
+                    (2, 1 << 14, 2),
+                    (4, STAGE_MAX_B, 1),
+                    (1, STAGE_MAX_B, 4),
+                ] {
+                    let p = Plan::new(&g, r, n, stage_B, group);
+                    let unit_el = 1usize << (2 * p.unit_log2);
+                    assert_eq!(p.sq_B, n << (2 * p.q));
+                    assert!(2 * p.sq_B <= stage_B.max(2 * 16 * n), "{g:?} {n} {stage_B}");
+                    let mut covered = 0u64;
+                    for s in p.squares(&g) {
+                        let sq = Rect::new(s.sx << p.q, s.sy << p.q, 1 << p.q, 1 << p.q);
+                        assert_eq!(g.offset_el(sq.x, sq.y), Some(s.base_el as u64));
+                        assert!(
+                            s.part.x >= sq.x.max(r.x)
+                                && s.part.x + s.part.w <= (sq.x + sq.w).min(r.x + r.w)
+                        );
+                        assert!(
+                            s.part.y >= sq.y.max(r.y)
+                                && s.part.y + s.part.h <= (sq.y + sq.h).min(r.y + r.h)
+                        );
+                        covered += u64::from(s.part.w) * u64::from(s.part.h);
+                        for j in 0..p.units() {
+                            let ((ux, uy), ue) = p.unit_at(&s, j);
+                            assert_eq!(ue, s.base_el + j as usize * unit_el, "units contiguous");
+                            assert_eq!(g.offset_el(ux, uy), Some(ue as u64), "{g:?} unit {j}");
+                        }
+                    }
+                    assert_eq!(covered, u64::from(r.w) * u64::from(r.h), "{g:?} {r:?}");
+                }
+            }
+        }
     }
 }
