@@ -1,5 +1,5 @@
 //! Streaming (non-temporal) copies to linear memory through a cache-resident staging buffer:
-//! the rectangle goes by Morton squares (64 KiB: 128x128 4-byte texels, 256x256 1-byte ones),
+//! the rectangle goes by Morton squares 512 bytes wide (128x128 4-byte texels: 64 KiB),
 //! each square's units (a tile, or for 1- and 2-byte elements the square of tiles one group
 //! body row spans) read in twiddled address order and untwiddled into one half of the buffer
 //! with ordinary stores, while the previous square's rows stream out of the other half, a few
@@ -42,15 +42,18 @@ use super::{border, Bodies, Isa, Mover, Sides, ToLinear, MAX_TILE_LOG2};
 use crate::copy::Rect;
 use crate::morton::{compact_even, square8_index, Twiddle};
 
-/// Most bytes of one Morton square the walk stages (the buffer holds two): 128x128 4-byte
-/// texels, 256x256 1-byte ones (why: the module comment).
-pub(super) const SQUARE_MAX_B: usize = 64 << 10;
+/// Bytes of each staged row: a square is this wide. Rows streamed out in runs of 512 bytes
+/// wrote at a plain streaming copy's speed where 256 bytes ran at 0.7x (the module comment);
+/// measured with whole copies, 256-byte rows took 8-bit 2048x2048 from 0.28x of the best copy
+/// to 0.15-0.25x, 512-byte rows kept it.
+const RUN_B: usize = 512;
 
 /// The staging buffer starts on a page boundary, like the GPU memory it streams into.
 const PAGE_B: usize = 4096;
 
-/// Most bytes of the staging buffer: two squares.
-pub(super) const STAGE_MAX_B: usize = 2 * SQUARE_MAX_B;
+/// Most bytes of the staging buffer: two squares of [`RUN_B`]-byte rows of 1-byte elements
+/// (256 KiB each; 64 KiB for 4-byte elements).
+pub(super) const STAGE_MAX_B: usize = 2 * RUN_B * RUN_B;
 
 /// Twiddled to linear (a checked, non-empty copy) with streaming stores through a staging
 /// buffer of at most `b.stage_max_B` (or two 4x4 squares), square by square; ends with a
@@ -76,16 +79,16 @@ pub(super) fn to_linear(
     super::fence();
 }
 
-/// Log2 of the side of the squares a copy of `N`-byte elements stages: the largest whose
-/// bytes fit `stage_max_B / 2`, at most the level's shorter side, at least 4x4 (or the level's
-/// side if shorter).
+/// Log2 of the side of the squares a copy of `N`-byte elements stages: rows of [`RUN_B`]
+/// (why: the module comment), at most the level's shorter side, smaller where two squares
+/// would outgrow `stage_max_B` (down to 4x4, or the level's side if shorter).
 fn square_log2(g: &Twiddle, n: usize, stage_max_B: usize) -> u32 {
     let s = g.log2_w.min(g.log2_h);
-    let mut q = s;
+    let mut q = s.min((RUN_B / n).trailing_zeros());
     while q > 2 && (n << (2 * q)) > stage_max_B / 2 {
         q -= 1;
     }
-    q
+    q.min(s)
 }
 
 /// How a copy goes through the buffer: its squares, and their units in address order.
@@ -197,15 +200,27 @@ impl Plan {
     }
 
     /// How many of `part`'s rows should have moved once `j + 1` units of the other square
-    /// have: an even share per unit.
+    /// have: an even share per unit (units are a power of two: a shift, not a division, in
+    /// the walk's inner loop).
+    #[inline(always)]
     fn rows_after(&self, part: Rect, j: u32) -> usize {
-        (part.h as usize * (j as usize + 1)).div_ceil(self.units() as usize)
+        let units_log2 = 2 * (self.q - self.unit_log2);
+        (part.h as usize * (j as usize + 1) + (1 << units_log2) - 1) >> units_log2
     }
 }
 
-/// A page-aligned buffer of `len_B` bytes inside `raw` (why aligned: `squares_to_linear`).
+thread_local! {
+    /// The staging buffer, kept between copies: allocated afresh, its pages were faulted in
+    /// again on every copy (a 512 KiB buffer for a 4 MiB copy).
+    static STAGE: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// A page-aligned slice of `len_B` bytes inside `raw`, grown if need be (why aligned:
+/// `squares_to_linear`).
 fn page_aligned(raw: &mut Vec<u8>, len_B: usize) -> &mut [u8] {
-    *raw = vec![0u8; len_B + PAGE_B];
+    if raw.len() < len_B + PAGE_B {
+        *raw = vec![0u8; len_B + PAGE_B];
+    }
     let at = raw.as_ptr().align_offset(PAGE_B);
     &mut raw[at..at + len_B]
 }
@@ -225,8 +240,25 @@ fn squares_to_linear<const N: usize>(
     for<'a> ToLinear<'a>: Mover<N>,
 {
     let p = Plan::new(g, r, N, b.stage_max_B, <ToLinear as Mover<N>>::GROUP);
-    let mut raw = Vec::new();
-    let stage = page_aligned(&mut raw, 2 * p.sq_B);
+    STAGE.with_borrow_mut(|raw| {
+        let stage = page_aligned(raw, 2 * p.sq_B);
+        walk_squares::<N>(lin, stride, tw, g, &p, b, stage);
+    });
+}
+
+/// The walk of [`squares_to_linear`] through `stage` (two squares).
+fn walk_squares<const N: usize>(
+    lin: &mut [u8],
+    stride: usize,
+    tw: &[u8],
+    g: &Twiddle,
+    p: &Plan,
+    b: Bodies,
+    stage: &mut [u8],
+) where
+    for<'a> ToLinear<'a>: Mover<N>,
+{
+    let r = p.r;
     let cached = Bodies { stream: false, ..b };
     // The square last staged, waiting to stream out, its half of the buffer, and how many
     // of its rows have gone.
