@@ -20,9 +20,9 @@
 //! 0.15-0.27x, bound by reading the tiles of a row, which are scattered over the level (6 GB/s
 //! with no linear stores at all): the hardware prefetchers only follow ascending addresses.
 //! `staged` therefore reads 64 KiB Morton squares in address order, unit by unit, and streams
-//! the previous square's rows (512-byte runs for B8G8R8A8) between units: 0.42-0.68x,
-//! 0.21-0.35x and 0.22-0.30x (EPYC, load 4 on its two cores), now bound by the untwiddling
-//! bodies. Linear to twiddled stays along rows of tiles on the EPYC too: the same squares
+//! the previous square's rows (512-byte runs) between units: 0.45-0.51x, 0.34-0.44x and
+//! 0.29-0.31x (EPYC, load 2 on its two cores; main's strips 0.25-0.31x, 0.26-0.30x and
+//! 0.26-0.27x in the same minutes), now bound by the untwiddling bodies. Linear to twiddled stays along rows of tiles on the EPYC too: the same squares
 //! written in address order (0.26-0.30x B8G8R8A8 against 0.77-0.95x), the twiddled-order walk
 //! (0.15-0.22x narrow against 0.36-0.54x), and two rows of tiles at a time so that twiddled
 //! neighbours are written together (0.30-0.66x against 0.35-0.86x) were all slower, because
@@ -77,9 +77,9 @@ const BLOCK_INDEX: [[usize; 4]; 4] = [[0, 2, 8, 10], [1, 3, 9, 11], [4, 6, 12, 1
 /// streaming still won linear->twiddled (2048x2048 16-bit 0.43-0.52x against 0.22x cached),
 /// and twiddled->linear, once staged, measured the same streamed or cached (16-bit: both
 /// 0.18-0.30x across runs); staged by Morton squares, cached stores from the buffer lost
-/// (16-bit 0.15-0.24x against 0.27-0.35x, 8-bit 0.20-0.24x against 0.26-0.28x). A
-/// threshold from the last-level cache size would thus pick cached stores where they lose
-/// on this CPU, and on the Xeon where 4 MiB was measured; the threshold stays.
+/// (16-bit 0.15-0.20x against 0.26-0.31x, 8-bit 0.20-0.24x against 0.26-0.27x). A
+/// threshold from the last-level cache size (16 MiB here) would pick cached stores for those
+/// copies, where they lose, and would move the Xeon's measured 4 MiB; the threshold stays.
 const STREAM_MIN_B: u64 = 4 << 20;
 
 /// Moves elements of `N` bytes in one direction. `t` is a twiddled byte offset, `l` a

@@ -29,14 +29,15 @@
 //! took the sum of their times (read alone 24-30 GB/s, write alone 20-22 GB/s, both 9-12); a
 //! few rows streamed after each unit keep the non-temporal stores flowing while tiles are read.
 //!
-//! What is left (`bench twiddle`, EPYC, load 4 on two cores): 0.47-0.68x of the best copy for
-//! 2048x2048 B8G8R8A8 (was 0.23-0.27x), 0.27-0.35x for 16-bit and 0.25-0.30x for 8-bit (was
-//! 0.18-0.30x, 0.15-0.29x). The untwiddling itself is now the bound: the same walk with the
+//! What is left (`bench twiddle`, EPYC, load 2 on two cores): 0.45-0.51x of the best copy for
+//! 2048x2048 B8G8R8A8 (whole-width strips: 0.25-0.31x), 0.34-0.44x for 16-bit (0.26-0.30x)
+//! and 0.29-0.31x for 8-bit (0.26-0.27x). The untwiddling itself is now the bound: the same walk with the
 //! bodies' work done by a bare AVX2 kernel ran 10-20% faster, and the narrow bodies run at a
 //! third of a plain copy even in cache. The same pipeline linear->twiddled (rows copied into
 //! the buffer, units twiddled out in address order with streaming stores) measured 0.26-0.30x
 //! B8G8R8A8 and 0.30x 16-bit against 0.88-1.00x and 0.44-0.52x along rows of tiles; cached
-//! stores from the buffer for the 4 and 8 MiB copies that fit L3 measured 0.15-0.24x.
+//! stores from the buffer for the 4 and 8 MiB copies that fit L3 measured 0.15-0.24x
+//! (`STREAM_MIN_B`).
 
 use super::{border, Bodies, Isa, Mover, Sides, ToLinear, MAX_TILE_LOG2};
 use crate::copy::Rect;
