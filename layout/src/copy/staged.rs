@@ -200,8 +200,8 @@ impl Plan {
         );
     }
 
-    /// How many of `part`'s rows should have moved once `j + 1` units of the other square
-    /// have: an even share per unit (units are a power of two: a shift, not a division, in
+    /// How many of `part`'s rows should have moved along with unit `j` of the other square:
+    /// an even share per unit (units are a power of two: a shift, not a division, in
     /// the walk's inner loop).
     #[inline(always)]
     fn rows_after(&self, part: Rect, j: u32) -> usize {
@@ -265,7 +265,11 @@ fn walk_squares<const N: usize>(
     // of its rows have gone.
     let mut prev: Option<(Square, usize, usize)> = None;
     let mut half = 0;
-    for s in p.squares(g) {
+    // Squares in address order too, so that a whole level is read in one ascending sweep
+    // (B8G8R8A8 2048x2048: 0.53-0.56x of the best copy against 0.45-0.53x row by row).
+    let mut order: Vec<Square> = p.squares(g).collect();
+    order.sort_unstable_by_key(|s| s.base_el);
+    for s in order {
         let (cur, other) = stage.split_at_mut(p.sq_B);
         let (cur, other) = if half == 0 {
             (cur, &*other)
@@ -279,11 +283,14 @@ fn walk_squares<const N: usize>(
             b: cached,
         };
         for j in 0..p.units() {
-            p.unit::<N, _>(&mut m, g, &s, j);
+            // The previous square's next share of rows first, then unit j: the streaming
+            // stores drain while the unit's tiles are read (0.46-0.56x against 0.46-0.52x the
+            // other way round, B8G8R8A8 2048x2048).
             if let Some((ps, _, done)) = prev.as_mut() {
                 let upto = p.rows_after(ps.part, j);
                 stream_rows::<N>(lin, stride, r, other, p.row_B, ps.part, done, upto, b.isa);
             }
+            p.unit::<N, _>(&mut m, g, &s, j);
         }
         if let Some((ps, _, done)) = prev.as_mut() {
             let all = ps.part.h as usize;
