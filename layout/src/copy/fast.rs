@@ -19,11 +19,12 @@
 //! (`staged`). Staging whole-width rows of tiles ran at 0.24-0.26x, 0.18-0.30x and
 //! 0.15-0.27x, bound by reading the tiles of a row, which are scattered over the level (6 GB/s
 //! with no linear stores at all): the hardware prefetchers only follow ascending addresses.
-//! `staged` therefore reads 64 KiB Morton squares in address order, unit by unit, and streams
-//! the previous square's rows (512-byte runs) between units: 0.45-0.51x, 0.34-0.44x and
-//! 0.29-0.31x (EPYC, load 2 on its two cores; main's strips 0.25-0.31x, 0.26-0.30x and
-//! 0.26-0.27x in the same minutes), now bound by the untwiddling bodies. Linear to twiddled stays along rows of tiles on the EPYC too: the same squares
-//! written in address order (0.26-0.30x B8G8R8A8 against 0.77-0.95x), the twiddled-order walk
+//! `staged` therefore reads Morton squares 512 bytes wide in address order, unit by unit,
+//! and streams the previous square's rows between units: 0.39-0.58x B8G8R8A8 against
+//! 0.25-0.31x for the strips in the same minutes (EPYC, load 1-2 on its two cores), 16- and
+//! 8-bit no clear gain (0.21-0.44x, 0.27-0.31x), now bound by the untwiddling bodies.
+//! Linear to twiddled stays along rows of tiles on the EPYC too: the same squares written in
+//! address order (0.26-0.30x B8G8R8A8 against 0.77-0.95x), the twiddled-order walk
 //! (0.15-0.22x narrow against 0.36-0.54x), and two rows of tiles at a time so that twiddled
 //! neighbours are written together (0.30-0.66x against 0.35-0.86x) were all slower, because
 //! its 16 forward linear streams are what the prefetchers follow. A copy that stays in

@@ -2,8 +2,8 @@
 //! the rectangle goes by Morton squares 512 bytes wide (128x128 4-byte texels: 64 KiB),
 //! each square's units (a tile, or for 1- and 2-byte elements the square of tiles one group
 //! body row spans) read in twiddled address order and untwiddled into one half of the buffer
-//! with ordinary stores, while the previous square's rows stream out of the other half, a few
-//! rows after each unit.
+//! with ordinary stores, while the previous square's rows stream out of the other half, a
+//! share of them before each unit.
 //!
 //! Why a buffer: streaming straight from the tile walk writes one 64-byte line into each of a
 //! tile's 16 linear rows (8 KiB apart at 2048x2048 B8G8R8A8) before moving on, 16 interleaved
@@ -21,17 +21,20 @@
 //! tiles, taken in Morton order, are read in one ascending sweep. In scratch kernels (EPYC,
 //! 2048x2048 B8G8R8A8) band order within a square, even with each next square prefetched into
 //! L2 by software, ran at 0.36-0.40x of the best copy against 0.65-0.78x for address order:
-//! software prefetches stall with everything else when the store queue is full of
-//! non-temporal stores, the hardware prefetcher does not. Huge pages (`MADV_HUGEPAGE` on the
-//! bench's buffers) changed no ratio beyond noise: the TLB is not the limit.
+//! presumably software prefetches stall with everything else when the store queue is full
+//! of non-temporal stores, and the hardware prefetcher does not. `MADV_HUGEPAGE` on the
+//! bench's buffers changed no ratio beyond noise (whether the kernel backed them with huge
+//! pages was not checked), so the TLB is likely not the limit.
 //!
 //! Why interleaved: with a whole square untwiddled and then its rows streamed, the two phases
 //! took the sum of their times (read alone 24-30 GB/s, write alone 20-22 GB/s, both 9-12); a
-//! few rows streamed after each unit keep the non-temporal stores flowing while tiles are read.
+//! few rows streamed before each unit keep the non-temporal stores flowing while tiles are
+//! read.
 //!
-//! What is left (`bench twiddle`, EPYC, load 2 on two cores): 0.45-0.51x of the best copy for
-//! 2048x2048 B8G8R8A8 (whole-width strips: 0.25-0.31x), 0.34-0.44x for 16-bit (0.26-0.30x)
-//! and 0.29-0.31x for 8-bit (0.26-0.27x). The untwiddling itself is now the bound: the same walk with the
+//! What is left (`bench twiddle`, EPYC, load 1-2 on two cores, A/B against whole-width
+//! strips in the same minutes): 0.39-0.58x of the best copy for 2048x2048 B8G8R8A8 (strips:
+//! 0.25-0.31x); 16-bit 0.21-0.44x (0.23-0.31x) and 8-bit 0.27-0.31x (0.26-0.30x), no clear
+//! gain. The untwiddling itself is now the bound: the same walk with the
 //! bodies' work done by a bare AVX2 kernel ran 10-20% faster, and the narrow bodies run at a
 //! third of a plain copy even in cache. The same pipeline linear->twiddled (rows copied into
 //! the buffer, units twiddled out in address order with streaming stores) measured 0.26-0.30x
