@@ -27,7 +27,7 @@
 //! address order (0.26-0.30x B8G8R8A8 against 0.77-0.95x), the twiddled-order walk
 //! (0.15-0.22x narrow against 0.36-0.54x), and two rows of tiles at a time so that twiddled
 //! neighbours are written together (0.30-0.66x against 0.35-0.86x) were all slower, because
-//! its 16 forward linear streams are what the prefetchers follow. A copy that stays in
+//! presumably its 16 forward linear streams are what the prefetchers follow. A copy that stays in
 //! cache goes in twiddled order within 128x128 super-tiles, so the twiddled side being read
 //! streams (256x256 B8G8R8A8: 0.70x against 0.66x along rows), except for 1- and 2-byte
 //! elements, whose tiles go along rows in groups (below).
