@@ -22,7 +22,7 @@
 //! `staged` therefore reads Morton squares 512 bytes wide in address order, unit by unit,
 //! and streams the previous square's rows between units: 0.39-0.58x B8G8R8A8 against
 //! 0.25-0.31x for the strips in the same minutes (EPYC, load 1-2 on its two cores), 16- and
-//! 8-bit no clear gain (0.21-0.44x, 0.27-0.31x), now bound by the untwiddling bodies.
+//! 8-bit no clear gain (0.21-0.44x, 0.27-0.31x; bound by their bodies: `staged`).
 //! Linear to twiddled stays along rows of tiles on the EPYC too: the same squares written in
 //! address order (0.26-0.30x B8G8R8A8 against 0.77-0.95x), the twiddled-order walk
 //! (0.15-0.22x narrow against 0.36-0.54x), and two rows of tiles at a time so that twiddled

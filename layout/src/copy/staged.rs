@@ -34,9 +34,13 @@
 //! What is left (`bench twiddle`, EPYC, load 1-2 on two cores, A/B against whole-width
 //! strips in the same minutes): 0.39-0.58x of the best copy for 2048x2048 B8G8R8A8 (strips:
 //! 0.25-0.31x); 16-bit 0.21-0.44x (0.23-0.31x) and 8-bit 0.27-0.31x (0.26-0.30x), no clear
-//! gain. The untwiddling itself is now the bound: the same walk with the
-//! bodies' work done by a bare AVX2 kernel ran 10-20% faster, and the narrow bodies run at a
-//! third of a plain copy even in cache. The same pipeline linear->twiddled (rows copied into
+//! gain. The narrow copies are bound by their bodies, which run at a third of a plain copy
+//! even in cache. B8G8R8A8 is not bound by its body alone: the SSE2 bodies
+//! (`SGX_TWIDDLE_ISA=sse2`) run it at 0.42-0.45x (strips: 0.16-0.20x), about as fast as
+//! AVX2's, and a bare AVX2 kernel in the same walk at 0.65-0.78x; what else holds it back,
+//! presumably the buffer's ordinary stores queued behind streaming ones, was not settled
+//! (two halves 1 or 2 KiB apart in their low address bits, rather than equal, and 1 KiB rows
+//! changed nothing beyond noise). The same pipeline linear->twiddled (rows copied into
 //! the buffer, units twiddled out in address order with streaming stores) measured 0.26-0.30x
 //! B8G8R8A8 and 0.30x 16-bit against 0.88-1.00x and 0.44-0.52x along rows of tiles; cached
 //! stores from the buffer for the 4 and 8 MiB copies that fit L3 measured 0.15-0.24x
