@@ -37,8 +37,9 @@
 //! gain. The narrow copies are bound by their bodies, which run at a third of a plain copy
 //! even in cache. B8G8R8A8 is not bound by its body alone: the SSE2 bodies
 //! (`SGX_TWIDDLE_ISA=sse2`) run it at 0.42-0.45x (strips: 0.16-0.20x), about as fast as
-//! AVX2's, and a bare AVX2 kernel in the same walk at 0.65-0.78x; what else holds it back,
-//! presumably the buffer's ordinary stores queued behind streaming ones, was not settled
+//! AVX2's, and a bare AVX2 kernel in the same walk at 0.65-0.78x (scratch harness); what
+//! else holds it back, presumably the buffer's ordinary stores queued behind streaming ones,
+//! was not settled
 //! (two halves 1 or 2 KiB apart in their low address bits, rather than equal, and 1 KiB rows
 //! changed nothing beyond noise). The same pipeline linear->twiddled (rows copied into
 //! the buffer, units twiddled out in address order with streaming stores) measured 0.26-0.30x
