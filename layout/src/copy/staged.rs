@@ -37,11 +37,13 @@
 //! gain. The narrow copies are bound by their bodies, which run at a third of a plain copy
 //! even in cache. B8G8R8A8 is not bound by its body alone: the SSE2 bodies
 //! (`SGX_TWIDDLE_ISA=sse2`) run it at 0.42-0.45x (strips: 0.16-0.20x), about as fast as
-//! AVX2's, and a bare AVX2 kernel in the same walk at 0.65-0.78x (scratch harness); what
-//! else holds it back, presumably the buffer's ordinary stores queued behind streaming ones,
-//! was not settled
-//! (two halves 1 or 2 KiB apart in their low address bits, rather than equal, and 1 KiB rows
-//! changed nothing beyond noise). The same pipeline linear->twiddled (rows copied into
+//! AVX2's. In a scratch harness (against its own streaming copy, load 1), a bare AVX2
+//! kernel in the same walk ran at 0.55-0.68x (this walk: 0.44-0.51x); without its rows
+//! streamed out it ran at 0.84-0.97x, with them but without the buffer's ordinary stores at
+//! 0.62-0.74x: reading the squares and streaming the rows each go at about a plain copy's
+//! speed alone, and together at two thirds of it, for a reason not found (two halves 1 or
+//! 2 KiB apart in their low address bits rather than equal, and 1 KiB rows, changed nothing
+//! beyond noise). The same pipeline linear->twiddled (rows copied into
 //! the buffer, units twiddled out in address order with streaming stores) measured 0.26-0.30x
 //! B8G8R8A8 and 0.30x 16-bit against 0.88-1.00x and 0.44-0.52x along rows of tiles; cached
 //! stores from the buffer for the 4 and 8 MiB copies that fit L3 measured 0.15-0.24x
