@@ -16,9 +16,18 @@
 //! per core). On an AMD EPYC (AVX2 only, 512 KiB L2 per core, 32 MiB L3) those interleaved
 //! streams ran at 0.23-0.29x (B8G8R8A8), 0.10-0.16x (16-bit) and 0.08-0.10x (8-bit); below
 //! AVX-512 a streaming copy to linear memory therefore goes through a staging buffer
-//! (`staged`: 0.24-0.26x, 0.18-0.30x, 0.15-0.27x; B8G8R8A8 stays bound by reading the
-//! scattered tiles, 6 GB/s with no linear stores at all against 16-20 GB/s for a plain
-//! copy). A copy that stays in
+//! (`staged`). Staging whole-width rows of tiles ran at 0.24-0.26x, 0.18-0.30x and
+//! 0.15-0.27x, bound by reading the tiles of a row, which are scattered over the level (6 GB/s
+//! with no linear stores at all): the hardware prefetchers only follow ascending addresses.
+//! `staged` therefore reads Morton squares 512 bytes wide in address order, unit by unit,
+//! and streams the previous square's rows between units: 0.39-0.58x B8G8R8A8 against
+//! 0.25-0.31x for the strips in the same minutes (EPYC, load 1-2 on its two cores), 16- and
+//! 8-bit no clear gain (0.21-0.44x, 0.27-0.31x; bound by their bodies: `staged`).
+//! Linear to twiddled stays along rows of tiles on the EPYC too: the same squares written in
+//! address order (0.26-0.30x B8G8R8A8 against 0.77-0.95x), the twiddled-order walk
+//! (0.15-0.22x narrow against 0.36-0.54x), and two rows of tiles at a time so that twiddled
+//! neighbours are written together (0.30-0.66x against 0.35-0.86x) were all slower, because
+//! presumably its 16 forward linear streams are what the prefetchers follow. A copy that stays in
 //! cache goes in twiddled order within 128x128 super-tiles, so the twiddled side being read
 //! streams (256x256 B8G8R8A8: 0.70x against 0.66x along rows), except for 1- and 2-byte
 //! elements, whose tiles go along rows in groups (below).
@@ -84,7 +93,10 @@ const BLOCK_INDEX: [[usize; 4]; 4] = [[0, 2, 8, 10], [1, 3, 9, 11], [4, 6, 12, 1
 /// from L3, where `rep movsb` (25-33 GB/s) beats any non-temporal copy (23 GB/s): there
 /// streaming still won linear->twiddled (2048x2048 16-bit 0.43-0.52x against 0.22x cached),
 /// and twiddled->linear, once staged, measured the same streamed or cached (16-bit: both
-/// 0.18-0.30x across runs), so the threshold stays.
+/// 0.18-0.30x across runs); staged by Morton squares, cached stores from the buffer lost
+/// (16-bit 0.15-0.20x against 0.26-0.31x, 8-bit 0.20-0.24x against 0.26-0.27x). A
+/// threshold from the last-level cache size (16 MiB here) would pick cached stores for those
+/// copies, where they lose, and would move the Xeon's measured 4 MiB; the threshold stays.
 const STREAM_MIN_B: u64 = 4 << 20;
 
 /// Moves elements of `N` bytes in one direction. `t` is a twiddled byte offset, `l` a

@@ -169,23 +169,29 @@ fn partial_tiles_match_reference_in_both_store_modes() {
 }
 
 #[test]
-fn staged_strips_of_every_width_match_reference() {
-    // Staging buffers too small for a whole row: strips of 64 columns (the least), and
-    // of 128 (two per 256-wide level), over whole levels and odd rectangles that start
-    // and end inside a strip.
+fn staged_squares_of_every_size_match_reference() {
+    // Staging buffers from the least (4x4 squares) through one tile a square and 64x64
+    // squares (whole group units of 1- and 2-byte elements) to the default, over oblong
+    // levels, whole and odd rectangles that start and end inside squares, single rows and
+    // columns: every square is partial somewhere, and rows of the last square stream out
+    // after the walk.
     let mut seed = 500;
     for bpe in ELEMENT_SIZES_B {
-        let g = Twiddle::new(8, 5).unwrap();
-        for stage_B in [1, 16 * 128 * bpe] {
-            for rect in [
-                Rect::full(256, 32),
-                Rect::new(3, 5, 250, 26),
-                Rect::new(60, 0, 70, 32),
-                Rect::new(100, 17, 156, 1),
-            ] {
-                check_staged(g, rect, bpe, 4, 4, seed, stage_B);
-                check_staged(g, rect, bpe, 0, 0, seed + 1, stage_B);
-                seed += 2;
+        for (lw, lh) in [(8, 5), (5, 8)] {
+            let g = Twiddle::new(lw, lh).unwrap();
+            let (w, h) = (g.w_el(), g.h_el());
+            for stage_B in [1, 2 * 16 * 16 * bpe, 2 * 64 * 64 * bpe, staged::STAGE_MAX_B] {
+                for rect in [
+                    Rect::full(w, h),
+                    Rect::new(3, 5, w - 6, h - 6),
+                    Rect::new(w / 4 - 4, 0, w / 2 + 2, h),
+                    Rect::new(1, h / 2 + 1, w - 1, 1),
+                    Rect::new(w / 2 + 3, 2, 1, h - 2),
+                ] {
+                    check_staged(g, rect, bpe, 4, 4, seed, stage_B);
+                    check_staged(g, rect, bpe, 0, 0, seed + 1, stage_B);
+                    seed += 2;
+                }
             }
         }
     }
