@@ -11,7 +11,7 @@ use core::arch::x86_64::__m256i;
 use super::rows::{Rows, RowsMut};
 use super::sse2::TILE16_B;
 use super::unpack::{lanes_of, Unpack};
-use super::vector::{load, store_as, stream_copy, Stores};
+use super::vector::{load, per_store, store_as, stream_copy, Stores};
 use crate::morton::block_of;
 
 /// Whether this CPU runs these bodies (the standard library caches the detection).
@@ -39,11 +39,7 @@ pub(super) unsafe fn tile16_to_twiddled(
     stride: usize,
     how: Stores,
 ) {
-    // One copy of the body per store type: no branch per store (avx2_narrow).
-    match how {
-        Stores::Cached => to_twiddled(tw, lin, l, stride, Stores::Cached),
-        Stores::Stream => to_twiddled(tw, lin, l, stride, Stores::Stream),
-    }
+    per_store!(how, to_twiddled(tw, lin, l, stride))
 }
 
 /// [`tile16_to_twiddled`]'s body, compiled inside it.
@@ -86,11 +82,7 @@ pub(super) unsafe fn tile16_to_linear(
     tw: &[u8; TILE16_B],
     how: Stores,
 ) {
-    // One copy of the body per store type: no branch per store (avx2_narrow).
-    match how {
-        Stores::Cached => to_linear(lin, l, stride, tw, Stores::Cached),
-        Stores::Stream => to_linear(lin, l, stride, tw, Stores::Stream),
-    }
+    per_store!(how, to_linear(lin, l, stride, tw))
 }
 
 /// [`tile16_to_linear`]'s body, compiled inside it.

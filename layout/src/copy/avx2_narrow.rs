@@ -16,10 +16,9 @@
 //! With the shuffles taken out (wrong bytes, same loads and stores) 256x256 16-bit
 //! linear->twiddled ran at 0.92x of memcpy against 0.60x with them, at the time when the
 //! per-store bounds checks and store-type branches were still there; those cost as much
-//! again ([`super::rows`], and one copy of each body per store type). That copy is a `match`
-//! written out in each body (here and in `avx2`, `sse2`, `sse2_narrow`, `ssse3_narrow`): a
-//! helper taking the body as a closure measured 0.53x against 0.77x of memcpy (256x256 8-bit
-//! linear->twiddled), the closure not being inlined. Going to linear memory, fewer shuffles
+//! again ([`super::rows`], and one copy of each body per store type). That copy is made by
+//! the macro `vector::per_store` (a helper taking the body as a closure measured 0.53x against
+//! 0.77x of memcpy, 256x256 8-bit linear->twiddled, the closure not being inlined). Going to linear memory, fewer shuffles
 //! by blends did not pay: 2-byte blocks byte-shuffled so that each row sits rotated by its
 //! block, three `vpblendd` per row and one `vpermd` to undo the rotation and interleave the
 //! lanes (8 shuffles and 12 blends per 128 bytes against 16 shuffles) measured 0.52-0.61x
@@ -29,7 +28,7 @@ use core::arch::x86_64::__m256i;
 
 use super::rows::{Rows, RowsMut};
 use super::unpack::{band_to_blocks, blocks_to_band_pshufb, lanes_of, rows_index_of};
-use super::vector::{load, store_as, Stores};
+use super::vector::{load, per_store, store_as, Stores};
 use crate::morton::block_of;
 
 /// A group of `group_of(N)` whole tiles side by side (twiddled starts `ts`) into linear rows
@@ -48,11 +47,7 @@ pub(super) unsafe fn group_to_linear<const N: usize>(
     ts: [usize; 4],
     how: Stores,
 ) {
-    // One copy of the body per store type: no branch per store (why: the module comment).
-    match how {
-        Stores::Cached => to_linear::<N>(lin, l, stride, tw, ts, Stores::Cached),
-        Stores::Stream => to_linear::<N>(lin, l, stride, tw, ts, Stores::Stream),
-    }
+    per_store!(how, to_linear::<N>(lin, l, stride, tw, ts))
 }
 
 /// Band pair `bp` of two 16x16 tiles of 1-byte texels side by side, `a` left: its eight
@@ -146,11 +141,7 @@ pub(super) unsafe fn group_to_twiddled<const N: usize>(
     stride: usize,
     how: Stores,
 ) {
-    // One copy of the body per store type: no branch per store (why: the module comment).
-    match how {
-        Stores::Cached => to_twiddled::<N>(tw, ts, lin, l, stride, Stores::Cached),
-        Stores::Stream => to_twiddled::<N>(tw, ts, lin, l, stride, Stores::Stream),
-    }
+    per_store!(how, to_twiddled::<N>(tw, ts, lin, l, stride))
 }
 
 /// The four 32-byte half lines of band pair `bp` of one 16x16 tile of 1-byte texels, from

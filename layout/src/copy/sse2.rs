@@ -9,7 +9,7 @@
 
 use core::arch::x86_64::{__m128i, _mm_sfence, _mm_unpackhi_epi32, _mm_unpacklo_epi32};
 
-use super::vector::{load, store, store_as, stream_copy, Stores};
+use super::vector::{load, per_store, store, store_as, stream_copy, Stores};
 
 /// Orders earlier non-temporal stores before any later store, as the end of a copy must.
 #[inline]
@@ -98,11 +98,7 @@ pub(super) fn tile16_to_twiddled(
     stride: usize,
     how: Stores,
 ) {
-    // One copy of the body per store type: no branch per store (avx2_narrow).
-    match how {
-        Stores::Cached => to_twiddled(tw, lin, l, stride, Stores::Cached),
-        Stores::Stream => to_twiddled(tw, lin, l, stride, Stores::Stream),
-    }
+    per_store!(how, to_twiddled(tw, lin, l, stride))
 }
 
 /// [`tile16_to_twiddled`]'s body.
@@ -135,11 +131,7 @@ pub(super) fn tile16_to_linear(
     tw: &[u8; TILE16_B],
     how: Stores,
 ) {
-    // One copy of the body per store type: no branch per store (avx2_narrow).
-    match how {
-        Stores::Cached => to_linear(lin, l, stride, tw, Stores::Cached),
-        Stores::Stream => to_linear(lin, l, stride, tw, Stores::Stream),
-    }
+    per_store!(how, to_linear(lin, l, stride, tw))
 }
 
 /// [`tile16_to_linear`]'s body.

@@ -14,7 +14,7 @@ use core::arch::x86_64::__m128i;
 
 use super::rows::{Rows, RowsMut};
 use super::unpack::{blocks_to_band, blocks_to_band_pshufb, rows_index_of};
-use super::vector::{load, store_as, Stores};
+use super::vector::{load, per_store, store_as, Stores};
 use crate::morton::block_of;
 
 /// A band of four rows of `N`-byte elements, one 16-byte vector column of each, as its
@@ -134,11 +134,7 @@ pub(super) fn group_to_twiddled<const N: usize>(
     stride: usize,
     how: Stores,
 ) {
-    // One copy of the body per store type: no branch per store (avx2_narrow).
-    match how {
-        Stores::Cached => to_twiddled::<N>(tw, ts, lin, l, stride, Stores::Cached),
-        Stores::Stream => to_twiddled::<N>(tw, ts, lin, l, stride, Stores::Stream),
-    }
+    per_store!(how, to_twiddled::<N>(tw, ts, lin, l, stride))
 }
 
 /// [`group_to_twiddled`]'s body, compiled inside it.
@@ -189,11 +185,7 @@ pub(super) fn group_to_linear<const N: usize>(
     ts: [usize; 4],
     how: Stores,
 ) {
-    // One copy of the body per store type: no branch per store (avx2_narrow).
-    match how {
-        Stores::Cached => to_linear::<N, false>(lin, l, stride, tw, ts, Stores::Cached),
-        Stores::Stream => to_linear::<N, false>(lin, l, stride, tw, ts, Stores::Stream),
-    }
+    per_store!(how, to_linear::<N, false>(lin, l, stride, tw, ts))
 }
 
 /// [`group_to_linear`]'s body, undoing the unpack rounds by masking and packing, or with

@@ -10,7 +10,7 @@
 //! body is compiled once per store type.
 
 use super::sse2_narrow::to_linear;
-use super::vector::Stores;
+use super::vector::{per_store, Stores};
 
 /// Whether this CPU runs these bodies (the standard library caches the detection).
 pub(super) fn available() -> bool {
@@ -33,9 +33,5 @@ pub(super) unsafe fn group_to_linear<const N: usize>(
     ts: [usize; 4],
     how: Stores,
 ) {
-    // One copy of the body per store type: no branch per store (avx2_narrow).
-    match how {
-        Stores::Cached => to_linear::<N, true>(lin, l, stride, tw, ts, Stores::Cached),
-        Stores::Stream => to_linear::<N, true>(lin, l, stride, tw, ts, Stores::Stream),
-    }
+    per_store!(how, to_linear::<N, true>(lin, l, stride, tw, ts))
 }

@@ -21,6 +21,20 @@ pub(super) enum Stores {
     Stream,
 }
 
+/// `per_store!(how, body(args))` calls `body(args, how)` with `how` as a constant, one call
+/// per store type, so each body is compiled once for cached and once for streaming stores and
+/// has no branch per store. A macro because a function taking the body as a closure left the
+/// closure out of line (the figures: `avx2_narrow`'s module comment).
+macro_rules! per_store {
+    ($how:expr, $body:ident $(::<$($g:tt),+>)? ($($arg:expr),*)) => {
+        match $how {
+            Stores::Cached => $body $(::<$($g),+>)? ($($arg,)* Stores::Cached),
+            Stores::Stream => $body $(::<$($g),+>)? ($($arg,)* Stores::Stream),
+        }
+    };
+}
+pub(super) use per_store;
+
 /// A vector register of one width.
 pub(super) trait Vector: Copy {
     /// Its size in bytes (16, 32 or 64).
