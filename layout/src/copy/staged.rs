@@ -47,7 +47,9 @@
 //! the buffer, units twiddled out in address order with streaming stores) measured 0.26-0.30x
 //! B8G8R8A8 and 0.30x 16-bit against 0.88-1.00x and 0.44-0.52x along rows of tiles; cached
 //! stores from the buffer for the 4 and 8 MiB copies that fit L3 measured 0.15-0.24x
-//! (`STREAM_MIN_B`).
+//! (`STREAM_MIN_B`). With the 32-byte bodies, 2048x2048 8-bit no longer comes here: cached
+//! stores along rows of tile groups beat it (0.50-0.57x against 0.39-0.42x,
+//! `STAGED_CACHED_MAX_B`).
 
 use super::{border, Bodies, Isa, Mover, Sides, ToLinear, MAX_TILE_LOG2};
 use crate::copy::Rect;
