@@ -62,7 +62,9 @@
 //! or four times as fast (done by the middle or first quarter of the units) no change
 //! beyond noise (B8G8R8A8 0.57-0.61x, 16-bit 0.45-0.50x against 0.57-0.58x, 0.43-0.50x);
 //! untwiddling the same squares in address order straight into linear memory with cached
-//! stores (no buffer) 0.38-0.40x, 0.28-0.35x, 0.38x against 0.59-0.64x, 0.47x, 0.52-0.53x;
+//! stores (no buffer) 0.38-0.40x, 0.28-0.35x, 0.38x against 0.59-0.64x, 0.47x, 0.52-0.53x,
+//! and in row order with squares of 32 to 256 texels 0.39-0.46x, 0.32-0.40x, 0.35-0.39x
+//! against 0.47-0.53x, 0.40-0.51x, 0.54-0.56x;
 //! cached stores from the buffer 16-bit 0.18x, 8-bit 0.28x. In the cached 8-bit walk, software prefetches
 //! of the next group's tiles (one, two or four groups ahead) ran 0.45-0.59x against
 //! 0.56-0.59x, and slowed 256x256 8-bit from 0.73x to 0.56-0.65x.
