@@ -108,8 +108,8 @@ const STREAM_MIN_B: u64 = 4 << 20;
 /// and the cached walk at 17.2-20.4 GB/s (0.50-0.57x), SSSE3 bodies 0.32x -> 0.39-0.43x,
 /// SSE2 0.31-0.34x -> 0.52-0.55x (`bench_twiddle 2048x1`, A/B in the same minutes, load
 /// 0.8-1.0; in whole `bench_twiddle` runs, three each, 0.43-0.49x against 0.39-0.41x, 17.7
-/// against 12.8 GB/s, load 1.0-1.1). Its buffer (two 512x512 squares) fills the 512 KiB L2, which the twiddled
-/// reads go through too: presumably why 1-byte elements stage worst. Cached lost for the
+/// against 12.8 GB/s, load 1.0-1.1). Its buffer (two 512x512 squares) fills the 512 KiB L2,
+/// which the twiddled reads go through too: presumably why 1-byte elements stage worst. Cached lost for the
 /// other sizes: 2048x2048 16-bit (8 MiB) 0.43-0.48x against 0.46-0.55x staged, 1024x1024
 /// B8G8R8A8 (4 MiB) 0.46-0.50x against 0.51-0.53x. With 8 MiB, 1-byte copies (4096x2048)
 /// were not measured and keep staging. Walking two rows of tile groups together, so that
