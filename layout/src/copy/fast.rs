@@ -101,21 +101,20 @@ const BLOCK_INDEX: [[usize; 4]; 4] = [[0, 2, 8, 10], [1, 3, 9, 11], [4, 6, 12, 1
 /// copies, where they lose, and would move the Xeon's measured 4 MiB; the threshold stays.
 const STREAM_MIN_B: u64 = 4 << 20;
 
-/// Copies of 1-byte elements to linear memory that would stage ([`stages`]) but are smaller
-/// than this keep cached stores and the plain tile walk (along rows of tile groups). With the
-/// 32-byte bodies, on the AMD EPYC (32 MiB L3, where a 4 MiB copy and its source stay), the
-/// staged walk ran 2048x2048 8-bit at 13.3-14.3 GB/s (0.39-0.42x of the best plain copy)
-/// and the cached walk at 17.2-20.4 GB/s (0.50-0.57x), SSSE3 bodies 0.32x -> 0.39-0.43x,
-/// SSE2 0.31-0.34x -> 0.52-0.55x (`bench_twiddle 2048x1`, A/B in the same minutes, load
-/// 0.8-1.0; in whole `bench_twiddle` runs, three each, 0.43-0.49x against 0.39-0.41x, 17.7
-/// against 12.8 GB/s, load 1.0-1.1). Its buffer (two 512x512 squares) fills the 512 KiB L2,
-/// which the twiddled reads go through too: presumably why 1-byte elements stage worst. Cached lost for the
-/// other sizes: 2048x2048 16-bit (8 MiB) 0.43-0.48x against 0.46-0.55x staged, 1024x1024
-/// B8G8R8A8 (4 MiB) 0.46-0.50x against 0.51-0.53x. With 8 MiB, 1-byte copies (4096x2048)
-/// were not measured and keep staging. Walking two rows of tile groups together, so that
-/// the twiddled neighbours of a group (the row below's) are read with it, lost for 8-bit
-/// (2048x2048 0.39-0.41x against 0.52-0.58x, 256x256 0.64x against 0.71-0.73x) and 16-bit
-/// 1024x1024 (0.50-0.53x against 0.54-0.63x); 16-bit 256x256 gained a little (0.77-0.81x
+/// Copies of 1-byte elements to linear memory that would stage ([`stages`]) but are smaller than
+/// this keep cached stores and the plain tile walk (along rows of tile groups). With the 32-byte
+/// bodies, on the AMD EPYC (32 MiB L3, where a 4 MiB copy and its source stay), the staged walk ran
+/// 2048x2048 8-bit at 13.3-14.3 GB/s (0.39-0.42x of the best plain copy) and the cached walk at
+/// 17.2-20.4 GB/s (0.50-0.57x), SSSE3 bodies 0.32x -> 0.39-0.43x, SSE2 0.31-0.34x -> 0.52-0.55x
+/// (`bench_twiddle 2048x1`, A/B in the same minutes, load 0.8-1.0; in whole `bench_twiddle` runs,
+/// three each, 0.43-0.49x against 0.39-0.41x, 17.7 against 12.8 GB/s, load 1.0-1.1). Its buffer
+/// (two 512x512 squares) fills the 512 KiB L2, which the twiddled reads go through too: presumably
+/// why 1-byte elements stage worst. Cached lost for the other sizes: 2048x2048 16-bit (8 MiB)
+/// 0.43-0.48x against 0.46-0.55x staged, 1024x1024 B8G8R8A8 (4 MiB) 0.46-0.50x against 0.51-0.53x.
+/// With 8 MiB, 1-byte copies (4096x2048) were not measured and keep staging. Walking two rows of
+/// tile groups together, so that the twiddled neighbours of a group (the row below's) are read with
+/// it, lost for 8-bit (2048x2048 0.39-0.41x against 0.52-0.58x, 256x256 0.64x against 0.71-0.73x)
+/// and 16-bit 1024x1024 (0.50-0.53x against 0.54-0.63x); 16-bit 256x256 gained a little (0.77-0.81x
 /// against 0.72-0.76x), not enough to keep a second walk for it.
 const STAGED_CACHED_MAX_B: u64 = 8 << 20;
 
