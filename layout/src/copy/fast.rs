@@ -110,12 +110,13 @@ const STREAM_MIN_B: u64 = 4 << 20;
 /// three each, 0.43-0.49x against 0.39-0.41x, 17.7 against 12.8 GB/s, load 1.0-1.1). Its buffer
 /// (two 512x512 squares) fills the 512 KiB L2, which the twiddled reads go through too: presumably
 /// why 1-byte elements stage worst. Cached lost for the other sizes: 2048x2048 16-bit (8 MiB)
-/// 0.43-0.48x against 0.46-0.55x staged, 1024x1024 B8G8R8A8 (4 MiB) 0.46-0.50x against 0.51-0.53x.
-/// With 8 MiB, 1-byte copies (4096x2048) were not measured and keep staging. Walking two rows of
-/// tile groups together, so that the twiddled neighbours of a group (the row below's) are read with
-/// it, lost for 8-bit (2048x2048 0.39-0.41x against 0.52-0.58x, 256x256 0.64x against 0.71-0.73x)
-/// and 16-bit 1024x1024 (0.50-0.53x against 0.54-0.63x); 16-bit 256x256 gained a little (0.77-0.81x
-/// against 0.72-0.76x), not enough to keep a second walk for it.
+/// 0.43-0.48x against 0.46-0.55x staged (SSE2, SSSE3 bodies: 0.23-0.29x against 0.29-0.35x),
+/// 1024x1024 B8G8R8A8 (4 MiB) 0.46-0.50x against 0.51-0.53x. With 8 MiB, 1-byte copies (4096x2048)
+/// were not measured and keep staging. Walking two rows of tile groups together, so that the
+/// twiddled neighbours of a group (the row below's) are read with it, lost for 8-bit (2048x2048
+/// 0.39-0.41x against 0.52-0.58x, 256x256 0.64x against 0.71-0.73x) and 16-bit 1024x1024
+/// (0.50-0.53x against 0.54-0.63x); 16-bit 256x256 gained a little (0.77-0.81x against 0.72-0.76x),
+/// not enough to keep a second walk for it.
 const STAGED_CACHED_MAX_B: u64 = 8 << 20;
 
 /// Moves elements of `N` bytes in one direction. `t` is a twiddled byte offset, `l` a
