@@ -22,7 +22,9 @@
 //! `staged` therefore reads Morton squares 512 bytes wide in address order, unit by unit,
 //! and streams the previous square's rows between units: 0.39-0.58x B8G8R8A8 against
 //! 0.25-0.31x for the strips in the same minutes (EPYC, load 1-2 on its two cores), 16- and
-//! 8-bit no clear gain (0.21-0.44x, 0.27-0.31x; bound by their bodies: `staged`).
+//! 8-bit no clear gain (0.21-0.44x, 0.27-0.31x; bound by their bodies: `staged`). With the
+//! 32-byte bodies below, 4 MiB copies of 1-byte elements (2048x2048 8-bit) run faster with
+//! cached stores along rows of tile groups than staged (`STAGED_CACHED_MAX_B`).
 //! Linear to twiddled stays along rows of tiles on the EPYC too: the same squares written in
 //! address order (0.26-0.30x B8G8R8A8 against 0.77-0.95x), the twiddled-order walk
 //! (0.15-0.22x narrow against 0.36-0.54x), and two rows of tiles at a time so that twiddled
@@ -98,6 +100,24 @@ const BLOCK_INDEX: [[usize; 4]; 4] = [[0, 2, 8, 10], [1, 3, 9, 11], [4, 6, 12, 1
 /// threshold from the last-level cache size (16 MiB here) would pick cached stores for those
 /// copies, where they lose, and would move the Xeon's measured 4 MiB; the threshold stays.
 const STREAM_MIN_B: u64 = 4 << 20;
+
+/// Copies of 1-byte elements to linear memory that would stage ([`stages`]) but are smaller than
+/// this keep cached stores and the plain tile walk (along rows of tile groups). With the 32-byte
+/// bodies, on the AMD EPYC (32 MiB L3, where a 4 MiB copy and its source stay), the staged walk ran
+/// 2048x2048 8-bit at 13.3-14.3 GB/s (0.39-0.42x of the best plain copy) and the cached walk at
+/// 17.2-20.4 GB/s (0.50-0.57x), SSSE3 bodies 0.32x -> 0.39-0.43x, SSE2 0.31-0.34x -> 0.52-0.55x
+/// (`bench_twiddle 2048x1`, A/B in the same minutes, load 0.8-1.0; in whole `bench_twiddle` runs,
+/// three each, 0.43-0.49x against 0.39-0.41x, 17.7 against 12.8 GB/s, load 1.0-1.1). Its buffer
+/// (two 512x512 squares) fills the 512 KiB L2, which the twiddled reads go through too: presumably
+/// why 1-byte elements stage worst. Cached lost for the other sizes: 2048x2048 16-bit (8 MiB)
+/// 0.43-0.48x against 0.46-0.55x staged (SSE2, SSSE3 bodies: 0.23-0.29x against 0.29-0.35x),
+/// 1024x1024 B8G8R8A8 (4 MiB) 0.46-0.50x against 0.51-0.53x. With 8 MiB, 1-byte copies (4096x2048)
+/// were not measured and keep staging. Walking two rows of tile groups together, so that the
+/// twiddled neighbours of a group (the row below's) are read with it, lost for 8-bit (2048x2048
+/// 0.39-0.41x against 0.52-0.58x, 256x256 0.64x against 0.71-0.73x) and 16-bit 1024x1024
+/// (0.50-0.53x against 0.54-0.63x); 16-bit 256x256 gained a little (0.77-0.81x against 0.72-0.76x),
+/// not enough to keep a second walk for it.
+const STAGED_CACHED_MAX_B: u64 = 8 << 20;
 
 /// Moves elements of `N` bytes in one direction. `t` is a twiddled byte offset, `l` a
 /// linear byte offset.
@@ -574,7 +594,7 @@ pub fn twiddled_to_linear(
     rect_el: Rect,
     bytes_per_el: usize,
 ) -> Result<(), LayoutError> {
-    let b = Bodies::best(rect_el, bytes_per_el);
+    let b = Bodies::best_to_linear(rect_el, bytes_per_el);
     to_linear(lin, lin_stride_B, tw, geom, rect_el, bytes_per_el, b)
 }
 
@@ -598,6 +618,21 @@ impl Bodies {
             stream,
             isa,
             stage_max_B,
+        }
+    }
+}
+
+impl Bodies {
+    /// What a copy of `rect_el` to linear memory uses: [`Bodies::best`], but with cached
+    /// stores where it would stage 1-byte elements and is smaller than
+    /// [`STAGED_CACHED_MAX_B`].
+    fn best_to_linear(rect_el: Rect, bytes_per_el: usize) -> Self {
+        let b = Self::best(rect_el, bytes_per_el);
+        let len_B = u64::from(rect_el.w) * u64::from(rect_el.h) * bytes_per_el as u64;
+        let cached = stages(b) && bytes_per_el == 1 && len_B < STAGED_CACHED_MAX_B;
+        Self {
+            stream: b.stream && !cached,
+            ..b
         }
     }
 }

@@ -207,3 +207,15 @@ fn only_large_copies_stream() {
     assert_eq!(streams(Rect::full(2048, 2048), 1), x86);
     assert_eq!(streams(Rect::full(1024, 512), 8), x86);
 }
+
+#[test]
+fn one_byte_copies_to_linear_that_would_stage_stay_cached() {
+    let x86 = cfg!(target_arch = "x86_64");
+    let staged = stages(Bodies::best(Rect::full(1, 1), 1));
+    let streams_to_linear = |w, h, n| Bodies::best_to_linear(Rect::full(w, h), n).stream;
+    assert_eq!(streams_to_linear(2048, 2048, 1), x86 && !staged);
+    assert_eq!(streams_to_linear(4096, 2048, 1), x86);
+    assert_eq!(streams_to_linear(2048, 2048, 2), x86);
+    assert_eq!(streams_to_linear(1024, 1024, 4), x86);
+    assert!(!streams_to_linear(1024, 1024, 2));
+}

@@ -47,7 +47,25 @@
 //! the buffer, units twiddled out in address order with streaming stores) measured 0.26-0.30x
 //! B8G8R8A8 and 0.30x 16-bit against 0.88-1.00x and 0.44-0.52x along rows of tiles; cached
 //! stores from the buffer for the 4 and 8 MiB copies that fit L3 measured 0.15-0.24x
-//! (`STREAM_MIN_B`).
+//! (`STREAM_MIN_B`). With the 32-byte bodies, 2048x2048 8-bit no longer comes here: cached stores
+//! along rows of tile groups beat it (0.50-0.57x against 0.39-0.42x, `STAGED_CACHED_MAX_B`). Tried
+//! after the 32-byte bodies and not kept (`bench_twiddle`, EPYC, A/B in the same minutes, load
+//! 0.8-1.4; fast/best, 2048x2048): regions of two or four squares side by side with the same
+//! 512-byte rows (half or a quarter of the buffer: a 1-byte buffer fills the 512 KiB L2) 16-bit
+//! 0.29-0.55x and 0.33-0.46x against 0.33-0.55x, B8G8R8A8 0.46-0.54x and 0.33-0.38x against 0.59x;
+//! wider rows from more squares side by side (2 KiB rows; whole 8 KiB rows, for DRAM row locality,
+//! with a 1 MiB half) B8G8R8A8 0.49-0.50x and 0.39-0.40x against 0.53-0.56x, 16-bit 0.40-0.41x and
+//! 0.30-0.32x against 0.41-0.48x; smaller squares (256-byte rows) or larger ones (1 KiB rows)
+//! B8G8R8A8 0.26-0.52x against 0.55-0.58x, 16-bit 0.38-0.45x against 0.46-0.53x, 8-bit 0.35x
+//! against 0.39-0.40x; streaming the previous square's rows two or four times as fast (done by the
+//! middle or first quarter of the units) no change beyond noise (B8G8R8A8 0.57-0.61x, 16-bit
+//! 0.45-0.50x against 0.57-0.58x, 0.43-0.50x); untwiddling the same squares in address order
+//! straight into linear memory with cached stores (no buffer) 0.38-0.40x, 0.28-0.35x, 0.38x against
+//! 0.59-0.64x, 0.47x, 0.52-0.53x, and in row order with squares of 32 to 256 texels 0.39-0.46x,
+//! 0.32-0.40x, 0.35-0.39x against 0.47-0.53x, 0.40-0.51x, 0.54-0.56x; cached stores from the buffer
+//! 16-bit 0.18x, 8-bit 0.28x. In the cached 8-bit walk, software prefetches of the next group's
+//! tiles (one, two or four groups ahead) ran 0.45-0.59x against 0.56-0.59x, and slowed 256x256
+//! 8-bit from 0.73x to 0.56-0.65x.
 
 use super::{border, Bodies, Isa, Mover, Sides, ToLinear, MAX_TILE_LOG2};
 use crate::copy::Rect;
