@@ -340,6 +340,32 @@ fn loss_fails_jobs_still_waiting() {
     assert_eq!(dev.live().jobs, 0);
 }
 
+/// A caller that sees the device lost and then reads the trace finds the job the loss hit
+/// ended with DeviceLost, never still pending (`sgx535 replay --record` would otherwise write
+/// the loss down as a hang). The window was a few instructions wide: many devices, each
+/// polled until the loss shows.
+#[test]
+fn the_job_a_loss_hits_is_traced_before_the_loss_shows() {
+    for round in 0..200 {
+        let fx = Fixture::from_json(
+            r#"{"inject": [{"what": "lose_device", "job": 0}]}"#,
+            "inline",
+        )
+        .unwrap();
+        let dev = replay::with_fixture(fx).unwrap();
+        let target = common::row(&dev, 1);
+        let f = common::fill(&dev, &target, 0, 1).unwrap();
+        while !dev.is_lost() {
+            std::hint::spin_loop();
+        }
+        assert_eq!(
+            dev.trace().by_fence(f.id()).unwrap().result,
+            TraceResult::Error(JobError::DeviceLost),
+            "round {round}"
+        );
+    }
+}
+
 #[test]
 fn a_missing_fixture_file_is_an_error() {
     assert!(matches!(
