@@ -113,6 +113,31 @@ fn large_levels_with_odd_rectangles() {
     }
 }
 
+#[test]
+fn copies_large_enough_for_the_pool_match_reference() {
+    // At least 4 MiB moved: the copies run in pieces on the process's pool (one worker per
+    // other core; on one core, on the caller alone). Odd rectangles that start and end inside
+    // bands and blocks, an oblong level, a stride unlike the width.
+    let cases = [
+        (10, 10, 4, Rect::full(1024, 1024)),
+        (11, 10, 4, Rect::new(3, 7, 2041, 1011)),
+        (11, 11, 2, Rect::new(129, 1, 1900, 1200)),
+        (10, 13, 1, Rect::new(0, 5, 1024, 8000)),
+        (10, 9, 16, Rect::new(1, 2, 1020, 510)),
+    ];
+    for (i, (lw, lh, bpe, rect)) in cases.into_iter().enumerate() {
+        let moved_B = u64::from(rect.w) * u64::from(rect.h) * bpe as u64;
+        assert!(moved_B >= 4 << 20, "case {i} too small for the pool");
+        check_case(
+            Twiddle::new(lw, lh).unwrap(),
+            rect,
+            bpe,
+            24 * (i % 2),
+            900 + i as u64,
+        );
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
     #[test]

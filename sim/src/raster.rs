@@ -23,7 +23,6 @@ mod edges;
 mod fragment;
 mod line;
 mod phase;
-mod pool;
 mod ring;
 mod span;
 mod span_win;

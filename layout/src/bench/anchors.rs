@@ -1,7 +1,10 @@
 //! The plain copies a twiddle copy is held against: the fastest way this machine can move the
 //! same bytes without reordering them. A twiddle copy cannot beat the best of these, so
 //! `fast / best` is how far from the limit it is (memcpy alone is not the limit: glibc picks
-//! cached stores below a size threshold it sets for the whole machine).
+//! cached stores below a size threshold it sets for the whole machine). Large twiddle copies
+//! run on the process's pool (`copy::parallel`), so the anchors include the best plain
+//! copies on that pool too, cut into the same size of pieces: one core's copy is not the
+//! limit of a copy that uses every core.
 
 /// One way of copying bytes unchanged.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -16,6 +19,10 @@ pub enum Anchor {
     Avx2Stream,
     /// 64-byte non-temporal stores (AVX-512F) then `sfence`.
     Avx512Stream,
+    /// `rep movsb` in pieces on the process's pool (the caller and one worker per other core).
+    PooledRepMovsb,
+    /// The widest non-temporal stores, in pieces on the process's pool.
+    PooledStream,
 }
 
 impl Anchor {
@@ -27,6 +34,8 @@ impl Anchor {
             Anchor::Sse2Stream => "SSE2 NT",
             Anchor::Avx2Stream => "AVX2 NT",
             Anchor::Avx512Stream => "AVX-512 NT",
+            Anchor::PooledRepMovsb => "movsb pool",
+            Anchor::PooledStream => "NT pool",
         }
     }
 
@@ -43,8 +52,25 @@ impl Anchor {
             if std::arch::is_x86_feature_detected!("avx512f") {
                 v.push(Anchor::Avx512Stream);
             }
+            if sgx_pool::global().is_some() {
+                v.extend([Anchor::PooledRepMovsb, Anchor::PooledStream]);
+            }
         }
         v
+    }
+
+    /// The widest non-temporal anchor this CPU runs.
+    fn widest_stream() -> Anchor {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::arch::is_x86_feature_detected!("avx512f") {
+                return Anchor::Avx512Stream;
+            }
+            if std::arch::is_x86_feature_detected!("avx2") {
+                return Anchor::Avx2Stream;
+            }
+        }
+        Anchor::Sse2Stream
     }
 
     /// Copies `src` into `dst` (equal lengths). An anchor the CPU lacks falls back to memcpy.
@@ -64,8 +90,28 @@ impl Anchor {
             Anchor::Avx512Stream if std::arch::is_x86_feature_detected!("avx512f") => {
                 x86::stream::<64>(dst, src)
             }
+            Anchor::PooledRepMovsb => pooled(Anchor::RepMovsb, dst, src),
+            Anchor::PooledStream => pooled(Anchor::widest_stream(), dst, src),
             _ => dst.copy_from_slice(src),
         }
+    }
+}
+
+/// `one` in pieces of [`crate::copy::parallel::PIECE_B`] on the process's pool (on this
+/// thread alone where there is none).
+fn pooled(one: Anchor, dst: &mut [u8], src: &[u8]) {
+    use crate::copy::parallel::{run_pieces, PIECE_B};
+    let piece_B = PIECE_B as usize;
+    let pieces: Vec<_> = dst.chunks_mut(piece_B).zip(src.chunks(piece_B)).collect();
+    match sgx_pool::global() {
+        Some(pool) => {
+            // The anchors' copies cannot fail.
+            let _ = run_pieces(&pool, pieces, |(d, s)| {
+                one.copy(d, s);
+                Ok(())
+            });
+        }
+        None => pieces.into_iter().for_each(|(d, s)| one.copy(d, s)),
     }
 }
 
@@ -144,10 +190,12 @@ mod tests {
 
     #[test]
     fn every_anchor_copies_exactly_at_any_alignment() {
-        let src: Vec<u8> = (0..5000u32).map(|i| (i * 31 + 7) as u8).collect();
+        // 2.5 MiB and more: several pieces of the pooled anchors.
+        let big = (5 << 19) + 3;
+        let src: Vec<u8> = (0..big as u32 + 8).map(|i| (i * 31 + 7) as u8).collect();
         for a in Anchor::available() {
-            for (skew, len) in [(0, 4096), (1, 4000), (3, 257), (5, 0), (0, 63)] {
-                let mut dst = vec![0xa5u8; 5000];
+            for (skew, len) in [(0, 4096), (1, 4000), (3, 257), (5, 0), (0, 63), (7, big)] {
+                let mut dst = vec![0xa5u8; big + 8];
                 a.copy(&mut dst[skew..skew + len], &src[..len]);
                 assert_eq!(&dst[skew..skew + len], &src[..len], "{a:?} {skew} {len}");
                 assert!(dst[..skew].iter().all(|&b| b == 0xa5), "{a:?} before");

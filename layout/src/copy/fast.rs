@@ -68,7 +68,7 @@
 //! bodies: one permute reorders a whole 64-byte line and every store is one aligned line, which
 //! measured 1.3-1.6x the AVX2/SSE2 bodies on 16-bit 2048x2048 and on narrow twiddled->linear.
 
-use super::{check_copy, Rect};
+use super::{check_copy, parallel, Rect};
 use crate::morton::{block_of, compact_even, step, step_by, Twiddle};
 use crate::LayoutError;
 
@@ -508,8 +508,7 @@ fn dispatch<M: Movers>(m: &mut M, g: &Twiddle, r: Rect, stride: usize, bpe: usiz
 
 /// Whether a copy of `rect_el` is large enough to write with non-temporal stores.
 fn streams(rect_el: Rect, bytes_per_el: usize) -> bool {
-    cfg!(target_arch = "x86_64")
-        && u64::from(rect_el.w) * u64::from(rect_el.h) * bytes_per_el as u64 >= STREAM_MIN_B
+    cfg!(target_arch = "x86_64") && len_B(rect_el, bytes_per_el) >= STREAM_MIN_B
 }
 
 /// Vector body sets, narrowest first; each includes the ones before it.
@@ -582,7 +581,19 @@ pub fn linear_to_twiddled(
     bytes_per_el: usize,
 ) -> Result<(), LayoutError> {
     let b = Bodies::best(rect_el, bytes_per_el);
-    to_twiddled(tw, geom, rect_el, lin, lin_stride_B, bytes_per_el, b)
+    let pool = parallel::pool_for(len_B(rect_el, bytes_per_el));
+    let piece_B = parallel::PIECE_B;
+    pooled_to_twiddled(
+        pool.as_deref(),
+        piece_B,
+        tw,
+        geom,
+        rect_el,
+        lin,
+        lin_stride_B,
+        bytes_per_el,
+        b,
+    )
 }
 
 /// Copies a rectangle of a twiddled level into linear memory by the tile walk.
@@ -595,7 +606,93 @@ pub fn twiddled_to_linear(
     bytes_per_el: usize,
 ) -> Result<(), LayoutError> {
     let b = Bodies::best_to_linear(rect_el, bytes_per_el);
-    to_linear(lin, lin_stride_B, tw, geom, rect_el, bytes_per_el, b)
+    let pool = parallel::pool_for(len_B(rect_el, bytes_per_el));
+    let piece_B = parallel::PIECE_B;
+    pooled_to_linear(
+        pool.as_deref(),
+        piece_B,
+        lin,
+        lin_stride_B,
+        tw,
+        geom,
+        rect_el,
+        bytes_per_el,
+        b,
+    )
+}
+
+/// Bytes a copy of `rect_el` moves.
+fn len_B(rect_el: Rect, bytes_per_el: usize) -> u64 {
+    u64::from(rect_el.w) * u64::from(rect_el.h) * bytes_per_el as u64
+}
+
+/// [`to_twiddled`] on `pool` in pieces of about `piece_B` ([`parallel`]), or on this thread
+/// without one (or where the level does not split).
+#[allow(clippy::too_many_arguments)]
+fn pooled_to_twiddled(
+    pool: Option<&sgx_pool::Pool>,
+    piece_B: u64,
+    tw: &mut [u8],
+    geom: &Twiddle,
+    rect_el: Rect,
+    lin: &[u8],
+    stride: usize,
+    bytes_per_el: usize,
+    b: Bodies,
+) -> Result<(), LayoutError> {
+    if let Some(pool) = pool {
+        if !check_copy(tw.len(), geom, rect_el, lin.len(), stride, bytes_per_el)? {
+            return Ok(());
+        }
+        let copy = |t: &mut [u8], g: &Twiddle, r: Rect, l: &[u8]| {
+            to_twiddled(t, g, r, l, stride, bytes_per_el, b)
+        };
+        if parallel::to_twiddled(
+            pool,
+            &mut *tw,
+            geom,
+            rect_el,
+            lin,
+            stride,
+            bytes_per_el,
+            piece_B,
+            copy,
+        )? {
+            return Ok(());
+        }
+    }
+    to_twiddled(tw, geom, rect_el, lin, stride, bytes_per_el, b)
+}
+
+/// [`to_linear`] on `pool` in bands of about `piece_B` ([`parallel`]), or on this thread
+/// without one.
+#[allow(clippy::too_many_arguments)]
+fn pooled_to_linear(
+    pool: Option<&sgx_pool::Pool>,
+    piece_B: u64,
+    lin: &mut [u8],
+    stride: usize,
+    tw: &[u8],
+    geom: &Twiddle,
+    rect_el: Rect,
+    bytes_per_el: usize,
+    b: Bodies,
+) -> Result<(), LayoutError> {
+    let Some(pool) = pool else {
+        return to_linear(lin, stride, tw, geom, rect_el, bytes_per_el, b);
+    };
+    if !check_copy(tw.len(), geom, rect_el, lin.len(), stride, bytes_per_el)? {
+        return Ok(());
+    }
+    parallel::to_linear(
+        pool,
+        lin,
+        stride,
+        rect_el,
+        bytes_per_el,
+        piece_B,
+        |band, r| to_linear(band, stride, tw, geom, r, bytes_per_el, b),
+    )
 }
 
 /// The choice of stores and vector bodies for one copy.
@@ -628,8 +725,8 @@ impl Bodies {
     /// [`STAGED_CACHED_MAX_B`].
     fn best_to_linear(rect_el: Rect, bytes_per_el: usize) -> Self {
         let b = Self::best(rect_el, bytes_per_el);
-        let len_B = u64::from(rect_el.w) * u64::from(rect_el.h) * bytes_per_el as u64;
-        let cached = stages(b) && bytes_per_el == 1 && len_B < STAGED_CACHED_MAX_B;
+        let cached =
+            stages(b) && bytes_per_el == 1 && len_B(rect_el, bytes_per_el) < STAGED_CACHED_MAX_B;
         Self {
             stream: b.stream && !cached,
             ..b

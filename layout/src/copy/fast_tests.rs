@@ -108,7 +108,51 @@ fn check_staged(
         )
         .unwrap();
         assert!(got == back, "to linear, stream {stream}, {isa:?}: {ctx}");
+        // On a pool, in pieces from the smallest (bands of 16 rows, blocks of one element)
+        // to a third of the level: the serial result, and nothing outside the rectangle.
+        for piece_B in [1, tw_len as u64 / 3] {
+            let mut got = tw0.clone();
+            pooled_to_twiddled(
+                Some(test_pool()),
+                piece_B,
+                &mut got[tw_range.clone()],
+                &g,
+                rect,
+                &lin0[lin_range.clone()],
+                stride,
+                bpe,
+                bodies,
+            )
+            .unwrap();
+            assert!(
+                got == want,
+                "pooled to twiddled, {piece_B} B pieces, stream {stream}, {isa:?}: {ctx}"
+            );
+            let mut got = lin0.clone();
+            pooled_to_linear(
+                Some(test_pool()),
+                piece_B,
+                &mut got[lin_range.clone()],
+                stride,
+                &tw0[tw_range.clone()],
+                &g,
+                rect,
+                bpe,
+                bodies,
+            )
+            .unwrap();
+            assert!(
+                got == back,
+                "pooled to linear, {piece_B} B pieces, stream {stream}, {isa:?}: {ctx}"
+            );
+        }
     }
+}
+
+/// A pool of three workers for the tests (the process's has one per core, none on one core).
+fn test_pool() -> &'static sgx_pool::Pool {
+    static POOL: std::sync::OnceLock<sgx_pool::Pool> = std::sync::OnceLock::new();
+    POOL.get_or_init(|| sgx_pool::Pool::new(3))
 }
 
 #[test]

@@ -16,6 +16,7 @@ mod avx2_narrow;
 #[cfg(target_arch = "x86_64")]
 mod avx512_narrow;
 pub mod fast;
+pub(crate) mod parallel;
 pub mod reference;
 #[cfg(target_arch = "x86_64")]
 mod rows;

@@ -25,11 +25,11 @@ use std::sync::{Arc, Mutex, OnceLock};
 use sgx_hwdocs::render::TileCtrl;
 
 use super::backoff::Backoff;
-use super::pool::Pool;
 use super::ring::Ring;
 use super::{Job3d, Raster, Tile};
 use crate::job::{JobErr, ProgramCache};
 use crate::Counters;
+use sgx_pool::{self as pool, Pool};
 
 /// How the model runs a job's tiles.
 #[derive(Clone, Default)]
@@ -37,12 +37,9 @@ pub enum Threads {
     /// One after another on the caller's thread (`SGX_THREADS=1`).
     #[default]
     Serial,
-    /// The process's pool (one thread per core), started by the first job with enough tiles
-    /// to take it. Not at device creation: every thread glibc sees costs the process a
-    /// malloc arena, 64 MiB of address space reserved at the thread's first allocation (a
-    /// Rust thread allocates as it starts), and a GL program under an address-space limit
-    /// (piglit's `rlimit 268435456` tests) sets it after creating its context and before
-    /// compiling: an idle pool took 64 of the 256 MiB Mesa's GLSL front end needed.
+    /// The process's pool ([`pool::global`], one thread per core, shared with the large
+    /// twiddle copies), started by the first job with enough tiles to take it, not at device
+    /// creation (why: [`pool::global`]).
     Global,
     /// With a pool's workers: the process's (once started) or one of a set size.
     Pool(Arc<Crew>),
@@ -51,7 +48,7 @@ pub enum Threads {
 /// A pool and the tile buffers its jobs go through (kept from job to job: a frame spawns
 /// and allocates nothing but the rasterisers, as the serial loop does).
 pub struct Crew {
-    pool: Pool,
+    pool: Arc<Pool>,
     /// Locked by the job running on the pool; another job meanwhile runs serially.
     bufs: Mutex<Bufs>,
     /// Whether the next jobs skip the pool (its workers were late).
@@ -71,10 +68,10 @@ struct Bufs {
 }
 
 impl Crew {
-    fn new(workers: usize, global: bool) -> Crew {
+    fn new(pool: Arc<Pool>, global: bool) -> Crew {
         let ring = Ring::new(RING_TILES, Shaded::new);
         Crew {
-            pool: Pool::new(workers),
+            pool,
             bufs: Mutex::new(Bufs {
                 ring,
                 own: Shaded::new(),
@@ -97,22 +94,13 @@ impl Crew {
 /// buffers are 5 KiB: 2.7 MiB a pool). Not hardware: a model tuning value.
 const RING_TILES: usize = 512;
 
-/// The cores the process may run on.
-fn cores() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
-}
-
 /// The process's pool, once started.
 static GLOBAL: OnceLock<Option<Arc<Crew>>> = OnceLock::new();
 
-/// The process's pool: one thread per core, the caller being one of them (None on one core);
-/// started by the first call.
+/// The process's pool with its tile buffers (None on one core); started by the first call.
 fn global() -> Option<Arc<Crew>> {
     GLOBAL
-        .get_or_init(|| {
-            let cores = cores();
-            (cores > 1).then(|| Arc::new(Crew::new(cores - 1, true)))
-        })
+        .get_or_init(|| pool::global().map(|p| Arc::new(Crew::new(p, true))))
         .clone()
 }
 
@@ -122,11 +110,11 @@ impl Threads {
     /// caller (or serial, with a warning, if the system refuses every thread).
     pub fn with(n: usize) -> Threads {
         match n {
-            0 if cores() > 1 => Threads::Global,
+            0 if pool::cores() > 1 => Threads::Global,
             0 => Threads::Serial,
             1 => Threads::Serial,
             _ => {
-                let crew = Crew::new(n - 1, false);
+                let crew = Crew::new(Arc::new(Pool::new(n - 1)), false);
                 if crew.pool.workers() == 0 {
                     log::warn!("no worker thread started: rendering tiles serially");
                     Threads::Serial
@@ -145,7 +133,7 @@ impl Threads {
             n >= 2,
             "a stalled worker needs a pool (invariant of the tests)"
         );
-        let mut crew = Crew::new(n - 1, false);
+        let mut crew = Crew::new(Arc::new(Pool::new(n - 1)), false);
         crew.stall = Some(d);
         Threads::Pool(Arc::new(crew))
     }
@@ -170,17 +158,7 @@ impl Threads {
     /// are not the node's (a pool thread's start mmaps its signal stack; the core count
     /// opens and closes cgroup files), which deadlocked before.
     pub fn from_env() -> Threads {
-        match std::env::var("SGX_THREADS") {
-            Err(_) => Threads::with(0),
-            Ok(v) if v.trim().is_empty() => Threads::with(0),
-            Ok(v) => match v.trim().parse::<usize>() {
-                Ok(n) => Threads::with(n),
-                Err(_) => {
-                    log::warn!("SGX_THREADS={v:?} is not a thread count: one per core");
-                    Threads::with(0)
-                }
-            },
-        }
+        Threads::with(pool::threads_from_env().unwrap_or(0))
     }
 
     /// Threads tiles may run on (the process's pool is started to count its workers).

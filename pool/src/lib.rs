@@ -1,5 +1,8 @@
-//! A pool of worker threads that live as long as the pool and help its caller with one task
-//! at a time.
+//! sgx535's worker pool: worker threads that live as long as the pool and help its caller
+//! with one task at a time. [`global`] is the process's, shared by the device model's tile
+//! loop and layout's large twiddle copies: one set of threads per process (why that matters:
+//! [`global`]). A crate of its own so that the model, which never uses the driver's layout
+//! code (its tests hold the two apart), and layout can share it.
 //!
 //! [`Pool::run`] runs the caller's part on the calling thread and offers a helper task to
 //! the workers, which are woken and join it when the scheduler lets them. The work must be
@@ -8,13 +11,17 @@
 //! it is in the middle of, which `run` waits for before it returns (the task borrows the
 //! caller's data). Nothing is spawned or allocated per task.
 
+// Every unsafe block says why it is sound (RELIABILITY.md).
+#![warn(clippy::undocumented_unsafe_blocks)]
+#![warn(missing_docs)]
+
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, PoisonError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 /// A task as the workers see it: called with the worker's number (1..).
-type TaskFn<'a> = dyn Fn(usize) + Sync + 'a;
+pub type TaskFn<'a> = dyn Fn(usize) + Sync + 'a;
 
 /// A task with its lifetime erased; only dereferenced while the caller waits in `run`.
 #[derive(Clone, Copy)]
@@ -57,25 +64,25 @@ impl Inner {
 }
 
 /// Worker threads for [`Pool::run`].
-pub(crate) struct Pool {
+pub struct Pool {
     inner: Arc<Inner>,
     handles: Vec<JoinHandle<()>>,
 }
 
 impl Pool {
     /// A pool of up to `workers` threads (fewer, with a warning, if the system refuses some).
-    pub(crate) fn new(workers: usize) -> Pool {
+    pub fn new(workers: usize) -> Pool {
         let inner = Arc::new(Inner::default());
         let mut handles = Vec::with_capacity(workers);
         for who in 1..=workers {
             let w = inner.clone();
             match std::thread::Builder::new()
-                .name(format!("sgx-tiles-{who}"))
+                .name(format!("sgx-pool-{who}"))
                 .spawn(move || work(&w, who))
             {
                 Ok(h) => handles.push(h),
                 Err(e) => {
-                    log::warn!("tile worker {who} of {workers} not started ({e})");
+                    log::warn!("pool worker {who} of {workers} not started ({e})");
                     break;
                 }
             }
@@ -93,7 +100,7 @@ impl Pool {
     }
 
     /// Worker threads (the caller is not counted).
-    pub(crate) fn workers(&self) -> usize {
+    pub fn workers(&self) -> usize {
         self.handles.len()
     }
 
@@ -101,18 +108,13 @@ impl Pool {
     /// with its own k (1..); returns `mine`'s value once no worker is inside `helper`.
     /// Another thread's `run` on the same pool meanwhile gets no workers (its `mine` runs
     /// alone). A panic in `mine` is resumed here, after the workers have left.
-    #[cfg(test)]
-    pub(crate) fn run<R>(&self, helper: &TaskFn<'_>, mine: impl FnOnce() -> R) -> R {
+    pub fn run<R>(&self, helper: &TaskFn<'_>, mine: impl FnOnce() -> R) -> R {
         self.run_timed(helper, mine).0
     }
 
     /// [`Pool::run`], with how long the caller then waited for workers still inside (zero
     /// when none was, or none was offered the task).
-    pub(crate) fn run_timed<R>(
-        &self,
-        helper: &TaskFn<'_>,
-        mine: impl FnOnce() -> R,
-    ) -> (R, Duration) {
+    pub fn run_timed<R>(&self, helper: &TaskFn<'_>, mine: impl FnOnce() -> R) -> (R, Duration) {
         let erased: *const TaskFn<'_> = helper;
         // SAFETY: only the lifetime changes; the pointer is dereferenced by workers only
         // between this offer and the wait below for `inside` to fall back to zero.
@@ -150,7 +152,7 @@ impl Pool {
         let r = r.unwrap_or_else(|p| resume_unwind(p));
         assert!(
             !theirs,
-            "a tile worker panicked (invariant: tasks do not panic)"
+            "a pool worker panicked (invariant: tasks do not panic)"
         );
         (r, waited)
     }
@@ -164,6 +166,44 @@ impl Drop for Pool {
             // A worker catches its task's panics, so it ends normally.
             let _ = h.join();
         }
+    }
+}
+
+/// The cores the process may run on.
+pub fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// The process's pool: one worker per core beside the caller (None on one core), started by
+/// the first call, which the model's first job with enough tiles makes, or the first twiddle
+/// copy large enough. Not earlier, and not twice: every thread glibc sees costs the process a
+/// malloc arena, 64 MiB of address space reserved at the thread's first allocation, and a GL
+/// program under an address-space limit (piglit's `rlimit 268435456` tests) sets it after
+/// creating its context: an idle pool took 64 of the 256 MiB Mesa's GLSL front end needed.
+pub fn global() -> Option<Arc<Pool>> {
+    static GLOBAL: OnceLock<Option<Arc<Pool>>> = OnceLock::new();
+    GLOBAL
+        .get_or_init(|| {
+            let cores = cores();
+            (cores > 1).then(|| Arc::new(Pool::new(cores - 1)))
+        })
+        .clone()
+}
+
+/// `SGX_THREADS`, the process's thread knob: `Some(n)` for a count (`1`: everything on the
+/// caller's thread, for debugging; results are the same), `None` when unset or empty (one
+/// thread per core). A bad value is warned about and taken as unset.
+pub fn threads_from_env() -> Option<usize> {
+    match std::env::var("SGX_THREADS") {
+        Err(_) => None,
+        Ok(v) if v.trim().is_empty() => None,
+        Ok(v) => match v.trim().parse::<usize>() {
+            Ok(n) => Some(n),
+            Err(_) => {
+                log::warn!("SGX_THREADS={v:?} is not a thread count: one per core");
+                None
+            }
+        },
     }
 }
 
