@@ -23,8 +23,9 @@
 //! and streams the previous square's rows between units: 0.39-0.58x B8G8R8A8 against
 //! 0.25-0.31x for the strips in the same minutes (EPYC, load 1-2 on its two cores), 16- and
 //! 8-bit no clear gain (0.21-0.44x, 0.27-0.31x; bound by their bodies: `staged`). With the
-//! 32-byte bodies below, 4 MiB copies of 1-byte elements (2048x2048 8-bit) run faster with
-//! cached stores along rows of tile groups than staged (`STAGED_CACHED_MAX_B`).
+//! 32-byte bodies below, 4 MiB copies of 1-byte elements (2048x2048 8-bit), and on the pool
+//! 8 MiB copies of 2-byte ones, run faster with cached stores along rows of tile groups than
+//! staged (`STAGED_CACHED_MAX_B`).
 //! Linear to twiddled stays along rows of tiles on the EPYC too: the same squares written in
 //! address order (0.26-0.30x B8G8R8A8 against 0.77-0.95x), the twiddled-order walk
 //! (0.15-0.22x narrow against 0.36-0.54x), and two rows of tiles at a time so that twiddled
@@ -33,6 +34,13 @@
 //! cache goes in twiddled order within 128x128 super-tiles, so the twiddled side being read
 //! streams (256x256 B8G8R8A8: 0.70x against 0.66x along rows), except for 1- and 2-byte
 //! elements, whose tiles go along rows in groups (below).
+//!
+//! Copies of 4 MiB and more run on the process's pool (`parallel`): to linear memory in bands
+//! of rows, to twiddled memory in blocks of the level whose twiddled bytes are contiguous, each
+//! piece through the walk below with the stores and bodies chosen for the whole copy. One core
+//! keeps too few misses in flight to reach memory's speed: on the EPYC a plain non-temporal
+//! copy of 16 MiB ran at 1.1-1.9x its one-core speed on two cores, and so the pooled plain
+//! copies are anchors of `bench twiddle` too.
 //!
 //! Block shape and stores, by element size (figures: `sgx535 bench twiddle`, README
 //! "Performance"): 4-byte tiles are 16 texels = one 64-byte line per row, so a tile alone
@@ -101,8 +109,14 @@ const BLOCK_INDEX: [[usize; 4]; 4] = [[0, 2, 8, 10], [1, 3, 9, 11], [4, 6, 12, 1
 /// copies, where they lose, and would move the Xeon's measured 4 MiB; the threshold stays.
 const STREAM_MIN_B: u64 = 4 << 20;
 
-/// Copies of 1-byte elements to linear memory that would stage ([`stages`]) but are smaller than
-/// this keep cached stores and the plain tile walk (along rows of tile groups). With the 32-byte
+/// Copies of 1- and 2-byte elements to linear memory that would stage ([`stages`]) but move at
+/// most this many bytes keep cached stores and the plain tile walk (along rows of tile groups).
+/// 2-byte copies joined once large copies ran on the pool ([`parallel`]): there 2048x2048 16-bit
+/// (8 MiB) ran cached at 24.4-27.0 GB/s (0.66-0.71x of the best pooled plain copy) against
+/// 19.2-21.5 GB/s (0.56-0.65x) staged, while cached 2048x2048 B8G8R8A8 (16 MiB: it and its source
+/// fill the 32 MiB L3) lost, 0.48-0.69x against 0.66-0.76x (`bench_twiddle`, A/B interleaved, load
+/// 1; alone on one thread, `SGX_THREADS=1`, 16-bit measured 8.2-12.5 GB/s cached and 9.2-12.9
+/// staged, no difference beyond noise). The figures before the pool follow. With the 32-byte
 /// bodies, on the AMD EPYC (32 MiB L3, where a 4 MiB copy and its source stay), the staged walk ran
 /// 2048x2048 8-bit at 13.3-14.3 GB/s (0.39-0.42x of the best plain copy) and the cached walk at
 /// 17.2-20.4 GB/s (0.50-0.57x), SSSE3 bodies 0.32x -> 0.39-0.43x, SSE2 0.31-0.34x -> 0.52-0.55x
@@ -111,8 +125,7 @@ const STREAM_MIN_B: u64 = 4 << 20;
 /// (two 512x512 squares) fills the 512 KiB L2, which the twiddled reads go through too: presumably
 /// why 1-byte elements stage worst. Cached lost for the other sizes: 2048x2048 16-bit (8 MiB)
 /// 0.43-0.48x against 0.46-0.55x staged (SSE2, SSSE3 bodies: 0.23-0.29x against 0.29-0.35x),
-/// 1024x1024 B8G8R8A8 (4 MiB) 0.46-0.50x against 0.51-0.53x. With 8 MiB, 1-byte copies (4096x2048)
-/// were not measured and keep staging. Walking two rows of tile groups together, so that the
+/// 1024x1024 B8G8R8A8 (4 MiB) 0.46-0.50x against 0.51-0.53x. Walking two rows of tile groups together, so that the
 /// twiddled neighbours of a group (the row below's) are read with it, lost for 8-bit (2048x2048
 /// 0.39-0.41x against 0.52-0.58x, 256x256 0.64x against 0.71-0.73x) and 16-bit 1024x1024
 /// (0.50-0.53x against 0.54-0.63x); 16-bit 256x256 gained a little (0.77-0.81x against 0.72-0.76x),
@@ -721,12 +734,12 @@ impl Bodies {
 
 impl Bodies {
     /// What a copy of `rect_el` to linear memory uses: [`Bodies::best`], but with cached
-    /// stores where it would stage 1-byte elements and is smaller than
+    /// stores where it would stage 1- or 2-byte elements and moves at most
     /// [`STAGED_CACHED_MAX_B`].
     fn best_to_linear(rect_el: Rect, bytes_per_el: usize) -> Self {
         let b = Self::best(rect_el, bytes_per_el);
         let cached =
-            stages(b) && bytes_per_el == 1 && len_B(rect_el, bytes_per_el) < STAGED_CACHED_MAX_B;
+            stages(b) && bytes_per_el <= 2 && len_B(rect_el, bytes_per_el) <= STAGED_CACHED_MAX_B;
         Self {
             stream: b.stream && !cached,
             ..b

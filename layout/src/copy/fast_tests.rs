@@ -253,13 +253,16 @@ fn only_large_copies_stream() {
 }
 
 #[test]
-fn one_byte_copies_to_linear_that_would_stage_stay_cached() {
+fn narrow_copies_to_linear_that_would_stage_stay_cached_up_to_8_mib() {
     let x86 = cfg!(target_arch = "x86_64");
     let staged = stages(Bodies::best(Rect::full(1, 1), 1));
     let streams_to_linear = |w, h, n| Bodies::best_to_linear(Rect::full(w, h), n).stream;
     assert_eq!(streams_to_linear(2048, 2048, 1), x86 && !staged);
-    assert_eq!(streams_to_linear(4096, 2048, 1), x86);
-    assert_eq!(streams_to_linear(2048, 2048, 2), x86);
+    assert_eq!(streams_to_linear(4096, 2048, 1), x86 && !staged);
+    assert_eq!(streams_to_linear(4097, 2048, 1), x86);
+    assert_eq!(streams_to_linear(2048, 2048, 2), x86 && !staged);
+    assert_eq!(streams_to_linear(2048, 2049, 2), x86);
     assert_eq!(streams_to_linear(1024, 1024, 4), x86);
+    assert_eq!(streams_to_linear(2048, 2048, 4), x86);
     assert!(!streams_to_linear(1024, 1024, 2));
 }
