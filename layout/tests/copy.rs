@@ -126,8 +126,8 @@ fn copies_large_enough_for_the_pool_match_reference() {
         (10, 9, 16, Rect::new(1, 2, 1020, 510)),
     ];
     for (i, (lw, lh, bpe, rect)) in cases.into_iter().enumerate() {
-        let moved_B = u64::from(rect.w) * u64::from(rect.h) * bpe as u64;
-        assert!(moved_B >= 4 << 20, "case {i} too small for the pool");
+        let moved_bytes = u64::from(rect.w) * u64::from(rect.h) * bpe as u64;
+        assert!(moved_bytes >= 4 << 20, "case {i} too small for the pool");
         check_case(
             Twiddle::new(lw, lh).unwrap(),
             rect,

@@ -84,36 +84,20 @@ fn check_staged(
             isa,
             stage_max_B: stage_B,
         };
-        let mut got = tw0.clone();
-        to_twiddled(
-            &mut got[tw_range.clone()],
-            &g,
-            rect,
-            &lin0[lin_range.clone()],
-            stride,
-            bpe,
-            bodies,
-        )
-        .unwrap();
-        assert!(got == want, "to twiddled, stream {stream}, {isa:?}: {ctx}");
-        let mut got = lin0.clone();
-        to_linear(
-            &mut got[lin_range.clone()],
-            stride,
-            &tw0[tw_range.clone()],
-            &g,
-            rect,
-            bpe,
-            bodies,
-        )
-        .unwrap();
-        assert!(got == back, "to linear, stream {stream}, {isa:?}: {ctx}");
-        // On a pool, in pieces from the smallest (bands of 16 rows, blocks of one element)
-        // to a third of the level: the serial result, and nothing outside the rectangle.
-        for piece_B in [1, tw_len as u64 / 3] {
+        // Serially, then on a pool in pieces from the smallest (bands of 16 rows, blocks of one
+        // element) to a third of the level: the same bytes, and nothing outside the rectangle.
+        for (pool, piece_B) in [
+            (None, 0),
+            (Some(test_pool()), 1),
+            (Some(test_pool()), tw_len as u64 / 3),
+        ] {
+            let how = format!(
+                "stream {stream}, {isa:?}, pool {}, {piece_B} B pieces",
+                pool.is_some()
+            );
             let mut got = tw0.clone();
             pooled_to_twiddled(
-                Some(test_pool()),
+                pool,
                 piece_B,
                 &mut got[tw_range.clone()],
                 &g,
@@ -124,13 +108,10 @@ fn check_staged(
                 bodies,
             )
             .unwrap();
-            assert!(
-                got == want,
-                "pooled to twiddled, {piece_B} B pieces, stream {stream}, {isa:?}: {ctx}"
-            );
+            assert!(got == want, "to twiddled, {how}: {ctx}");
             let mut got = lin0.clone();
             pooled_to_linear(
-                Some(test_pool()),
+                pool,
                 piece_B,
                 &mut got[lin_range.clone()],
                 stride,
@@ -141,10 +122,7 @@ fn check_staged(
                 bodies,
             )
             .unwrap();
-            assert!(
-                got == back,
-                "pooled to linear, {piece_B} B pieces, stream {stream}, {isa:?}: {ctx}"
-            );
+            assert!(got == back, "to linear, {how}: {ctx}");
         }
     }
 }
