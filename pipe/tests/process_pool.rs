@@ -1,5 +1,5 @@
-//! The model's process-wide tile pool starts with the first job large enough to use it, not
-//! with the device: every thread costs the process a 64 MiB malloc arena of address space,
+//! The process's pool (crate `sgx-pool`, which the model's tiles and large twiddle copies share)
+//! starts with the first job large enough to use it, not with the device: every thread costs the process a 64 MiB malloc arena of address space,
 //! and GL programs set an address-space limit after making their context (piglit's
 //! `glsl-*-unroll-explosion`, `rlimit 268435456`, ran out in Mesa's front end while the
 //! idle pool held its arena). One test in this binary: the process's pool is its own.
@@ -9,12 +9,12 @@ mod common;
 use common::*;
 use sgx_pipe::Format;
 
-/// Threads of this process named like the model's tile workers.
+/// Threads of this process named like the process pool's workers.
 fn tile_workers() -> usize {
     std::fs::read_dir("/proc/self/task")
         .unwrap()
         .filter_map(|e| std::fs::read_to_string(e.unwrap().path().join("comm")).ok())
-        .filter(|name| name.starts_with("sgx-tiles"))
+        .filter(|name| name.starts_with("sgx-pool"))
         .count()
 }
 

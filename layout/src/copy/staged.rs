@@ -74,7 +74,10 @@
 //! buffer's ordinary stores cost about a fifth; regions 1 KiB wide (256x64) 0.69-0.85x, 2 KiB
 //! (512x32) 0.50-0.66x, halves of 8 or 16 KiB that stay in L1 (128x16, 128x32) 0.51-0.66x;
 //! no buffer at all, each square's 4x4 blocks going straight from registers to 4 rows 128 bytes
-//! at a time, 0.35-0.38x. On both cores (`parallel`) the pattern ran as fast as the two-core
+//! at a time, 0.35-0.38x; no buffer, each 512-byte row gathered from the square in place
+//! (two 16-byte loads, one `vpermd` per 4x4 block, the square read ahead with plain loads)
+//! 0.45-0.56x, and 0.35-0.45x with its stores left out, so gathering rows across tiles costs
+//! more than the buffer does. On both cores (`parallel`) the pattern ran as fast as the two-core
 //! plain copy in the harness (17.7 GB/s both); in `bench twiddle` this walk on the pool reaches
 //! 0.66-0.79x of the pooled plain copy.
 
