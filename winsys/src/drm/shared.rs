@@ -84,10 +84,12 @@ impl DrmShared {
         Ok(id)
     }
 
-    /// An ioctl error: ENODEV and EIO mean the device is gone.
+    /// An ioctl error: ENODEV and EIO mean the device is gone. The caller's thread may learn
+    /// of the loss before the reaper does: the jobs in flight are traced as lost here, before
+    /// the loss shows (`Core::lose`); the reaper ends their fences when it finds the loss too.
     pub(super) fn check_lost(&self, errno: Errno) -> Errno {
         if matches!(errno, Errno::ENODEV | Errno::EIO) {
-            self.core.set_lost();
+            self.core.lose();
         }
         errno
     }
