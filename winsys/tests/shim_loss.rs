@@ -11,6 +11,8 @@ use std::path::PathBuf;
 use std::sync::{Condvar, Mutex};
 use std::time::Duration;
 
+use common::hang::job_error;
+use common::loss;
 use common::preload::run_child;
 use common::{fill_job, row, LONG};
 use sgx_winsys::replay::{Fixture, Inject};
@@ -48,13 +50,6 @@ fn run(name: &str, inject: Vec<Inject>) {
 }
 
 const LOST: TraceResult = TraceResult::Error(JobError::DeviceLost);
-
-fn job_error(r: sgx_winsys::Result<()>) -> JobError {
-    match r {
-        Err(WinsysError::Job { error, .. }) => error,
-        other => panic!("expected a job error: {other:?}"),
-    }
-}
 
 /// A logger that holds the reaper thread at its first error (the loss, as its wait reports
 /// it) until released, so that the caller's thread is the first to learn of the loss.
@@ -156,8 +151,15 @@ fn child_caller_first() {
     // no fence.
     assert!(matches!(dev.submit(raced), Err(WinsysError::DeviceLost)));
     assert!(dev.is_lost());
-    assert_eq!(hit_entry(&dev), LOST, "the loss showed before the trace said so");
-    assert!(hit.is_pending(), "the reaper, held, has not ended the fence");
+    assert_eq!(
+        hit_entry(&dev),
+        LOST,
+        "the loss showed before the trace said so"
+    );
+    assert!(
+        hit.is_pending(),
+        "the reaper, held, has not ended the fence"
+    );
     let t = dev.trace();
     assert_eq!(t.entries.len(), 2);
     assert_eq!(t.entries[1].fence, None);
@@ -177,51 +179,31 @@ fn child_caller_first() {
     HOLD.release();
     assert_eq!(job_error(hit.wait(LONG)), JobError::DeviceLost);
     dev.wait_idle(LONG).unwrap();
-    assert_eq!(dev.trace(), t, "the reaper's end of the job changed nothing");
+    assert_eq!(
+        dev.trace(),
+        t,
+        "the reaper's end of the job changed nothing"
+    );
     println!("CHILD-OK");
 }
 
 #[test]
 fn a_loss_the_reaper_finds_first_is_traced_before_it_shows() {
     if !in_child() {
-        run(
-            "child_reaper_first",
-            vec![Inject::HangJob { job: 0 }, Inject::LoseDevice { job: 1 }],
-        );
+        run("child_reaper_first", loss::loss_behind_a_hang());
     }
 }
 
-/// Job 0 (context 1) hangs and stalls the GPU with `QUEUED` jobs of context 2 behind it (the
-/// reset cancels only the guilty context's); when the watchdog resets the GPU, job 1 loses
-/// the device (inside the reaper's wait: the shim's watchdog runs there). The reaper is the
-/// first to learn of it; the caller, spinning on `is_lost()`, must then find no job pending
-/// in the trace. The reaper used to mark the device lost and then end the jobs one by one:
-/// most of them were still pending when the loss showed.
+/// The reaper is the first to learn of the loss (common/loss.rs); most of the 17 jobs were
+/// still pending when it showed, before the fix.
 #[test]
 fn child_reaper_first() {
-    const QUEUED: u32 = 16;
     if !in_child() {
         return;
     }
-    let dev = DrmDevice::open_default().unwrap();
-    let target = row(&dev, QUEUED + 1);
-    let jobs: Vec<_> = (0..=QUEUED)
-        .map(|x| fill_job(&dev, &target, x, x + 1).in_context(1 + u64::from(x > 0)))
-        .collect();
-    let fences: Vec<_> = jobs.into_iter().map(|j| dev.submit(j).unwrap()).collect();
-    let start = std::time::Instant::now();
-    while !dev.is_lost() {
-        assert!(start.elapsed() < LONG, "the device was never lost");
-        std::hint::spin_loop();
-    }
-    let t = dev.trace();
-    let results: Vec<_> = t.entries.iter().map(|e| e.result.clone()).collect();
-    assert_eq!(results, vec![LOST; fences.len()], "when the loss showed");
-    for f in &fences {
-        assert_eq!(job_error(f.wait(LONG)), JobError::DeviceLost);
-    }
-    dev.wait_idle(LONG).unwrap();
-    assert_eq!(dev.trace().entries, t.entries);
-    assert_eq!(dev.live().jobs, 0);
+    loss::loss_behind_a_hang_scenario(
+        &DrmDevice::open_default().unwrap(),
+        BUDGET.as_millis() as u64,
+    );
     println!("CHILD-OK");
 }
