@@ -25,16 +25,17 @@ fn in_child() -> bool {
     std::env::var_os(CHILD_ENV).is_some()
 }
 
-/// Runs child test `name` under a fixture injecting `inject`.
-fn run(name: &str, inject: Vec<Inject>) {
+/// Runs child test `name` under a fixture injecting `inject`, with `env` set.
+fn run(name: &str, inject: Vec<Inject>, env: (&str, &str)) {
     let f = Fixture {
         description: format!("{name}: the device is lost"),
         inject,
         ..Default::default()
     };
     let path: PathBuf = std::env::temp_dir().join(format!(
-        "sgx535-shim-loss-{}-{name}.json",
-        std::process::id()
+        "sgx535-shim-loss-{}-{name}-{}.json",
+        std::process::id(),
+        env.1
     ));
     std::fs::write(&path, serde_json::to_string(&f).unwrap()).unwrap();
     let out = run_child(
@@ -43,6 +44,7 @@ fn run(name: &str, inject: Vec<Inject>) {
         &[
             ("SGX535_SHIM_FIXTURE", path.display().to_string()),
             ("SGX535_SHIM_HANG_BUDGET_MS", BUDGET.as_millis().to_string()),
+            (env.0, env.1.to_string()),
         ],
     );
     let _ = std::fs::remove_file(&path);
@@ -113,17 +115,28 @@ impl Drop for Release {
     }
 }
 
+/// Which call of the caller's is the first to learn of the loss (`child_caller_first`).
+const FIRST_CALL_ENV: &str = "SGX535_LOSS_FIRST_CALL";
+
 #[test]
 fn a_loss_a_callers_ioctl_finds_first_is_traced_before_it_shows() {
-    if !in_child() {
-        run("child_caller_first", vec![Inject::LoseDevice { job: 0 }]);
+    if in_child() {
+        return;
+    }
+    for call in ["submit", "export_bo"] {
+        run(
+            "child_caller_first",
+            vec![Inject::LoseDevice { job: 0 }],
+            (FIRST_CALL_ENV, call),
+        );
     }
 }
 
-/// The reaper is held at its report of the loss; the caller's next submission reaches the
-/// kernel, fails with ENODEV, and is the first to learn of the loss. Before its DeviceLost
-/// reaches the caller, the job the loss hit must be traced as lost (it was pending until
-/// then: the drm backend used to mark the device lost there and leave the trace to the reaper).
+/// The reaper is held at its report of the loss; the caller's next call (a submission that
+/// reaches the kernel, or a PRIME export) fails with ENODEV and is the first to learn of the
+/// loss. Before its DeviceLost reaches the caller, the job the loss hit must be traced as
+/// lost (it was pending until then: the drm backend used to mark the device lost there and
+/// leave the trace to the reaper; and the export's error was `Os` with ENODEV).
 #[test]
 fn child_caller_first() {
     if !in_child() {
@@ -147,23 +160,39 @@ fn child_caller_first() {
     assert!(hit.is_pending());
     let hit_entry = |dev: &DrmDevice| dev.trace().by_fence(hit.id()).unwrap().result.clone();
     assert_eq!(hit_entry(&dev), TraceResult::Pending);
-    // A submission that reached the kernel after the loss: refused as lost, traced so, with
-    // no fence.
-    assert!(matches!(dev.submit(raced), Err(WinsysError::DeviceLost)));
+    let first = std::env::var(FIRST_CALL_ENV).unwrap();
+    let traced = match first.as_str() {
+        // A submission that reached the kernel after the loss: refused as lost, traced so,
+        // with no fence.
+        "submit" => {
+            assert!(matches!(dev.submit(raced), Err(WinsysError::DeviceLost)));
+            2
+        }
+        "export_bo" => {
+            assert!(matches!(
+                dev.export_bo(&target),
+                Err(WinsysError::DeviceLost)
+            ));
+            1
+        }
+        other => panic!("no first call {other}"),
+    };
     assert!(dev.is_lost());
     assert_eq!(
         hit_entry(&dev),
         LOST,
-        "the loss showed before the trace said so"
+        "{first}: the loss showed before the trace said so"
     );
     assert!(
         hit.is_pending(),
         "the reaper, held, has not ended the fence"
     );
     let t = dev.trace();
-    assert_eq!(t.entries.len(), 2);
-    assert_eq!(t.entries[1].fence, None);
-    assert_eq!(t.entries[1].result, LOST);
+    assert_eq!(t.entries.len(), traced);
+    if traced == 2 {
+        assert_eq!(t.entries[1].fence, None);
+        assert_eq!(t.entries[1].result, LOST);
+    }
     // Once the loss shows, a submission is refused before it is traced: it never reaches the
     // kernel, and nothing of it is pending.
     assert!(matches!(dev.submit(after), Err(WinsysError::DeviceLost)));
@@ -174,7 +203,7 @@ fn child_caller_first() {
     assert_eq!(dev.trace(), t);
     assert_eq!(
         (t.totals.submissions, t.totals.failed, t.totals.completed),
-        (2, 2, 0)
+        (traced as u64, traced as u64, 0)
     );
     HOLD.release();
     assert_eq!(job_error(hit.wait(LONG)), JobError::DeviceLost);
@@ -190,7 +219,11 @@ fn child_caller_first() {
 #[test]
 fn a_loss_the_reaper_finds_first_is_traced_before_it_shows() {
     if !in_child() {
-        run("child_reaper_first", loss::loss_behind_a_hang());
+        run(
+            "child_reaper_first",
+            loss::loss_behind_a_hang(),
+            (FIRST_CALL_ENV, "none"),
+        );
     }
 }
 
