@@ -12,6 +12,11 @@
 //! budget, or an MMU fault) cancels only that context's queued jobs. The reaper records a
 //! reset when a job of ours ends HANG or FAULT; CTX_RESET_STATUS (MODEL: no gma500 kernel has
 //! it) tells of resets that other files' jobs caused, which leave every context here innocent.
+//!
+//! A loss (ENODEV or EIO from any ioctl, on a caller's thread or in the reaper's wait or
+//! JOB_INFO) goes through `Core::lose` wherever it is found first: every job in flight is
+//! traced lost before `is_lost()` shows it, and the call answers DeviceLost
+//! (`DrmShared::ioctl_error`); the reaper then ends their fences, and imported ones, lost.
 
 mod card;
 mod reaper;
