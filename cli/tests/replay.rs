@@ -218,3 +218,44 @@ fn record_on_a_drm_device_writes_what_the_kernel_did() {
     let o = sgx535(&["replay", out.to_str().unwrap()]);
     assert!(o.status.success(), "{}", text(&o));
 }
+
+#[test]
+fn record_of_a_loss_on_a_drm_device_writes_the_loss_not_a_hang() {
+    // A loss through the drm backend: the caller's next ioctl may learn of it before the
+    // reaper; the job it hit must already be traced lost then (winsys Core::lose), or the
+    // recorder writes the loss down as hang_job. Several runs, as the two threads race.
+    let fx = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/host/lose_device.json");
+    for (round, scenario) in ["draw", "mipgen"].iter().cycle().take(8).enumerate() {
+        let out = scratch(&format!("drm-rec-lost-{round}.json"), "");
+        let o = Command::new(env!("CARGO_BIN_EXE_sgx535"))
+            .args([
+                "replay",
+                "--record",
+                out.to_str().unwrap(),
+                "--scenario",
+                scenario,
+            ])
+            .env("LD_PRELOAD", shim_library())
+            .env("SGX535_SHIM_FIXTURE", &fx)
+            .env("SGX535_DEVICE", "drm")
+            .env_remove("SGX_DRM_NODE")
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "round {round}: {}", text(&o));
+        let rec: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+        let inject = rec["inject"].as_array().unwrap();
+        assert_eq!(inject.len(), 1, "round {round} ({scenario}): {rec}");
+        assert_eq!(inject[0]["what"], "lose_device", "round {round}: {rec}");
+        assert_eq!(rec["expect"][scenario]["error"], "device_lost", "{rec}");
+        // draw waits for each job before the next: the loss is at job 2, as the fixture has
+        // it. mipgen submits its three jobs at once: jobs 0 and 1, done in the kernel but not
+        // yet reaped when the loss comes, are ended lost too (the shim fails every ioctl after
+        // a loss, JOB_INFO and waits included), so the loss is recorded at job 0, 1 or 2.
+        let job = inject[0]["job"].as_u64().unwrap();
+        match *scenario {
+            "draw" => assert_eq!(job, 2, "round {round}: {rec}"),
+            _ => assert!(job <= 2, "round {round}: {rec}"),
+        }
+    }
+}

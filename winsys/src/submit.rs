@@ -76,8 +76,16 @@ impl Core {
         self.lost.load(Ordering::Acquire)
     }
 
-    pub(crate) fn set_lost(&self) {
-        self.lost.store(true, Ordering::Release);
+    /// The device is lost: every job not yet ended is traced as ended with DeviceLost, and
+    /// only then does `is_lost()` say so, under the trace's lock, so that a caller that sees
+    /// the loss (here, or as a DeviceLost error) and reads the trace finds none of them pending
+    /// (`sgx535 replay --record` would write a pending job down as a hang). Whatever notices
+    /// the loss first (a backend's worker or reaper, or an ioctl's errno on a caller's thread)
+    /// calls this; their fences end with DeviceLost after.
+    pub(crate) fn lose(&self) {
+        self.trace.end_pending(&JobError::DeviceLost, || {
+            self.lost.store(true, Ordering::Release)
+        });
     }
 
     pub(crate) fn check_alive(&self) -> Result<()> {
@@ -106,7 +114,6 @@ impl Core {
         // with respect to other submissions, as a kernel does under its reservation locks.
         let mut counters = self.submit.lock().unwrap_or_else(|e| e.into_inner());
         let submission = counters.submissions;
-        counters.submissions += 1;
         let mut deps: Vec<Fence> = job.in_fences.clone();
         for (bo, access) in &bos {
             deps.extend(bo.resv().fences_for(*access));
@@ -123,13 +130,19 @@ impl Core {
                 access: *a,
             })
             .collect();
-        self.trace.push(TraceEntry::pending(
+        // Not traced once the device is lost (asked under the trace's lock, where the loss
+        // is decided): a submission is pending only while a loss would still settle it.
+        let entry = TraceEntry::pending(
             submission,
             job.kind.name(),
             traced_bos,
             deps.iter().map(Fence::id).collect(),
             Some(fence.id()),
-        ));
+        );
+        if !self.trace.push_unless(entry, || self.is_lost()) {
+            return Err(WinsysError::DeviceLost);
+        }
+        counters.submissions += 1;
         let acc = Accepted {
             submission,
             job_index: counters.jobs,

@@ -233,18 +233,25 @@ impl TraceLog {
         self.0.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    pub(crate) fn push(&self, e: TraceEntry) {
+    /// Adds a submission's entry, unless `refuse()`, asked under the trace's lock, says no
+    /// (false: nothing added). The device's loss is decided under the same lock
+    /// ([`TraceLog::end_pending`]), so no entry appears pending after it.
+    pub(crate) fn push_unless(&self, e: TraceEntry, refuse: impl FnOnce() -> bool) -> bool {
         let mut b = self.buf();
+        if refuse() {
+            return false;
+        }
         b.totals.submissions += 1;
         if b.limit == Some(0) {
             b.dropped += 1;
-            return;
+            return true;
         }
         b.entries.push_back(e);
         if b.limit.is_some_and(|l| b.entries.len() > l) {
             b.entries.pop_front();
             b.dropped += 1;
         }
+        true
     }
 
     /// Updates submission `n`'s entry, if still kept (entries are in submission order), and
@@ -269,6 +276,40 @@ impl TraceLog {
             }
         };
         b.totals.account(&result, counters.as_ref(), end);
+    }
+
+    /// Ends every pending entry with `err`, then runs `then` before anyone can read the trace
+    /// again or add to it: a loss of the device settles every job it hit before it shows.
+    pub(crate) fn end_pending(&self, err: &JobError, then: impl FnOnce()) {
+        let mut b = self.buf();
+        let b = &mut *b;
+        for e in b.entries.iter_mut() {
+            if e.result == TraceResult::Pending {
+                e.result = TraceResult::from_job(Err(err));
+                b.totals.account(&e.result, None, None);
+            }
+        }
+        then();
+    }
+
+    /// Records that submission `n`'s job ended with `r` (see [`TraceEntry::finish`]), unless
+    /// its entry ended already (the device's loss settled it): then how it ended there. The
+    /// result is what the job's fence should say, so that the trace and the fence agree.
+    pub(crate) fn finish(
+        &self,
+        n: u64,
+        r: Result<(), JobError>,
+        report: Option<&JobReport>,
+        duration_us: u64,
+    ) -> Result<(), JobError> {
+        let mut out = r.clone();
+        self.update(n, |e| match &e.result {
+            TraceResult::Pending => e.finish(r.as_ref().map(|_| ()), report, duration_us),
+            TraceResult::Error(err) => out = Err(err.clone()),
+            // Done or refused cannot be a job still in flight; keep the job's own result.
+            _ => {}
+        });
+        out
     }
 
     /// The running totals.
@@ -305,7 +346,7 @@ mod tests {
     fn totals_count_every_end_even_of_dropped_entries() {
         let log = TraceLog::new(Some(1));
         for n in 0..3 {
-            log.push(entry(n));
+            log.push_unless(entry(n), || false);
         }
         // Entry 0 was dropped by the limit; its end still counts.
         log.update(0, |e| e.result = TraceResult::Done);
@@ -334,7 +375,7 @@ mod tests {
     fn limit_drops_oldest_and_updates_find_by_submission() {
         let log = TraceLog::new(Some(2));
         for n in 0..3 {
-            log.push(entry(n));
+            log.push_unless(entry(n), || false);
         }
         log.update(2, |e| {
             e.finish(
@@ -361,6 +402,41 @@ mod tests {
                 addr: 0x1234,
                 write: true
             })
+        );
+    }
+
+    /// A loss ends every pending entry, counted once, before `then` (which makes the loss
+    /// visible) runs; a job's end after it keeps the loss and says so, and a refused push
+    /// adds nothing.
+    #[test]
+    fn a_loss_settles_every_pending_entry_and_wins_over_a_later_end() {
+        let log = TraceLog::new(None);
+        for n in 0..3 {
+            assert!(log.push_unless(entry(n), || false));
+        }
+        log.update(0, |e| e.result = TraceResult::Done);
+        let mut ran = false;
+        log.end_pending(&JobError::DeviceLost, || ran = true);
+        assert!(ran);
+        let lost = TraceResult::Error(JobError::DeviceLost);
+        let t = log.snapshot();
+        let results: Vec<_> = t.entries.iter().map(|e| e.result.clone()).collect();
+        assert_eq!(results, [TraceResult::Done, lost.clone(), lost.clone()]);
+        assert_eq!((t.totals.completed, t.totals.failed), (1, 2));
+        // JOB_INFO said done after the loss had settled the entry: the loss stands.
+        assert_eq!(log.finish(1, Ok(()), None, 5), Err(JobError::DeviceLost));
+        assert_eq!(log.snapshot().submission(1).unwrap().result, lost);
+        assert_eq!(log.snapshot().submission(1).unwrap().duration_us, None);
+        // A pending entry is finished as the job ended.
+        assert!(log.push_unless(entry(3), || false));
+        assert_eq!(log.finish(3, Ok(()), None, 5), Ok(()));
+        assert_eq!(log.snapshot().submission(3).unwrap().duration_us, Some(5));
+        assert!(!log.push_unless(entry(4), || true));
+        let t = log.snapshot();
+        assert_eq!(t.entries.len(), 4);
+        assert_eq!(
+            (t.totals.submissions, t.totals.completed, t.totals.failed),
+            (4, 2, 2)
         );
     }
 

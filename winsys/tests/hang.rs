@@ -8,6 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use common::hang::{fault_resets_scenario, hung_job_scenario, job_error, A, B};
+use common::loss::{loss_behind_a_hang, loss_behind_a_hang_scenario};
 use common::{fill_job, pixels, row, LONG};
 use sgx_winsys::replay::{Fixture, Inject};
 use sgx_winsys::{Device, FenceStatus, JobError, ResetRecord, SimDevice, SimOptions, WinsysError};
@@ -79,4 +80,21 @@ fn before_its_budget_a_hung_job_is_pending_and_the_gpu_runs_nothing_else() {
     ));
     assert_eq!(hung.status(), FenceStatus::Pending);
     assert!(dev.resets().is_empty());
+}
+
+/// A loss the worker finds (job 1, after job 0's hang) with jobs queued behind: every job is
+/// traced as lost before `is_lost()` shows it (common/loss.rs).
+#[test]
+fn a_loss_behind_a_hang_is_traced_for_every_queued_job_before_it_shows() {
+    let dev = SimDevice::with_options(SimOptions {
+        faults: Some(Arc::new(Fixture {
+            description: "a hang, then a loss".into(),
+            inject: loss_behind_a_hang(),
+            ..Default::default()
+        })),
+        hang_budget: Some(BUDGET),
+        ..SimOptions::default()
+    })
+    .expect("model");
+    loss_behind_a_hang_scenario(&dev, BUDGET.as_millis() as u64);
 }

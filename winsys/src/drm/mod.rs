@@ -12,6 +12,11 @@
 //! budget, or an MMU fault) cancels only that context's queued jobs. The reaper records a
 //! reset when a job of ours ends HANG or FAULT; CTX_RESET_STATUS (MODEL: no gma500 kernel has
 //! it) tells of resets that other files' jobs caused, which leave every context here innocent.
+//!
+//! A loss (ENODEV or EIO from any ioctl, on a caller's thread or in the reaper's wait or
+//! JOB_INFO) goes through `Core::lose` wherever it is found first: every job in flight is
+//! traced lost before `is_lost()` shows it, and the call answers DeviceLost
+//! (`DrmShared::ioctl_error`); the reaper then ends their fences, and imported ones, lost.
 
 mod card;
 mod reaper;
@@ -212,10 +217,7 @@ impl DrmDevice {
                 fence: 0,
                 waited_ms: timeout.as_millis().min(u64::MAX as u128) as u64,
             }),
-            Err(e) => Err(WinsysError::Os {
-                op: "DRM_IOCTL_SGX535_GEM_WAIT",
-                errno: self.shared.check_lost(e),
-            }),
+            Err(e) => Err(self.shared.ioctl_error("DRM_IOCTL_SGX535_GEM_WAIT", e)),
         }
     }
 }
@@ -287,10 +289,7 @@ impl Device for DrmDevice {
             h,
             (libc::O_CLOEXEC | libc::O_RDWR) as u32,
         )
-        .map_err(|e| WinsysError::Os {
-            op: "DRM_IOCTL_PRIME_HANDLE_TO_FD",
-            errno: s.check_lost(io_errno(&e)),
-        })
+        .map_err(|e| s.ioctl_error("DRM_IOCTL_PRIME_HANDLE_TO_FD", io_errno(&e)))
     }
 
     fn import_bo(&self, fd: BorrowedFd<'_>, size_B: u64) -> Result<Bo> {
@@ -306,11 +305,8 @@ impl Device for DrmDevice {
             )));
         }
         let handles = lock(&s.handles);
-        let h =
-            drm::control::Device::prime_fd_to_buffer(&s.card, fd).map_err(|e| WinsysError::Os {
-                op: "DRM_IOCTL_PRIME_FD_TO_HANDLE",
-                errno: s.check_lost(io_errno(&e)),
-            })?;
+        let h = drm::control::Device::prime_fd_to_buffer(&s.card, fd)
+            .map_err(|e| s.ioctl_error("DRM_IOCTL_PRIME_FD_TO_HANDLE", io_errno(&e)))?;
         let handle: u32 = h.into();
         let existing = handles.get(&handle).and_then(WeakBo::upgrade);
         if let Some(bo) = existing {
@@ -350,17 +346,11 @@ impl Device for DrmDevice {
             op: "dup of a sync file",
             errno: io_errno(&e),
         })?;
-        let h =
-            drm::control::Device::create_syncobj(&s.card, false).map_err(|e| WinsysError::Os {
-                op: "DRM_IOCTL_SYNCOBJ_CREATE",
-                errno: s.check_lost(io_errno(&e)),
-            })?;
+        let h = drm::control::Device::create_syncobj(&s.card, false)
+            .map_err(|e| s.ioctl_error("DRM_IOCTL_SYNCOBJ_CREATE", io_errno(&e)))?;
         if let Err(errno) = sync_file::import(s.card.as_fd(), h.into(), fd) {
             let _ = drm::control::Device::destroy_syncobj(&s.card, h);
-            return Err(WinsysError::Os {
-                op: "DRM_IOCTL_SYNCOBJ_FD_TO_HANDLE",
-                errno: s.check_lost(errno),
-            });
+            return Err(s.ioctl_error("DRM_IOCTL_SYNCOBJ_FD_TO_HANDLE", errno));
         }
         let fence = s.core.new_fence();
         let mut p = lock(&s.pending);
@@ -391,10 +381,8 @@ impl Device for DrmDevice {
             return Err(WinsysError::ForeignObject("fence"));
         }
         let export = |h| {
-            drm::control::Device::syncobj_to_fd(&s.card, h, true).map_err(|e| WinsysError::Os {
-                op: "DRM_IOCTL_SYNCOBJ_HANDLE_TO_FD",
-                errno: s.check_lost(io_errno(&e)),
-            })
+            drm::control::Device::syncobj_to_fd(&s.card, h, true)
+                .map_err(|e| s.ioctl_error("DRM_IOCTL_SYNCOBJ_HANDLE_TO_FD", io_errno(&e)))
         };
         {
             // Under the lock the reaper takes to destroy a finished job's syncobj.
@@ -407,11 +395,8 @@ impl Device for DrmDevice {
             // Accepted but not yet listed, or a user fence: the in-process form.
             return fence.export_fd();
         }
-        let h =
-            drm::control::Device::create_syncobj(&s.card, true).map_err(|e| WinsysError::Os {
-                op: "DRM_IOCTL_SYNCOBJ_CREATE",
-                errno: s.check_lost(io_errno(&e)),
-            })?;
+        let h = drm::control::Device::create_syncobj(&s.card, true)
+            .map_err(|e| s.ioctl_error("DRM_IOCTL_SYNCOBJ_CREATE", io_errno(&e)))?;
         let r = export(h);
         if let Err(e) = drm::control::Device::destroy_syncobj(&s.card, h) {
             log::error!("drm: destroying a syncobj: {e}");

@@ -57,29 +57,34 @@ pub(super) fn run(shared: Arc<DrmShared>) {
             }
         }
     }
-    let (left, imports) = {
-        let mut p = lock(&shared.pending);
-        let jobs: Vec<InFlight> = p.jobs.drain(..).collect();
-        let imports: Vec<Imported> = p.imports.drain(..).collect();
-        (jobs, imports)
-    };
-    for j in left {
-        end(&shared, j, Err(JobError::DeviceLost), None);
-    }
-    for i in imports {
-        end_import(&shared, i, Err(JobError::DeviceLost));
-    }
+    end_in_flight(&shared);
     if let Err(e) = shared.card.destroy_syncobj(shared.wake) {
         log::error!("drm reaper: destroying the wake syncobj: {e}");
     }
 }
 
-/// The kernel reports the device lost: every in-flight job ends with DeviceLost.
+/// The kernel reports the device lost: every in-flight job is traced as lost before the loss
+/// shows (`Core::lose`, unless a caller's ioctl found it first and did so), then ends with
+/// DeviceLost, and so does every imported fence (the kernel will not signal them now).
 fn lose(shared: &DrmShared) {
-    shared.core.set_lost();
-    let jobs: Vec<InFlight> = lock(&shared.pending).jobs.drain(..).collect();
+    shared.core.lose();
+    end_in_flight(shared);
+}
+
+/// Ends every job and imported fence still waited for with DeviceLost (the device is lost, or
+/// going away with nobody left to reap them).
+fn end_in_flight(shared: &DrmShared) {
+    let (jobs, imports) = {
+        let mut p = lock(&shared.pending);
+        let jobs: Vec<InFlight> = p.jobs.drain(..).collect();
+        let imports: Vec<Imported> = p.imports.drain(..).collect();
+        (jobs, imports)
+    };
     for j in jobs {
         end(shared, j, Err(JobError::DeviceLost), None);
+    }
+    for i in imports {
+        end_import(shared, i, Err(JobError::DeviceLost));
     }
 }
 
@@ -179,7 +184,8 @@ fn reap(shared: &DrmShared, h: syncobj::Handle) {
         Err(e) => (Err(JobError::Failed(format!("JOB_INFO: {e}"))), None),
     };
     if r == Err(JobError::DeviceLost) {
-        shared.core.set_lost();
+        // Every job in flight, this one included, is traced as lost before the loss shows.
+        shared.core.lose();
     }
     // Signal under the pending lock: a submit looking up this job's syncobj sees either the
     // job still listed or its fence already signalled, never a pending fence without a syncobj.
@@ -203,11 +209,11 @@ fn reap(shared: &DrmShared, h: syncobj::Handle) {
     }
 }
 
+/// Ends a job: its trace entry, then its fence, which says what the trace says (a loss that a
+/// caller's ioctl found first settled the entry, whatever JOB_INFO said after).
 fn end(shared: &DrmShared, j: InFlight, r: Result<(), JobError>, rep: Option<&JobReport>) {
     let us = j.submitted.elapsed().as_micros().min(u64::MAX as u128) as u64;
-    shared.core.trace.update(j.acc.submission, |e| {
-        e.finish(r.as_ref().map(|_| ()), rep, us)
-    });
+    let r = shared.core.trace.finish(j.acc.submission, r, rep, us);
     if let Err(e) = shared.card.destroy_syncobj(j.syncobj) {
         log::error!("drm reaper: destroying a syncobj: {e}");
     }

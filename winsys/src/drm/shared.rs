@@ -79,17 +79,31 @@ impl DrmShared {
         if let Some(&id) = ctxs.get(&context) {
             return Ok(id);
         }
-        let id = self.card.ctx_create()?;
+        let id = self.card.ctx_create().map_err(|e| match e {
+            WinsysError::Os { op, errno } => self.ioctl_error(op, errno),
+            e => e,
+        })?;
         ctxs.insert(context, id);
         Ok(id)
     }
 
-    /// An ioctl error: ENODEV and EIO mean the device is gone.
+    /// An ioctl error: ENODEV and EIO mean the device is gone. The caller's thread may learn
+    /// of the loss before the reaper does: the jobs in flight are traced as lost here, before
+    /// the loss shows (`Core::lose`); the reaper ends their fences when it finds the loss too.
     pub(super) fn check_lost(&self, errno: Errno) -> Errno {
         if matches!(errno, Errno::ENODEV | Errno::EIO) {
-            self.core.set_lost();
+            self.core.lose();
         }
         errno
+    }
+
+    /// A failed ioctl as the caller sees it: DeviceLost when the errno says the device is gone
+    /// (after `check_lost` settled the loss), else the call and its errno.
+    pub(super) fn ioctl_error(&self, op: &'static str, errno: Errno) -> WinsysError {
+        match self.check_lost(errno) {
+            Errno::ENODEV | Errno::EIO => WinsysError::DeviceLost,
+            errno => WinsysError::Os { op, errno },
+        }
     }
 }
 
@@ -139,12 +153,8 @@ impl Engine for DrmShared {
             JobKind::TwoD { regs: r } => (SGX535_PIPE_2D, Vec::new(), Vec::new(), regs(r)),
         };
         let ctx = self.kernel_ctx(acc.job.context)?;
-        let out = drm::control::Device::create_syncobj(&self.card, false).map_err(|e| {
-            WinsysError::Os {
-                op: "DRM_IOCTL_SYNCOBJ_CREATE",
-                errno: self.check_lost(io_errno(&e)),
-            }
-        })?;
+        let out = drm::control::Device::create_syncobj(&self.card, false)
+            .map_err(|e| self.ioctl_error("DRM_IOCTL_SYNCOBJ_CREATE", io_errno(&e)))?;
         let ptr = |v: *const std::ffi::c_void, n: usize| if n == 0 { 0 } else { v as u64 };
         let mut submit = drm_sgx535_gem_submit {
             ctx,

@@ -116,10 +116,7 @@ impl DrmShared {
             // Storage's Drop takes the table lock to close the handle.
             drop(handles);
             drop(storage);
-            return Err(WinsysError::Os {
-                op: "DRM_IOCTL_SGX535_GEM_INFO",
-                errno: e,
-            });
+            return Err(self.ioctl_error("DRM_IOCTL_SGX535_GEM_INFO", e));
         }
         storage.offset = i.offset;
         let bo = Bo::new(

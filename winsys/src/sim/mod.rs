@@ -91,13 +91,11 @@ impl SimShared {
     /// Marks the device lost and ends every unfinished job with DeviceLost. `current` is a job
     /// taken off the queue that the loss hit.
     fn lose(&self, current: Option<Accepted>) {
-        // The job the loss hit is traced as lost before the loss is visible: a caller whose
-        // next call fails with DeviceLost, and who then reads the trace, must find that job
-        // ended, not pending (a recorded fixture would otherwise say the job hung).
-        if let Some(acc) = &current {
-            self.trace_end(acc, &JobError::DeviceLost);
-        }
-        self.core.set_lost();
+        // Every unfinished job, the one the loss hit included, is traced as lost before the
+        // loss is visible (Core::lose): a caller whose next call fails with DeviceLost, and who
+        // then reads the trace, finds them ended, not pending (a recorded fixture would
+        // otherwise say the job hung).
+        self.core.lose();
         let doomed: Vec<Accepted> = {
             let mut q = lock(&self.queue);
             let mut v: Vec<Accepted> = q.waiting.drain(..).collect();
@@ -115,15 +113,10 @@ impl SimShared {
 
     /// Ends an unfinished job with `err`.
     fn fail(&self, acc: Accepted, err: JobError) {
-        self.trace_end(&acc, &err);
-        finish(acc, Err(err));
-    }
-
-    /// Records in the trace that an unfinished job ended with `err`.
-    fn trace_end(&self, acc: &Accepted, err: &JobError) {
         self.core.trace.update(acc.submission, |e| {
-            e.result = TraceResult::from_job(Err(err))
+            e.result = TraceResult::from_job(Err(&err))
         });
+        finish(acc, Err(err));
     }
 }
 

@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod hang;
+pub mod loss;
 pub mod preload;
 
 use std::time::Duration;
