@@ -730,9 +730,7 @@ impl Bodies {
             stage_max_B,
         }
     }
-}
 
-impl Bodies {
     /// What a copy of `rect_el` to linear memory uses: [`Bodies::best`], but with cached
     /// stores where it would stage 1- or 2-byte elements and moves at most
     /// [`STAGED_CACHED_MAX_B`].
