@@ -15,6 +15,16 @@ fn scratch(name: &str, body: &str) -> PathBuf {
     p
 }
 
+/// Runs `sgx535 replay` on a scratch fixture `name` holding `body`; checks that it fails and
+/// returns what it printed.
+fn replay_fails(name: &str, body: &str) -> String {
+    let p = scratch(name, body);
+    let o = sgx535(&["replay", p.to_str().unwrap()]);
+    let t = text(&o);
+    assert!(!o.status.success(), "{t}");
+    t
+}
+
 fn host_fixtures() -> Vec<String> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/host");
     let mut v: Vec<String> = std::fs::read_dir(dir)
@@ -55,15 +65,12 @@ fn every_host_fixture_meets_its_expect_block() {
 
 #[test]
 fn a_mismatch_names_the_field_and_fails() {
-    let p = scratch(
+    let t = replay_fails(
         "wrong.json",
         r#"{"description": "refusal of pass 2, with a wrong count",
             "inject": [{"what": "refuse_submission", "submission": 2, "errno": "ENOSPC"}],
             "expect": {"mipgen": {"error": "refused", "fences_signalled": 5, "written": [1, 2]}}}"#,
     );
-    let o = sgx535(&["replay", p.to_str().unwrap()]);
-    let t = text(&o);
-    assert!(!o.status.success(), "{t}");
     assert!(
         t.contains("MISMATCH fences_signalled: expected 5, got 2"),
         "{t}"
@@ -74,14 +81,11 @@ fn a_mismatch_names_the_field_and_fails() {
 
 #[test]
 fn an_injection_the_run_never_reaches_is_out_of_range() {
-    let p = scratch(
+    let t = replay_fails(
         "range.json",
         r#"{"inject": [{"what": "fault_job", "job": 40, "unit": "pbe", "addr": 0}],
             "expect": {"draw": {"error": "none"}}}"#,
     );
-    let o = sgx535(&["replay", p.to_str().unwrap()]);
-    let t = text(&o);
-    assert!(!o.status.success(), "{t}");
     assert!(
         t.contains("inject[0] (job 40; the run reached 3) never fired"),
         "{t}"
@@ -90,13 +94,10 @@ fn an_injection_the_run_never_reaches_is_out_of_range() {
 
 #[test]
 fn a_bad_fixture_names_file_line_and_field() {
-    let p = scratch(
+    let t = replay_fails(
         "bad.json",
         "{\n  \"inject\": [],\n  \"expect\": {\"mipgen\": {\"levels\": [1]}}\n}\n",
     );
-    let o = sgx535(&["replay", p.to_str().unwrap()]);
-    let t = text(&o);
-    assert!(!o.status.success(), "{t}");
     assert!(t.contains("bad.json"), "{t}");
     assert!(t.contains("line 3"), "{t}");
     assert!(t.contains("field `expect.mipgen"), "{t}");
