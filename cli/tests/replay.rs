@@ -187,26 +187,32 @@ fn shim_library() -> std::path::PathBuf {
         .expect("libsgx535_drm_shim.so is built next to the test (a dev-dependency)")
 }
 
+/// `sgx535 replay --record out --scenario scenario` on the drm backend, whose render node is
+/// the drm-shim serving the model with `fixture`'s failures behind it.
+fn record_on_drm(out: &Path, fixture: &Path, scenario: &str) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_sgx535"))
+        .args([
+            "replay",
+            "--record",
+            out.to_str().unwrap(),
+            "--scenario",
+            scenario,
+        ])
+        .env("LD_PRELOAD", shim_library())
+        .env("SGX535_SHIM_FIXTURE", fixture)
+        .env("SGX535_DEVICE", "drm")
+        .env_remove("SGX_DRM_NODE")
+        .output()
+        .unwrap()
+}
+
 #[test]
 fn record_on_a_drm_device_writes_what_the_kernel_did() {
     // The drm backend's real ioctl path, served by the drm-shim with a fault injected behind
     // it: the recorded fixture names the fault the kernel reported.
     let out = scratch("drm-rec.json", "");
     let fx = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/host/draw_fault_step1.json");
-    let o = Command::new(env!("CARGO_BIN_EXE_sgx535"))
-        .args([
-            "replay",
-            "--record",
-            out.to_str().unwrap(),
-            "--scenario",
-            "draw",
-        ])
-        .env("LD_PRELOAD", shim_library())
-        .env("SGX535_SHIM_FIXTURE", &fx)
-        .env("SGX535_DEVICE", "drm")
-        .env_remove("SGX_DRM_NODE")
-        .output()
-        .unwrap();
+    let o = record_on_drm(&out, &fx, "draw");
     assert!(o.status.success(), "{}", text(&o));
     assert!(text(&o).contains("recorded draw on drm"), "{}", text(&o));
     let rec: serde_json::Value =
@@ -228,20 +234,7 @@ fn record_of_a_loss_on_a_drm_device_writes_the_loss_not_a_hang() {
     let fx = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/host/lose_device.json");
     for (round, scenario) in ["draw", "mipgen"].iter().cycle().take(8).enumerate() {
         let out = scratch(&format!("drm-rec-lost-{round}.json"), "");
-        let o = Command::new(env!("CARGO_BIN_EXE_sgx535"))
-            .args([
-                "replay",
-                "--record",
-                out.to_str().unwrap(),
-                "--scenario",
-                scenario,
-            ])
-            .env("LD_PRELOAD", shim_library())
-            .env("SGX535_SHIM_FIXTURE", &fx)
-            .env("SGX535_DEVICE", "drm")
-            .env_remove("SGX_DRM_NODE")
-            .output()
-            .unwrap();
+        let o = record_on_drm(&out, &fx, scenario);
         assert!(o.status.success(), "round {round}: {}", text(&o));
         let rec: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();

@@ -6,15 +6,6 @@
 use sgx_layout::copy::fast;
 use sgx_layout::{Rect, Twiddle};
 
-/// Threads of this process named like the process pool's workers.
-fn pool_workers() -> usize {
-    std::fs::read_dir("/proc/self/task")
-        .unwrap()
-        .filter_map(|e| std::fs::read_to_string(e.unwrap().path().join("comm")).ok())
-        .filter(|name| name.starts_with("sgx-pool"))
-        .count()
-}
-
 /// A `side`x`side` B8G8R8A8 twiddled->linear copy; checks a few texels against the Morton
 /// offsets.
 fn untwiddle(side: u32) {
@@ -41,13 +32,25 @@ fn untwiddle(side: u32) {
 fn the_pool_starts_with_the_first_copy_that_takes_it() {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let serial = std::env::var("SGX_THREADS").is_ok_and(|v| v.trim() == "1");
-    assert_eq!(pool_workers(), 0, "no pool worker before any copy");
+    assert_eq!(
+        sgx_pool::live_workers(),
+        0,
+        "no pool worker before any copy"
+    );
     // 256x256 B8G8R8A8, 256 KiB: on the caller.
     untwiddle(256);
-    assert_eq!(pool_workers(), 0, "no pool worker for a 256 KiB copy");
+    assert_eq!(
+        sgx_pool::live_workers(),
+        0,
+        "no pool worker for a 256 KiB copy"
+    );
     // 1024x1024 B8G8R8A8, 4 MiB: on the pool, one worker per other core (none with
     // SGX_THREADS=1).
     untwiddle(1024);
     let want = if serial { 0 } else { cores - 1 };
-    assert_eq!(pool_workers(), want, "the process's pool for a 4 MiB copy");
+    assert_eq!(
+        sgx_pool::live_workers(),
+        want,
+        "the process's pool for a 4 MiB copy"
+    );
 }

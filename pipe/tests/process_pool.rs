@@ -9,15 +9,6 @@ mod common;
 use common::*;
 use sgx_pipe::Format;
 
-/// Threads of this process named like the process pool's workers.
-fn tile_workers() -> usize {
-    std::fs::read_dir("/proc/self/task")
-        .unwrap()
-        .filter_map(|e| std::fs::read_to_string(e.unwrap().path().join("comm")).ok())
-        .filter(|name| name.starts_with("sgx-pool"))
-        .count()
-}
-
 /// A full-target constant-colour rectangle into a fresh `w`x`h` target; returns its bytes.
 fn fill(r: &mut Rig, w: u32, h: u32) -> Vec<u8> {
     let t = target(r, Format::B8G8R8A8_UNORM, w, h);
@@ -37,16 +28,24 @@ fn the_tile_pool_starts_with_the_first_job_that_takes_it() {
         return;
     }
     let mut r = rig();
-    assert_eq!(tile_workers(), 0, "no tile worker with a new device");
+    assert_eq!(
+        sgx_pool::live_workers(),
+        0,
+        "no tile worker with a new device"
+    );
     // 32x32 pixels: 4 tiles, under the pool's threshold (16 tiles): on the caller.
     let small = fill(&mut r, 32, 32);
     assert!(small.chunks(4).all(|p| p == [0, 255, 0, 255]));
-    assert_eq!(tile_workers(), 0, "no tile worker for a 4-tile job");
+    assert_eq!(
+        sgx_pool::live_workers(),
+        0,
+        "no tile worker for a 4-tile job"
+    );
     // 128x128 pixels: 64 tiles, on the pool, which starts with one worker per other core.
     let big = fill(&mut r, 128, 128);
     assert!(big.chunks(4).all(|p| p == [0, 255, 0, 255]));
     assert_eq!(
-        tile_workers(),
+        sgx_pool::live_workers(),
         cores - 1,
         "the process's pool for a 64-tile job"
     );

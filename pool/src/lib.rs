@@ -77,7 +77,7 @@ impl Pool {
         for who in 1..=workers {
             let w = inner.clone();
             match std::thread::Builder::new()
-                .name(format!("sgx-pool-{who}"))
+                .name(format!("{WORKER_NAME}-{who}"))
                 .spawn(move || work(&w, who))
             {
                 Ok(h) => handles.push(h),
@@ -167,6 +167,21 @@ impl Drop for Pool {
             let _ = h.join();
         }
     }
+}
+
+/// Workers are named `sgx-pool-N` (N from 1), as `top -H` and `/proc/<pid>/task/*/comm` show.
+pub const WORKER_NAME: &str = "sgx-pool";
+
+/// Threads of this process named like pool workers, from `/proc/self/task` (0 where it is not
+/// readable): for tests and diagnostics that check when pools start.
+pub fn live_workers() -> usize {
+    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
+        return 0;
+    };
+    tasks
+        .filter_map(|e| std::fs::read_to_string(e.ok()?.path().join("comm")).ok())
+        .filter(|name| name.starts_with(WORKER_NAME))
+        .count()
 }
 
 /// The cores the process may run on.
@@ -338,6 +353,14 @@ mod tests {
         }));
         assert!(r.is_err());
         assert_eq!(pool.run(&|_| (), || 3), 3);
+    }
+
+    #[test]
+    fn live_workers_counts_a_pools_threads() {
+        // Other tests' pools may be alive meanwhile: at least this one's are counted.
+        let pool = Pool::new(2);
+        assert_eq!(pool.workers(), 2);
+        assert!(live_workers() >= 2, "{} workers seen", live_workers());
     }
 
     #[test]

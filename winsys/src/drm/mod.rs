@@ -253,15 +253,11 @@ impl Device for DrmDevice {
         };
         // SAFETY: `c` is a live drm_sgx535_gem_create, the struct this request carries.
         if let Err(errno) = unsafe { ioctl_gem_create(s.card.fd(), &mut c) } {
-            return Err(match s.check_lost(errno) {
+            return Err(match errno {
                 Errno::ENOMEM | Errno::ENOSPC => WinsysError::OutOfMemory {
                     size_B: desc.size_B,
                 },
-                Errno::ENODEV | Errno::EIO => WinsysError::DeviceLost,
-                errno => WinsysError::Os {
-                    op: "DRM_IOCTL_SGX535_GEM_CREATE",
-                    errno,
-                },
+                errno => s.ioctl_error("DRM_IOCTL_SGX535_GEM_CREATE", errno),
             });
         }
         // Made before GEM_INFO so that its Drop closes the handle if GEM_INFO fails.

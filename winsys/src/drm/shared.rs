@@ -87,21 +87,16 @@ impl DrmShared {
         Ok(id)
     }
 
-    /// An ioctl error: ENODEV and EIO mean the device is gone. The caller's thread may learn
-    /// of the loss before the reaper does: the jobs in flight are traced as lost here, before
-    /// the loss shows (`Core::lose`); the reaper ends their fences when it finds the loss too.
-    pub(super) fn check_lost(&self, errno: Errno) -> Errno {
-        if matches!(errno, Errno::ENODEV | Errno::EIO) {
-            self.core.lose();
-        }
-        errno
-    }
-
     /// A failed ioctl as the caller sees it: DeviceLost when the errno says the device is gone
-    /// (after `check_lost` settled the loss), else the call and its errno.
+    /// (ENODEV, EIO), else the call and its errno. The caller's thread may learn of a loss
+    /// before the reaper does: the jobs in flight are traced as lost here, before the loss
+    /// shows (`Core::lose`); the reaper ends their fences when it finds the loss too.
     pub(super) fn ioctl_error(&self, op: &'static str, errno: Errno) -> WinsysError {
-        match self.check_lost(errno) {
-            Errno::ENODEV | Errno::EIO => WinsysError::DeviceLost,
+        match errno {
+            Errno::ENODEV | Errno::EIO => {
+                self.core.lose();
+                WinsysError::DeviceLost
+            }
             errno => WinsysError::Os { op, errno },
         }
     }
@@ -176,16 +171,11 @@ impl Engine for DrmShared {
         // vectors above, alive until the call returns, with the counts given.
         if let Err(errno) = unsafe { ioctl_gem_submit(self.card.fd(), &mut submit) } {
             let _ = drm::control::Device::destroy_syncobj(&self.card, out);
-            let errno = self.check_lost(errno);
             return Err(match errno {
-                Errno::ENODEV | Errno::EIO => WinsysError::DeviceLost,
                 Errno::EINVAL | Errno::ENOSPC | Errno::EBUSY | Errno::ENOMEM | Errno::EAGAIN => {
                     WinsysError::Refused { errno }
                 }
-                errno => WinsysError::Os {
-                    op: "DRM_IOCTL_SGX535_GEM_SUBMIT",
-                    errno,
-                },
+                errno => self.ioctl_error("DRM_IOCTL_SGX535_GEM_SUBMIT", errno),
             });
         }
         pending.jobs.push(InFlight {
