@@ -30,10 +30,15 @@
 //! address order (0.26-0.30x B8G8R8A8 against 0.77-0.95x), the twiddled-order walk
 //! (0.15-0.22x narrow against 0.36-0.54x), and two rows of tiles at a time so that twiddled
 //! neighbours are written together (0.30-0.66x against 0.35-0.86x) were all slower, because
-//! presumably its 16 forward linear streams are what the prefetchers follow. A copy that stays in
-//! cache goes in twiddled order within 128x128 super-tiles, so the twiddled side being read
-//! streams (256x256 B8G8R8A8: 0.70x against 0.66x along rows), except for 1- and 2-byte
-//! elements, whose tiles go along rows in groups (below).
+//! presumably its 16 forward linear streams are what the prefetchers follow. A copy to linear
+//! memory that stays in cache goes along rows of tiles too (1- and 2-byte tiles in groups,
+//! below). It went in twiddled order within 128x128 super-tiles, so that the twiddled side being
+//! read streamed, which measured 0.70x against 0.66x along rows for 256x256 B8G8R8A8 with the
+//! bodies of the time; on a 2-core Xeon with AVX-512 (Emerald Rapids: 2 MiB L2 per core, 260 MiB
+//! L3) rows won with every body since: B8G8R8A8 256x256 0.71-0.73x against 0.60-0.63x, 512x512
+//! 0.73-0.80x against 0.53-0.57x, 8-byte 512x512 0.74x against 0.56-0.65x of memcpy, 16-byte
+//! 256x256 0.69-0.72x against 0.59x (AVX-512 body; AVX2's 256x256 0.63-0.65x against 0.59-0.60x;
+//! `bench_twiddle`, A/B in the same minutes, load under 1). Not yet measured again on the EPYC.
 //!
 //! Copies of 4 MiB and more run on the process's pool (`parallel`): to linear memory in bands
 //! of rows, to twiddled memory in blocks of the level whose twiddled bytes are contiguous, each
@@ -72,12 +77,15 @@
 //! AVX2, 1- and 2-byte groups go to linear memory with `pshufb` (`ssse3_narrow`).
 //!
 //! Where the CPU has AVX-512 (F, BW, VBMI; [`Isa`], capped by `SGX_TWIDDLE_ISA`), the groups of
-//! 1- and 2-byte tiles, and 4-byte tiles going to twiddled memory, take `avx512_narrow`'s
-//! bodies: one permute reorders a whole 64-byte line and every store is one aligned line, which
-//! measured 1.3-1.6x the AVX2/SSE2 bodies on 16-bit 2048x2048 and on narrow twiddled->linear.
+//! 1- and 2-byte tiles, and 4-byte tiles in both directions, take `avx512_narrow`'s bodies:
+//! two-source permutes reorder whole 64-byte lines and every store is one aligned line, which
+//! measured 1.3-1.6x the AVX2/SSE2 bodies on 16-bit 2048x2048 and on narrow twiddled->linear,
+//! and for 4-byte tiles to linear memory (eight shuffles per 256 bytes against AVX2's 24)
+//! 256x256 B8G8R8A8 0.63x of memcpy against 0.59-0.60x (Emerald Rapids, A/B, before the row walk
+//! above; 2048x2048, streaming, 0.70-0.81x of the pooled plain copy against 0.62-0.79x).
 
 use super::{check_copy, parallel, Rect};
-use crate::morton::{block_of, compact_even, step, step_by, Twiddle};
+use crate::morton::{block_of, step, step_by, Twiddle};
 use crate::LayoutError;
 
 #[path = "staged.rs"]
@@ -85,10 +93,6 @@ mod staged;
 
 /// Largest tile side, log2: the pixel pipeline's 16x16 tile.
 const MAX_TILE_LOG2: u32 = 4;
-
-/// Largest super-tile side, log2, of the twiddled-to-linear walk: 128x128 elements keep a
-/// sub-rectangle's linear rows within a band (whole-level twiddled order measured no faster).
-const SUPER_LOG2: u32 = 7;
 
 /// Element index, within a 4x4 twiddled block, of each (row, column).
 const BLOCK_INDEX: [[usize; 4]; 4] = [[0, 2, 8, 10], [1, 3, 9, 11], [4, 6, 12, 14], [5, 7, 13, 15]];
@@ -135,9 +139,6 @@ const STAGED_CACHED_MAX_B: u64 = 8 << 20;
 /// Moves elements of `N` bytes in one direction. `t` is a twiddled byte offset, `l` a
 /// linear byte offset.
 trait Mover<const N: usize>: Sized {
-    /// Whether the walk goes along rows of tiles even when the copy stays in cache (else,
-    /// there, in twiddled order in super-tiles). Streaming copies always go along rows.
-    const ROW_WALK: bool;
     /// One element.
     fn texel(&mut self, t: usize, l: usize);
     /// A 4x4 block: 16 contiguous twiddled elements from `t`, rows of 4 from `l`.
@@ -204,7 +205,6 @@ struct Sides<T, L> {
 type ToLinear<'a> = Sides<&'a [u8], &'a mut [u8]>;
 
 impl<const N: usize> Mover<N> for ToLinear<'_> {
-    const ROW_WALK: bool = N < 4;
     const GROUP: usize = narrow_group(N);
 
     #[inline(always)]
@@ -262,8 +262,12 @@ impl<const N: usize> Mover<N> for ToLinear<'_> {
             let how = stores(self.b.stream);
             if N == 4 {
                 let src = self.tw[t..t + TILE16_B].try_into().unwrap();
-                // Not the AVX-512 body: its permute-and-transpose measured slower here than
-                // AVX2's unpacks on cache-resident levels (256x256: 0.64x against 0.76x best).
+                if self.b.isa == Isa::Avx512 {
+                    // SAFETY: `isa` is Avx512 only where avx512_narrow::available() said so.
+                    return unsafe {
+                        super::avx512_narrow::tile16_to_linear(self.lin, l, stride, src, how)
+                    };
+                }
                 if self.b.isa >= Isa::Avx2 {
                     // SAFETY: `isa` is Avx2 or above only where avx2::available() said so.
                     return unsafe { super::avx2::tile16_to_linear(self.lin, l, stride, src, how) };
@@ -286,7 +290,6 @@ impl<const N: usize> Mover<N> for ToLinear<'_> {
 type ToTwiddled<'a> = Sides<&'a mut [u8], &'a [u8]>;
 
 impl<const N: usize> Mover<N> for ToTwiddled<'_> {
-    const ROW_WALK: bool = true;
     const GROUP: usize = narrow_group(N);
 
     #[inline(always)]
@@ -412,9 +415,8 @@ fn whole_tile<const N: usize, M: Mover<N>>(
     }
 }
 
-/// Walks the rectangle's tiles: along rows of tiles where `M::ROW_WALK` or `stream` says so,
-/// else in twiddled order within super-tiles.
-fn walk<const N: usize, M: Mover<N>>(m: &mut M, g: &Twiddle, r: Rect, stride: usize, stream: bool) {
+/// Walks the rectangle's tiles along rows of tiles (why: the module comment).
+fn walk<const N: usize, M: Mover<N>>(m: &mut M, g: &Twiddle, r: Rect, stride: usize) {
     let (x0, y0, x1, y1) = (r.x, r.y, r.x + r.w, r.y + r.h);
     let s = g.log2_w.min(g.log2_h);
     let tile_log2 = s.min(MAX_TILE_LOG2);
@@ -438,82 +440,55 @@ fn walk<const N: usize, M: Mover<N>>(m: &mut M, g: &Twiddle, r: Rect, stride: us
             }
         }
     };
-    // Tiles (or super-tiles) of side 2^log2 covering the rectangle, with their deposited
-    // X and Y increments.
-    let span = |log2: u32| {
-        let side = 1u32 << log2;
-        (
-            (x0 >> log2)..=((x1 - 1) >> log2),
-            (y0 >> log2)..=((y1 - 1) >> log2),
-            g.x_bits(side),
-            g.y_bits(side),
-        )
+    // Tiles covering the rectangle, with their deposited X and Y increments.
+    let side = 1u32 << tile_log2;
+    let (txs, tys, x_inc, y_inc) = (
+        (x0 >> tile_log2)..=((x1 - 1) >> tile_log2),
+        (y0 >> tile_log2)..=((y1 - 1) >> tile_log2),
+        g.x_bits(side),
+        g.y_bits(side),
+    );
+    let xb0 = g.x_bits(txs.start() << tile_log2);
+    let mut yb = g.y_bits(tys.start() << tile_log2);
+    let group = if tile_log2 == MAX_TILE_LOG2 {
+        M::GROUP as u32
+    } else {
+        1
     };
-    if M::ROW_WALK || stream {
-        let (txs, tys, x_inc, y_inc) = span(tile_log2);
-        let xb0 = g.x_bits(txs.start() << tile_log2);
-        let mut yb = g.y_bits(tys.start() << tile_log2);
-        let group = if tile_log2 == MAX_TILE_LOG2 {
-            M::GROUP as u32
-        } else {
-            1
-        };
-        for ty in tys {
-            let mut xb = xb0;
-            let (py0, py1) = (ty << tile_log2, (ty + 1) << tile_log2);
-            let rows_whole = py0 >= y0 && py1 <= y1;
-            let mut tx = *txs.start();
-            while tx <= *txs.end() {
-                let (px0, px1) = (tx << tile_log2, (tx + group) << tile_log2);
-                if group > 1 && rows_whole && px0 >= x0 && px1 <= x1 {
-                    let mut ts = [0usize; 4];
-                    for t in ts.iter_mut().take(group as usize) {
-                        *t = (xb | yb) as usize * N;
-                        xb = step_by(xb, x_inc, g.x_mask);
-                    }
-                    let l = (py0 - y0) as usize * stride + (px0 - x0) as usize * N;
-                    m.group(ts, l, stride);
-                    tx += group;
-                    continue;
-                }
-                visit(m, tx << tile_log2, py0, (xb | yb) as usize);
-                xb = step_by(xb, x_inc, g.x_mask);
-                tx += 1;
-            }
-            yb = step_by(yb, y_inc, g.y_mask);
-        }
-        return;
-    }
-    let tile_el = 1usize << (2 * tile_log2);
-    let super_log2 = s.min(SUPER_LOG2);
-    let tiles_per_super = 1u32 << (2 * (super_log2 - tile_log2));
-    let (sxs, sys, x_inc, y_inc) = span(super_log2);
-    let xb0 = g.x_bits(sxs.start() << super_log2);
-    let mut yb = g.y_bits(sys.start() << super_log2);
-    for sy in sys {
+    for ty in tys {
         let mut xb = xb0;
-        for sx in sxs.clone() {
-            let super_base = (xb | yb) as usize;
-            for k in 0..tiles_per_super {
-                let tx = (sx << super_log2) + (compact_even(k >> 1) << tile_log2);
-                let ty = (sy << super_log2) + (compact_even(k) << tile_log2);
-                visit(m, tx, ty, super_base + k as usize * tile_el);
+        let (py0, py1) = (ty << tile_log2, (ty + 1) << tile_log2);
+        let rows_whole = py0 >= y0 && py1 <= y1;
+        let mut tx = *txs.start();
+        while tx <= *txs.end() {
+            let (px0, px1) = (tx << tile_log2, (tx + group) << tile_log2);
+            if group > 1 && rows_whole && px0 >= x0 && px1 <= x1 {
+                let mut ts = [0usize; 4];
+                for t in ts.iter_mut().take(group as usize) {
+                    *t = (xb | yb) as usize * N;
+                    xb = step_by(xb, x_inc, g.x_mask);
+                }
+                let l = (py0 - y0) as usize * stride + (px0 - x0) as usize * N;
+                m.group(ts, l, stride);
+                tx += group;
+                continue;
             }
+            visit(m, tx << tile_log2, py0, (xb | yb) as usize);
             xb = step_by(xb, x_inc, g.x_mask);
+            tx += 1;
         }
         yb = step_by(yb, y_inc, g.y_mask);
     }
 }
 
-/// Walks the copy at its element size, along rows of tiles where `rows` says so (see
-/// [`walk`]).
-fn dispatch<M: Movers>(m: &mut M, g: &Twiddle, r: Rect, stride: usize, bpe: usize, rows: bool) {
+/// Walks the copy at its element size ([`walk`]).
+fn dispatch<M: Movers>(m: &mut M, g: &Twiddle, r: Rect, stride: usize, bpe: usize) {
     match bpe {
-        1 => walk::<1, M>(m, g, r, stride, rows),
-        2 => walk::<2, M>(m, g, r, stride, rows),
-        4 => walk::<4, M>(m, g, r, stride, rows),
-        8 => walk::<8, M>(m, g, r, stride, rows),
-        16 => walk::<16, M>(m, g, r, stride, rows),
+        1 => walk::<1, M>(m, g, r, stride),
+        2 => walk::<2, M>(m, g, r, stride),
+        4 => walk::<4, M>(m, g, r, stride),
+        8 => walk::<8, M>(m, g, r, stride),
+        16 => walk::<16, M>(m, g, r, stride),
         // check_copy admits only the sizes above.
         _ => unreachable!("element size checked"),
     }
@@ -810,7 +785,7 @@ where
     let (tw_len_B, lin_len_B) = (tw.as_ref().len(), lin.as_ref().len());
     if check_copy(tw_len_B, geom, rect_el, lin_len_B, stride, bytes_per_el)? {
         let mut m = Sides { tw, lin, stride, b };
-        dispatch(&mut m, geom, rect_el, stride, bytes_per_el, b.stream);
+        dispatch(&mut m, geom, rect_el, stride, bytes_per_el);
         if b.stream {
             fence();
         }
