@@ -246,7 +246,10 @@ pub(super) unsafe fn group_to_linear<const N: usize>(
 /// Why: a row's two lines written one after the other. In a C scratch harness of the bare
 /// memory pattern (256x256 1-byte, no shuffles; Emerald Rapids, 2 MiB L2), one group's 64-byte
 /// rows at a time ran at 23-25 GB/s, two groups' 128 bytes per row at 27-30 GB/s, the same rows
-/// stored in address order at 27-30 GB/s, memcpy at 34-39 GB/s.
+/// stored in address order at 27-30 GB/s, memcpy at 34-39 GB/s. The same pairing going to
+/// twiddled memory (each row's 128 bytes loaded together) was tried and not kept: 256x256 8-bit
+/// 0.62-0.67x against 0.66-0.69x of memcpy, 16-bit 0.67-0.70x against 0.65-0.66x, 2048x2048 8-bit
+/// 0.59-0.70x against 0.75-0.88x of the pooled plain copy (`bench_twiddle`, A/B, three rounds).
 ///
 /// # Safety
 /// The CPU must have AVX-512 F, BW and VBMI ([`available`]).
