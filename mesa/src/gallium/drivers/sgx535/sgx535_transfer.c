@@ -62,7 +62,11 @@ sgx535g_map(struct pipe_context *pctx, struct pipe_resource *pres, unsigned leve
       if (ctx->spare_staging && ctx->spare_staging_B >= (unsigned)box->width) {
          t->explicit_staging = ctx->spare_staging;
          t->explicit_staging_B = ctx->spare_staging_B;
+         /* The spare is the transfer's now: with its size left behind, the unmap
+          * below found the spare no smaller and freed the buffer, so every other
+          * draw allocated and freed a megabyte (drawoverhead's test 6). */
          ctx->spare_staging = NULL;
+         ctx->spare_staging_B = 0;
       } else {
          t->explicit_staging = MALLOC(box->width);
          t->explicit_staging_B = box->width;
