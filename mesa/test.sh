@@ -258,5 +258,31 @@ else
   grep 'FAIL' "$OUT/egl-drm-job-oom.log" | head -5
 fi
 
+# ---- draws that upload current attributes allocate nothing large per draw ----
+# st/mesa uploads GL's current attribute values through u_upload_mgr before a draw whose vertex
+# layout changed, which maps the rest of the upload buffer (about a megabyte) write-only with
+# FLUSH_EXPLICIT; the glue hands out a staging buffer it keeps for the next map. When it lost
+# that buffer every other map, each such draw allocated and freed a megabyte: piglit's
+# drawoverhead test 6 (one- and two-attribute display lists intermixed) counted hundreds of
+# thousands of allocations of 256 KiB or more in a run, and ran 10-25% slower.
+BIG_MALLOCS=$OUT/big_mallocs.so
+DRAWOVERHEAD=${PIGLIT_BIN:-/usr/lib/x86_64-linux-gnu/piglit/bin}/drawoverhead
+if ! gcc -std=c11 -Wall -Wextra -Werror -shared -fPIC -O2 -o "$BIG_MALLOCS" "$HERE/tests/big_mallocs.c"; then
+  fail "could not build the allocation counter"
+elif [ ! -x "$DRAWOVERHEAD" ]; then
+  fail "piglit's drawoverhead is not installed at $DRAWOVERHEAD"
+else
+  sgx env MESA_GL_VERSION_OVERRIDE=3.0COMPAT MESA_GLSL_VERSION_OVERRIDE=130 \
+    MESA_EXTENSION_OVERRIDE=+GL_ARB_uniform_buffer_object LD_PRELOAD="$BIG_MALLOCS" \
+    timeout 120 "$DRAWOVERHEAD" -compat -nocolor -test 6 >"$OUT/drawoverhead-6.log" 2>&1
+  kdraws=$(sed -n 's/^ *6, .*, *\([0-9][0-9]*\), .*/\1/p' "$OUT/drawoverhead-6.log")
+  big=$(sed -n 's/^big_mallocs: //p' "$OUT/drawoverhead-6.log" | tail -1)
+  if [ -n "$kdraws" ] && [ -n "$big" ] && [ "$big" -lt 1000 ]; then
+    pass "drawoverhead test 6: $kdraws thousand draws/s with $big allocations of 256 KiB or more"
+  else
+    fail "drawoverhead test 6: ${kdraws:-no} thousand draws/s, ${big:-unknown} allocations of 256 KiB or more (see $OUT/drawoverhead-6.log)"
+  fi
+fi
+
 echo "mesa/test.sh: $FAILS failure(s); artifacts in $OUT"
 exit "$FAILS"
