@@ -167,9 +167,20 @@ trait Mover<const N: usize>: Sized {
     /// one group after the other unless a body takes both at once.
     #[inline(always)]
     fn group_pair(&mut self, ts: [[usize; 4]; 2], l: usize, stride: usize) {
-        self.group(ts[0], l, stride);
-        self.group(ts[1], l + 16 * N * Self::GROUP, stride);
+        groups_one_by_one::<N, Self>(self, ts, l, stride);
     }
+}
+
+/// [`Mover::group_pair`] one group after the other, through [`Mover::group`].
+#[inline(always)]
+fn groups_one_by_one<const N: usize, M: Mover<N>>(
+    m: &mut M,
+    ts: [[usize; 4]; 2],
+    l: usize,
+    stride: usize,
+) {
+    m.group(ts[0], l, stride);
+    m.group(ts[1], l + 16 * N * M::GROUP, stride);
 }
 
 /// [`Mover::group`] one tile at a time, through [`Mover::tile`].
@@ -253,9 +264,11 @@ impl<const N: usize> Mover<N> for ToLinear<'_> {
         #[cfg(target_arch = "x86_64")]
         if N <= 4 && self.b.isa == Isa::Avx512 {
             use super::avx512_narrow::{group_pair_to_linear, tile_pair_to_linear};
+            use super::sse2::TILE16_B;
             let (how, lin, tw) = (stores(self.b.stream), &mut *self.lin, self.tw);
             if N == 4 {
-                let tile = |t: usize| -> &[u8; 1024] { tw[t..t + 1024].try_into().unwrap() };
+                let tile =
+                    |t: usize| -> &[u8; TILE16_B] { tw[t..t + TILE16_B].try_into().unwrap() };
                 let pair = [tile(ts[0][0]), tile(ts[1][0])];
                 // SAFETY: `isa` is Avx512 only where avx512_narrow::available() said so.
                 return unsafe { tile_pair_to_linear(lin, l, stride, pair, how) };
@@ -263,8 +276,7 @@ impl<const N: usize> Mover<N> for ToLinear<'_> {
             // SAFETY: as above.
             return unsafe { group_pair_to_linear::<N>(lin, l, stride, tw, ts, how) };
         }
-        <Self as Mover<N>>::group(self, ts[0], l, stride);
-        <Self as Mover<N>>::group(self, ts[1], l + 16 * N * <Self as Mover<N>>::GROUP, stride);
+        groups_one_by_one::<N, Self>(self, ts, l, stride);
     }
 
     #[inline(always)]
@@ -612,10 +624,9 @@ pub fn linear_to_twiddled(
 ) -> Result<(), LayoutError> {
     let b = Bodies::best(rect_el, bytes_per_el);
     let pool = parallel::pool_for(len_B(rect_el, bytes_per_el));
-    let piece_B = parallel::PIECE_B;
     pooled_to_twiddled(
         pool.as_deref(),
-        piece_B,
+        parallel::PIECE_B,
         tw,
         geom,
         rect_el,
@@ -637,10 +648,9 @@ pub fn twiddled_to_linear(
 ) -> Result<(), LayoutError> {
     let b = Bodies::best_to_linear(rect_el, bytes_per_el);
     let pool = parallel::pool_for(len_B(rect_el, bytes_per_el));
-    let piece_B = parallel::PIECE_B;
     pooled_to_linear(
         pool.as_deref(),
-        piece_B,
+        parallel::PIECE_B,
         lin,
         lin_stride_B,
         tw,
