@@ -208,33 +208,76 @@ fn peer(driver: &str, lp_threads: &str) -> anyhow::Result<(f64, f64)> {
     Ok((get("quad ")?, get("chain ")?))
 }
 
-/// Runs the peers and prints them beside the model's rows (quad first, chain second).
-pub fn run(rows: &[sgx_sim::BenchRow]) -> anyhow::Result<()> {
+/// One peer's figures.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Peer {
+    label: String,
+    threads: usize,
+    /// Textured quad and mip chain, Mpix/s.
+    quad: f64,
+    chain: f64,
+}
+
+/// Whether OSMesa loads; says why not when it does not (the peers are then skipped).
+pub fn available() -> bool {
     // SAFETY: only probes whether the library loads (see Gl::load); dropped at once.
-    if let Err(e) = unsafe { libloading::Library::new(OSMESA_LIB) } {
-        println!("peers skipped: {OSMESA_LIB} not loadable ({e}); Debian: apt install libosmesa6");
-        return Ok(());
+    match unsafe { libloading::Library::new(OSMESA_LIB) } {
+        Ok(_) => true,
+        Err(e) => {
+            println!(
+                "peers skipped: {OSMESA_LIB} not loadable ({e}); Debian: apt install libosmesa6"
+            );
+            false
+        }
     }
-    let n = rows.first().map_or(1, |r| r.threads);
+}
+
+/// One pass of every peer for a model on `n` threads (a peer that fails says why and is left
+/// out of this pass).
+pub fn measure(n: usize) -> Vec<Peer> {
     let mut figures = Vec::new();
     for (label, driver, lp, threads) in peers(n) {
         match peer(driver, &lp) {
-            Ok(f) => figures.push((label, threads, f)),
+            Ok((quad, chain)) => figures.push(Peer {
+                label,
+                threads,
+                quad,
+                chain,
+            }),
             Err(e) => println!("peer {label} skipped: {e}"),
         }
     }
+    figures
+}
+
+/// Takes another pass into `all`: each peer's fastest figures over the passes.
+pub fn merge(all: &mut Vec<Peer>, pass: Vec<Peer>) {
+    for p in pass {
+        match all.iter_mut().find(|a| a.label == p.label) {
+            Some(a) => {
+                a.quad = a.quad.max(p.quad);
+                a.chain = a.chain.max(p.chain);
+            }
+            None => all.push(p),
+        }
+    }
+}
+
+/// Prints the peers beside the model's rows (quad first, chain second), each peer against the
+/// model on the same thread count.
+pub fn print(rows: &[sgx_sim::BenchRow], figures: &[Peer], passes: u32) {
+    let n = rows.first().map_or(1, |r| r.threads);
     let mut head = format!(
         "{:<22} {:>9} {:>9}",
         "Mpix/s (Mesa: OSMesa)",
         "model 1t",
         format!("model {n}t")
     );
-    for (label, _, _) in &figures {
-        head.push_str(&format!(" {label:>12}"));
+    for p in figures {
+        head.push_str(&format!(" {:>12}", p.label));
     }
-    // Each peer against the model on the same thread count.
-    for (label, threads, _) in &figures {
-        head.push_str(&format!(" {:>16}", format!("{threads}t/{label}")));
+    for p in figures {
+        head.push_str(&format!(" {:>16}", format!("{}t/{}", p.threads, p.label)));
     }
     println!("{head}");
     for (k, (name, r)) in ["512x512 textured quad", "64x64 mip chain"]
@@ -247,19 +290,47 @@ pub fn run(rows: &[sgx_sim::BenchRow]) -> anyhow::Result<()> {
             r.mpix_per_s(),
             r.mpix_per_s_nt()
         );
-        let fig = |f: &(f64, f64)| if k == 0 { f.0 } else { f.1 };
-        for (_, _, f) in &figures {
-            line.push_str(&format!(" {:>12.2}", fig(f)));
+        let fig = |p: &Peer| if k == 0 { p.quad } else { p.chain };
+        for p in figures {
+            line.push_str(&format!(" {:>12.2}", fig(p)));
         }
-        for (_, threads, f) in &figures {
-            let model = if *threads == 1 {
+        for p in figures {
+            let model = if p.threads == 1 {
                 r.mpix_per_s()
             } else {
                 r.mpix_per_s_nt()
             };
-            line.push_str(&format!(" {:>15.3}x", model / fig(f)));
+            line.push_str(&format!(" {:>15.3}x", model / fig(p)));
         }
         println!("{line}");
     }
-    Ok(())
+    println!(
+        "(fastest of {passes} passes, each the model's rounds then every peer: both sampled \
+         the machine over the same minutes)"
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn merged_passes_keep_each_peers_fastest_figures() {
+        let p = |label: &str, quad, chain| Peer {
+            label: label.into(),
+            threads: 1,
+            quad,
+            chain,
+        };
+        let mut all = vec![p("softpipe", 7.0, 4.0)];
+        merge(
+            &mut all,
+            vec![p("softpipe", 6.0, 5.0), p("llvmpipe 1t", 90.0, 7.0)],
+        );
+        merge(&mut all, vec![p("llvmpipe 1t", 110.0, 6.0)]);
+        assert_eq!(
+            all,
+            vec![p("softpipe", 7.0, 5.0), p("llvmpipe 1t", 110.0, 7.0)]
+        );
+    }
 }

@@ -56,6 +56,16 @@ impl BenchRow {
     pub fn cpu_mpix_per_s(&self) -> f64 {
         mpix(self.pixels, self.cpu_secs)
     }
+
+    /// Takes in another pass of the same row: the fastest run of each kind over both, the
+    /// rounds of both.
+    pub fn merge_pass(&mut self, other: &BenchRow) {
+        debug_assert_eq!(self.name, other.name, "passes of one row (invariant)");
+        self.runs += other.runs;
+        self.secs_1t = self.secs_1t.min(other.secs_1t);
+        self.secs_nt = self.secs_nt.min(other.secs_nt);
+        self.cpu_secs = self.cpu_secs.min(other.cpu_secs);
+    }
 }
 
 fn textured_quad(size: f32, st: TexState) -> DrawDesc {
@@ -272,6 +282,28 @@ mod tests {
         assert!(
             t.contains("0.100x") && t.contains("0.200x") && t.contains("model 2t"),
             "{t}"
+        );
+    }
+
+    #[test]
+    fn a_merged_pass_keeps_each_kinds_fastest_run() {
+        let row = |secs_1t, secs_nt, cpu_secs| BenchRow {
+            name: "x".into(),
+            pixels: 1,
+            runs: 30,
+            secs_1t,
+            threads: 2,
+            secs_nt,
+            cpu_secs,
+        };
+        let mut a = row(0.5, 0.2, 0.9);
+        a.merge_pass(&row(0.4, 0.3, 1.0));
+        assert_eq!(
+            a,
+            BenchRow {
+                runs: 60,
+                ..row(0.4, 0.2, 0.9)
+            }
         );
     }
 
