@@ -41,6 +41,26 @@ type Built = (Vec<JobDesc>, Vec<Arc<Mem>>);
 /// of three, and on a pool of three whose worker 1 is late (asleep inside its first tile of
 /// every job, as if preempted there); returns the (identical) results.
 fn check(name: &str, build: impl Fn(&mut Scene) -> Built) -> Vec<JobResult> {
+    let late = Duration::from_millis(2);
+    check_against(
+        name,
+        build,
+        [
+            ("reference", true, Threads::Serial),
+            ("3 threads", false, Threads::with(3)),
+            ("3 threads, one late", false, Threads::stalled(3, late)),
+        ],
+    )
+}
+
+/// Runs the scene `build` makes on the fast path on one thread, then as each of `others`
+/// says (a name, whether on the reference paths, the threads); returns the (identical)
+/// results.
+fn check_against<const N: usize>(
+    name: &str,
+    build: impl Fn(&mut Scene) -> Built,
+    others: [(&str, bool, Threads); N],
+) -> Vec<JobResult> {
     let run = |reference: bool, threads: Threads| {
         let mut s = Scene::new();
         let (jobs, bufs) = build(&mut s);
@@ -50,12 +70,7 @@ fn check(name: &str, build: impl Fn(&mut Scene) -> Built) -> Vec<JobResult> {
         (results, bufs.iter().map(|b| b.bytes()).collect::<Vec<_>>())
     };
     let (fast, fast_b) = run(false, Threads::Serial);
-    let late = Duration::from_millis(2);
-    for (what, reference, threads) in [
-        ("reference", true, Threads::Serial),
-        ("3 threads", false, Threads::with(3)),
-        ("3 threads, one late", false, Threads::stalled(3, late)),
-    ] {
+    for (what, reference, threads) in others {
         let (other, other_b) = run(reference, threads);
         assert_eq!(fast, other, "{name}: job results differ, fast vs {what}");
         for (k, (a, b)) in fast_b.iter().zip(&other_b).enumerate() {

@@ -14,6 +14,10 @@ use crate::{Fault, Unit};
 
 const T: u32 = TILE_W_PX as u32;
 
+/// Bytes of a tile's colours encoded ([`Target::encode`]): 256 pixels of at most 4 bytes
+/// (the row buffers of `store` hold the same).
+pub(crate) const ENCODED_TILE_B: usize = 4 * (T * T) as usize;
+
 /// Packs RGBA into an element: per channel (shift, width, source lane; 4 = constant ones).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Encoder {
@@ -417,9 +421,8 @@ impl Target {
         Ok(n)
     }
 
-    /// `store` through the fast paths: the fast encoder, and for a twiddled surface held in
-    /// one writable mapping, direct stores (no per-pixel MMU walk; nothing can fault). Falls
-    /// back to `store` otherwise.
+    /// `store` through the fast paths: the fast encoder ([`Target::encode`]), then
+    /// [`Target::store_encoded`]. Falls back to `store` without a fast encoder.
     pub(crate) fn store_fast(
         &self,
         mmu: &Mmu,
@@ -427,57 +430,86 @@ impl Target {
         ty: u32,
         colour: &[[f32; 4]; 256],
     ) -> Result<u64, Fault> {
+        let mut b = [0u8; ENCODED_TILE_B];
+        if self.encode(colour, &mut b) {
+            self.store_encoded(mmu, tx, ty, &b)
+        } else {
+            self.store(mmu, tx, ty, colour)
+        }
+    }
+
+    /// A tile's colours in the target's format through the fast encoder, row-major with
+    /// `T * bpe` bytes a row (the whole tile, clipped only when stored); false, with `out`
+    /// untouched, when the format has no fast encoder. The store then moves bytes only:
+    /// the encoding can run on the thread that shaded the tile, and a quarter of its float
+    /// colours (for a 4-byte format) crosses to the thread that stores it.
+    pub(crate) fn encode(&self, colour: &[[f32; 4]; 256], out: &mut [u8; ENCODED_TILE_B]) -> bool {
         let Some(enc) = self.fast_enc else {
-            return self.store(mmu, tx, ty, colour);
+            return false;
         };
+        let bpe = self.bpe as usize;
+        enc.encode_run(colour, &mut out[..colour.len() * bpe], bpe);
+        true
+    }
+
+    /// Stores tile (tx, ty) from its colours `encode` made: the same bytes, in the same
+    /// order and with the same faults, as `store` of the colours. Rows of a linear target
+    /// held in one writable mapping, and a twiddled surface held in one, are copied straight
+    /// in (no per-pixel MMU walk; nothing can fault); otherwise row by row (linear) or
+    /// element by element (twiddled) through the MMU, which faults at the exact address.
+    pub(crate) fn store_encoded(
+        &self,
+        mmu: &Mmu,
+        tx: u32,
+        ty: u32,
+        b: &[u8; ENCODED_TILE_B],
+    ) -> Result<u64, Fault> {
         let Some((xs, ys)) = self.span(tx, ty) else {
             return Ok(0);
         };
         let bpe = self.bpe as usize;
+        let k = xs.len() * bpe;
+        // Row y's encoded bytes inside the span.
+        let x0_B = (xs.start - tx * T) as usize * bpe;
+        let row = |y: u32| &b[(y - ty * T) as usize * T as usize * bpe + x0_B..][..k];
         let mut n = 0u64;
         match self.st.layout {
             MemLayout::LINEAR => {
-                let k = xs.len() * bpe;
-                let x0 = (xs.start - tx * T) as usize;
-                // When the rectangle's rows lie in one writable mapping, each row is encoded
-                // straight into memory, without a translation and a copy per row; otherwise
-                // row by row through the MMU, which faults at the exact address.
                 if let Some(rows) = self.linear_rows(mmu, &xs, &ys, k) {
                     for y in ys {
-                        let line = &colour[((y - ty * T) * T) as usize..];
                         // SAFETY: `linear_rows` checked row y's k bytes are writable host
-                        // memory, apart from every other row's.
-                        let dst = unsafe { std::slice::from_raw_parts_mut(rows.at(y), k) };
-                        enc.encode_run(&line[x0..x0 + xs.len()], dst, bpe);
+                        // memory; `b` is the caller's buffer, not guest memory.
+                        unsafe { std::ptr::copy_nonoverlapping(row(y).as_ptr(), rows.at(y), k) };
                         n += k as u64;
                     }
                     return Ok(n);
                 }
-                let mut row = [0u8; 4 * T as usize];
                 for y in ys {
-                    let line = &colour[((y - ty * T) * T) as usize..];
-                    enc.encode_run(&line[x0..x0 + xs.len()], &mut row[..k], bpe);
-                    mmu.write(Unit::Pbe, self.addr(xs.start, y), &row[..k])?;
+                    mmu.write(Unit::Pbe, self.addr(xs.start, y), row(y))?;
                     n += k as u64;
                 }
             }
             MemLayout::TWIDDLED => {
                 let (lw, lh) = (self.st.log2_w, self.st.log2_h);
                 let surface_B = 1usize.checked_shl(lw + lh).and_then(|n| n.checked_mul(bpe));
-                let Some(p) = surface_B.and_then(|b| mmu.span(self.st.base_addr, b, true)) else {
-                    return self.store(mmu, tx, ty, colour);
-                };
+                let p = surface_B.and_then(|sb| mmu.span(self.st.base_addr, sb, true));
                 for y in ys {
-                    let line = &colour[((y - ty * T) * T) as usize..];
+                    let line = row(y);
                     let row_B = twiddle_row(y, lw, lh) as usize * bpe;
-                    for x in xs.clone() {
-                        let v = enc.encode(line[(x - tx * T) as usize]);
-                        let off = row_B + twiddle_col(x, lw, lh) as usize * bpe;
-                        // SAFETY: x < 2^log2_w and y < 2^log2_h (the writable rectangle is
-                        // clipped to the surface), so the element lies inside the surface's
-                        // span, which `span` checked is writable host memory.
-                        let dst = unsafe { std::slice::from_raw_parts_mut(p.add(off), bpe) };
-                        put(dst, v, bpe);
+                    for (x, v) in xs.clone().zip(line.chunks_exact(bpe)) {
+                        match p {
+                            Some(p) => {
+                                let off = row_B + twiddle_col(x, lw, lh) as usize * bpe;
+                                // SAFETY: x < 2^log2_w and y < 2^log2_h (the writable
+                                // rectangle is clipped to the surface), so the element lies
+                                // inside the surface's span, which `span` checked is
+                                // writable host memory; `v` is the caller's buffer.
+                                unsafe {
+                                    std::ptr::copy_nonoverlapping(v.as_ptr(), p.add(off), bpe)
+                                };
+                            }
+                            None => mmu.write(Unit::Pbe, self.addr(x, y), v)?,
+                        }
                         n += bpe as u64;
                     }
                 }

@@ -21,6 +21,7 @@ mod backoff;
 mod ctx;
 mod edges;
 mod fragment;
+mod handover;
 mod line;
 mod phase;
 mod ring;

@@ -72,6 +72,26 @@ fn faults_agree() {
         "{:?}",
         r[0].status
     );
+    // A linear target whose rows run past its buffer, row 36 across the end of its two
+    // pages: the tiles above store straight into memory, the third row of tiles row by row
+    // through the MMU until the fault; bytes before it land alike.
+    let r = check("linear target fault", |s| {
+        let m = Mem::filled(5000, 0x22);
+        let va = s.alloc_with(m.clone(), Perm::RW);
+        let rd = RenderDesc::linear(va, 48, 48, 224);
+        let d = DrawDesc::new(
+            Topology::TRIANGLES,
+            &window_rect(48.0, 48.0),
+            words(&[emitpix(pa(0)), end()]),
+            viewport(48.0, 48.0),
+        );
+        (vec![build(s, &rd, &[d])], vec![m])
+    });
+    assert!(
+        matches!(r[0].status, JobStatus::Fault(_)),
+        "{:?}",
+        r[0].status
+    );
 }
 
 /// The control stream read a window at a time (`ta/stream.rs`) against object by object: a

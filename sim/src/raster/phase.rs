@@ -5,11 +5,12 @@ use sgx_hwdocs::pbe::PbeState;
 use sgx_hwdocs::regs as r;
 use sgx_hwdocs::render::TileCtrl;
 
+use super::handover::{Colour, DepthStencil};
 use super::{tiles, Prim, Raster, Tile};
 use crate::depth::Precision;
 use crate::job::{JobErr, ProgramCache};
 use crate::mmu::Mmu;
-use crate::pbe::Target;
+use crate::pbe::{Target, ENCODED_TILE_B};
 use crate::regs::RegFile;
 use crate::zls::Zls;
 use crate::{Counters, Unit};
@@ -190,28 +191,55 @@ impl<'a> Job3d<'a> {
         ty: u32,
         ctrl: TileCtrl,
     ) -> Result<(), JobErr> {
+        let mut bytes = [0u8; ENCODED_TILE_B];
+        let colour = ctrl.colour_store.then(|| self.colour(tile, &mut bytes));
+        let depth = ctrl.depth_store.then_some((&tile.depth, &tile.stencil));
+        self.store_parts(c, colour, depth, tx, ty)
+    }
+
+    /// How the store takes `tile`'s colours: the background, encoded into `bytes` by the
+    /// fast encoder, or the floats (for the reference encoder in `Target::store`).
+    pub(super) fn colour<'t>(
+        &self,
+        tile: &'t Tile,
+        bytes: &'t mut [u8; ENCODED_TILE_B],
+    ) -> Colour<'t> {
+        if tile.bg_only {
+            Colour::Bg
+        } else if self.fast && self.target.encode(&tile.colour, bytes) {
+            Colour::Encoded(bytes)
+        } else {
+            Colour::Floats(&tile.colour)
+        }
+    }
+
+    /// Stores a tile's colours (when stored) through the PBE, then its depth and stencil
+    /// (when stored, and the job has a depth buffer) through the ZLS.
+    pub(super) fn store_parts(
+        &self,
+        c: &mut Counters,
+        colour: Option<Colour<'_>>,
+        depth: Option<DepthStencil<'_>>,
+        tx: u32,
+        ty: u32,
+    ) -> Result<(), JobErr> {
         let mmu = self.mmu;
-        if ctrl.colour_store {
-            c.pbe_bytes_written += if tile.bg_only {
-                self.target.store_bg(mmu, tx, ty, self.bg)?
-            } else if self.fast {
-                self.target.store_fast(mmu, tx, ty, &tile.colour)?
-            } else {
-                self.target.store(mmu, tx, ty, &tile.colour)?
+        if let Some(colour) = colour {
+            c.pbe_bytes_written += match colour {
+                Colour::Bg => self.target.store_bg(mmu, tx, ty, self.bg)?,
+                Colour::Encoded(b) => self.target.store_encoded(mmu, tx, ty, b)?,
+                Colour::Floats(f) => self.target.store(mmu, tx, ty, f)?,
             };
             c.tiles_stored += 1;
         }
-        if let (true, Some(z)) = (ctrl.depth_store, &self.zls) {
-            z.store(
-                mmu,
-                tx,
-                ty,
-                self.rect,
-                &tile.depth,
-                &tile.stencil,
-                self.fast,
-            )?;
+        if let (Some((d, s)), Some(z)) = (depth, &self.zls) {
+            z.store(mmu, tx, ty, self.rect, d, s, self.fast)?;
         }
         Ok(())
+    }
+
+    /// Whether the job has a depth buffer (a tile's depth store writes it).
+    pub(super) fn has_zls(&self) -> bool {
+        self.zls.is_some()
     }
 }

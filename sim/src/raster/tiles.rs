@@ -3,10 +3,11 @@
 //! The 3D core renders independent tiles, and so may the model: shading a tile (background or
 //! load, then its primitives) only reads memory, into the tile's own buffers. So the tiles
 //! are handed out one at a time, in raster order, to whichever thread asks (the caller and
-//! the pool's workers, each with its own rasteriser: USSE machine, draw and program caches),
-//! into a ring of tile buffers ([`ring`](super::ring)); the calling thread stores them
-//! through the PBE and ZLS in raster order as they are ready, shading tiles itself in
-//! between. When the next tile to store is still being shaded and nothing is left to claim,
+//! the pool's workers, each with its own rasteriser: USSE machine, draw and program caches,
+//! and tile), shaded into the thread's own tile and handed over, in the form the store reads
+//! ([`handover`](super::handover)), into a ring ([`ring`](super::ring)); the calling thread
+//! stores them through the PBE and ZLS in raster order as they are ready, shading tiles
+//! itself in between. When the next tile to store is still being shaded and nothing is left to claim,
 //! the caller shades that tile itself and the late worker's copy is dropped: a worker the
 //! scheduler preempted holds the frame up only for the tile it is in at the frame's end.
 //! What order could change is merged in raster order too: each tile's counters and query
@@ -25,6 +26,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use sgx_hwdocs::render::TileCtrl;
 
 use super::backoff::Backoff;
+use super::handover::{Handover, Stored};
 use super::ring::Ring;
 use super::{Job3d, Raster, Tile};
 use crate::job::{JobErr, ProgramCache};
@@ -89,9 +91,10 @@ impl Crew {
     }
 }
 
-/// Tile buffers in the ring: enough that a worker goes on shading for a few milliseconds
-/// while the caller is preempted (half a 512x512 frame), and a bound on the memory (a tile's
-/// buffers are 5 KiB: 2.7 MiB a pool). Not hardware: a model tuning value.
+/// Tiles in the ring: enough that a worker goes on shading for a few milliseconds while the
+/// caller is preempted (half a 512x512 frame), and a bound on the memory (a tile handed over
+/// holds 1 KiB for a 4-byte target without depth, 6 KiB at most: 0.5 to 3.2 MiB a pool). Not
+/// hardware: a model tuning value.
 const RING_TILES: usize = 512;
 
 /// The process's pool, once started.
@@ -271,7 +274,8 @@ fn serial(
 
 /// One shaded tile, kept until the caller stores it in raster order.
 struct Shaded {
-    tile: Box<Tile>,
+    /// What its store reads (the shading thread shades into a tile of its own).
+    hand: Handover,
     c: Counters,
     queries: HashMap<u32, u32>,
     /// How to store the tile (None: skipped), or why shading failed.
@@ -281,7 +285,7 @@ struct Shaded {
 impl Shaded {
     fn new() -> Shaded {
         Shaded {
-            tile: Tile::boxed(),
+            hand: Handover::new(),
             c: Counters::default(),
             queries: HashMap::new(),
             ctrl: Ok(None),
@@ -310,10 +314,18 @@ impl<'b> Shared<'_, 'b> {
         ((t % w) as u32, (t / w) as u32)
     }
 
-    /// Shades tile `t` with `rs` into `s`, with the counters and query counts it made.
-    fn shade(&self, rs: &mut Raster, t: usize, s: &mut Shaded) {
+    /// Shades tile `t` with `rs` into `tile` (the thread's own), then hands it over in `s`
+    /// with the counters and query counts it made.
+    fn shade(&self, rs: &mut Raster, tile: &mut Tile, t: usize, s: &mut Shaded) {
         let (tx, ty) = self.xy(t);
-        s.ctrl = self.0.shade(rs, &mut s.tile, tx, ty);
+        s.ctrl = self.0.shade(rs, tile, tx, ty);
+        if let Ok(Some(ctrl)) = s.ctrl {
+            let job = self.0;
+            let colour = ctrl
+                .colour_store
+                .then(|| Stored::of(&job.colour(tile, s.hand.bytes_mut())));
+            s.hand.fill(tile, colour, ctrl.depth_store && job.has_zls());
+        }
         s.c = std::mem::take(&mut rs.c);
         // Swapped, not taken: both maps keep their room from tile to tile.
         s.queries.clear();
@@ -330,17 +342,19 @@ impl<'b> Shared<'_, 'b> {
         queries: &mut HashMap<u32, u32>,
     ) -> Result<(), JobErr> {
         add(c, &s.c);
-        let ctrl = match std::mem::replace(&mut s.ctrl, Ok(None)) {
+        // The tile's store as `ctrl` said is in `s.hand`.
+        match std::mem::replace(&mut s.ctrl, Ok(None)) {
             Err(e) => return Err(e),
             Ok(None) => return Ok(()),
-            Ok(Some(ctrl)) => ctrl,
-        };
+            Ok(Some(_)) => {}
+        }
         for (&addr, &k) in &s.queries {
             let q = queries.entry(addr).or_insert(0);
             *q = q.wrapping_add(k);
         }
         let (tx, ty) = self.xy(t);
-        self.0.store(c, &s.tile, tx, ty, ctrl)
+        let (colour, depth) = s.hand.parts();
+        self.0.store_parts(c, colour, depth, tx, ty)
     }
 }
 
@@ -371,6 +385,7 @@ fn parallel(
     let helper = |_who: usize| {
         // Made on the first tile claimed: a worker that comes too late allocates nothing.
         let mut rs = None;
+        let mut tile = None;
         let mut idle = 0u32;
         #[cfg(test)]
         let mut first = true;
@@ -383,7 +398,8 @@ fn parallel(
                         std::thread::sleep(d);
                     }
                     let rs = rs.get_or_insert_with(raster);
-                    shared.shade(rs, f.index(), f.data());
+                    let tile = tile.get_or_insert_with(Tile::boxed);
+                    shared.shade(rs, tile, f.index(), f.data());
                     f.finish();
                 }
                 None if ring.exhausted() => break,
@@ -399,6 +415,7 @@ fn parallel(
     let started = std::time::Instant::now();
     let (r, waited) = crew.pool.run_timed(&helper, || {
         let mut rs = raster();
+        let mut tile = Tile::boxed();
         let mut queries = HashMap::new();
         let mut head = ring.consumer();
         let r = (|| {
@@ -409,10 +426,10 @@ fn parallel(
                     ready.release();
                     r?;
                 } else if let Some(mut f) = ring.claim() {
-                    shared.shade(&mut rs, f.index(), f.data());
+                    shared.shade(&mut rs, &mut tile, f.index(), f.data());
                     f.finish();
                 } else if let Some(t) = head.take_over() {
-                    shared.shade(&mut rs, t, own);
+                    shared.shade(&mut rs, &mut tile, t, own);
                     shared.merge(t, own, c, &mut queries)?;
                 }
                 // Else the next tile became ready or was claimed just now: look again.
