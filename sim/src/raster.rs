@@ -24,6 +24,7 @@ mod fragment;
 mod handover;
 mod line;
 mod phase;
+mod prim_cache;
 mod ring;
 mod span;
 mod span_win;
@@ -82,6 +83,8 @@ struct Raster<'a> {
     qout: QuadOut,
     queries: HashMap<u32, u32>,
     rec: Vec<u32>,
+    /// Records read in this job (fast paths only).
+    prims: prim_cache::PrimCache,
     /// Fast paths on (else reference only).
     fast: bool,
     /// The target's largest stored value per channel, for logic ops.
@@ -669,6 +672,7 @@ impl<'a> Raster<'a> {
             },
             queries: HashMap::new(),
             rec: Vec::new(),
+            prims: prim_cache::PrimCache::new(),
             fast,
             chan_max,
             depth,

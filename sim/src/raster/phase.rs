@@ -176,8 +176,20 @@ impl<'a> Job3d<'a> {
         let mut pr = Prim::default();
         for k in 0..count {
             let off = mmu.read_u32(Unit::Isp, pb_base.wrapping_add(list).wrapping_add(4 * k))?;
-            rs.read_prim(pb_base.wrapping_add(off), &mut pr)?;
-            rs.draw(&pr, tile, tx, ty)?;
+            let addr = pb_base.wrapping_add(off);
+            if self.fast {
+                let (mut p, read) = rs.prims.take(addr);
+                if !read {
+                    // A record that fails to read is dropped with its slot's claim.
+                    rs.read_prim(addr, &mut p)?;
+                }
+                let r = rs.draw(&p, tile, tx, ty);
+                rs.prims.put(addr, p);
+                r?;
+            } else {
+                rs.read_prim(addr, &mut pr)?;
+                rs.draw(&pr, tile, tx, ty)?;
+            }
         }
         Ok(Some(ctrl))
     }
