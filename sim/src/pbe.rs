@@ -18,6 +18,9 @@ const T: u32 = TILE_W_PX as u32;
 /// (the row buffers of `store` hold the same).
 pub(crate) const ENCODED_TILE_B: usize = 4 * (T * T) as usize;
 
+/// Bytes of a tile row of 4-byte pixels.
+const ROW4_B: usize = 4 * T as usize;
+
 /// Packs RGBA into an element: per channel (shift, width, source lane; 4 = constant ones).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Encoder {
@@ -477,9 +480,20 @@ impl Target {
             MemLayout::LINEAR => {
                 if let Some(rows) = self.linear_rows(mmu, &xs, &ys, k) {
                     for y in ys {
+                        let src = row(y);
                         // SAFETY: `linear_rows` checked row y's k bytes are writable host
                         // memory; `b` is the caller's buffer, not guest memory.
-                        unsafe { std::ptr::copy_nonoverlapping(row(y).as_ptr(), rows.at(y), k) };
+                        unsafe {
+                            if k == ROW4_B {
+                                // A whole row of 4-byte pixels, the common case: a copy of
+                                // known size, inlined, where `k` bytes would call memcpy.
+                                let v =
+                                    std::ptr::read_unaligned(src.as_ptr() as *const [u8; ROW4_B]);
+                                std::ptr::write_unaligned(rows.at(y) as *mut [u8; ROW4_B], v);
+                            } else {
+                                std::ptr::copy_nonoverlapping(src.as_ptr(), rows.at(y), k);
+                            }
+                        }
                         n += k as u64;
                     }
                     return Ok(n);

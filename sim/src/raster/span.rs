@@ -143,6 +143,23 @@ pub(super) unsafe fn shade(
                 // SAFETY: AVX2 is available per the contract.
                 unsafe { tex.bilinear8(&s, &t, &mut out) };
                 let at = ((y - oy) * i64::from(T) + x - ox) as usize;
+                if m == 0xff {
+                    // Every lane covered (most of a large triangle's rows): the clamp below,
+                    // two pixels per register.
+                    let (zero8, one8) = (zero, one);
+                    for j in (0..SPAN_PX).step_by(2) {
+                        // SAFETY: the load reads `out[j]` and `out[j + 1]` (adjacent rows of
+                        // one array); the store writes tile pixels at + j and at + j + 1,
+                        // covered, so inside the window, so in the tile.
+                        unsafe {
+                            let v = _mm256_loadu_ps(out[j..].as_ptr() as *const f32);
+                            let v = _mm256_min_ps(_mm256_max_ps(v, zero8), one8);
+                            _mm256_storeu_ps(tile.colour[at + j..].as_mut_ptr() as *mut f32, v);
+                        }
+                    }
+                    done.px += SPAN_PX as u64;
+                    continue;
+                }
                 let mut bits = m;
                 while bits != 0 {
                     let j = bits.trailing_zeros() as usize;
