@@ -7,9 +7,10 @@
 //! and tile), shaded into the thread's own tile and handed over, in the form the store reads
 //! ([`handover`](super::handover)), into a ring ([`ring`](super::ring)); the calling thread
 //! stores them through the PBE and ZLS in raster order as they are ready, shading tiles
-//! itself in between. When the next tile to store is still being shaded and nothing is left to claim,
-//! the caller shades that tile itself and the late worker's copy is dropped: a worker the
-//! scheduler preempted holds the frame up only for the tile it is in at the frame's end.
+//! itself in between. When the next tile to store is still being shaded and nothing is left
+//! to claim, the caller shades that tile itself and the late worker's copy is dropped: a
+//! worker the scheduler preempted holds the frame up only for the tile it is in at the
+//! frame's end.
 //! What order could change is merged in raster order too: each tile's counters and query
 //! counts are kept apart and summed tile by tile, and the first failing tile (in shading or in
 //! its store) gives the job's error and ends the sums and the stores, as the serial loop
