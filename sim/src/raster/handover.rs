@@ -5,8 +5,8 @@
 //! keeps its own tile, hot in its cache from tile to tile; only this form crosses between
 //! cores. (Shading straight into tile buffers the storing thread then read made every tile's
 //! 5 KiB change cores twice: the fill of a tile's buffers, the encoding and the copies took
-//! three times their one-thread CPU time on two threads, and the quad on two threads ran at
-//! 95-105 Mpix/s in the fastest quarter of its runs, against 109-118 with this form.)
+//! 2.4 times their one-thread CPU time on two threads, and the quad on two threads ran at
+//! 95-105 Mpix/s in the fastest half of eight rounds, against 109-118 with this form.)
 
 use super::{Tile, TILE_PX2};
 use crate::pbe::ENCODED_TILE_B;
