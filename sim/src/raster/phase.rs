@@ -173,7 +173,9 @@ impl<'a> Job3d<'a> {
             }
         }
         let pb_base = self.pb_base;
-        let mut pr = Prim::default();
+        // The reference path's record (the fast path's come from `rs.prims`); about 560 bytes,
+        // so built only where read.
+        let mut pr = (!self.fast).then(Prim::default);
         for k in 0..count {
             let off = mmu.read_u32(Unit::Isp, pb_base.wrapping_add(list).wrapping_add(4 * k))?;
             let addr = pb_base.wrapping_add(off);
@@ -186,25 +188,25 @@ impl<'a> Job3d<'a> {
                 let r = rs.draw(&p, tile, tx, ty);
                 rs.prims.put(addr, p);
                 r?;
-            } else {
-                rs.read_prim(addr, &mut pr)?;
-                rs.draw(&pr, tile, tx, ty)?;
+            } else if let Some(pr) = pr.as_mut() {
+                rs.read_prim(addr, pr)?;
+                rs.draw(pr, tile, tx, ty)?;
             }
         }
         Ok(Some(ctrl))
     }
 
-    /// Stores a shaded tile through the PBE and ZLS as `ctrl` says.
+    /// Stores a shaded tile through the PBE and ZLS as `ctrl` says; `bytes` is scratch for
+    /// its encoded colours (the caller's, so no tile pays to zero it).
     pub(super) fn store(
         &self,
         c: &mut Counters,
         tile: &Tile,
-        tx: u32,
-        ty: u32,
+        bytes: &mut [u8; ENCODED_TILE_B],
+        (tx, ty): (u32, u32),
         ctrl: TileCtrl,
     ) -> Result<(), JobErr> {
-        let mut bytes = [0u8; ENCODED_TILE_B];
-        let colour = ctrl.colour_store.then(|| self.colour(tile, &mut bytes));
+        let colour = ctrl.colour_store.then(|| self.colour(tile, bytes));
         let depth = ctrl.depth_store.then_some((&tile.depth, &tile.stencil));
         self.store_parts(c, colour, depth, tx, ty)
     }

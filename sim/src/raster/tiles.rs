@@ -31,6 +31,7 @@ use super::handover::{Handover, Stored};
 use super::ring::Ring;
 use super::{Job3d, Raster, Tile};
 use crate::job::{JobErr, ProgramCache};
+use crate::pbe::ENCODED_TILE_B;
 use crate::Counters;
 use sgx_pool::{self as pool, Pool};
 
@@ -259,11 +260,12 @@ fn serial(
 ) -> Result<HashMap<u32, u32>, JobErr> {
     let mut rs = job.raster(progs);
     let mut tile = Tile::boxed();
+    let mut bytes = Box::new([0u8; ENCODED_TILE_B]);
     let r = (|| {
         for ty in 0..job.h_tl {
             for tx in 0..job.w_tl {
                 if let Some(ctrl) = job.shade(&mut rs, &mut tile, tx, ty)? {
-                    job.store(&mut rs.c, &tile, tx, ty, ctrl)?;
+                    job.store(&mut rs.c, &tile, &mut bytes, (tx, ty), ctrl)?;
                 }
             }
         }
