@@ -1,10 +1,10 @@
 //! Contexts: Gallium's `pipe_context`, one thread at a time. Every object made on a context
 //! (state objects, shaders, views, surfaces, transfers, queries) goes when the context goes.
 
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use sgx_blitter::Blitter;
-use sgx_pipe::Context;
+use sgx_pipe::{Context, Resource};
 
 use crate::ffi::{check_out, guard, write};
 use crate::handles::{self, Kind, Owner};
@@ -24,6 +24,11 @@ pub struct sgx535_context {
 #[derive(Default)]
 pub(crate) struct Extra {
     pub clip_planes: [[f32; 4]; 8],
+    /// The last indexed draw's index buffer, kept so that the next draw from it changes no
+    /// reference count (drawoverhead's display lists draw from one index buffer; a count
+    /// change per draw was measurable). Held as a bound index buffer would be: until a draw
+    /// from another buffer, or the context's end.
+    pub index: Option<Arc<Resource>>,
 }
 
 pub(crate) struct CtxInner {

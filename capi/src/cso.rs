@@ -244,18 +244,30 @@ fn new_cso<T: Any + Send + Sync>(c: &Locked, kind: Kind, v: T, out: *mut sgx535_
     unsafe { write(out, "out", sgx535_cso { id }) }
 }
 
+/// The state object behind `h` (None for 0), lent: no reference count changes, so a bind
+/// that the pipe context keeps by its own reference pays for that one alone.
+fn lent<T: Any + Send + Sync>(
+    c: &Locked,
+    h: u64,
+    kind: Kind,
+    what: &str,
+) -> Result<Option<handles::Lent<T>>> {
+    if h == 0 {
+        return Ok(None);
+    }
+    let (v, owner) = handles::lend::<T>(h, kind, what)?;
+    check_owner(owner, &c.owner, what)?;
+    Ok(Some(v))
+}
+
+/// The state object behind `h` (None for 0), owned.
 fn bound<T: Any + Send + Sync + Clone>(
     c: &Locked,
     h: u64,
     kind: Kind,
     what: &str,
 ) -> Result<Option<T>> {
-    if h == 0 {
-        return Ok(None);
-    }
-    let (v, owner) = handles::lend::<T>(h, kind, what)?;
-    check_owner(owner, &c.owner, what)?;
-    Ok(Some((*v).clone()))
+    Ok(lent::<T>(c, h, kind, what)?.map(|v| (*v).clone()))
 }
 
 fn delete<T: Any + Send + Sync>(c: &Locked, h: u64, kind: Kind, what: &str) -> Result<()> {
@@ -437,7 +449,7 @@ fn create<S: Copy, T: Any + Send + Sync>(
 }
 
 /// Binds a state object of this context (id 0 unbinds).
-fn bind<T: Any + Send + Sync + Clone>(
+fn bind<T: Any + Send + Sync>(
     ctx: sgx535_context,
     cso: sgx535_cso,
     kind: Kind,
@@ -446,8 +458,8 @@ fn bind<T: Any + Send + Sync + Clone>(
 ) -> sgx535_status {
     guard(|| {
         let c = context::get(ctx)?;
-        let v = bound::<T>(&c, cso.id, kind, what)?;
-        apply(&mut c.lock().ctx, v.as_ref());
+        let v = lent::<T>(&c, cso.id, kind, what)?;
+        apply(&mut c.lock().ctx, v.as_deref());
         Ok(())
     })
 }

@@ -72,14 +72,11 @@ pub unsafe extern "C" fn sgx535_draw_vbo(
         if !matches!(d.index_size, 0 | 1 | 2 | 4) {
             return invalid(format!("index_size {}", d.index_size));
         }
-        let index = if d.index_size == 0 {
-            None
+        let (lent, user) = if d.index_size == 0 {
+            (None, None)
         } else if d.index_buffer.id != 0 {
-            Some(BufferSource::Resource(resource::get(
-                d.index_buffer,
-                c.owner.screen,
-                "index buffer",
-            )?))
+            let r = resource::lend(d.index_buffer, c.owner.screen, "index buffer")?;
+            (Some(r), None)
         } else {
             let end = (u64::from(d.start) + u64::from(d.count)) * u64::from(d.index_size);
             let n = usize::try_from(end).map_err(|_| {
@@ -90,7 +87,15 @@ pub unsafe extern "C" fn sgx535_draw_vbo(
             })?;
             // SAFETY: the caller's user index data, (start + count) indices, checked by bytes.
             let data = unsafe { bytes(d.index_user, n, "index_user")? };
-            Some(BufferSource::User(Arc::from(data)))
+            (None, Some(BufferSource::User(Arc::from(data))))
+        };
+        let mut inner = c.lock();
+        let index = match lent {
+            Some(r) => Some(BufferSource::Resource(match inner.extra.index.take() {
+                Some(kept) if std::ptr::eq(&*kept, &*r) => kept,
+                _ => r.to_arc(),
+            })),
+            None => user,
         };
         let draw = DrawInfo {
             mode: gallium::prim(d.mode)?,
@@ -102,7 +107,11 @@ pub unsafe extern "C" fn sgx535_draw_vbo(
             min_index: d.min_index,
             max_index: d.max_index,
         };
-        c.lock().ctx.draw_vbo(&draw)?;
+        let drawn = inner.ctx.draw_vbo(&draw);
+        if let Some(BufferSource::Resource(r)) = draw.index {
+            inner.extra.index = Some(r);
+        }
+        drawn?;
         Ok(())
     })
 }

@@ -5,11 +5,12 @@ use std::ffi::c_void;
 use std::sync::Arc;
 
 use sgx_pipe::state::*;
-use sgx_pipe::{map_flags, PipeBox, ResourceTarget, MAX_VERTEX_BUFFERS};
+use sgx_pipe::{map_flags, PipeBox, Resource, ResourceTarget, MAX_VERTEX_BUFFERS};
 
 use crate::context::{self, sgx535_context};
 use crate::ffi::{bytes, guard, read, read_opt, slice};
 use crate::gallium;
+use crate::handles::Lent;
 use crate::resource::{self, sgx535_resource};
 use crate::status::{invalid, sgx535_status, unsupported, Result};
 use crate::views::{self, sgx535_surface};
@@ -364,41 +365,58 @@ pub unsafe extern "C" fn sgx535_set_vertex_buffers(
                 u64::from(start) + u64::from(count)
             ));
         }
-        let mut list: [Option<VertexBuffer>; MAX_VERTEX_BUFFERS] = Default::default();
-        if !buffers.is_null() {
+        let given = if buffers.is_null() {
+            &[][..]
+        } else {
             // SAFETY: the caller's array of `count` buffers, checked by slice.
-            let given = unsafe { slice(buffers, n, "buffers")? };
-            for (slot, b) in list.iter_mut().zip(given) {
-                let source = if b.buffer.id != 0 {
-                    BufferSource::Resource(resource::get(
-                        b.buffer,
-                        c.owner.screen,
-                        "vertex buffer",
-                    )?)
-                } else if b.user_buffer.is_null() {
-                    continue;
-                } else {
-                    let size_B = usize::try_from(b.user_size).map_err(|_| {
-                        crate::status::Error::new(
-                            crate::status::SGX535_ERROR_INVALID_ARGUMENT,
-                            "user_size",
-                        )
-                    })?;
-                    // SAFETY: the caller's user memory of user_size bytes, checked by bytes.
-                    BufferSource::User(Arc::from(unsafe {
-                        bytes(b.user_buffer, size_B, "user_buffer")?
-                    }))
-                };
-                *slot = Some(VertexBuffer {
-                    stride: b.stride,
-                    buffer_offset: b.buffer_offset,
-                    buffer: source,
-                });
+            unsafe { slice(buffers, n, "buffers")? }
+        };
+        // Looked up before the context's lock (a lend may drop what the thread's cache let go).
+        let mut lent: [Option<Lent<Resource>>; MAX_VERTEX_BUFFERS] = Default::default();
+        for (l, b) in lent.iter_mut().zip(given) {
+            if b.buffer.id != 0 {
+                *l = Some(resource::lend(b.buffer, c.owner.screen, "vertex buffer")?);
             }
         }
-        c.lock()
+        let mut list: [VertexBufferSlot; MAX_VERTEX_BUFFERS] =
+            std::array::from_fn(|_| VertexBufferSlot::Unbound);
+        let mut inner = c.lock();
+        for (i, ((slot, b), l)) in list.iter_mut().zip(given).zip(&lent).enumerate() {
+            let (stride, buffer_offset) = (b.stride, b.buffer_offset);
+            let source = if let Some(r) = l {
+                // Drawoverhead's intermixed attributes rebind one vertex buffer every draw: kept,
+                // its reference count is left alone (a count change per draw was measurable).
+                if inner.ctx.vertex_buffer_holds(start as usize + i, r) {
+                    *slot = VertexBufferSlot::Rebind {
+                        stride,
+                        buffer_offset,
+                    };
+                    continue;
+                }
+                BufferSource::Resource(r.to_arc())
+            } else if b.user_buffer.is_null() {
+                continue;
+            } else {
+                let size_B = usize::try_from(b.user_size).map_err(|_| {
+                    crate::status::Error::new(
+                        crate::status::SGX535_ERROR_INVALID_ARGUMENT,
+                        "user_size",
+                    )
+                })?;
+                // SAFETY: the caller's user memory of user_size bytes, checked by bytes.
+                BufferSource::User(Arc::from(unsafe {
+                    bytes(b.user_buffer, size_B, "user_buffer")?
+                }))
+            };
+            *slot = VertexBufferSlot::Bind(VertexBuffer {
+                stride,
+                buffer_offset,
+                buffer: source,
+            });
+        }
+        inner
             .ctx
-            .set_vertex_buffers_owned(start as usize, &mut list[..n])?;
+            .set_vertex_buffer_slots(start as usize, &mut list[..n])?;
         Ok(())
     })
 }

@@ -76,7 +76,12 @@ pub struct sgx535_winsys_handle {
 /// The resource behind a handle, checked to belong to `screen` (0: any screen).
 pub(crate) fn get(r: sgx535_resource, screen: u64, what: &str) -> Result<Arc<Resource>> {
     // The table holds the resource's own Arc: a lookup is one count change, not three.
-    let (res, owner) = handles::get::<Resource>(r.id, Kind::Resource, what)?;
+    Ok(lend(r, screen, what)?.to_arc())
+}
+
+/// The resource behind a handle, lent (no count change), checked as [`get`] does.
+pub(crate) fn lend(r: sgx535_resource, screen: u64, what: &str) -> Result<handles::Lent<Resource>> {
+    let (res, owner) = handles::lend::<Resource>(r.id, Kind::Resource, what)?;
     if screen != 0 && owner.screen != screen {
         return Err(crate::status::Error::new(
             crate::status::SGX535_ERROR_INVALID_HANDLE,

@@ -3,7 +3,7 @@
 use std::ffi::c_void;
 use std::sync::Mutex;
 
-use sgx_pipe::{ResourceTarget, Transfer};
+use sgx_pipe::{map_flags, ResourceTarget, Transfer};
 
 use crate::box_::{self, sgx535_box};
 use crate::context::{self, check_owner, sgx535_context};
@@ -39,12 +39,19 @@ pub unsafe extern "C" fn sgx535_buffer_subdata(
 ) -> sgx535_status {
     guard(|| {
         let c = context::get(ctx)?;
-        let r = resource::get(res, c.owner.screen, "resource")?;
+        let r = resource::lend(res, c.owner.screen, "resource")?;
         // SAFETY: the caller's `size` bytes, checked by bytes.
         let d = unsafe { bytes(data, size as usize, "data")? };
-        c.lock()
-            .ctx
-            .buffer_subdata_usage(&r, map::to_pipe(pipe_map_usage), offset, d)?;
+        let usage = map::to_pipe(pipe_map_usage);
+        let mut inner = c.lock();
+        if usage & map_flags::UNSYNCHRONIZED != 0 {
+            // An upload ring's per-draw write: the lent resource will do (no count change).
+            inner.ctx.buffer_subdata_unsynchronized(&r, offset, d)?;
+        } else {
+            inner
+                .ctx
+                .buffer_subdata_usage(&r.to_arc(), usage, offset, d)?;
+        }
         Ok(())
     })
 }

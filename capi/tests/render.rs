@@ -791,3 +791,168 @@ fn an_srgb_texture_takes_a_linear_surface_only() {
     }
     ok(sgx535_screen_destroy(s));
 }
+
+/// A buffer resource of `data`'s bytes; the first half written synchronized, the second
+/// through PIPE_MAP_UNSYNCHRONIZED (the upload ring's call).
+fn buffer_of(s: sgx535_screen, c: sgx535_context, data: &[u8], bind: u32) -> sgx535_resource {
+    const PIPE_MAP_UNSYNCHRONIZED: u32 = 1 << 5;
+    let r = create(
+        s,
+        &sgx535_resource_template {
+            target: PIPE_BUFFER,
+            width: data.len() as u32,
+            height: 1,
+            ..tex2d(PIPE_FORMAT_B8G8R8A8_UNORM, 1, 1, 0, bind)
+        },
+    );
+    let half = data.len() / 2;
+    // SAFETY: valid pointers to the caller's bytes.
+    unsafe {
+        ok(sgx535_buffer_subdata(
+            c,
+            r,
+            PIPE_MAP_WRITE,
+            0,
+            half as u32,
+            data.as_ptr().cast(),
+        ));
+        ok(sgx535_buffer_subdata(
+            c,
+            r,
+            PIPE_MAP_WRITE | PIPE_MAP_UNSYNCHRONIZED,
+            half as u32,
+            (data.len() - half) as u32,
+            data[half..].as_ptr().cast(),
+        ));
+    }
+    r
+}
+
+/// Which half of a 16x8 target the last draw covered: every pixel QUAD_COLOUR there and the
+/// clear's green elsewhere (asserted), then cleared to green again.
+fn drawn_half(c: sgx535_context, rt: sgx535_resource) -> &'static str {
+    let (w, h) = (16u32, 8u32);
+    let px = read_level(c, rt, 0, w, h, 4);
+    let at = |x: u32, y: u32| &px[((y * w + x) * 4) as usize..][..4];
+    let half = if at(0, 0) == [191, 128, 64, 255] {
+        "left"
+    } else {
+        "right"
+    };
+    for y in 0..h {
+        for x in 0..w {
+            let drawn = (x < w / 2) == (half == "left");
+            let want: [u8; 4] = if drawn {
+                [191, 128, 64, 255]
+            } else {
+                [0, 255, 0, 255]
+            };
+            assert_eq!(
+                at(x, y),
+                want,
+                "pixel {x},{y} after a draw of the {half} half"
+            );
+        }
+    }
+    let green = [0.0f32, 1.0, 0.0, 1.0];
+    // SAFETY: a valid pointer to a local.
+    ok(unsafe { sgx535_clear(c, PIPE_CLEAR_COLOR0, null(), green.as_ptr(), 0.0, 0) });
+    half
+}
+
+/// Drawoverhead's per-draw pattern: one vertex buffer rebound at another offset and stride,
+/// and index buffers switched back and forth (the library keeps the one it drew from last),
+/// draw what each call names, and a destroyed index buffer is not drawn from.
+#[test]
+fn rebinding_a_vertex_buffer_and_switching_index_buffers_draw_what_they_name() {
+    const PIPE_BIND_INDEX_BUFFER: u32 = 1 << 5;
+    let (s, c) = model();
+    let (w, h) = (16u32, 8u32);
+    bind_common_state(c, w, h);
+    let (rt, _surf) = target(s, c, w, h);
+    // Vertices 0-3 cover the left half, 4-7 the right, 24 bytes apart; then the right half's
+    // again 32 bytes apart (x y z w s t and 8 bytes of padding).
+    let quad = |x0: f32, x1: f32| -> Vec<[f32; 6]> {
+        vec![
+            [x0, -1.0, 0.0, 1.0, 0.0, 0.0],
+            [x1, -1.0, 0.0, 1.0, 1.0, 0.0],
+            [x0, 1.0, 0.0, 1.0, 0.0, 1.0],
+            [x1, 1.0, 0.0, 1.0, 1.0, 1.0],
+        ]
+    };
+    let mut bytes: Vec<u8> = [quad(-1.0, 0.0), quad(0.0, 1.0)]
+        .concat()
+        .iter()
+        .flatten()
+        .flat_map(|f| f.to_le_bytes())
+        .collect();
+    let padded_at = bytes.len() as u32;
+    for v in quad(0.0, 1.0) {
+        bytes.extend(v.iter().flat_map(|f| f.to_le_bytes()));
+        bytes.extend([0u8; 8]);
+    }
+    let vbuf = buffer_of(s, c, &bytes, PIPE_BIND_VERTEX_BUFFER);
+    let u16s = |i: [u16; 4]| -> Vec<u8> { i.iter().flat_map(|i| i.to_le_bytes()).collect() };
+    let left = buffer_of(s, c, &u16s([0, 1, 2, 3]), PIPE_BIND_INDEX_BUFFER);
+    let right = buffer_of(s, c, &u16s([4, 5, 6, 7]), PIPE_BIND_INDEX_BUFFER);
+    let vb = |stride: u32, buffer_offset: u32| sgx535_vertex_buffer {
+        stride,
+        buffer_offset,
+        buffer: vbuf,
+        user_buffer: null(),
+        user_size: 0,
+    };
+    let indexed = |ib: sgx535_resource| sgx535_draw_info {
+        index_size: 2,
+        index_buffer: ib,
+        ..strip4()
+    };
+    let green = [0.0f32, 1.0, 0.0, 1.0];
+    // SAFETY: valid pointers to locals.
+    unsafe {
+        ok(sgx535_clear(
+            c,
+            PIPE_CLEAR_COLOR0,
+            null(),
+            green.as_ptr(),
+            0.0,
+            0,
+        ));
+        bind_const_quad(c, &vb(24, 0));
+        ok(sgx535_draw_vbo(c, &strip4()));
+        assert_eq!(drawn_half(c, rt), "left");
+        // The same buffer at the right half's vertices, then at the padded copy's stride.
+        ok(sgx535_set_vertex_buffers(c, 0, 1, &vb(24, 96)));
+        ok(sgx535_draw_vbo(c, &strip4()));
+        assert_eq!(drawn_half(c, rt), "right");
+        ok(sgx535_set_vertex_buffers(c, 0, 1, &vb(32, padded_at)));
+        ok(sgx535_draw_vbo(c, &strip4()));
+        assert_eq!(drawn_half(c, rt), "right");
+        ok(sgx535_set_vertex_buffers(c, 0, 1, &vb(24, 0)));
+        for (ib, half) in [
+            (left, "left"),
+            (left, "left"),
+            (right, "right"),
+            (left, "left"),
+        ] {
+            ok(sgx535_draw_vbo(c, &indexed(ib)));
+            assert_eq!(drawn_half(c, rt), half);
+        }
+        // The buffer drawn from last, destroyed: its handle is refused, the other draws.
+        ok(sgx535_resource_destroy(left));
+        assert_eq!(
+            sgx535_draw_vbo(c, &indexed(left)),
+            SGX535_ERROR_INVALID_HANDLE
+        );
+        ok(sgx535_draw_vbo(c, &indexed(right)));
+        assert_eq!(drawn_half(c, rt), "right");
+        // A stride the pipe refuses on a rebind changes nothing: the right half draws again.
+        assert_eq!(
+            sgx535_set_vertex_buffers(c, 0, 1, &vb(4096, 0)),
+            SGX535_ERROR_INVALID_ARGUMENT
+        );
+        ok(sgx535_draw_vbo(c, &indexed(right)));
+        assert_eq!(drawn_half(c, rt), "right");
+    }
+    ok(sgx535_screen_destroy(s));
+}

@@ -79,6 +79,16 @@ impl Context {
         if usage & map_flags::UNSYNCHRONIZED == 0 {
             return self.buffer_subdata(r, offset, data);
         }
+        self.buffer_subdata_unsynchronized(r, offset, data)
+    }
+
+    /// `buffer_subdata_usage` with UNSYNCHRONIZED: needs no reference of its own on `r`.
+    pub fn buffer_subdata_unsynchronized(
+        &mut self,
+        r: &Resource,
+        offset: u32,
+        data: &[u8],
+    ) -> Result<()> {
         if r.target() != ResourceTarget::Buffer {
             return invalid("buffer_subdata of a texture");
         }
@@ -89,9 +99,10 @@ impl Context {
             .map_err(|_| crate::PipeError::InvalidArgument("data too long".into()))?;
         self.check_box(r, 0, 0, PipeBox::new(offset, 0, len, 1))?;
         self.note_buffer_write(r.id());
-        let bo = r.storage().bo.clone();
-        bo.map_unsynchronized(Access::Write)?
-            .write_at(u64::from(offset), data)?;
+        // Under the storage's lock, so the buffer cannot be replaced while its bytes are written.
+        r.storage()
+            .bo
+            .write_unsynchronized(u64::from(offset), data)?;
         Ok(())
     }
 }

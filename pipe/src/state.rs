@@ -433,6 +433,22 @@ pub struct VertexBuffer {
     pub buffer: BufferSource,
 }
 
+/// One slot of [`crate::Context::set_vertex_buffer_slots`].
+#[derive(Debug)]
+pub enum VertexBufferSlot {
+    /// Nothing bound.
+    Unbound,
+    /// A buffer, taken by the context.
+    Bind(VertexBuffer),
+    /// The resource the slot holds already, at a new stride and offset.
+    Rebind {
+        /// Bytes between vertices.
+        stride: u32,
+        /// Byte offset of vertex 0.
+        buffer_offset: u32,
+    },
+}
+
 impl VertexBuffer {
     /// Vertices in the caller's memory (a user buffer), `stride_B` bytes apart from byte 0.
     pub fn user(stride_B: u32, bytes: Vec<u8>) -> VertexBuffer {

@@ -178,36 +178,72 @@ impl Context {
         Ok(())
     }
 
-    /// `set_vertex_buffers` from `start`, taking the caller's buffers (no reference count
-    /// changes: the C ABI's per-draw call); as `set_vertex_buffers` otherwise.
-    pub fn set_vertex_buffers_owned(
+    /// `set_vertex_buffers` from `start`, as the C ABI's per-draw call gives it: a buffer the
+    /// caller hands over is taken (no reference count changes), and a slot that holds its
+    /// resource already keeps it at a new layout ([`VertexBufferSlot::Rebind`]: none either).
+    /// Nothing changes when any slot is refused.
+    pub fn set_vertex_buffer_slots(
         &mut self,
         start: usize,
-        b: &mut [Option<VertexBuffer>],
+        b: &mut [VertexBufferSlot],
     ) -> Result<()> {
-        self.check_vertex_buffers(start, b)?;
-        for (i, vb) in b.iter_mut().enumerate() {
-            self.vbufs[start + i] = vb.take();
+        if start + b.len() > MAX_VERTEX_BUFFERS {
+            return invalid(format!("vertex buffers {start}..{}", start + b.len()));
+        }
+        for (i, slot) in b.iter().enumerate() {
+            match slot {
+                VertexBufferSlot::Unbound => {}
+                VertexBufferSlot::Bind(vb) => check_vertex_buffer(vb)?,
+                VertexBufferSlot::Rebind { stride, .. } => {
+                    if !matches!(
+                        self.vbufs[start + i],
+                        Some(VertexBuffer {
+                            buffer: BufferSource::Resource(_),
+                            ..
+                        })
+                    ) {
+                        return invalid(format!(
+                            "vertex buffer {}: nothing bound to rebind",
+                            start + i
+                        ));
+                    }
+                    check_stride(*stride)?;
+                }
+            }
+        }
+        for (i, slot) in b.iter_mut().enumerate() {
+            let dst = &mut self.vbufs[start + i];
+            match std::mem::replace(slot, VertexBufferSlot::Unbound) {
+                VertexBufferSlot::Unbound => *dst = None,
+                VertexBufferSlot::Bind(vb) => *dst = Some(vb),
+                VertexBufferSlot::Rebind {
+                    stride,
+                    buffer_offset,
+                } => {
+                    if let Some(vb) = dst {
+                        vb.stride = stride;
+                        vb.buffer_offset = buffer_offset;
+                    }
+                }
+            }
         }
         self.dirty |= Dirty::VBUF;
         Ok(())
+    }
+
+    /// Whether vertex buffer `slot` holds resource `r` (the C ABI then rebinds it in place).
+    pub fn vertex_buffer_holds(&self, slot: usize, r: &crate::resource::Resource) -> bool {
+        matches!(
+            self.vbufs.get(slot),
+            Some(Some(VertexBuffer { buffer: BufferSource::Resource(held), .. })) if std::ptr::eq(&**held, r)
+        )
     }
 
     fn check_vertex_buffers(&self, start: usize, b: &[Option<VertexBuffer>]) -> Result<()> {
         if start + b.len() > MAX_VERTEX_BUFFERS {
             return invalid(format!("vertex buffers {start}..{}", start + b.len()));
         }
-        for vb in b.iter().flatten() {
-            if vb.stride > 4095 {
-                return invalid(format!("vertex stride {} exceeds 4095", vb.stride));
-            }
-            if let BufferSource::Resource(r) = &vb.buffer {
-                if r.target() != crate::resource::ResourceTarget::Buffer {
-                    return invalid("a vertex buffer must be a buffer resource");
-                }
-            }
-        }
-        Ok(())
+        b.iter().flatten().try_for_each(check_vertex_buffer)
     }
 
     /// Creates a shader from TGSI text (compiled once, cached by content).
@@ -540,6 +576,23 @@ fn check_framebuffer(fb: &FramebufferState) -> Result<()> {
                 what: "as a depth buffer",
             });
         }
+    }
+    Ok(())
+}
+
+fn check_vertex_buffer(vb: &VertexBuffer) -> Result<()> {
+    check_stride(vb.stride)?;
+    if let BufferSource::Resource(r) = &vb.buffer {
+        if r.target() != crate::resource::ResourceTarget::Buffer {
+            return invalid("a vertex buffer must be a buffer resource");
+        }
+    }
+    Ok(())
+}
+
+fn check_stride(stride: u32) -> Result<()> {
+    if stride > 4095 {
+        return invalid(format!("vertex stride {stride} exceeds 4095"));
     }
     Ok(())
 }

@@ -374,3 +374,91 @@ fn a_rasterizer_with_zero_point_size_and_line_width_means_one() {
         assert!(matches!(e, Err(PipeError::InvalidArgument(_))), "{p} {l}");
     }
 }
+
+#[test]
+fn vertex_buffer_slots_rebind_in_place_and_a_refused_call_changes_nothing() {
+    let mut r = rig();
+    let vbuf = r
+        .screen
+        .resource_create(&ResourceTemplate::buffer(64, bind::VERTEX_BUFFER))
+        .unwrap();
+    let user = VertexBuffer::user(16, vec![0; 48]);
+    let bound = |stride, buffer_offset| VertexBuffer {
+        stride,
+        buffer_offset,
+        buffer: BufferSource::Resource(vbuf.clone()),
+    };
+    let mut slots = [
+        VertexBufferSlot::Bind(bound(16, 0)),
+        VertexBufferSlot::Bind(user.clone()),
+    ];
+    r.ctx.set_vertex_buffer_slots(0, &mut slots).unwrap();
+    assert!(r.ctx.vertex_buffer_holds(0, &vbuf));
+    assert!(!r.ctx.vertex_buffer_holds(1, &vbuf), "a user buffer");
+    assert!(!r.ctx.vertex_buffer_holds(31, &vbuf), "past the slots");
+    let before = r.ctx.vertex_buffers();
+
+    // Each refused: a rebind of a user buffer or an empty slot, a stride the pipe cannot take,
+    // a texture, slots past the end. A bind made before the bad slot is not applied either.
+    let tex = sampled_texture(&r, Format::B8G8R8A8_UNORM, 4, 4, 0);
+    let refused: [(usize, Vec<VertexBufferSlot>); 5] = [
+        (
+            0,
+            vec![
+                VertexBufferSlot::Unbound,
+                VertexBufferSlot::Rebind {
+                    stride: 8,
+                    buffer_offset: 0,
+                },
+            ],
+        ),
+        (
+            2,
+            vec![VertexBufferSlot::Rebind {
+                stride: 8,
+                buffer_offset: 0,
+            }],
+        ),
+        (
+            0,
+            vec![VertexBufferSlot::Rebind {
+                stride: 4096,
+                buffer_offset: 0,
+            }],
+        ),
+        (
+            0,
+            vec![
+                VertexBufferSlot::Bind(bound(8, 8)),
+                VertexBufferSlot::Bind(VertexBuffer {
+                    stride: 16,
+                    buffer_offset: 0,
+                    buffer: BufferSource::Resource(tex),
+                }),
+            ],
+        ),
+        (MAX_VERTEX_BUFFERS, vec![VertexBufferSlot::Unbound]),
+    ];
+    for (start, mut slots) in refused {
+        assert_invalid(r.ctx.set_vertex_buffer_slots(start, &mut slots));
+        assert_eq!(r.ctx.vertex_buffers(), before, "a refused call at {start}");
+    }
+
+    // A rebind keeps the resource (no new reference) at the new layout.
+    let refs = std::sync::Arc::strong_count(&vbuf);
+    let mut slots = [VertexBufferSlot::Rebind {
+        stride: 32,
+        buffer_offset: 4,
+    }];
+    r.ctx.set_vertex_buffer_slots(0, &mut slots).unwrap();
+    assert_eq!(std::sync::Arc::strong_count(&vbuf), refs);
+    let mut want = before;
+    want[0] = Some(bound(32, 4));
+    assert_eq!(r.ctx.vertex_buffers(), want);
+    // Unbound empties a slot.
+    r.ctx
+        .set_vertex_buffer_slots(1, &mut [VertexBufferSlot::Unbound])
+        .unwrap();
+    want[1] = None;
+    assert_eq!(r.ctx.vertex_buffers(), want);
+}

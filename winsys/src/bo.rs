@@ -247,6 +247,33 @@ impl Bo {
         })
     }
 
+    /// Copies `data` to `offset_B` without waiting, as a write through
+    /// [`Bo::map_unsynchronized`] would, with the same errors; no mapping is made (a mapping
+    /// holds the buffer by a count, and the C ABI's per-draw uploads measured its changes).
+    pub fn write_unsynchronized(&self, offset_B: u64, data: &[u8]) -> Result<()> {
+        if self.0.storage.device_lost() {
+            return Err(WinsysError::DeviceLost);
+        }
+        let ptr = self.0.storage.cpu_ptr()?;
+        let off = self.range(offset_B, data.len())?;
+        // SAFETY: off + data.len() is within the storage (checked above), which `self` keeps
+        // alive for the copy; `data` is a distinct caller buffer.
+        unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), ptr.add(off), data.len()) };
+        Ok(())
+    }
+
+    /// `offset_B` as an index when `len` bytes from it lie within the buffer.
+    fn range(&self, offset_B: u64, len: usize) -> Result<usize> {
+        match offset_B.checked_add(len as u64) {
+            Some(end) if end <= self.size_B() => Ok(offset_B as usize),
+            _ => Err(WinsysError::InvalidArgument(format!(
+                "range {offset_B}+{len} outside buffer {} of {} bytes",
+                self.id(),
+                self.size_B()
+            ))),
+        }
+    }
+
     /// Writes `data` at `offset_B` through a synchronized write map.
     pub fn write(&self, offset_B: u64, data: &[u8], timeout: Duration) -> Result<()> {
         self.map(Access::Write, timeout)?.write_at(offset_B, data)
@@ -301,14 +328,7 @@ impl Mapping {
     }
 
     fn range(&self, offset_B: u64, len: usize) -> Result<usize> {
-        match offset_B.checked_add(len as u64) {
-            Some(end) if end <= self.len_B() => Ok(offset_B as usize),
-            _ => Err(WinsysError::InvalidArgument(format!(
-                "range {offset_B}+{len} outside buffer {} of {} bytes",
-                self.bo.id(),
-                self.len_B()
-            ))),
-        }
+        self.bo.range(offset_B, len)
     }
 
     /// Copies `out.len()` bytes from `offset_B`.

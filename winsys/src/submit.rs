@@ -50,7 +50,10 @@ pub struct Core {
     pub(crate) id: u64,
     pub(crate) live: Arc<LiveCounters>,
     pub(crate) trace: TraceLog,
-    lost: AtomicBool,
+    /// Shared with the device's buffers ([`Core::lost_flag`]), so a buffer asks whether it may
+    /// be mapped with one load (a `Weak` upgrade was two atomic writes, measurable in
+    /// drawoverhead's per-draw uploads). Set by `lose`, and when the device goes.
+    lost: Arc<AtomicBool>,
     next_bo: AtomicU64,
     next_fence: AtomicU64,
     submit: Mutex<Counters>,
@@ -62,7 +65,7 @@ impl Core {
             id: NEXT_DEVICE.fetch_add(1, Ordering::Relaxed),
             live: Arc::new(LiveCounters::default()),
             trace: TraceLog::new(trace_limit),
-            lost: AtomicBool::new(false),
+            lost: Arc::new(AtomicBool::new(false)),
             next_bo: AtomicU64::new(1),
             next_fence: AtomicU64::new(1),
             submit: Mutex::new(Counters {
@@ -74,6 +77,11 @@ impl Core {
 
     pub(crate) fn is_lost(&self) -> bool {
         self.lost.load(Ordering::Acquire)
+    }
+
+    /// What a buffer keeps to ask whether its device is lost or gone.
+    pub(crate) fn lost_flag(&self) -> LostFlag {
+        LostFlag(Arc::clone(&self.lost))
     }
 
     /// The device is lost: every job not yet ended is traced as ended with DeviceLost, and
@@ -186,5 +194,21 @@ impl Core {
                 waited_ms: timeout.as_millis().min(u64::MAX as u128) as u64,
             })
         }
+    }
+}
+
+/// A dropped device counts as lost for the buffers that outlive it.
+impl Drop for Core {
+    fn drop(&mut self) {
+        self.lost.store(true, Ordering::Release);
+    }
+}
+
+/// Whether a buffer's device is lost or gone (see [`Core::lost_flag`]).
+pub(crate) struct LostFlag(Arc<AtomicBool>);
+
+impl LostFlag {
+    pub(crate) fn get(&self) -> bool {
+        self.0.load(Ordering::Acquire)
     }
 }

@@ -342,3 +342,19 @@ fn eight_threads_ten_thousand_jobs_leave_nothing_behind() {
     drop(shared);
     assert_eq!(dev.live(), LiveCounts::default());
 }
+
+#[test]
+fn a_buffer_that_outlives_its_device_is_lost() {
+    let dev = SimDevice::new().unwrap();
+    let bo = row(&dev, 4);
+    bo.map(Access::Write, LONG).unwrap();
+    drop(dev);
+    assert!(matches!(
+        bo.map_unsynchronized(Access::Read),
+        Err(WinsysError::DeviceLost)
+    ));
+    assert!(matches!(
+        bo.wait(Access::Read, LONG),
+        Err(WinsysError::DeviceLost)
+    ));
+}

@@ -263,6 +263,7 @@ impl Device for DrmDevice {
         // Made before GEM_INFO so that its Drop closes the handle if GEM_INFO fails.
         let storage = DrmStorage {
             shared: Arc::downgrade(s),
+            lost: s.core.lost_flag(),
             handle: c.handle,
             size_B: desc.size_B,
             offset: 0,
@@ -320,6 +321,7 @@ impl Device for DrmDevice {
         }
         let storage = DrmStorage {
             shared: Arc::downgrade(s),
+            lost: s.core.lost_flag(),
             handle,
             size_B,
             offset: 0,

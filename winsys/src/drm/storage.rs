@@ -9,10 +9,12 @@ use super::shared::{lock, DrmShared};
 use super::uapi::*;
 use crate::bo::{Bo, BoDesc, BoStorage, WeakBo};
 use crate::error::{Result, WinsysError};
+use crate::submit::LostFlag;
 
 /// A buffer's storage: a GEM object, mapped for the CPU on first use.
 pub(super) struct DrmStorage {
     pub(super) shared: Weak<DrmShared>,
+    pub(super) lost: LostFlag,
     pub(super) handle: u32,
     pub(super) size_B: u64,
     pub(super) offset: u64,
@@ -57,7 +59,7 @@ impl BoStorage for DrmStorage {
     }
 
     fn device_lost(&self) -> bool {
-        self.shared.upgrade().is_none_or(|s| s.core.is_lost())
+        self.lost.get()
     }
 
     fn handle(&self) -> u32 {

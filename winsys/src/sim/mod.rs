@@ -32,7 +32,7 @@ use crate::job::Job;
 use crate::live::LiveCounts;
 use crate::memfd::{Libc, MemfdBacking, SharedPool};
 use crate::reset::{ResetRecord, DEFAULT_HANG_BUDGET};
-use crate::submit::{Accepted, Core, Engine};
+use crate::submit::{Accepted, Core, Engine, LostFlag};
 use crate::trace::TraceResult;
 use crate::va::{VaAllocator, PAGE_B, VA_END, VA_START};
 
@@ -169,6 +169,7 @@ impl Engine for SimShared {
 /// A buffer's storage in the model: a memfd's mapping, mapped into the model's MMU.
 struct SimStorage {
     shared: Weak<SimShared>,
+    lost: LostFlag,
     va: u32,
     size_B: u64,
     backing: Arc<MemfdBacking>,
@@ -180,7 +181,7 @@ impl BoStorage for SimStorage {
     }
 
     fn device_lost(&self) -> bool {
-        self.shared.upgrade().is_none_or(|s| s.core.is_lost())
+        self.lost.get()
     }
 
     fn shared_fd(&self) -> Option<BorrowedFd<'_>> {
@@ -295,6 +296,7 @@ impl SimDevice {
         }
         let storage = SimStorage {
             shared: Arc::downgrade(s),
+            lost: s.core.lost_flag(),
             va,
             size_B: desc.size_B,
             backing,
