@@ -251,15 +251,32 @@ impl Bo {
     /// [`Bo::map_unsynchronized`] would, with the same errors; no mapping is made (a mapping
     /// holds the buffer by a count, and the C ABI's per-draw uploads measured its changes).
     pub fn write_unsynchronized(&self, offset_B: u64, data: &[u8]) -> Result<()> {
+        let p = self.unsynchronized_at(offset_B, data.len())?;
+        // SAFETY: `p` starts data.len() bytes within the storage, which `self` keeps alive for
+        // the copy; `data` is a distinct caller buffer.
+        unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), p, data.len()) };
+        Ok(())
+    }
+
+    /// Copies `out.len()` bytes from `offset_B` without waiting, as
+    /// [`Bo::write_unsynchronized`] writes.
+    pub fn read_unsynchronized(&self, offset_B: u64, out: &mut [u8]) -> Result<()> {
+        let p = self.unsynchronized_at(offset_B, out.len())?;
+        // SAFETY: as in write_unsynchronized; `out` is a distinct caller buffer.
+        unsafe { std::ptr::copy_nonoverlapping(p, out.as_mut_ptr(), out.len()) };
+        Ok(())
+    }
+
+    /// The CPU address of byte `offset_B`, when `len` bytes from it lie within the buffer and
+    /// the device is not lost.
+    fn unsynchronized_at(&self, offset_B: u64, len: usize) -> Result<*mut u8> {
         if self.0.storage.device_lost() {
             return Err(WinsysError::DeviceLost);
         }
         let ptr = self.0.storage.cpu_ptr()?;
-        let off = self.range(offset_B, data.len())?;
-        // SAFETY: off + data.len() is within the storage (checked above), which `self` keeps
-        // alive for the copy; `data` is a distinct caller buffer.
-        unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), ptr.add(off), data.len()) };
-        Ok(())
+        let off = self.range(offset_B, len)?;
+        // SAFETY: off is within the storage of size_B bytes (checked by range).
+        Ok(unsafe { ptr.add(off) })
     }
 
     /// `offset_B` as an index when `len` bytes from it lie within the buffer.

@@ -357,4 +357,37 @@ fn a_buffer_that_outlives_its_device_is_lost() {
         bo.wait(Access::Read, LONG),
         Err(WinsysError::DeviceLost)
     ));
+    assert!(matches!(
+        bo.write_unsynchronized(0, &[1]),
+        Err(WinsysError::DeviceLost)
+    ));
+    assert!(matches!(
+        bo.read_unsynchronized(0, &mut [0]),
+        Err(WinsysError::DeviceLost)
+    ));
+}
+
+#[test]
+fn unsynchronized_copies_land_where_a_mapping_puts_them() {
+    let dev = SimDevice::new().unwrap();
+    let bo = dev.create_bo(&BoDesc::new(64)).unwrap();
+    bo.write(0, &[0xEE; 64], LONG).unwrap();
+    bo.write_unsynchronized(61, &[1, 2, 3]).unwrap();
+    let mut back = [0u8; 5];
+    bo.read_unsynchronized(59, &mut back).unwrap();
+    assert_eq!(back, [0xEE, 0xEE, 1, 2, 3]);
+    let all = bo.read_all(LONG).unwrap();
+    assert_eq!(&all[..61], &[0xEE; 61][..], "bytes before the write kept");
+    // One byte past the end, or an offset that overflows: refused, nothing written.
+    for (off, len) in [(62u64, 3usize), (u64::MAX, 1)] {
+        assert!(matches!(
+            bo.write_unsynchronized(off, &vec![9; len]),
+            Err(WinsysError::InvalidArgument(_))
+        ));
+        assert!(matches!(
+            bo.read_unsynchronized(off, &mut vec![0; len]),
+            Err(WinsysError::InvalidArgument(_))
+        ));
+    }
+    assert_eq!(bo.read_all(LONG).unwrap(), all);
 }
