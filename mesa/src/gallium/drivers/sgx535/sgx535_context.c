@@ -129,6 +129,7 @@ sgx535g_context_destroy(struct pipe_context *pctx)
    if (pctx->const_uploader && pctx->const_uploader != pctx->stream_uploader)
       u_upload_destroy(pctx->const_uploader);
    FREE(ctx->spare_staging);
+   FREE(ctx->spare_transfer);
    /* The library deletes every object still created on the context. */
    sgx535g_check(sgx535_context_destroy(ctx->lib), "context_destroy");
    FREE(ctx);

@@ -48,15 +48,21 @@ sgx535g_map(struct pipe_context *pctx, struct pipe_resource *pres, unsigned leve
            const struct pipe_box *box, struct pipe_transfer **out)
 {
    struct sgx535g_context *ctx = sgx535g_context(pctx);
-   struct sgx535g_transfer *t = CALLOC_STRUCT(sgx535g_transfer);
+   struct sgx535g_transfer *t = ctx->spare_transfer;
    sgx535_box b = sgx535g_box_from_pipe(box);
    void *ptr = NULL;
    uint32_t stride_B = 0;
    uint64_t layer_stride_B = 0;
 
    *out = NULL;
-   if (!t)
-      return NULL;
+   if (t) {
+      ctx->spare_transfer = NULL;
+      memset(t, 0, sizeof(*t));
+   } else {
+      t = CALLOC_STRUCT(sgx535g_transfer);
+      if (!t)
+         return NULL;
+   }
    if (pres->target == PIPE_BUFFER && (usage & PIPE_MAP_FLUSH_EXPLICIT) &&
        (usage & PIPE_MAP_WRITE) && !(usage & PIPE_MAP_READ) && box->width > 0) {
       if (ctx->spare_staging && ctx->spare_staging_B >= (unsigned)box->width) {
@@ -107,7 +113,10 @@ sgx535g_unmap(struct pipe_context *pctx, struct pipe_transfer *ptrans)
    } else
       sgx535g_ctx_check(ctx, sgx535_transfer_unmap(ctx->lib, t->lib), "transfer_unmap");
    pipe_resource_reference(&t->base.resource, NULL);
-   FREE(t);
+   if (!ctx->spare_transfer)
+      ctx->spare_transfer = t;
+   else
+      FREE(t);
 }
 
 static void
