@@ -143,7 +143,7 @@ const CACHE_WAYS: usize = 64;
 /// at the latest, or when the thread ends). A removal on this thread lets go of its own entry
 /// at once. An entry is never dropped while anything is lent: it waits in `graveyard` until
 /// the last [`Lent`] of the thread ends.
-struct Cache {
+pub(crate) struct Cache {
     ways: [Option<Cached>; CACHE_WAYS],
     /// `REMOVALS` when the entries were last checked against the table.
     checked: u64,
@@ -172,8 +172,10 @@ fn cache_way(h: u64) -> usize {
 /// holds the object is this thread's.
 pub(crate) enum Lent<T: Any + Send + Sync> {
     /// Points into an `Arc` that this thread's cache (or its graveyard) holds while
-    /// `Cache::lends` counts this.
-    Cached(NonNull<T>),
+    /// `Cache::lends` counts this; and at that cache, so the drop needs no thread-local
+    /// lookup (in a shared library each is a call to `__tls_get_addr`, and drawoverhead's
+    /// draws make a dozen).
+    Cached(NonNull<T>, NonNull<RefCell<Cache>>),
     Owned(Arc<T>),
 }
 
@@ -184,7 +186,7 @@ impl<T: Any + Send + Sync> std::ops::Deref for Lent<T> {
             // SAFETY: the cache keeps the Arc this points into while the lend is counted
             // (entries evicted meanwhile wait in the graveyard), and the count ends only in
             // drop, after every borrow of self.
-            Lent::Cached(p) => unsafe { p.as_ref() },
+            Lent::Cached(p, _) => unsafe { p.as_ref() },
             Lent::Owned(a) => a,
         }
     }
@@ -194,7 +196,7 @@ impl<T: Any + Send + Sync> Lent<T> {
     /// The object's own `Arc` (one count change).
     pub(crate) fn to_arc(&self) -> Arc<T> {
         match self {
-            Lent::Cached(p) => {
+            Lent::Cached(p, _) => {
                 let p = p.as_ptr().cast_const();
                 // SAFETY: p is the data pointer of a live Arc<T> (an Arc<dyn Any> whose
                 // concrete type is T, see `lend`), kept by the cache during this call:
@@ -211,8 +213,13 @@ impl<T: Any + Send + Sync> Lent<T> {
 
 impl<T: Any + Send + Sync> Drop for Lent<T> {
     fn drop(&mut self) {
-        if let Lent::Cached(_) = self {
-            let dead = CACHE.try_with(|c| {
+        if let Lent::Cached(_, cache) = self {
+            // SAFETY: `cache` is this thread's CACHE (a Lent is neither Send nor Sync, so it
+            // is dropped on the thread that made it), which lives until the thread's
+            // thread-local destructors run; a Lent lives within one call into the library,
+            // and a call made after CACHE's destructor gets an owned Lent (`lend`).
+            let c = unsafe { cache.as_ref() };
+            let dead = {
                 let mut c = c.borrow_mut();
                 c.lends -= 1;
                 if c.lends == 0 {
@@ -220,16 +227,17 @@ impl<T: Any + Send + Sync> Drop for Lent<T> {
                 } else {
                     Vec::new()
                 }
-            });
+            };
             // Dropped outside the cache's borrow (a destructor may call back in).
             drop(dead);
         }
     }
 }
 
-/// The cached lookup of `h`, lent; None on a miss (or a stale check).
+/// The cached lookup of `h`, lent; None on a miss (or a stale check). `cell` holds `c`.
 fn cached<T: Any + Send + Sync>(
     c: &mut Cache,
+    cell: NonNull<RefCell<Cache>>,
     h: u64,
     kind: Kind,
     now: u64,
@@ -245,7 +253,7 @@ fn cached<T: Any + Send + Sync>(
     let p = NonNull::from(&*e.value).cast::<T>();
     let owner = e.owner;
     c.lends += 1;
-    Some((Lent::Cached(p), owner))
+    Some((Lent::Cached(p, cell), owner))
 }
 
 /// Lets go of this thread's entries that `dead` picks (into the graveyard while anything is
@@ -351,7 +359,7 @@ pub(crate) fn lend<T: Any + Send + Sync>(
     what: &str,
 ) -> Result<(Lent<T>, Owner)> {
     let now = REMOVALS.load(Ordering::Acquire);
-    let hit = CACHE.try_with(|c| cached::<T>(&mut c.borrow_mut(), h, kind, now));
+    let hit = CACHE.try_with(|c| cached::<T>(&mut c.borrow_mut(), NonNull::from(c), h, kind, now));
     match hit {
         Ok(Some(hit)) => return Ok(hit),
         Ok(None) => {}
@@ -403,8 +411,8 @@ pub(crate) fn lend<T: Any + Send + Sync>(
     drop(t);
     drop(dead);
     let (value, owner) = found?;
-    Ok(CACHE.with(|c| {
-        let mut c = c.borrow_mut();
+    Ok(CACHE.with(|cell| {
+        let mut c = cell.borrow_mut();
         let c = &mut *c;
         let way = &mut c.ways[cache_way(h)];
         if let Some(old) = way.take() {
@@ -417,7 +425,7 @@ pub(crate) fn lend<T: Any + Send + Sync>(
             value,
             owner,
         });
-        cached::<T>(c, h, kind, now).expect("just cached")
+        cached::<T>(c, NonNull::from(cell), h, kind, now).expect("just cached")
     }))
 }
 
@@ -628,5 +636,50 @@ mod tests {
         assert!(get::<u8>(b, Kind::Blend, "b").is_ok());
         assert_eq!(remove_owned(77, 0).len(), 1);
         assert!(get::<u8>(b, Kind::Blend, "b").is_err());
+    }
+
+    /// Looks `h` up when its thread's locals are destroyed, and reports what the lend read.
+    struct LookupAtExit {
+        h: u64,
+        seen: std::sync::mpsc::Sender<Option<u32>>,
+    }
+
+    impl Drop for LookupAtExit {
+        fn drop(&mut self) {
+            let lent = lend::<u32>(self.h, Kind::Query, "q").ok();
+            let _ = self.seen.send(lent.as_ref().map(|(v, _)| **v));
+        }
+    }
+
+    thread_local! {
+        static AT_EXIT: RefCell<Option<LookupAtExit>> = const { RefCell::new(None) };
+    }
+
+    /// A call into the library from a thread-local destructor, with the thread's cache still
+    /// there (its lend comes from the cache and goes back to it) and already gone (owned).
+    #[test]
+    fn a_lookup_while_the_thread_ends_reads_the_object() {
+        let h = insert(Kind::Query, Owner::default(), 41u32);
+        for cache_first in [true, false] {
+            let (tx, rx) = std::sync::mpsc::channel();
+            std::thread::spawn(move || {
+                // Thread locals are destroyed in the reverse order of their first use.
+                if cache_first {
+                    assert!(lend::<u32>(h, Kind::Query, "q").is_ok());
+                }
+                AT_EXIT.with(|a| *a.borrow_mut() = Some(LookupAtExit { h, seen: tx }));
+                if !cache_first {
+                    assert!(lend::<u32>(h, Kind::Query, "q").is_ok());
+                }
+            })
+            .join()
+            .unwrap();
+            assert_eq!(
+                rx.recv().unwrap(),
+                Some(41),
+                "cache made first: {cache_first}"
+            );
+        }
+        remove::<u32>(h, Kind::Query, "q").unwrap();
     }
 }
