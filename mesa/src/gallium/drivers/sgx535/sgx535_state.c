@@ -432,10 +432,17 @@ sgx535g_set_vertex_buffers(struct pipe_context *pctx, unsigned start, unsigned c
    struct sgx535g_context *ctx = sgx535g_context(pctx);
    sgx535_vertex_buffer vb[PIPE_MAX_ATTRIBS];
    count = MIN2(count, PIPE_MAX_ATTRIBS);
+   /* The trailing slots to unbind go in the same call, as entries naming no
+    * buffer: u_vbuf unbinds one whenever a draw has fewer buffers than the one
+    * before, and a second call was a second lock and lookup (drawoverhead's
+    * test 6 alternates). */
+   unsigned n = MIN2(count + unbind_trailing, PIPE_MAX_ATTRIBS - MIN2(start, PIPE_MAX_ATTRIBS));
 
-   if (buffers && count) {
-      for (unsigned i = 0; i < count; i++) {
-         const struct pipe_vertex_buffer *b = &buffers[i];
+   for (unsigned i = 0; i < n; i++) {
+      const struct pipe_vertex_buffer *b = buffers && i < count ? &buffers[i] : NULL;
+      if (!b) {
+         vb[i] = (sgx535_vertex_buffer){0};
+      } else {
          vb[i] = (sgx535_vertex_buffer){
             .stride = b->stride,
             .buffer_offset = b->buffer_offset,
@@ -447,15 +454,9 @@ sgx535g_set_vertex_buffers(struct pipe_context *pctx, unsigned start, unsigned c
             .user_size = 0,
          };
       }
-      sgx535g_ctx_check(ctx, sgx535_set_vertex_buffers(ctx->lib, start, count, vb),
-                       "set_vertex_buffers");
-   } else if (count) {
-      sgx535g_ctx_check(ctx, sgx535_set_vertex_buffers(ctx->lib, start, count, NULL),
-                       "set_vertex_buffers");
    }
-   if (unbind_trailing)
-      sgx535g_ctx_check(ctx,
-                       sgx535_set_vertex_buffers(ctx->lib, start + count, unbind_trailing, NULL),
+   if (count + unbind_trailing)
+      sgx535g_ctx_check(ctx, sgx535_set_vertex_buffers(ctx->lib, start, n, vb),
                        "set_vertex_buffers");
    for (unsigned i = 0; i < count && start + i < PIPE_MAX_ATTRIBS; i++) {
       struct pipe_resource **slot = &ctx->vb[start + i];
