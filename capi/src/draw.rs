@@ -89,6 +89,7 @@ pub unsafe extern "C" fn sgx535_draw_vbo(
             let data = unsafe { bytes(d.index_user, n, "index_user")? };
             (None, Some(BufferSource::User(Arc::from(data))))
         };
+        let mode = gallium::prim(d.mode)?;
         let mut inner = c.lock();
         let index = match lent {
             Some(r) => Some(BufferSource::Resource(match inner.extra.index.take() {
@@ -98,7 +99,7 @@ pub unsafe extern "C" fn sgx535_draw_vbo(
             None => user,
         };
         let draw = DrawInfo {
-            mode: gallium::prim(d.mode)?,
+            mode,
             index_size: d.index_size,
             index,
             start: d.start,

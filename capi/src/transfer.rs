@@ -48,9 +48,7 @@ pub unsafe extern "C" fn sgx535_buffer_subdata(
             // An upload ring's per-draw write: the lent resource will do (no count change).
             inner.ctx.buffer_subdata_unsynchronized(&r, offset, d)?;
         } else {
-            inner
-                .ctx
-                .buffer_subdata_usage(&r.to_arc(), usage, offset, d)?;
+            inner.ctx.buffer_subdata(&r.to_arc(), offset, d)?;
         }
         Ok(())
     })

@@ -19,7 +19,7 @@ use std::sync::Arc;
 
 use sgx_hwdocs::render;
 
-use sgx_winsys::Bo;
+use sgx_winsys::{Bo, WinsysError};
 
 use crate::batch::Batch;
 use crate::dirty::Dirty;
@@ -47,11 +47,12 @@ pub(crate) fn element_words(bo: &Bo, offset_B: u32, elem_B: u32) -> Result<Optio
     }
     let mut bytes = [0u8; MAX_ELEM_B as usize];
     let bytes = &mut bytes[..elem_B as usize];
-    if u64::from(offset_B) + u64::from(elem_B) > bo.size_B() {
-        return Ok(None);
+    // Unsynchronized: no job writes a buffer resource (see const_attr.rs). An element past
+    // the buffer's end is not copied by value.
+    match bo.read_unsynchronized(u64::from(offset_B), bytes) {
+        Err(WinsysError::InvalidArgument(_)) => return Ok(None),
+        r => r?,
     }
-    // Unsynchronized: no job writes a buffer resource (see const_attr.rs).
-    bo.read_unsynchronized(u64::from(offset_B), bytes)?;
     let mut words = [0u32; (MAX_ELEM_B / 4) as usize];
     for (w, c) in words.iter_mut().zip(bytes.chunks_exact(4)) {
         *w = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);

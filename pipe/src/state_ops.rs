@@ -187,9 +187,7 @@ impl Context {
         start: usize,
         b: &mut [VertexBufferSlot],
     ) -> Result<()> {
-        if start + b.len() > MAX_VERTEX_BUFFERS {
-            return invalid(format!("vertex buffers {start}..{}", start + b.len()));
-        }
+        check_slots(start, b.len())?;
         for (i, slot) in b.iter().enumerate() {
             match slot {
                 VertexBufferSlot::Unbound => {}
@@ -240,9 +238,7 @@ impl Context {
     }
 
     fn check_vertex_buffers(&self, start: usize, b: &[Option<VertexBuffer>]) -> Result<()> {
-        if start + b.len() > MAX_VERTEX_BUFFERS {
-            return invalid(format!("vertex buffers {start}..{}", start + b.len()));
-        }
+        check_slots(start, b.len())?;
         b.iter().flatten().try_for_each(check_vertex_buffer)
     }
 
@@ -576,6 +572,13 @@ fn check_framebuffer(fb: &FramebufferState) -> Result<()> {
                 what: "as a depth buffer",
             });
         }
+    }
+    Ok(())
+}
+
+fn check_slots(start: usize, len: usize) -> Result<()> {
+    if start + len > MAX_VERTEX_BUFFERS {
+        return invalid(format!("vertex buffers {start}..{}", start + len));
     }
     Ok(())
 }

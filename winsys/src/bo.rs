@@ -236,10 +236,7 @@ impl Bo {
     /// Maps without waiting: the caller guarantees no pending job touches the bytes it accesses
     /// (for example a ring of uploads at distinct offsets).
     pub fn map_unsynchronized(&self, access: Access) -> Result<Mapping> {
-        if self.0.storage.device_lost() {
-            return Err(WinsysError::DeviceLost);
-        }
-        let ptr = self.0.storage.cpu_ptr()?;
+        let ptr = self.live_ptr()?;
         Ok(Mapping {
             bo: self.clone(),
             ptr,
@@ -270,13 +267,18 @@ impl Bo {
     /// The CPU address of byte `offset_B`, when `len` bytes from it lie within the buffer and
     /// the device is not lost.
     fn unsynchronized_at(&self, offset_B: u64, len: usize) -> Result<*mut u8> {
-        if self.0.storage.device_lost() {
-            return Err(WinsysError::DeviceLost);
-        }
-        let ptr = self.0.storage.cpu_ptr()?;
+        let ptr = self.live_ptr()?;
         let off = self.range(offset_B, len)?;
         // SAFETY: off is within the storage of size_B bytes (checked by range).
         Ok(unsafe { ptr.add(off) })
+    }
+
+    /// The CPU address of byte 0, unless the device is lost.
+    fn live_ptr(&self) -> Result<*mut u8> {
+        if self.0.storage.device_lost() {
+            return Err(WinsysError::DeviceLost);
+        }
+        self.0.storage.cpu_ptr()
     }
 
     /// `offset_B` as an index when `len` bytes from it lie within the buffer.
