@@ -33,14 +33,19 @@ TIMEOUT_S = 60
 
 # What the issue (#19) asks for: GLSL 1.10/1.20 execution tests, the GL 1.0..2.1 tests,
 # fbo-generatemipmap* and the format tests (the GL 1.x ones are inside `spec@!opengl 1.x`).
+# And the vertex array formats (#20): the screen takes every format u_vbuf checks, some
+# converted on the CPU, which turns on half-float, BGRA and fixed-point arrays.
 SELECT = re.compile(
     r"^spec@(glsl-1\.[12]0@execution@|!opengl (1\.[0-5]|2\.[01])@)|@fbo-generatemipmap"
+    r"|^spec@(arb_half_float_vertex|ext_vertex_array_bgra|arb_vertex_array_bgra)@"
+    r"|^spec@arb_es2_compatibility@arb_es2_compatibility-fixed-type"
 )
 # The short list: a stable sample (by name hash, so it survives piglit updates) plus the
 # groups a regression most often shows up in.
 SHORT_ALWAYS = re.compile(
     r"variable-indexing@.*uniform-array-mat.*-index|@fbo-generatemipmap"
     r"|fragdepth|frag-depth"
+    r"|draw-vertices|vertexattribpointer|vertex_array_bgra@|fixed-type"
 )
 SHORT_ONE_IN = 12
 

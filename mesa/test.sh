@@ -131,6 +131,14 @@ else
   fail "device counters do not cover $GEARS_FRAMES frames of $win_px pixels: '${stats:-no stats line}'"
 fi
 
+# Mesa's u_vbuf stays out of the draw path: the screen takes every vertex format, primitive type
+# and alignment u_vbuf checks (it would otherwise sit in front of every draw of every application).
+if [ "$(echo "$stats" | sed -n 's/.* u_vbuf=\([a-z]*\).*/\1/p')" = off ]; then
+  pass "u_vbuf is off: st/mesa binds vertex buffers and elements straight to the driver"
+else
+  fail "u_vbuf runs in front of every draw: '${stats:-no stats line}'"
+fi
+
 # ---- piglit: every fbo-generatemipmap* test passes, or skips as mesa/ci/sgx535-skips.txt says ----
 PIGLIT_BIN=${SGX535_PIGLIT_BIN:-/usr/lib/x86_64-linux-gnu/piglit/bin}
 : >"$OUT/piglit-results.txt"

@@ -159,22 +159,26 @@ pub(crate) fn format_value(f: Format) -> Option<u32> {
 
 /// A vertex attribute format.
 pub(crate) fn vertex_format(v: u32) -> Result<VertexFormat> {
-    let Some(&(name, _)) = PIPE_FORMATS.iter().find(|&&(_, x)| x == v) else {
+    let Some(name) = name_of(PIPE_FORMATS, v) else {
         return invalid(format!("pipe_format {v} is not a Mesa 22.3 format"));
     };
     let name = name.trim_start_matches("PIPE_FORMAT_");
     VertexFormat::ALL
         .iter()
         .copied()
-        .find(|f| {
-            let ours = format!("{f:?}");
-            // The model's 32-bit scaled attribute is Gallium's R32_USCALED.
-            ours == name || (ours == "R32_UINT_SCALED" && name == "R32_USCALED")
-        })
+        .find(|f| format!("{f:?}") == name)
         .map_or_else(
-            || unsupported(format!("{name} is not a vertex format of this GPU")),
+            || unsupported(format!("{name} is not a vertex format of this driver")),
             Ok,
         )
+}
+
+/// Whether a `PIPE_FORMAT_*` value is an index format: one, two or four bytes per index.
+pub(crate) fn index_format(v: u32) -> bool {
+    matches!(
+        name_of(PIPE_FORMATS, v),
+        Some("PIPE_FORMAT_R8_UINT" | "PIPE_FORMAT_R16_UINT" | "PIPE_FORMAT_R32_UINT")
+    )
 }
 
 /// A resource target (`PIPE_BUFFER`, `PIPE_TEXTURE_*`).
@@ -446,7 +450,9 @@ mod tests {
         assert_eq!(cap_name(0), "PIPE_CAP_GRAPHICS");
         assert_eq!(cap(1).unwrap(), Some(Cap::NpotTextures));
         assert_eq!(vertex_format(16).unwrap(), VertexFormat::R32G32B32A32_FLOAT);
-        assert_eq!(vertex_format(21).unwrap(), VertexFormat::R32_UINT_SCALED);
+        assert_eq!(vertex_format(21).unwrap(), VertexFormat::R32_USCALED);
+        assert!(index_format(84) && index_format(96) && index_format(104));
+        assert!(!index_format(21));
         assert_eq!(blend_factor(0x11).unwrap(), BlendFactor::ZERO);
         assert_eq!(stencil_op(7).unwrap(), StencilOp::INVERT);
         assert_eq!(mip_filter(2).unwrap(), MipFilter::NONE);

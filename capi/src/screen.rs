@@ -3,7 +3,7 @@
 use std::ffi::{c_char, CString};
 use std::sync::Arc;
 
-use sgx_pipe::{Screen, ShaderCap};
+use sgx_pipe::{bind, ResourceTarget, Screen, ShaderCap};
 
 use crate::ffi::{check_out, guard, write};
 use crate::gallium;
@@ -185,6 +185,27 @@ pub unsafe extern "C" fn sgx535_screen_get_shader_param(
     })
 }
 
+/// The answer for a buffer bound as vertex or index data: vertex formats are their own set
+/// (`VertexFormat`, some converted on the CPU), index formats are 8, 16 and 32-bit unsigned.
+/// None when the question is not about those, or asks for other bindings too.
+fn buffer_format_supported(
+    pipe_format: u32,
+    target: &Result<ResourceTarget>,
+    pipe_bind: u32,
+) -> Option<bool> {
+    let vertex_index = bind::VERTEX_BUFFER | bind::INDEX_BUFFER;
+    if !matches!(target, Ok(ResourceTarget::Buffer))
+        || pipe_bind & vertex_index == 0
+        || pipe_bind & !vertex_index != 0
+    {
+        return None;
+    }
+    let vertex_ok =
+        pipe_bind & bind::VERTEX_BUFFER == 0 || gallium::vertex_format(pipe_format).is_ok();
+    let index_ok = pipe_bind & bind::INDEX_BUFFER == 0 || gallium::index_format(pipe_format);
+    Some(vertex_ok && index_ok)
+}
+
 /// `is_format_supported`. Formats the GPU does not know answer 0 (not an error).
 #[no_mangle]
 pub unsafe extern "C" fn sgx535_screen_is_format_supported(
@@ -200,15 +221,19 @@ pub unsafe extern "C" fn sgx535_screen_is_format_supported(
         let s = get(screen)?;
         check_out(supported, "supported")?;
         let samples = sample_count.max(storage_sample_count).max(1);
-        let ok = match (
-            gallium::format(pipe_format),
-            gallium::target(pipe_texture_target),
-        ) {
-            (Ok(f), Ok(t)) => s.screen.is_format_supported(f, t, pipe_bind, samples),
-            (Err(e), _) | (_, Err(e)) if e.status == crate::status::SGX535_ERROR_UNSUPPORTED => {
-                false
+        let target = gallium::target(pipe_texture_target);
+        let ok = if let Some(ok) = buffer_format_supported(pipe_format, &target, pipe_bind) {
+            ok
+        } else {
+            match (gallium::format(pipe_format), target) {
+                (Ok(f), Ok(t)) => s.screen.is_format_supported(f, t, pipe_bind, samples),
+                (Err(e), _) | (_, Err(e))
+                    if e.status == crate::status::SGX535_ERROR_UNSUPPORTED =>
+                {
+                    false
+                }
+                (Err(e), _) | (_, Err(e)) => return Err(e),
             }
-            (Err(e), _) | (_, Err(e)) => return Err(e),
         };
         // SAFETY: checked by check_out.
         unsafe { write(supported, "supported", u8::from(ok)) }
@@ -228,4 +253,88 @@ pub unsafe extern "C" fn sgx535_screen_get_timestamp(
         // SAFETY: checked by check_out.
         unsafe { write(ns, "ns", t) }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gallium_enums::PIPE_FORMATS;
+
+    fn value(name: &str) -> u32 {
+        PIPE_FORMATS
+            .iter()
+            .find(|(n, _)| *n == format!("PIPE_FORMAT_{name}"))
+            .unwrap_or_else(|| panic!("{name}"))
+            .1
+    }
+
+    /// The formats Mesa 22.3's u_vbuf checks (u_vbuf.c `vbuf_format_fallbacks`, 64-bit ones
+    /// included: a compatibility context asks for them): any one refused keeps u_vbuf in
+    /// front of every draw.
+    #[rustfmt::skip]
+    const U_VBUF_CHECKS: &[&str] = &[
+        "R32_FIXED", "R32G32_FIXED", "R32G32B32_FIXED", "R32G32B32A32_FIXED",
+        "R16_FLOAT", "R16G16_FLOAT", "R16G16B16_FLOAT", "R16G16B16A16_FLOAT",
+        "R64_FLOAT", "R64G64_FLOAT", "R64G64B64_FLOAT", "R64G64B64A64_FLOAT",
+        "R32_UNORM", "R32G32_UNORM", "R32G32B32_UNORM", "R32G32B32A32_UNORM",
+        "R32_SNORM", "R32G32_SNORM", "R32G32B32_SNORM", "R32G32B32A32_SNORM",
+        "R32_USCALED", "R32G32_USCALED", "R32G32B32_USCALED", "R32G32B32A32_USCALED",
+        "R32_SSCALED", "R32G32_SSCALED", "R32G32B32_SSCALED", "R32G32B32A32_SSCALED",
+        "R16_UNORM", "R16G16_UNORM", "R16G16B16_UNORM", "R16G16B16A16_UNORM",
+        "R16_SNORM", "R16G16_SNORM", "R16G16B16_SNORM", "R16G16B16_SINT",
+        "R16G16B16_UINT", "R16G16B16A16_SNORM", "R16_USCALED", "R16G16_USCALED",
+        "R16G16B16_USCALED", "R16G16B16A16_USCALED", "R16_SSCALED", "R16G16_SSCALED",
+        "R16G16B16_SSCALED", "R16G16B16A16_SSCALED", "R8_UNORM", "R8G8_UNORM",
+        "R8G8B8_UNORM", "R8G8B8A8_UNORM", "R8_SNORM", "R8G8_SNORM",
+        "R8G8B8_SNORM", "R8G8B8A8_SNORM", "R8_USCALED", "R8G8_USCALED",
+        "R8G8B8_USCALED", "R8G8B8A8_USCALED", "R8_SSCALED", "R8G8_SSCALED",
+        "R8G8B8_SSCALED", "R8G8B8A8_SSCALED",
+    ];
+
+    fn supported(name: &str, target: ResourceTarget, bind: u32) -> Option<bool> {
+        buffer_format_supported(value(name), &Ok(target), bind)
+    }
+
+    #[test]
+    fn buffers_take_every_vertex_format_u_vbuf_checks_and_the_index_formats() {
+        let (vb, ib) = (bind::VERTEX_BUFFER, bind::INDEX_BUFFER);
+        for name in U_VBUF_CHECKS
+            .iter()
+            .chain(&["R32G32B32_FLOAT", "B8G8R8A8_UNORM"])
+        {
+            assert_eq!(
+                supported(name, ResourceTarget::Buffer, vb),
+                Some(true),
+                "{name}"
+            );
+            assert_eq!(
+                supported(name, ResourceTarget::Buffer, ib),
+                Some(false),
+                "{name}"
+            );
+        }
+        for name in ["R8_UINT", "R16_UINT", "R32_UINT"] {
+            assert_eq!(
+                supported(name, ResourceTarget::Buffer, ib),
+                Some(true),
+                "{name}"
+            );
+            assert_eq!(
+                supported(name, ResourceTarget::Buffer, vb | ib),
+                Some(false)
+            );
+        }
+        // Not vertex formats of this driver (their GL extensions stay off).
+        for name in ["R10G10B10A2_UNORM", "R32G32B32A32_SINT", "R11G11B10_FLOAT"] {
+            assert_eq!(
+                supported(name, ResourceTarget::Buffer, vb),
+                Some(false),
+                "{name}"
+            );
+        }
+        // Other questions go to the general rule.
+        assert_eq!(supported("R8_UINT", ResourceTarget::Texture2D, vb), None);
+        let sampled = vb | bind::SAMPLER_VIEW;
+        assert_eq!(supported("R8_UNORM", ResourceTarget::Buffer, sampled), None);
+    }
 }

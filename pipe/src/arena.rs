@@ -61,6 +61,18 @@ impl Arena {
         Ok(va)
     }
 
+    /// Reserves `len` zeroed bytes for the caller to write; returns their GPU address and
+    /// the bytes.
+    pub fn push_zeroed(
+        &mut self,
+        dev: &dyn Device,
+        len: usize,
+        align: usize,
+    ) -> Result<(u32, &mut [u8])> {
+        let (i, off, va) = self.reserve(dev, len, align)?;
+        Ok((va, &mut self.chunks[i].data[off..off + len]))
+    }
+
     /// Copies dwords in; returns their GPU address.
     pub fn push_dwords(&mut self, dev: &dyn Device, dw: &[u32], align: usize) -> Result<u32> {
         let (i, off, va) = self.reserve(dev, dw.len() * 4, align)?;

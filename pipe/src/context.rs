@@ -116,6 +116,11 @@ pub struct Context {
     /// The index buffer drawn from last: resource id, `storage_moves()` when looked up, its
     /// buffer object's id and GPU address (a draw from it again locks and clones nothing).
     pub(crate) index_src: Option<(u64, u64, u64, u32)>,
+    /// Convert every vertex format on the CPU (`Context::set_translate_all_vertex_formats`).
+    pub(crate) translate_all: bool,
+    /// The vertex ids of the draw being emitted, when an attribute is converted on the CPU
+    /// (vertex_translate.rs).
+    pub(crate) translate_range: Option<(u32, u32)>,
 }
 
 impl std::fmt::Debug for Context {
@@ -167,6 +172,8 @@ impl Context {
             emit: EmitCache::default(),
             memo: Default::default(),
             reuse_state: true,
+            translate_all: false,
+            translate_range: None,
             index_src: None,
         }
     }
@@ -204,6 +211,14 @@ impl Context {
     /// the reference the reuse is tested against.
     pub fn set_state_reuse(&mut self, on: bool) {
         self.reuse_state = on;
+    }
+
+    /// Whether every vertex format is converted to floats on the CPU at draw time, as the
+    /// formats the model's fetch does not convert are (off by default). On, the model fetches
+    /// only floats: the reference its own conversions are tested against.
+    pub fn set_translate_all_vertex_formats(&mut self, on: bool) {
+        self.translate_all = on;
+        self.dirty |= crate::dirty::Dirty::VBUF;
     }
 
     /// Sets how long CPU waits on the GPU may take.

@@ -437,6 +437,21 @@ impl Context {
         };
         let base_vertex = i32::try_from(base_vertex)
             .map_err(|_| PipeError::InvalidArgument("first vertex out of range".into()))?;
+        self.translate_range = if self.needs_translation() {
+            // The converted vertices are this draw's: the attribute table is packed anew.
+            self.dirty |= crate::dirty::Dirty::VBUF;
+            Some(crate::vertex_translate::vertex_range(
+                crate::vertex_translate::Reads {
+                    index: info.index.as_ref(),
+                    index_size: info.index_size,
+                    start: info.start,
+                    count: info.count,
+                    index_bias: info.index_bias,
+                },
+            )?)
+        } else {
+            None
+        };
         self.emit_state(program)?;
         self.take_state_uses(program);
         let b = self.batch.as_mut().expect("batch exists");

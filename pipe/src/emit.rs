@@ -50,7 +50,11 @@ impl Context {
         // the block this batch has for them.
         let serial = self.batch.as_ref().expect("batch exists").serial;
         self.memo.sync(serial, moves);
-        let memo = self.reuse_state && !self.memo.disabled && d.intersects(Dirty::ATTRS);
+        // Converted attributes are new arena data at every draw: never memoized.
+        let memo = self.reuse_state
+            && !self.memo.disabled
+            && self.translate_range.is_none()
+            && d.intersects(Dirty::ATTRS);
         let memo = memo
             && self
                 .memo
@@ -284,6 +288,8 @@ impl Context {
             vbufs,
             batch,
             reuse_state,
+            translate_all,
+            translate_range,
             ..
         } = self;
         let dev = &**screen.device();
@@ -298,8 +304,37 @@ impl Context {
             let vb = vbufs[e.vertex_buffer_index as usize]
                 .as_ref()
                 .ok_or_else(|| not_bound("vertex buffer"))?;
-            let (ty, comps, elem_B) = e.src_format.hw();
             let offset_B = vb.buffer_offset.wrapping_add(e.src_offset);
+            let comps = e.src_format.comps();
+            let native = e.src_format.native().filter(|_| !*translate_all);
+            let Some(ty) = native else {
+                let range = translate_range
+                    .ok_or_else(|| PipeError::InvalidArgument("no vertex range".into()))?;
+                let (addr, stride_B) = crate::vertex_translate::translate(
+                    b,
+                    dev,
+                    &vb.buffer,
+                    offset_B,
+                    vb.stride,
+                    e.src_format,
+                    range,
+                )?;
+                if let (BufferSource::Resource(r), 0) = (&vb.buffer, vb.stride) {
+                    // A write to the buffer packs the table again (const_attr.rs).
+                    consts.push(r.id());
+                }
+                attrs.extend(
+                    render::VertexAttr {
+                        addr,
+                        stride_B,
+                        ty: render::AttrType::FLOAT32,
+                        comps_m1: comps - 1,
+                    }
+                    .pack()?,
+                );
+                continue;
+            };
+            let elem_B = e.src_format.size_B();
             let addr = match &vb.buffer {
                 BufferSource::Resource(r) => {
                     let bo = r.bo();

@@ -35,8 +35,8 @@ const MEMO_ENTRIES: usize = 4;
 
 const PROGRAM_DW: usize = render::ProgramState::DWORDS;
 
-/// Largest zero-stride element copied (four 32-bit components); `VertexFormat::hw`'s sizes
-/// are all whole dwords up to this.
+/// Largest zero-stride element copied (four 32-bit components); smaller elements of whole
+/// dwords are copied too.
 pub(crate) const MAX_ELEM_B: u32 = 16;
 
 /// The words of the `elem_B` bytes at `offset_B` of `bo` (zeros past them); None when the
@@ -145,7 +145,7 @@ impl EmitMemo {
             if vb.stride == 0 {
                 // Copied by value (const_attr): where it was read does not matter (st/mesa
                 // uploads current values at a fresh offset before each such draw).
-                let (_, _, elem_B) = e.src_format.hw();
+                let elem_B = e.src_format.size_B();
                 let at_B = vb.buffer_offset.wrapping_add(e.src_offset);
                 // Borrowed under the storage lock: a clone is two more count changes.
                 match element_words(&r.storage().bo, at_B, elem_B)? {

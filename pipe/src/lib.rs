@@ -38,6 +38,8 @@ mod sprite;
 pub mod state;
 mod state_ops;
 mod transfer;
+mod vertex_format;
+mod vertex_translate;
 
 pub use batch::{DEFAULT_PB_BUDGET_B, HELD_BUDGET_B};
 pub use caps::{Cap, CapF, ShaderCap, ShaderStage};

@@ -8,6 +8,8 @@ pub use sgx_hwdocs::isp::{CompareFunc, CullMode, StencilOp};
 pub use sgx_hwdocs::render::FillMode;
 pub use sgx_hwdocs::texture::{AddrMode, Filter, MipFilter, Swizzle};
 pub use sgx_hwdocs::tsp::{BlendFactor, BlendFunc, LogicOp};
+
+pub use crate::vertex_format::{CompType, VertexFormat};
 use sgx_hwdocs::Format;
 
 use crate::resource::Resource;
@@ -313,65 +315,6 @@ impl PartialEq for SamplerView {
     }
 }
 
-/// Vertex attribute formats (`PIPE_FORMAT_*` names of vertex formats).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[allow(non_camel_case_types, missing_docs)]
-pub enum VertexFormat {
-    R32_FLOAT,
-    R32G32_FLOAT,
-    R32G32B32_FLOAT,
-    R32G32B32A32_FLOAT,
-    R8G8B8A8_UNORM,
-    R8G8B8A8_USCALED,
-    R16G16_SNORM,
-    R16G16B16A16_SNORM,
-    R16G16_SSCALED,
-    R16G16B16A16_SSCALED,
-    R16G16_UNORM,
-    R16G16B16A16_UNORM,
-    R32_UINT_SCALED,
-}
-
-impl VertexFormat {
-    /// Every vertex format.
-    pub const ALL: [VertexFormat; 13] = [
-        VertexFormat::R32_FLOAT,
-        VertexFormat::R32G32_FLOAT,
-        VertexFormat::R32G32B32_FLOAT,
-        VertexFormat::R32G32B32A32_FLOAT,
-        VertexFormat::R8G8B8A8_UNORM,
-        VertexFormat::R8G8B8A8_USCALED,
-        VertexFormat::R16G16_SNORM,
-        VertexFormat::R16G16B16A16_SNORM,
-        VertexFormat::R16G16_SSCALED,
-        VertexFormat::R16G16B16A16_SSCALED,
-        VertexFormat::R16G16_UNORM,
-        VertexFormat::R16G16B16A16_UNORM,
-        VertexFormat::R32_UINT_SCALED,
-    ];
-
-    /// Hardware component type, component count and bytes per vertex.
-    pub fn hw(self) -> (sgx_hwdocs::render::AttrType, u32, u32) {
-        use sgx_hwdocs::render::AttrType as T;
-        use VertexFormat::*;
-        match self {
-            R32_FLOAT => (T::FLOAT32, 1, 4),
-            R32G32_FLOAT => (T::FLOAT32, 2, 8),
-            R32G32B32_FLOAT => (T::FLOAT32, 3, 12),
-            R32G32B32A32_FLOAT => (T::FLOAT32, 4, 16),
-            R8G8B8A8_UNORM => (T::UNORM8, 4, 4),
-            R8G8B8A8_USCALED => (T::USCALED8, 4, 4),
-            R16G16_SNORM => (T::SNORM16, 2, 4),
-            R16G16B16A16_SNORM => (T::SNORM16, 4, 8),
-            R16G16_SSCALED => (T::SSCALED16, 2, 4),
-            R16G16B16A16_SSCALED => (T::SSCALED16, 4, 8),
-            R16G16_UNORM => (T::UNORM16, 2, 4),
-            R16G16B16A16_UNORM => (T::UNORM16, 4, 8),
-            R32_UINT_SCALED => (T::USCALED32, 1, 4),
-        }
-    }
-}
-
 /// `pipe_vertex_element`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct VertexElement {
@@ -396,7 +339,7 @@ impl VertexElement {
                     vertex_buffer_index: 0,
                     src_format: f,
                 };
-                offset_B += f.hw().2;
+                offset_B += f.size_B();
                 e
             })
             .collect()

@@ -22,7 +22,14 @@ sgx535g_draw_vbo(struct pipe_context *pctx, const struct pipe_draw_info *info,
 
    if (indirect && indirect->buffer) {
       mesa_loge("indirect draws are not supported");
-      return;
+      goto out;
+   }
+   /* Claimed only to keep u_vbuf away (sgx535g_get_param); GL does not draw
+    * them without geometry or tessellation shaders. */
+   if (info->mode > PIPE_PRIM_POLYGON) {
+      mesa_loge("primitive type %u needs a geometry or tessellation shader: not drawn",
+                info->mode);
+      goto out;
    }
    if (!(ctx->primconvert_modes & (1u << info->mode))) {
       util_primconvert_draw_vbo(ctx->primconvert, info, drawid_offset, indirect, draws,
@@ -56,6 +63,7 @@ sgx535g_draw_vbo(struct pipe_context *pctx, const struct pipe_draw_info *info,
       if (!sgx535g_ctx_check(ctx, sgx535_draw_vbo(ctx->lib, &d), "draw_vbo"))
          break;
    }
+out:
    if (info->take_index_buffer_ownership && info->index_size && !info->has_user_indices) {
       struct pipe_resource *ib = info->index.resource;
       pipe_resource_reference(&ib, NULL);

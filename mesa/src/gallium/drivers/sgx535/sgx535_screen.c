@@ -17,6 +17,7 @@
 #include "util/u_debug.h"
 #include "util/u_memory.h"
 #include "util/u_screen.h"
+#include "util/u_vbuf.h"
 
 bool
 sgx535g_check(sgx535_status status, const char *call)
@@ -74,6 +75,13 @@ sgx535g_get_param(struct pipe_screen *pscreen, enum pipe_cap cap)
 
    int32_t value = 0;
    sgx535_status st = sgx535_screen_get_param(sgx535g_screen(pscreen)->lib, cap, &value);
+   /* GL draws adjacency primitives only with geometry shaders and patches
+    * only with tessellation (Mesa's valid-primitive mask), and this driver
+    * has neither: sgx535g_draw_vbo refuses them. They are claimed so that
+    * u_vbuf, which stays in front of every draw of a driver missing any
+    * primitive type, stays out of the draw path (u_vbuf_get_caps). */
+   if (st == SGX535_OK && cap == PIPE_CAP_SUPPORTED_PRIM_MODES)
+      return value | (BITFIELD_MASK(PIPE_PRIM_MAX) & ~BITFIELD_MASK(PIPE_PRIM_POLYGON + 1));
    if (st == SGX535_OK)
       return value;
    /* INVALID_ARGUMENT: a cap number the library does not know (its table
@@ -196,12 +204,19 @@ sgx535g_print_stats(struct sgx535g_screen *screen)
    sgx535_device_stats s = {0};
    if (!sgx535g_check(sgx535_screen_get_stats(screen->lib, &s), "get_stats"))
       return;
+   /* Whether Mesa's u_vbuf sits in front of every draw (it does when the
+    * screen lacks any vertex format, primitive type or alignment it checks):
+    * the same question cso_context asks, for tests to see the answer. */
+   struct u_vbuf_caps vbuf_caps;
+   u_vbuf_get_caps(&screen->base, &vbuf_caps, true);
    fprintf(stderr,
            "sgx535 stats: submissions=%" PRIu64 " refused=%" PRIu64 " jobs_completed=%" PRIu64
            " jobs_failed=%" PRIu64 " pixels_shaded=%" PRIu64 " pbe_bytes_written=%" PRIu64
-           " texels_fetched=%" PRIu64 " live_buffers=%" PRIu64 " jobs_pending=%" PRIu64 "\n",
+           " texels_fetched=%" PRIu64 " live_buffers=%" PRIu64 " jobs_pending=%" PRIu64
+           " u_vbuf=%s\n",
            s.submissions, s.refused, s.jobs_completed, s.jobs_failed, s.pixels_shaded,
-           s.pbe_bytes_written, s.texels_fetched, s.live_buffers, s.jobs_pending);
+           s.pbe_bytes_written, s.texels_fetched, s.live_buffers, s.jobs_pending,
+           vbuf_caps.fallback_always ? "always" : "off");
 }
 
 static void
