@@ -1,11 +1,12 @@
 //! Contexts: Gallium's `pipe_context`, one thread at a time. Every object made on a context
 //! (state objects, shaders, views, surfaces, transfers, queries) goes when the context goes.
 
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::Arc;
 
 use sgx_blitter::Blitter;
 use sgx_pipe::{Context, Resource};
 
+use crate::call_lock::{CallGuard, CallLock};
 use crate::ffi::{check_out, guard, write};
 use crate::handles::{self, Kind, Owner};
 use crate::screen::{self, sgx535_screen};
@@ -48,10 +49,10 @@ impl CtxInner {
 }
 
 pub(crate) struct CtxObj {
-    inner: Mutex<CtxInner>,
+    inner: CallLock<CtxInner>,
 }
 
-// SAFETY: the Context is only reached through the Mutex, which serialises threads; the
+// SAFETY: the Context is only reached through the lock, which serialises threads; the
 // ABI's contract (one thread at a time) makes the lock uncontended in correct programs.
 unsafe impl Send for CtxObj {}
 // SAFETY: as above.
@@ -65,10 +66,10 @@ pub(crate) struct Locked {
 }
 
 impl Locked {
-    pub fn lock(&self) -> MutexGuard<'_, CtxInner> {
+    pub fn lock(&self) -> CallGuard<'_, CtxInner> {
         // A panic inside a call (caught at the ABI) may have left the pipe mid-update; the
         // pipe's own state checks run on the next draw, so the context stays usable.
-        self.obj.inner.lock().unwrap_or_else(|e| e.into_inner())
+        self.obj.inner.lock()
     }
 }
 
@@ -105,7 +106,7 @@ pub unsafe extern "C" fn sgx535_context_create(
         let s = screen::get(screen)?;
         check_out(out, "out")?;
         let obj = CtxObj {
-            inner: Mutex::new(CtxInner {
+            inner: CallLock::new(CtxInner {
                 ctx: s.screen.context_create(),
                 blitter: None,
                 extra: Extra::default(),
@@ -131,12 +132,7 @@ pub extern "C" fn sgx535_context_destroy(ctx: sgx535_context) -> sgx535_status {
         let (obj, _) = handles::remove::<CtxObj>(ctx.id, Kind::Context, "context")?;
         let gone = handles::remove_owned(0, ctx.id);
         drop(gone);
-        let flushed = obj
-            .inner
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .ctx
-            .flush();
+        let flushed = obj.inner.lock().ctx.flush();
         drop(obj);
         flushed.map(|_| ()).map_err(Into::into)
     })

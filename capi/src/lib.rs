@@ -23,6 +23,7 @@
 
 mod blit_zs;
 mod box_;
+mod call_lock;
 mod context;
 mod cso;
 mod device;

@@ -118,6 +118,8 @@ pub struct Context {
     pub(crate) index_src: Option<(u64, u64, u64, u32)>,
     /// Convert every vertex format on the CPU (`Context::set_translate_all_vertex_formats`).
     pub(crate) translate_all: bool,
+    /// Whether a bound vertex element is converted on the CPU (`needs_translation`).
+    pub(crate) velems_converted: bool,
     /// The vertex ids of the draw being emitted, when an attribute is converted on the CPU
     /// (vertex_translate.rs).
     pub(crate) translate_range: Option<(u32, u32)>,
@@ -173,6 +175,7 @@ impl Context {
             memo: Default::default(),
             reuse_state: true,
             translate_all: false,
+            velems_converted: false,
             translate_range: None,
             index_src: None,
         }
@@ -218,6 +221,7 @@ impl Context {
     /// only floats: the reference its own conversions are tested against.
     pub fn set_translate_all_vertex_formats(&mut self, on: bool) {
         self.translate_all = on;
+        self.velems_converted = self.needs_translation();
         self.dirty |= crate::dirty::Dirty::VBUF;
     }
 

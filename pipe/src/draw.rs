@@ -437,7 +437,7 @@ impl Context {
         };
         let base_vertex = i32::try_from(base_vertex)
             .map_err(|_| PipeError::InvalidArgument("first vertex out of range".into()))?;
-        self.translate_range = if self.needs_translation() {
+        self.translate_range = if self.velems_converted {
             // The converted vertices are this draw's: the attribute table is packed anew.
             self.dirty |= crate::dirty::Dirty::VBUF;
             Some(crate::vertex_translate::vertex_range(

@@ -167,6 +167,7 @@ impl Context {
     pub fn bind_vertex_elements_state(&mut self, e: Option<&Arc<Vec<VertexElement>>>) {
         self.velems = e.cloned();
         self.dirty |= Dirty::VERTEX_ELEMENTS;
+        self.velems_converted = self.needs_translation();
     }
     /// `set_vertex_buffers` from `start`.
     pub fn set_vertex_buffers(&mut self, start: usize, b: &[Option<VertexBuffer>]) -> Result<()> {

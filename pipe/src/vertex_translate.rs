@@ -13,7 +13,8 @@ use crate::error::{invalid, Result};
 use crate::state::{BufferSource, VertexFormat};
 
 impl Context {
-    /// Whether the bound vertex elements need a CPU conversion.
+    /// Whether the bound vertex elements need a CPU conversion (worked out when they are
+    /// bound: `velems_converted`).
     pub(crate) fn needs_translation(&self) -> bool {
         self.velems
             .as_deref()
