@@ -57,6 +57,12 @@ struct sgx535g_context {
     * library until unbound. */
    struct pipe_framebuffer_state fb;
    struct pipe_resource *vb[PIPE_MAX_ATTRIBS];
+   /* What each vertex buffer slot was last set to in the library (user_size
+    * ~0 when unknown: after a refused call). A call that sets every slot to
+    * what it holds is not made: st/mesa sets the vertex buffers again before
+    * every draw whose arrays it revalidated, mostly unchanged (u_vbuf, which
+    * did this comparison before, is out of the draw path). */
+   sgx535_vertex_buffer vb_set[PIPE_MAX_ATTRIBS];
    struct pipe_resource *cb[PIPE_SHADER_TYPES][PIPE_MAX_CONSTANT_BUFFERS];
    struct pipe_sampler_view *views[PIPE_SHADER_TYPES][PIPE_MAX_SHADER_SAMPLER_VIEWS];
    /* The last write-only FLUSH_EXPLICIT map's memory, kept for the next: the

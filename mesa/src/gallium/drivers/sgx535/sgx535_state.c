@@ -455,9 +455,23 @@ sgx535g_set_vertex_buffers(struct pipe_context *pctx, unsigned start, unsigned c
          };
       }
    }
-   if (count + unbind_trailing)
-      sgx535g_ctx_check(ctx, sgx535_set_vertex_buffers(ctx->lib, start, n, vb),
-                       "set_vertex_buffers");
+   bool same = true;
+   for (unsigned i = 0; i < n && same; i++) {
+      const sgx535_vertex_buffer *was = &ctx->vb_set[start + i];
+      same = !vb[i].user_buffer && vb[i].buffer.id == was->buffer.id &&
+             vb[i].stride == was->stride && vb[i].buffer_offset == was->buffer_offset &&
+             !was->user_buffer && !was->user_size;
+   }
+   if (n && !same) {
+      bool ok = sgx535g_ctx_check(ctx, sgx535_set_vertex_buffers(ctx->lib, start, n, vb),
+                                  "set_vertex_buffers");
+      for (unsigned i = 0; i < n; i++) {
+         ctx->vb_set[start + i] = vb[i];
+         /* A refused call may have left any binding: the next one is made. */
+         if (!ok)
+            ctx->vb_set[start + i].user_size = ~(uint64_t)0;
+      }
+   }
    for (unsigned i = 0; i < count && start + i < PIPE_MAX_ATTRIBS; i++) {
       struct pipe_resource **slot = &ctx->vb[start + i];
       struct pipe_resource *r =
