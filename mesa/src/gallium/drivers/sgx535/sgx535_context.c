@@ -117,7 +117,7 @@ sgx535g_context_destroy(struct pipe_context *pctx)
       util_primconvert_destroy(ctx->primconvert);
    util_unreference_framebuffer_state(&ctx->fb);
    for (unsigned i = 0; i < PIPE_MAX_ATTRIBS; i++)
-      pipe_resource_reference(&ctx->vb[i], NULL);
+      sgx535g_vb_release(ctx, i);
    for (unsigned s = 0; s < PIPE_SHADER_TYPES; s++) {
       for (unsigned i = 0; i < PIPE_MAX_CONSTANT_BUFFERS; i++)
          pipe_resource_reference(&ctx->cb[s][i], NULL);

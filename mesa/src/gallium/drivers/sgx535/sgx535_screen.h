@@ -63,6 +63,11 @@ struct sgx535g_context {
     * every draw whose arrays it revalidated, mostly unchanged (u_vbuf, which
     * did this comparison before, is out of the draw path). */
    sgx535_vertex_buffer vb_set[PIPE_MAX_ATTRIBS];
+   /* References to vb[i] beyond the slot's own, handed over by st/mesa
+    * (take_ownership) for the buffer the slot already holds: kept and
+    * dropped together when the slot changes (sgx535g_vb_release), not one
+    * locked decrement per draw. */
+   unsigned vb_extra_refs[PIPE_MAX_ATTRIBS];
    struct pipe_resource *cb[PIPE_SHADER_TYPES][PIPE_MAX_CONSTANT_BUFFERS];
    struct pipe_sampler_view *views[PIPE_SHADER_TYPES][PIPE_MAX_SHADER_SAMPLER_VIEWS];
    /* The last write-only FLUSH_EXPLICIT map's memory, kept for the next: the
@@ -165,6 +170,7 @@ struct pipe_context *sgx535g_context_create(struct pipe_screen *pscreen, void *p
 void sgx535g_init_resource_functions(struct sgx535g_screen *screen);
 void sgx535g_init_transfer_functions(struct sgx535g_context *ctx);
 void sgx535g_init_state_functions(struct sgx535g_context *ctx);
+void sgx535g_vb_release(struct sgx535g_context *ctx, unsigned slot);
 void sgx535g_init_shader_functions(struct sgx535g_context *ctx);
 void sgx535g_init_draw_functions(struct sgx535g_context *ctx);
 void sgx535g_init_query_functions(struct sgx535g_context *ctx);
