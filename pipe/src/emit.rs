@@ -323,15 +323,12 @@ impl Context {
                     // A write to the buffer packs the table again (const_attr.rs).
                     consts.push(r.id());
                 }
-                attrs.extend(
-                    render::VertexAttr {
-                        addr,
-                        stride_B,
-                        ty: render::AttrType::FLOAT32,
-                        comps_m1: comps - 1,
-                    }
-                    .pack()?,
-                );
+                attrs.extend(attr_words(
+                    addr,
+                    stride_B,
+                    render::AttrType::FLOAT32,
+                    comps,
+                )?);
                 continue;
             };
             let elem_B = e.src_format.size_B();
@@ -370,15 +367,7 @@ impl Context {
                     base.wrapping_add(offset_B)
                 }
             };
-            attrs.extend(
-                render::VertexAttr {
-                    addr,
-                    stride_B: vb.stride,
-                    ty,
-                    comps_m1: comps - 1,
-                }
-                .pack()?,
-            );
+            attrs.extend(attr_words(addr, vb.stride, ty, comps)?);
         }
         Ok((attrs, uses, consts))
     }
@@ -536,4 +525,20 @@ impl Context {
     pub fn state_block_va(&self) -> Option<u32> {
         self.batch.as_ref().and_then(|b| b.state_va)
     }
+}
+
+/// One attribute's words in the attribute table.
+fn attr_words(
+    addr: u32,
+    stride_B: u32,
+    ty: render::AttrType,
+    comps: u32,
+) -> Result<[u32; render::VertexAttr::DWORDS]> {
+    Ok(render::VertexAttr {
+        addr,
+        stride_B,
+        ty,
+        comps_m1: comps - 1,
+    }
+    .pack()?)
 }
