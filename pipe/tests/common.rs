@@ -375,3 +375,21 @@ pub fn flush_and_read(r: &mut Rig, t: &Arc<Resource>) -> (Vec<u8>, ContextStats)
     let stats = r.ctx.stats();
     (r.ctx.read_level(t, 0, 0).unwrap(), stats)
 }
+
+/// A colour per vertex (IN[1]) carried to the pixels.
+pub const VS_COLOUR: &str = "VERT\nDCL IN[0]\nDCL IN[1]\nDCL OUT[0], POSITION\nDCL OUT[1], GENERIC[0]\n  0: MOV OUT[0], IN[0]\n  1: MOV OUT[1], IN[1]\n  2: END\n";
+pub const FS_COLOUR: &str =
+    "FRAG\nDCL IN[0], GENERIC[0], PERSPECTIVE\nDCL OUT[0], COLOR\n  0: MOV OUT[0], IN[0]\n  1: END\n";
+
+/// A black `w`x`w` target, the colour pipeline (`VS_COLOUR`, `FS_COLOUR`) and
+/// `triangle_grid`'s positions.
+pub fn colour_grid(r: &mut Rig, w: u32) -> (Arc<Resource>, Arc<Resource>) {
+    let t = black_target(r, w, w);
+    bind_const(r, &fb(&t, None));
+    let vs = r.ctx.create_vs_state(VS_COLOUR).unwrap();
+    let fs = r.ctx.create_fs_state(FS_COLOUR).unwrap();
+    r.ctx.bind_vs_state(Some(&vs)).unwrap();
+    r.ctx.bind_fs_state(Some(&fs)).unwrap();
+    let pos = triangle_grid(r, w, w);
+    (t, pos)
+}

@@ -13,10 +13,6 @@ use sgx_pipe::state::*;
 use sgx_pipe::*;
 
 const W: u32 = 32;
-/// A colour per vertex (IN[1]) carried to the pixels.
-const VS_COLOUR: &str = "VERT\nDCL IN[0]\nDCL IN[1]\nDCL OUT[0], POSITION\nDCL OUT[1], GENERIC[0]\n  0: MOV OUT[0], IN[0]\n  1: MOV OUT[1], IN[1]\n  2: END\n";
-const FS_COLOUR: &str =
-    "FRAG\nDCL IN[0], GENERIC[0], PERSPECTIVE\nDCL OUT[0], COLOR\n  0: MOV OUT[0], IN[0]\n  1: END\n";
 const RED: [f32; 4] = [1.0, 0.0, 0.0, 1.0];
 const BLUE: [f32; 4] = [0.0, 0.0, 1.0, 1.0];
 const GREEN: [f32; 4] = [0.0, 1.0, 0.0, 1.0];
@@ -35,13 +31,7 @@ fn bytes(c: [f32; 4]) -> Vec<u8> {
 fn setup(reuse: bool) -> (Rig, Arc<Resource>, Arc<Resource>) {
     let mut r = rig();
     r.ctx.set_state_reuse(reuse);
-    let t = black_target(&mut r, W, W);
-    bind_const(&mut r, &fb(&t, None));
-    let vs = r.ctx.create_vs_state(VS_COLOUR).unwrap();
-    let fs = r.ctx.create_fs_state(FS_COLOUR).unwrap();
-    r.ctx.bind_vs_state(Some(&vs)).unwrap();
-    r.ctx.bind_fs_state(Some(&fs)).unwrap();
-    let pos = triangle_grid(&mut r, W, W);
+    let (t, pos) = colour_grid(&mut r, W);
     (r, t, pos)
 }
 
