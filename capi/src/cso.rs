@@ -246,6 +246,7 @@ fn new_cso<T: Any + Send + Sync>(c: &Locked, kind: Kind, v: T, out: *mut sgx535_
 
 /// The state object behind `h` (None for 0), lent: no reference count changes, so a bind
 /// that the pipe context keeps by its own reference pays for that one alone.
+#[inline]
 fn lent<T: Any + Send + Sync>(
     c: &Locked,
     h: u64,

@@ -80,6 +80,7 @@ pub(crate) fn get(r: sgx535_resource, screen: u64, what: &str) -> Result<Arc<Res
 }
 
 /// The resource behind a handle, lent (no count change), checked as [`get`] does.
+#[inline]
 pub(crate) fn lend(r: sgx535_resource, screen: u64, what: &str) -> Result<handles::Lent<Resource>> {
     let (res, owner) = handles::lend::<Resource>(r.id, Kind::Resource, what)?;
     if screen != 0 && owner.screen != screen {

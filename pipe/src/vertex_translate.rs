@@ -27,7 +27,7 @@ impl Context {
     }
 }
 
-/// A draw's vertices or indices: `count` (not zero) from `start`, with `index_size` bytes
+/// A draw's vertices or indices: `count` from `start`, with `index_size` bytes
 /// per index and the bias when `index` is Some.
 pub(crate) struct Reads<'a> {
     pub index: Option<&'a BufferSource>,
@@ -40,6 +40,10 @@ pub(crate) struct Reads<'a> {
 /// The vertex ids a draw reads, first and last (inclusive). An indexed draw's are found from
 /// its indices (Gallium's bounds are a hint and often absent), with the index bias added.
 pub(crate) fn vertex_range(info: Reads) -> Result<(u32, u32)> {
+    if info.count == 0 {
+        // Nothing is read (a draw of no vertices ends before its state is emitted).
+        return Ok((info.start, info.start));
+    }
     let Some(src) = info.index else {
         let last = u64::from(info.start) + u64::from(info.count) - 1;
         return match u32::try_from(last) {
