@@ -154,10 +154,10 @@ fn colours(fmt: VertexFormat, stride: usize, lead: usize, seed: u64) -> (Vec<u8>
     for k in 0..16 {
         let mut el = Vec::new();
         let mut f = [0.0, 0.0, 0.0, 1.0];
-        for c in 0..comps as usize {
+        for c in f.iter_mut().take(comps as usize) {
             let (raw, v) = component(ty, bits, &mut rng);
             el.extend_from_slice(&raw.to_le_bytes()[..bits as usize / 8]);
-            f[c] = v as f32;
+            *c = v as f32;
         }
         if fmt == VertexFormat::B8G8R8A8_UNORM {
             f.swap(0, 2);
