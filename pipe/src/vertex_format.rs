@@ -54,6 +54,8 @@ macro_rules! vertex_formats {
     };
 }
 
+// Bits per component and component counts: Gallium's vertex formats (GL's array types), not
+// hardware facts.
 vertex_formats! {
     R32_FLOAT: Float 32 x 1,
     R32G32_FLOAT: Float 32 x 2,
@@ -187,6 +189,7 @@ impl VertexFormat {
 /// One component: `u` is its bits, `s` the same sign-extended. Up to 16 bits the arithmetic
 /// is f32, as the model's fetch does it (sim ta/fetch.rs), so the two agree to the bit.
 fn convert(ty: CompType, bits: u32, u: u64, s: i64) -> f32 {
+    // The largest unsigned and signed values of `bits` bits (64: the width of u64).
     let max_u = (u64::MAX >> (64 - bits)) as f64;
     let max_s = (u64::MAX >> (65 - bits)) as f64;
     match ty {
