@@ -117,7 +117,11 @@ const BLOCK_INDEX: [[usize; 4]; 4] = [[0, 2, 8, 10], [1, 3, 9, 11], [4, 6, 12, 1
 /// 0.18-0.30x across runs); staged by Morton squares, cached stores from the buffer lost
 /// (16-bit 0.15-0.20x against 0.26-0.31x, 8-bit 0.20-0.24x against 0.26-0.27x). A
 /// threshold from the last-level cache size (16 MiB here) would pick cached stores for those
-/// copies, where they lose, and would move the Xeon's measured 4 MiB; the threshold stays.
+/// copies, where they lose, and would move the Xeon's measured 4 MiB; the threshold stays. On
+/// the Zen 4 EPYC (AVX-512, 32 MiB L3) cached stores for the 4 MiB copies gained nothing beyond
+/// noise: 2048x2048 8-bit 0.45-0.56x and 0.37-0.62x (to twiddled, to linear) against 0.48-0.65x
+/// and 0.40-0.60x streamed, 1024x1024 B8G8R8A8 0.52-0.68x and 0.58-0.69x against 0.46-0.81x and
+/// 0.41-0.65x (six rounds interleaved).
 const STREAM_MIN_B: u64 = 4 << 20;
 
 /// Copies of 1- and 2-byte elements to linear memory that would stage ([`stages`]) but move at
@@ -815,8 +819,10 @@ fn to_linear(
 
 /// Whether a streaming copy to linear memory goes through the staging buffer ([`staged`]).
 /// Not with the AVX-512 bodies: on the Xeon they were measured on, streaming straight from
-/// the tile walk met its goal (0.82x of the best copy at 2048x2048), and that machine is not
-/// here to measure the buffer on.
+/// the tile walk met its goal (0.82x of the best copy at 2048x2048). On an AMD EPYC with
+/// AVX-512 (Zen 4: 1 MiB L2 per core, 32 MiB L3) it won too, 2048x2048 B8G8R8A8 0.80-0.91x of the
+/// best copy against 0.48-0.73x staged with the AVX-512 bodies and 0.69-0.80x staged with AVX2's
+/// (`bench_twiddle 2048x4`, six rounds interleaved, load under 1).
 fn stages(b: Bodies) -> bool {
     b.isa != Isa::Avx512
 }
